@@ -1,0 +1,49 @@
+import fs from 'graceful-fs';
+import path from 'node:path';
+
+/**
+ * Replaces `file` with `contents` so that a crash at any instant leaves either the old or the new
+ * file: write a temp file beside it, fsync it, rename it over, fsync the directory.
+ */
+export function writeFileAtomic(file: string, contents: string | Buffer, mode = 0o644): void {
+  const temp = `${file}.tmp-${process.pid}`;
+  const fd = fs.openSync(temp, 'w', mode);
+  try {
+    fs.writeFileSync(fd, contents);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  fsyncDirectory(path.dirname(file));
+}
+
+export function fsyncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Removes temp files a crashed writer left in `dir` (call under the lock that guards `dir`). */
+export function removeLeftoverTempFiles(dir: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    if (name.includes('.tmp-')) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+export function readTextIfExists(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}

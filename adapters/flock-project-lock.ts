@@ -1,0 +1,64 @@
+import fs from 'graceful-fs';
+import { DomainError } from '../domain/errors.js';
+import { storageError } from './storage-error.js';
+
+type FsExt = { flockSync(fd: number, flags: 'sh' | 'ex' | 'shnb' | 'exnb' | 'un'): void };
+
+// Loaded on first lock: commands that never touch a project (help, version) skip the native addon.
+let fsExt: FsExt | null = null;
+function flock(): FsExt {
+  fsExt ??= require('fs-ext') as FsExt;
+  return fsExt;
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * The per-project lock: an flock on a file that is never replaced (locking the state file itself
+ * breaks when a new one is renamed over it). The kernel drops it when its holder dies, so a crashed
+ * writer never leaves a stale lock. Shared for reads, exclusive for read-modify-write.
+ */
+export class FlockProjectLock {
+  constructor(
+    private readonly lockFile: string,
+    private readonly timeoutMs = Number(process.env.TASKDAG_LOCK_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS,
+  ) {}
+
+  withLock<T>(mode: 'shared' | 'exclusive', work: () => T): T {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.lockFile, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+    } catch (error) {
+      throw storageError('Cannot open the project lock', error, { path: this.lockFile });
+    }
+    try {
+      this.acquire(fd, mode);
+      return work();
+    } finally {
+      fs.closeSync(fd); // closing the descriptor releases the flock
+    }
+  }
+
+  /** Non-blocking attempts with a growing pause, so a wedged holder yields an error, not a hang. */
+  private acquire(fd: number, mode: 'shared' | 'exclusive'): void {
+    const flag = mode === 'shared' ? 'shnb' : 'exnb';
+    const deadline = Date.now() + this.timeoutMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 25)) {
+      try {
+        flock().flockSync(fd, flag);
+        return;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') throw storageError('Cannot lock the project', error);
+      }
+      if (Date.now() >= deadline) {
+        throw new DomainError('STORAGE_ERROR', `The project lock was busy for ${this.timeoutMs} ms`, {
+          cause: 'ELOCKTIMEOUT',
+          path: this.lockFile,
+        });
+      }
+      Atomics.wait(sleeper, 0, 0, pause + Math.random() * pause);
+    }
+  }
+}

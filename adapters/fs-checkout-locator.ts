@@ -1,0 +1,81 @@
+import fs from 'graceful-fs';
+import path from 'node:path';
+import { DomainError } from '../domain/errors.js';
+import type { Backend, Checkout, CheckoutLocator } from '../application/ports/checkout.js';
+import { readTextIfExists, writeFileAtomic } from './durable-files.js';
+import { storageError } from './storage-error.js';
+
+export const CHECKOUT_FILE = '.taskdag.json';
+const PROJECT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Finds `.taskdag.json`: in the `--project` directory when one is given, otherwise in the working
+ * directory or the nearest parent that has one (as git finds its repository).
+ */
+export class FsCheckoutLocator implements CheckoutLocator {
+  constructor(
+    private readonly cwd: string,
+    private readonly projectFlag: string | undefined,
+  ) {}
+
+  root(): string {
+    return this.projectFlag ? path.resolve(this.cwd, this.projectFlag) : this.cwd;
+  }
+
+  find(): Checkout | null {
+    const start = this.root();
+    if (this.projectFlag) return readCheckout(start);
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      const checkout = readCheckout(dir);
+      if (checkout) return checkout;
+      if (path.dirname(dir) === dir) return null;
+    }
+  }
+
+  create(projectId: string): Checkout {
+    const root = this.root();
+    const file = path.join(root, CHECKOUT_FILE);
+    try {
+      fs.mkdirSync(root, { recursive: true });
+      writeFileAtomic(file, JSON.stringify({ project_id: projectId }, null, 2) + '\n');
+    } catch (error) {
+      throw storageError('Cannot write the checkout file', error, { path: file });
+    }
+    return { root, project_id: projectId, backend: null };
+  }
+}
+
+function readCheckout(dir: string): Checkout | null {
+  const file = path.join(dir, CHECKOUT_FILE);
+  let text: string | null;
+  try {
+    text = readTextIfExists(file);
+  } catch (error) {
+    throw storageError('Cannot read the checkout file', error, { path: file });
+  }
+  if (text === null) return null;
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalidCheckout(file, 'it is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidCheckout(file, 'it is not an object');
+  if (typeof value.project_id !== 'string' || !PROJECT_ID.test(value.project_id)) {
+    throw invalidCheckout(file, 'project_id is missing or not a valid id');
+  }
+  return { root: dir, project_id: value.project_id, backend: readBackend(value.backend, file) };
+}
+
+function readBackend(value: unknown, file: string): Backend | null {
+  if (value === undefined || value === null) return null;
+  const backend = value as Record<string, unknown>;
+  if (typeof backend !== 'object' || typeof backend.type !== 'string' || typeof backend.url !== 'string') {
+    throw invalidCheckout(file, 'backend must be an object with a type and a url');
+  }
+  return { type: backend.type, url: backend.url };
+}
+
+function invalidCheckout(file: string, problem: string): DomainError {
+  return new DomainError('STORAGE_ERROR', `${file} is invalid: ${problem}`, { cause: 'EINVALID', path: file, problem });
+}

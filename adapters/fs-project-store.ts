@@ -1,0 +1,287 @@
+import fs from 'graceful-fs';
+import path from 'node:path';
+import { DomainError } from '../domain/errors.js';
+import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
+import type { Graph, LogEntry, State } from '../domain/model.js';
+import type { ProjectStore, ProjectStoreFactory, Transaction } from '../application/ports/project-store.js';
+import { fsyncDirectory, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
+import { FlockProjectLock } from './flock-project-lock.js';
+import { assertGraphShape } from './state-validation.js';
+import { invalidFile, storageError } from './storage-error.js';
+
+/** The checkpoint: the graph as of some ledger position, and which ledger it belongs to. */
+interface Checkpoint extends Graph {
+  ledger: { file: string; bytes: number };
+}
+
+interface Loaded {
+  checkpoint: Checkpoint;
+  graph: Graph;
+  /** Bytes of the ledger that hold complete lines; anything after is a torn append. */
+  ledgerEnd: number;
+  /** Bytes appended since the checkpoint. */
+  tail: number;
+}
+
+const CHECKPOINT = 'tasks.json';
+/** Past this much unreplayed ledger, a commit also writes a new checkpoint, so loads stay cheap. */
+const CHECKPOINT_EVERY_BYTES = 256 * 1024;
+
+/**
+ * Local state: `tasks.json` is a checkpoint of the graph, and an append-only ledger holds every
+ * committed change set (and so the log) after it, one JSON line each. A commit is one fsynced
+ * append: its cost follows the change, not the history. A torn last line (a crash mid-append) is
+ * ignored on read and cut off by the next writer. Replacing the state whole writes a new ledger
+ * under a new name and then the checkpoint that points at it; that rename is the commit.
+ */
+export class FsProjectStore implements ProjectStore {
+  private readonly lock: FlockProjectLock;
+  private readonly checkpointFile: string;
+
+  constructor(
+    readonly projectId: string,
+    readonly location: string,
+  ) {
+    this.lock = new FlockProjectLock(path.join(location, 'lock'));
+    this.checkpointFile = path.join(location, CHECKPOINT);
+  }
+
+  exists(): boolean {
+    return fs.existsSync(this.checkpointFile);
+  }
+
+  readGraph<T>(read: (graph: Graph) => T): T {
+    return this.lock.withLock('shared', () => read(this.load().graph));
+  }
+
+  readState<T>(read: (state: State) => T): T {
+    return this.lock.withLock('shared', () => {
+      const loaded = this.load();
+      return read({ ...loaded.graph, log: this.readLog(loaded) });
+    });
+  }
+
+  transact<T>(work: (graph: Graph) => Transaction<T>): T {
+    this.ensureDirectory();
+    return this.lock.withLock('exclusive', () => {
+      const loaded = this.load();
+      const { result, changes } = work(loaded.graph);
+      if (changes) this.commit(loaded, changes);
+      return result;
+    });
+  }
+
+  replace(state: State): void {
+    this.ensureDirectory();
+    this.lock.withLock('exclusive', () => this.replaceLocked(state));
+  }
+
+  /** For callers that already hold the exclusive lock through `withExclusiveLock`. */
+  replaceLocked(state: State): void {
+    try {
+      const { log, ...graph } = state;
+      const previous = this.readCheckpointIfValid();
+      const ledgerFile = `ledger.${(generationOf(previous?.ledger.file) ?? 0) + 1}.jsonl`;
+      const base: ChangeSet = { revision: graph.revision, log, nodes: {}, edges: [], initiatives: {} };
+      const line = Buffer.from(JSON.stringify(base) + '\n');
+      writeFileAtomic(path.join(this.location, ledgerFile), line);
+      const checkpoint: Checkpoint = { ...graph, ledger: { file: ledgerFile, bytes: line.length } };
+      writeFileAtomic(this.checkpointFile, JSON.stringify(checkpoint));
+      this.removeStaleLedgers(ledgerFile);
+    } catch (error) {
+      throw storageError('Cannot write the project state', error, { path: this.location });
+    }
+  }
+
+  withExclusiveLock<T>(work: () => T): T {
+    this.ensureDirectory();
+    return this.lock.withLock('exclusive', work);
+  }
+
+  /** The raw bytes of the checkpoint, for snapshots of a state that may not load. */
+  rawCheckpoint(): string | null {
+    return readTextIfExists(this.checkpointFile);
+  }
+
+  private ensureDirectory(): void {
+    try {
+      fs.mkdirSync(this.location, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw storageError('Cannot create the project directory', error, { path: this.location });
+    }
+  }
+
+  private load(): Loaded {
+    const checkpoint = this.readCheckpoint();
+    const ledgerPath = path.join(this.location, checkpoint.ledger.file);
+    let bytes: Buffer;
+    try {
+      bytes = readFrom(ledgerPath, checkpoint.ledger.bytes);
+    } catch (error) {
+      throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
+    }
+    const graph: Graph = stripLedger(checkpoint);
+    let offset = 0;
+    for (let newline = bytes.indexOf(10); newline >= 0; newline = bytes.indexOf(10, offset)) {
+      const changes = parseLedgerLine(bytes.subarray(offset, newline), ledgerPath);
+      if (changes.revision <= graph.revision) throw invalidFile(ledgerPath, `revision ${changes.revision} is out of order`);
+      applyChangeSet(graph, changes);
+      offset = newline + 1;
+    }
+    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + offset, tail: offset };
+  }
+
+  private readCheckpoint(): Checkpoint {
+    let text: string | null;
+    try {
+      text = readTextIfExists(this.checkpointFile);
+    } catch (error) {
+      throw storageError('Cannot read the project state', error, { path: this.checkpointFile });
+    }
+    if (text === null) {
+      throw new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, {
+        cause: 'ENOENT',
+        path: this.checkpointFile,
+        project_id: this.projectId,
+      });
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw invalidFile(this.checkpointFile, `it is not JSON (${(error as Error).message})`);
+    }
+    assertGraphShape(value, this.checkpointFile);
+    const ledger = (value as Partial<Checkpoint>).ledger;
+    if (!ledger || !/^ledger\.\d+\.jsonl$/.test(String(ledger.file)) || !Number.isInteger(ledger.bytes) || ledger.bytes < 0) {
+      throw invalidFile(this.checkpointFile, 'its ledger reference is malformed');
+    }
+    return value as Checkpoint;
+  }
+
+  private readCheckpointIfValid(): Checkpoint | null {
+    try {
+      return this.readCheckpoint();
+    } catch {
+      return null;
+    }
+  }
+
+  private readLog(loaded: Loaded): LogEntry[] {
+    const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
+    const text = readFrom(ledgerPath, 0).subarray(0, loaded.ledgerEnd);
+    const log: LogEntry[] = [];
+    let offset = 0;
+    for (let newline = text.indexOf(10); newline >= 0; newline = text.indexOf(10, offset)) {
+      for (const entry of parseLedgerLine(text.subarray(offset, newline), ledgerPath).log) log.push(entry);
+      offset = newline + 1;
+    }
+    return log;
+  }
+
+  private commit(loaded: Loaded, changes: ChangeSet): void {
+    const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
+    const line = Buffer.from(JSON.stringify(changes) + '\n');
+    try {
+      const fd = fs.openSync(ledgerPath, 'r+');
+      try {
+        // Cut a torn append left by a crashed writer, then append at the end of what is valid.
+        if (fs.fstatSync(fd).size !== loaded.ledgerEnd) fs.ftruncateSync(fd, loaded.ledgerEnd);
+        writeAllAt(fd, line, loaded.ledgerEnd);
+        fs.fdatasyncSync(fd);
+      } catch (error) {
+        tryTruncate(fd, loaded.ledgerEnd);
+        throw error;
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (error) {
+      throw storageError('Cannot append to the project ledger', error, { path: ledgerPath });
+    }
+    if (loaded.tail + line.length >= CHECKPOINT_EVERY_BYTES) {
+      this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length);
+    }
+  }
+
+  /** A failed checkpoint loses nothing (the ledger has it all), so it is best-effort. */
+  private writeCheckpoint(loaded: Loaded, ledgerBytes: number): void {
+    try {
+      removeLeftoverTempFiles(this.location);
+      const checkpoint: Checkpoint = { ...loaded.graph, ledger: { file: loaded.checkpoint.ledger.file, bytes: ledgerBytes } };
+      writeFileAtomic(this.checkpointFile, JSON.stringify(checkpoint));
+    } catch {
+      // The next commit tries again.
+    }
+  }
+
+  private removeStaleLedgers(current: string): void {
+    for (const name of fs.readdirSync(this.location)) {
+      if (/^ledger\.\d+\.jsonl$/.test(name) && name !== current) fs.rmSync(path.join(this.location, name), { force: true });
+    }
+    removeLeftoverTempFiles(this.location);
+    fsyncDirectory(this.location);
+  }
+}
+
+export class FsProjectStoreFactory implements ProjectStoreFactory {
+  constructor(private readonly home: string) {}
+
+  open(projectId: string): FsProjectStore {
+    return new FsProjectStore(projectId, path.join(this.home, 'projects', projectId));
+  }
+}
+
+function stripLedger(checkpoint: Checkpoint): Graph {
+  const { ledger: _ledger, ...graph } = checkpoint;
+  return graph;
+}
+
+function generationOf(ledgerFile: string | undefined): number | null {
+  const match = ledgerFile ? /^ledger\.(\d+)\.jsonl$/.exec(ledgerFile) : null;
+  return match ? Number(match[1]) : null;
+}
+
+function readFrom(file: string, start: number): Buffer {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size < start) throw invalidFile(file, `it is shorter (${size} bytes) than its checkpoint says (${start})`);
+    const buffer = Buffer.allocUnsafe(size - start);
+    let read = 0;
+    while (read < buffer.length) {
+      const got = fs.readSync(fd, buffer, read, buffer.length - read, start + read);
+      if (got === 0) break;
+      read += got;
+    }
+    return buffer.subarray(0, read);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function parseLedgerLine(bytes: Buffer, file: string): ChangeSet {
+  let value: ChangeSet;
+  try {
+    value = JSON.parse(bytes.toString('utf8')) as ChangeSet;
+  } catch {
+    throw invalidFile(file, 'a committed ledger line is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || !Number.isInteger(value.revision) || !Array.isArray(value.log)) {
+    throw invalidFile(file, 'a committed ledger line is malformed');
+  }
+  return value;
+}
+
+function writeAllAt(fd: number, buffer: Buffer, position: number): void {
+  for (let written = 0; written < buffer.length; ) {
+    written += fs.writeSync(fd, buffer, written, buffer.length - written, position + written);
+  }
+}
+
+function tryTruncate(fd: number, length: number): void {
+  try {
+    fs.ftruncateSync(fd, length);
+  } catch {
+    // The torn bytes are ignored by readers and cut by the next writer anyway.
+  }
+}

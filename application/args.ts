@@ -1,0 +1,77 @@
+import * as t from 'typanion';
+import { DomainError } from '../domain/errors.js';
+
+interface FieldSpec<T> {
+  required: boolean;
+  validator: t.StrictValidator<unknown, T>;
+}
+
+export type ArgsSpec = Record<string, FieldSpec<unknown>>;
+
+type Parsed<S extends ArgsSpec> = {
+  [K in keyof S as S[K] extends FieldSpec<unknown> & { required: true } ? K : never]: S[K] extends FieldSpec<infer T> ? T : never;
+} & {
+  [K in keyof S as S[K] extends FieldSpec<unknown> & { required: true } ? never : K]?: S[K] extends FieldSpec<infer T> ? T : never;
+};
+
+export function required<T>(validator: t.StrictValidator<unknown, T>): FieldSpec<T> & { required: true } {
+  return { required: true, validator };
+}
+
+export function optional<T>(validator: t.StrictValidator<unknown, T>): FieldSpec<T> & { required: false } {
+  return { required: false, validator };
+}
+
+export const text = () => t.isString();
+export const nonEmptyText = () => t.cascade(t.isString(), [t.hasMinLength(1)]);
+export const textList = () => t.isArray(t.isString());
+export const jsonObject = () => t.isRecord(t.isUnknown());
+export const flag = () => t.isBoolean();
+export const positiveInteger = () => t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
+export const nonNegativeInteger = () => t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(0)]);
+export const oneOf = <T extends string>(values: readonly T[]) => t.isEnum(values);
+
+/**
+ * Validates an operation's arguments, whatever carried them (flags, a batch file, an HTTP body).
+ * An absent required field is `MISSING_FIELD`; a present but malformed one, or one the operation
+ * does not know, is `INVALID_ARGUMENT`. `details.field` names the argument; `details.flag` the
+ * command-line spelling of it.
+ */
+export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, spec: S): Parsed<S> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new DomainError('INVALID_ARGUMENT', `Arguments of ${operation} must be an object`, { operation });
+  }
+  const input = raw as Record<string, unknown>;
+  for (const key of Object.keys(input)) {
+    if (!Object.hasOwn(spec, key) && input[key] !== undefined) {
+      throw new DomainError('INVALID_ARGUMENT', `${operation} does not take ${flagOf(key)}`, fieldDetails(operation, key));
+    }
+  }
+  const parsed: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(spec)) {
+    const value = input[key];
+    if (value === undefined || value === null) {
+      if (field.required) {
+        throw new DomainError('MISSING_FIELD', `${operation} requires ${flagOf(key)}`, fieldDetails(operation, key));
+      }
+      continue;
+    }
+    const errors: string[] = [];
+    if (!field.validator(value, { errors })) {
+      throw new DomainError('INVALID_ARGUMENT', `Invalid ${flagOf(key)}: ${errors.join('; ')}`, {
+        ...fieldDetails(operation, key),
+        errors,
+      });
+    }
+    parsed[key] = value;
+  }
+  return parsed as Parsed<S>;
+}
+
+function fieldDetails(operation: string, key: string) {
+  return { operation, field: key, flag: flagOf(key) };
+}
+
+function flagOf(key: string): string {
+  return `--${key.replace(/_/g, '-')}`;
+}

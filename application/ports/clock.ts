@@ -1,0 +1,5 @@
+import type { Timestamp } from '../../domain/clock.js';
+
+export interface Clock {
+  now(): Timestamp;
+}

@@ -1,0 +1,13 @@
+/** An ISO 8601 UTC timestamp with milliseconds, e.g. `2026-11-22T04:56:39.123Z`. */
+export type Timestamp = string;
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export function isTimestamp(value: unknown): value is Timestamp {
+  return typeof value === 'string' && TIMESTAMP.test(value);
+}
+
+/** Milliseconds between two timestamps (`later - earlier`). */
+export function millisBetween(earlier: Timestamp, later: Timestamp): number {
+  return Date.parse(later) - Date.parse(earlier);
+}

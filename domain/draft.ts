@@ -1,0 +1,101 @@
+import type { ChangeSet, EdgeChange } from './change-set.js';
+import type { Timestamp } from './clock.js';
+import { assertEdgeAllowed, sameEdge } from './edges.js';
+import { DomainError } from './errors.js';
+import { GraphIndex } from './graph-index.js';
+import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId } from './model.js';
+
+/** A log entry before the draft stamps it with the revision, time and agent. */
+export interface LogInput {
+  op: string;
+  node: NodeId | null;
+  note?: string;
+  reason?: string;
+  [extra: string]: unknown;
+}
+
+/**
+ * A graph being changed by one transaction (one command, or every operation of a batch).
+ * Rules read and write through it; it keeps the edge index current and records what changed,
+ * so the store can persist exactly that. Nothing is durable until the store commits `changes()`.
+ */
+export class GraphDraft {
+  readonly index: GraphIndex;
+  private readonly changedNodes = new Map<NodeId, GraphNode>();
+  private readonly edgeChanges: EdgeChange[] = [];
+  private readonly changedInitiatives: Record<string, Initiative> = {};
+  private readonly logEntries: LogEntry[] = [];
+
+  constructor(
+    readonly graph: Graph,
+    readonly now: Timestamp,
+    readonly agent: AgentName | null,
+  ) {
+    this.index = new GraphIndex(graph);
+  }
+
+  node(id: NodeId): GraphNode | undefined {
+    return Object.hasOwn(this.graph.nodes, id) ? this.graph.nodes[id] : undefined;
+  }
+
+  requireNode(id: NodeId): GraphNode {
+    const node = this.node(id);
+    if (!node) throw new DomainError('NODE_NOT_FOUND', `No node with id ${id}`, { id });
+    return node;
+  }
+
+  putNode(node: GraphNode): void {
+    this.graph.nodes[node.id] = node;
+    this.changedNodes.set(node.id, node);
+  }
+
+  addEdge(edge: Edge): Edge {
+    assertEdgeAllowed(this.graph, this.index, edge);
+    const stored = { from: edge.from, to: edge.to, type: edge.type };
+    this.graph.edges.push(stored);
+    this.edgeChanges.push({ op: 'add', edge: stored });
+    this.index.invalidate();
+    return stored;
+  }
+
+  /** Removes the exact edge; false when it was not there (removal is idempotent). */
+  removeEdge(edge: Edge): boolean {
+    const at = this.graph.edges.findIndex((existing) => sameEdge(existing, edge));
+    if (at < 0) return false;
+    const [removed] = this.graph.edges.splice(at, 1);
+    this.edgeChanges.push({ op: 'remove', edge: removed! });
+    this.index.invalidate();
+    return true;
+  }
+
+  putInitiative(name: string, initiative: Initiative): void {
+    this.graph.initiatives[name] = initiative;
+    this.changedInitiatives[name] = initiative;
+  }
+
+  /** The acting agent; only mutating operations run with one, so its absence is a bug. */
+  actor(): AgentName {
+    if (!this.agent) throw new DomainError('MISSING_AGENT', 'This operation needs an agent identity', {});
+    return this.agent;
+  }
+
+  /** Appends the log entry of one operation; each operation that changes the graph records one. */
+  record(entry: LogInput): LogEntry {
+    this.graph.revision += 1;
+    const logged = { revision: this.graph.revision, at: this.now, by: this.actor(), ...entry } as LogEntry;
+    this.logEntries.push(logged);
+    return logged;
+  }
+
+  /** Everything recorded so far, or null when nothing changed. */
+  changes(): ChangeSet | null {
+    if (this.logEntries.length === 0) return null;
+    return {
+      revision: this.graph.revision,
+      log: [...this.logEntries],
+      nodes: Object.fromEntries(this.changedNodes),
+      edges: [...this.edgeChanges],
+      initiatives: { ...this.changedInitiatives },
+    };
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Every failure the product reports carries one of these codes. They are the machine contract
+ * (spec section 7): a code never changes once published; consumers never parse the message.
+ */
+export const ERROR_CODES = [
+  'MISSING_FIELD',
+  'MISSING_AGENT',
+  'INVALID_ARGUMENT',
+  'NODE_NOT_FOUND',
+  'INITIATIVE_NOT_FOUND',
+  'ID_CONFLICT',
+  'INVALID_EDGE_TARGET',
+  'INVALID_EDGE_KIND',
+  'INVALID_EDGE_TYPE',
+  'SELF_EDGE',
+  'DUPLICATE_EDGE',
+  'CYCLE_DETECTED',
+  'REVISION_CONFLICT',
+  'STATE_REVISION_CONFLICT',
+  'BATCH_OPERATION_FAILED',
+  'NOT_READY',
+  'NOT_CLAIMABLE',
+  'ALREADY_CLAIMED',
+  'NOT_OWNER',
+  'INVALID_STATUS',
+  'STORAGE_ERROR',
+  'CLI_INTERNAL_ERROR',
+  'PLUGIN_DATA_INVALID',
+  'PLUGIN_API_INCOMPATIBLE',
+  'PLUGIN_RUNTIME_UNAVAILABLE',
+  'REMOTE_CONFIG_OUTDATED',
+  'AUTH_INVALID',
+  'REMOTE_REQUEST_FAILED',
+  'REMOTE_UNSUPPORTED_OPERATION',
+  'SERVER_ALREADY_RUNNING',
+  'UNKNOWN_COMMAND',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type ErrorDetails = Record<string, unknown>;
+
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+  }
+}
+
+export function isDomainError(value: unknown): value is DomainError {
+  return value instanceof DomainError;
+}

@@ -1,0 +1,64 @@
+import type { GraphIndex } from './graph-index.js';
+import { isGate, isTask, type Graph, type GraphNode, type NodeId, type TaskNode } from './model.js';
+
+export type DerivedTaskStatus =
+  | 'ready'
+  | 'blocked'
+  | 'backlog'
+  | 'in_progress'
+  | 'submitted'
+  | 'done'
+  | 'archived'
+  | 'canceled';
+
+/**
+ * Whether a BLOCKS edge from `blockerId` is satisfied (spec 3.2): a task when done or archived,
+ * a gate when resolved, a superseded gate when its chain of successors ends in a resolved gate.
+ * Knowledge never blocks, so it never satisfies either.
+ */
+export function isBlockerSatisfied(graph: Graph, index: GraphIndex, blockerId: NodeId): boolean {
+  return satisfies(graph, index, blockerId, new Set());
+}
+
+function satisfies(graph: Graph, index: GraphIndex, id: NodeId, seen: Set<NodeId>): boolean {
+  const node = graph.nodes[id];
+  if (isTask(node)) return node.status === 'done' || node.status === 'archived';
+  if (!isGate(node)) return false;
+  if (node.status === 'resolved') return true;
+  if (node.status !== 'superseded' || seen.has(id)) return false;
+  seen.add(id);
+  // Successors point at the gate they replace (new -SUPERSEDES-> old); any one chain that ends
+  // in a resolved gate carries the decision.
+  return index.into(id, 'SUPERSEDES').some((edge) => satisfies(graph, index, edge.from, seen));
+}
+
+/** Blockers of `id` whose BLOCKS edge is not satisfied yet. */
+export function unsatisfiedBlockers(graph: Graph, index: GraphIndex, id: NodeId): NodeId[] {
+  return index
+    .into(id, 'BLOCKS')
+    .map((edge) => edge.from)
+    .filter((blocker) => !isBlockerSatisfied(graph, index, blocker));
+}
+
+/**
+ * The status a user sees. Stored states win; an `open` task is `backlog` when kept out of the
+ * pool, otherwise `blocked` while any blocker is unsatisfied, otherwise `ready`.
+ */
+export function derivedTaskStatus(graph: Graph, index: GraphIndex, task: TaskNode): DerivedTaskStatus {
+  if (task.status !== 'open') return task.status;
+  if (task.backlog) return 'backlog';
+  return unsatisfiedBlockers(graph, index, task.id).length > 0 ? 'blocked' : 'ready';
+}
+
+export function derivedStatus(graph: Graph, index: GraphIndex, node: GraphNode): string {
+  return isTask(node) ? derivedTaskStatus(graph, index, node) : node.status;
+}
+
+/** Ids of every task whose derived status is `ready`. */
+export function readyTaskIds(graph: Graph, index: GraphIndex): Set<NodeId> {
+  const ready = new Set<NodeId>();
+  for (const node of Object.values(graph.nodes)) {
+    if (isTask(node) && derivedTaskStatus(graph, index, node) === 'ready') ready.add(node.id);
+  }
+  return ready;
+}

@@ -1,0 +1,19 @@
+import { main } from './main.js';
+
+main({
+  argv: process.argv.slice(2),
+  cwd: process.cwd(),
+  env: process.env,
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+}).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // main() turns every failure into an envelope; reaching here means writing it failed too.
+    process.stderr.write(`taskdag: ${String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

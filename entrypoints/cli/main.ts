@@ -1,0 +1,93 @@
+import { Builtins, Cli } from 'clipanion';
+import { DomainError } from '../../domain/errors.js';
+import { COMMANDS } from './commands/index.js';
+import { localOperations } from './compose.js';
+import type { TaskdagContext } from './context.js';
+import { errorEnvelope, exitCodeOf } from './envelope.js';
+import { splitGlobalFlags } from './globals.js';
+
+declare const TASKDAG_VERSION: string;
+const VERSION = typeof TASKDAG_VERSION === 'string' ? TASKDAG_VERSION : '0.0.0-dev';
+const HELP_FLAGS = new Set(['-h', '--help']);
+
+export interface Io {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream;
+}
+
+/** Runs one command line; resolves to the exit status. Every outcome but help/version is one JSON value. */
+export async function main(io: Io): Promise<number> {
+  const { globals, rest } = splitGlobalFlags(io.argv);
+  if (rest.length === 1 && (rest[0] === '--version' || rest[0] === '-v')) {
+    io.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const write = (value: unknown) => io.stdout.write(JSON.stringify(value, null, io.stdout.isTTY ? 2 : undefined) + '\n');
+  const fail = (error: unknown) => {
+    const envelope = errorEnvelope(error);
+    write(envelope);
+    return exitCodeOf(envelope);
+  };
+
+  const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION });
+  for (const command of COMMANDS) cli.register(command);
+  cli.register(Builtins.HelpCommand);
+  cli.register(Builtins.VersionCommand);
+
+  const commandWord = rest[0];
+  if (commandWord === undefined) return fail(new DomainError('UNKNOWN_COMMAND', 'No command given: run taskdag --help', { command: null }));
+  if (!HELP_FLAGS.has(commandWord) && !COMMANDS.some((command) => command.paths?.some((path) => path[0] === commandWord))) {
+    return fail(new DomainError('UNKNOWN_COMMAND', `Unknown command ${commandWord}: run taskdag --help`, { command: commandWord }));
+  }
+
+  let operations: ReturnType<typeof localOperations> | null = null;
+  const context: TaskdagContext = {
+    stdin: io.stdin as TaskdagContext['stdin'],
+    stdout: io.stdout as TaskdagContext['stdout'],
+    stderr: io.stderr as TaskdagContext['stderr'],
+    env: io.env,
+    colorDepth: 1,
+    cwd: io.cwd,
+    globals,
+    operations: () => (operations ??= localOperations({ cwd: io.cwd, env: io.env, project: globals.project })),
+    emit: (value) => write(globals.noWarnings ? withoutWarnings(value) : value),
+  };
+
+  let command;
+  try {
+    command = cli.process(rest, context);
+  } catch (error) {
+    return fail(usageError(commandWord, error));
+  }
+  if (command instanceof Builtins.HelpCommand || command.help) {
+    io.stdout.write(cli.usage(command.help ? command.constructor as never : null, { detailed: command.help }));
+    return 0;
+  }
+  try {
+    await command.validateAndExecute();
+    return 0;
+  } catch (error) {
+    return fail(isClipanionError(error) ? usageError(commandWord, error) : error);
+  }
+}
+
+function withoutWarnings(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !('warnings' in value)) return value;
+  const { warnings: _warnings, ...rest } = value as Record<string, unknown>;
+  return rest;
+}
+
+function isClipanionError(error: unknown): boolean {
+  const name = (error as Error | undefined)?.name;
+  return name === 'UsageError' || name === 'UnknownSyntaxError' || name === 'AmbiguousSyntaxError';
+}
+
+/** A known command with flags it does not take, or a malformed flag value. */
+function usageError(command: string, error: unknown): DomainError {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/^.*?Error: /, '');
+  return new DomainError('INVALID_ARGUMENT', `${message} (see taskdag ${command} --help)`, { command });
+}

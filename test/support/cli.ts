@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const BINARY = path.resolve(__dirname, '../../../dist/taskdag.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as the one JSON value every command prints. */
+  json: any;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  input?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * A hermetic sandbox for the real binary: HOME and TASKDAG_HOME in a temp dir, a checkout dir,
+ * and no TASKDAG_* variable inherited from the developer's shell.
+ */
+export class Sandbox {
+  readonly root = mkdtempSync(path.join(os.tmpdir(), 'taskdag-test-'));
+  readonly home = path.join(this.root, 'home');
+  readonly checkout = path.join(this.root, 'checkout');
+
+  env(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+    const env: Record<string, string | undefined> = {};
+    for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('TASKDAG_')) env[key] = value;
+    return { ...env, HOME: this.home, TASKDAG_HOME: path.join(this.home, '.taskdag'), ...extra };
+  }
+
+  run(args: string[], options: RunOptions = {}): Promise<CliResult> {
+    return runCli(args, { cwd: this.checkout, ...options, env: this.env(options.env) });
+  }
+
+  /** Runs and insists on success, returning the parsed result. */
+  async ok(args: string[], options: RunOptions = {}): Promise<any> {
+    const result = await this.run(args, options);
+    if (result.code !== 0) throw new Error(`taskdag ${args.join(' ')} exited ${result.code}: ${result.stdout}${result.stderr}`);
+    return result.json;
+  }
+
+  async init(): Promise<any> {
+    return this.ok(['init']);
+  }
+
+  remove(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const { mkdirSync } = require('node:fs') as typeof import('node:fs');
+    if (options.cwd) mkdirSync(options.cwd, { recursive: true });
+    const child = spawn(process.execPath, [BINARY, ...args], {
+      cwd: options.cwd,
+      env: options.env as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      let json: unknown;
+      try {
+        json = stdout.trim() === '' ? undefined : JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
