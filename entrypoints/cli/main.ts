@@ -1,4 +1,4 @@
-import { Builtins, Cli } from 'clipanion';
+import { Cli } from 'clipanion';
 import { DomainError } from '../../domain/errors.js';
 import { COMMANDS } from './commands/index.js';
 import { localOperations } from './compose.js';
@@ -33,15 +33,23 @@ export async function main(io: Io): Promise<number> {
     return exitCodeOf(envelope);
   };
 
-  const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION });
+  // Help is plain text for people and logs alike, so never colored.
+  const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION, enableColors: false });
   for (const command of COMMANDS) cli.register(command);
-  cli.register(Builtins.HelpCommand);
-  cli.register(Builtins.VersionCommand);
 
   const commandWord = rest[0];
   if (commandWord === undefined) return fail(new DomainError('UNKNOWN_COMMAND', 'No command given: run taskdag --help', { command: null }));
-  if (!HELP_FLAGS.has(commandWord) && !COMMANDS.some((command) => command.paths?.some((path) => path[0] === commandWord))) {
+  if (HELP_FLAGS.has(commandWord)) {
+    io.stdout.write(cli.usage(null));
+    return 0;
+  }
+  const commandClass = COMMANDS.find((command) => command.paths.some((path) => path[0] === commandWord));
+  if (!commandClass) {
     return fail(new DomainError('UNKNOWN_COMMAND', `Unknown command ${commandWord}: run taskdag --help`, { command: commandWord }));
+  }
+  if (asksForHelp(rest)) {
+    io.stdout.write(cli.usage(commandClass, { detailed: true }));
+    return 0;
   }
 
   let operations: ReturnType<typeof localOperations> | null = null;
@@ -63,16 +71,18 @@ export async function main(io: Io): Promise<number> {
   } catch (error) {
     return fail(usageError(commandWord, error));
   }
-  if (command instanceof Builtins.HelpCommand || command.help) {
-    io.stdout.write(cli.usage(command.help ? command.constructor as never : null, { detailed: command.help }));
-    return 0;
-  }
   try {
     await command.validateAndExecute();
     return 0;
   } catch (error) {
     return fail(isClipanionError(error) ? usageError(commandWord, error) : error);
   }
+}
+
+/** `-h` or `--help` anywhere among the command's own arguments (before a `--`). */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((arg) => HELP_FLAGS.has(arg));
 }
 
 function withoutWarnings(value: unknown): unknown {
