@@ -25,7 +25,15 @@ export function optional<T>(validator: t.StrictValidator<unknown, T>): FieldSpec
 export const text = () => t.isString();
 export const nonEmptyText = () => t.cascade(t.isString(), [t.hasMinLength(1)]);
 export const textList = () => t.isArray(t.isString());
-export const jsonObject = () => t.isRecord(t.isUnknown());
+/** A JSON object; typanion's `isRecord` alone would also take an array. */
+export const jsonObject = () =>
+  t.makeValidator<unknown, Record<string, unknown>>({
+    test: (value, state): value is Record<string, unknown> => {
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return true;
+      state?.errors?.push(`${state.p ?? '.'}: expected a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+      return false;
+    },
+  });
 export const flag = () => t.isBoolean();
 export const positiveInteger = () => t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
 export const nonNegativeInteger = () => t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(0)]);
