@@ -260,16 +260,27 @@ function readFrom(file: string, start: number): Buffer {
 }
 
 function parseLedgerLine(bytes: Buffer, file: string): ChangeSet {
-  let value: ChangeSet;
+  let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8')) as ChangeSet;
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw invalidFile(file, 'a committed ledger line is not JSON');
   }
-  if (typeof value !== 'object' || value === null || !Number.isInteger(value.revision) || !Array.isArray(value.log)) {
-    throw invalidFile(file, 'a committed ledger line is malformed');
-  }
+  if (!isChangeSetShape(value)) throw invalidFile(file, 'a committed ledger line is malformed');
   return value;
+}
+
+function isChangeSetShape(value: unknown): value is ChangeSet {
+  const isRecord = (field: unknown) => typeof field === 'object' && field !== null && !Array.isArray(field);
+  if (!isRecord(value)) return false;
+  const changes = value as Record<string, unknown>;
+  return (
+    Number.isInteger(changes.revision) &&
+    Array.isArray(changes.log) &&
+    isRecord(changes.nodes) &&
+    isRecord(changes.initiatives) &&
+    Array.isArray(changes.edges)
+  );
 }
 
 function writeAllAt(fd: number, buffer: Buffer, position: number): void {
