@@ -27,7 +27,7 @@ export class AddNodeCommand extends NodeCreationCommand {
   scopeInitiatives = Option.String('--scope-initiatives');
   scopeTags = Option.String('--scope-tags');
   scopeNodeIds = Option.String('--scope-node-ids');
-  backlog = Option.String('--backlog', { tolerateBoolean: true });
+  backlog = Option.String('--backlog', { description: 'true keeps the task out of the ready pool' });
   blockedBy = Option.String('--blocked-by');
   supersedes = Option.String('--supersedes');
   id = Option.String({ required: false });
