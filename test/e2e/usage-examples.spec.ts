@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { COMMANDS } from '../../entrypoints/cli/commands/index.js';
 import { BINARY, Sandbox } from '../support/cli.js';
 
@@ -21,6 +22,12 @@ describe('usage examples (every example in --help runs)', () => {
   it('every command has at least one example', () => {
     const bare = COMMANDS.filter((command) => (command.usage?.examples ?? []).length === 0).map((command) => command.paths[0]!.join(' '));
     expect(bare).to.deep.equal([]);
+  });
+
+  it('the README shows every command with an example', () => {
+    const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+    const undocumented = COMMANDS.map((command) => command.paths[0]!.join(' ')).filter((name) => !readme.includes(`$ taskdag ${name}`));
+    expect(undocumented).to.deep.equal([]);
   });
 
   it('runs every example, in registration order, with exit 0 and one JSON value', () => {
