@@ -24,6 +24,13 @@ describe('args (operation argument parsing)', () => {
     expect(thrownBy(() => sut({ title: 'x' })).details.flag).to.equal('--blocked-by');
   });
 
+  it('spells a missing positional argument as <name>, not as a flag', () => {
+    const error = thrownBy(() => parseArgs('show', {}, { id: required(nonEmptyText(), { positional: true }) }));
+    expect(error.code).to.equal('MISSING_FIELD');
+    expect(error.message).to.equal('show requires <id>');
+    expect(error.details).to.deep.equal({ operation: 'show', field: 'id', argument: '<id>' });
+  });
+
   it('reports a present but malformed argument as INVALID_ARGUMENT', () => {
     for (const raw of [{ title: '', blocked_by: [] }, { title: 'x', blocked_by: 'G1' }, { title: 'x', blocked_by: [], meta: [1] }]) {
       const error = thrownBy(() => sut(raw));
