@@ -91,15 +91,12 @@ describe('creation commands (spec 4.2)', () => {
           details: { flag },
         })),
         { args: task('T-new', '--initiative', 'elsewhere'), code: 'INITIATIVE_NOT_FOUND', details: { initiative: 'elsewhere' } },
-        { args: task('T-new', '--initiative', 'elsewhere', '--allow-unregistered-initiative=false'), code: 'INITIATIVE_NOT_FOUND' },
         { args: task('T-new', '--initiative', 'elsewhere', '--allow-unregistered-initiative'), code: 'INVALID_ARGUMENT' },
         { args: task('T-new', '--supersedes', 'T-taken'), code: 'INVALID_ARGUMENT', details: { field: 'supersedes' } },
         { args: task('T-taken'), code: 'ID_CONFLICT', details: { id: 'T-taken' } },
-        { args: task('G-base'), code: 'ID_CONFLICT' },
         { args: task('bad id!'), code: 'INVALID_ARGUMENT' },
         { args: task('T-new', '--blocked-by', 'G-missing'), code: 'INVALID_EDGE_TARGET', details: { missing: 'G-missing' } },
         { args: task('T-new', '--blocked-by', 'K-base'), code: 'INVALID_EDGE_KIND' },
-        { args: task('T-new', '--derived-from', 'K-missing'), code: 'INVALID_EDGE_TARGET' },
         { args: task('T-new', '--title', ''), code: 'INVALID_ARGUMENT', details: { field: 'title' } },
       ]);
     });
@@ -144,8 +141,6 @@ describe('creation commands (spec 4.2)', () => {
         { args: gate('G-new', '--supersedes', 'G-missing'), code: 'INVALID_EDGE_TARGET' },
         { args: gate('G-new', '--supersedes', 'K-base'), code: 'INVALID_EDGE_KIND' },
         { args: gate('G-new', '--supersedes', 'G-old'), code: 'INVALID_STATUS', details: { id: 'G-old', status: 'superseded' } },
-        { args: gate('G-new', '--blocked-by', 'K-base'), code: 'INVALID_EDGE_KIND' },
-        { args: gate('G-new', '--meta', '[]'), code: 'INVALID_ARGUMENT' },
       ]);
     });
   });
@@ -219,12 +214,10 @@ describe('creation commands (spec 4.2)', () => {
         { args: ['add-node', '--kind', 'knowledge', '--title', 't', '--initiative', 'core', ...AS], code: 'MISSING_FIELD', details: { field: 'id' } },
         { args: node('T-x'), code: 'MISSING_FIELD', details: { flag: '--kind' } },
         { args: without(node('T-x', ...resolvable), '--title'), code: 'MISSING_FIELD', details: { flag: '--title' } },
-        { args: without(node('T-x', ...resolvable), '--initiative'), code: 'MISSING_FIELD', details: { flag: '--initiative' } },
         { args: node('T-x', '--kind', 'resolvable'), code: 'MISSING_FIELD', details: { field: 'subkind' } },
         { args: node('T-x', '--kind', 'task'), code: 'INVALID_ARGUMENT', details: { field: 'kind' } },
         { args: node('K-x', '--kind', 'knowledge', '--subkind', 'task'), code: 'INVALID_ARGUMENT' },
         { args: node('T-x', ...resolvable, '--status', 'ready'), code: 'INVALID_STATUS' },
-        { args: node('T-x', ...resolvable, '--status', 'resolved'), code: 'INVALID_STATUS' },
         { args: node('T-x', ...resolvable, '--purpose', 'p'), code: 'INVALID_ARGUMENT', details: { field: 'purpose' } },
         { args: node('G-x', '--kind', 'resolvable', '--subkind', 'gate', '--choice', 'A'), code: 'MISSING_FIELD', details: { field: 'rationale' } },
         { args: node('T-x', ...resolvable, '--backlog', 'maybe'), code: 'INVALID_ARGUMENT', details: { flag: '--backlog' } },
