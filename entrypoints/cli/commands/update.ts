@@ -24,7 +24,7 @@ export class UpdateCommand extends TaskdagCommand {
   meta = Option.String('--meta', { description: 'A JSON object; replaces meta' });
   definition = Option.String('--definition');
   acceptance = Option.String('--acceptance');
-  backlog = Option.String('--backlog', { tolerateBoolean: true, description: 'true or false' });
+  backlog = Option.String('--backlog', { description: 'true or false' });
   purpose = Option.String('--purpose');
   resolutionMode = Option.String('--resolution-mode');
   knowledgeType = Option.String('--knowledge-type');
