@@ -28,8 +28,6 @@ export interface StatusFilters {
 const TASK_GROUPS = ['ready', 'in_progress', 'blocked', 'backlog', 'submitted'] as const;
 const TASK_GROUPS_ALL = [...TASK_GROUPS, 'done', 'archived', 'canceled'] as const;
 const GATE_GROUPS = ['open'] as const;
-const GATE_GROUPS_ALL = GATE_STATUSES;
-const KNOWLEDGE_GROUPS_ALL = KNOWLEDGE_STATUSES;
 
 export interface StatusReport {
   summary: { ready: number; in_progress: number; blocked: number; backlog: number; submitted: number; open_gates: number; active_knowledge: number };
@@ -52,8 +50,9 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   }
   const groups: Record<NodeType, Map<string, GraphNode[]>> = {
     task: emptyGroups(filters.all ? TASK_GROUPS_ALL : TASK_GROUPS),
-    gate: emptyGroups(filters.all ? GATE_GROUPS_ALL : GATE_GROUPS),
-    knowledge: emptyGroups(KNOWLEDGE_GROUPS_ALL),
+    gate: emptyGroups(filters.all ? GATE_STATUSES : GATE_GROUPS),
+    // Knowledge is counted by default and listed with --all; both need its items grouped.
+    knowledge: emptyGroups(KNOWLEDGE_STATUSES),
   };
   const nodes = Object.values(view.graph.nodes).sort(byAge);
   for (const node of nodes) {

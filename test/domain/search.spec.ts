@@ -47,6 +47,8 @@ describe('domain/search', () => {
     expect(sut(fixture.graph, 'k-bo', false).matches[0]!.matched_fields).to.deep.equal(['id', 'title', 'body']);
     expect(sut(fixture.graph, 'billing', false).matches[0]!.matched_fields).to.deep.equal(['domain']);
     expect(sut(fixture.graph, 'money', false).matches[0]!.matched_fields).to.deep.equal(['tags']);
+    fixture.graph.nodes['K-body']!.refs = ['docs/ADR-7.md'];
+    expect(sut(fixture.graph, 'adr-7', false).matches[0]!.matched_fields).to.deep.equal(['refs']);
   });
 
   it('the snippet shows the match with context, cut with an ellipsis', () => {
