@@ -5,7 +5,7 @@ export class AcceptCommand extends TaskdagCommand {
   static override paths = [['accept']];
   static override usage = Command.Usage({
     description: 'Accept a submitted task: it is done, and the tasks it unblocked are listed in newly_ready',
-    examples: [['Accept after review', '$0 accept T-invoice-api --as bob']],
+    examples: [['Accept after review', '$0 accept T-refunds --as bob']],
   });
 
   id = Option.String({ required: false });

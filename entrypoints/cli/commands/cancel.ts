@@ -5,7 +5,7 @@ export class CancelCommand extends ReasonCommand {
   static override paths = [['cancel']];
   static override usage = Command.Usage({
     description: 'Cancel a task (its holder, orchestrator or recovery) or an open gate (orchestrator or recovery)',
-    examples: [['Drop a task', '$0 cancel T-invoice-api --reason "Out of scope" --as orchestrator']],
+    examples: [['Drop a task', '$0 cancel T-receipts --reason "Out of scope" --as orchestrator']],
   });
 
   async execute() {

@@ -6,7 +6,7 @@ export class ReleaseCommand extends TaskdagCommand {
   static override usage = Command.Usage({
     description: 'Give a claimed task back to the pool (the holder, orchestrator or recovery)',
     details: 'Releasing a task nobody holds succeeds with `released: false` and changes nothing.',
-    examples: [['Hand a task back', '$0 release T-invoice-api --as alice']],
+    examples: [['Hand a task back', '$0 release T-invoice-schema --as alice']],
   });
 
   id = Option.String({ required: false });

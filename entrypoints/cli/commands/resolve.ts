@@ -5,7 +5,7 @@ export class ResolveCommand extends TaskdagCommand {
   static override paths = [['resolve']];
   static override usage = Command.Usage({
     description: 'Decide an open gate; the tasks it unblocked are listed in newly_ready',
-    examples: [['Record a decision', '$0 resolve G-schema --choice "JSON columns" --rationale "Fewer migrations" --as bob']],
+    examples: [['Record a decision', '$0 resolve G-schema-v2 --choice "JSON columns" --rationale "Fewer migrations" --as bob']],
   });
 
   choice = Option.String('--choice', { description: 'What was decided (required)' });
