@@ -1,6 +1,7 @@
 import fs from 'graceful-fs';
 import type { Graph, GraphNode, NodeId } from '../domain/model.js';
 import { LazyNodes } from './lazy-nodes.js';
+import { headOf, type NodeHead } from './node-head.js';
 import { assertGraphHeaderShape, assertNodeShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
@@ -21,27 +22,32 @@ const MAGIC = 'TDCK1 ';
 const PREFIX_BYTES = MAGIC.length + 12 + 1;
 
 /**
- * The checkpoint file: a fixed-size prefix giving the header's length, a JSON header (the
- * graph without its nodes, the ledger position, node ids and where each node's line ends), then
- * one JSON line per node. A reader parses the header and only the nodes it touches, so loading
- * cost follows what a command reads rather than the size of the graph.
+ * The checkpoint file: a fixed-size prefix giving the header's length; a JSON header (the graph
+ * without its nodes, the ledger position, node ids, where each node's line ends, and the length
+ * of the head section); the head section (one JSON array of node heads, see node-head.ts); then
+ * one JSON line per node. A reader parses the header, the heads only when it enumerates nodes,
+ * and only the full nodes it touches: loading cost follows what a command reads, not graph size.
  */
 export function encodeCheckpoint(graph: Graph, ledger: LedgerRef, previous: LazyNodes | null): Buffer {
   const ids = Object.keys(graph.nodes);
   const lines: Buffer[] = [];
   const ends: number[] = [];
+  const heads: NodeHead[] = [];
   let offset = 0;
   for (const id of ids) {
-    const line = previous?.untouchedBytes(id) ?? Buffer.from(JSON.stringify(graph.nodes[id]));
+    const node = graph.nodes[id]!;
+    heads.push(previous ? previous.headOf(id, node) : headOf(node));
+    const line = previous?.untouchedBytes(id) ?? Buffer.from(JSON.stringify(node));
     lines.push(line, NEWLINE);
     offset += line.length;
     ends.push(offset);
     offset += 1;
   }
+  const headSection = Buffer.from(JSON.stringify(heads));
   const { nodes: _nodes, ...rest } = graph;
-  const header = Buffer.from(JSON.stringify({ ...rest, ledger, ids, ends }));
+  const header = Buffer.from(JSON.stringify({ ...rest, ledger, ids, ends, head_bytes: headSection.length }));
   const prefix = Buffer.from(`${MAGIC}${String(header.length).padStart(12, '0')}\n`);
-  return Buffer.concat([prefix, header, NEWLINE, ...lines]);
+  return Buffer.concat([prefix, header, NEWLINE, headSection, NEWLINE, ...lines]);
 }
 
 const NEWLINE = Buffer.from('\n');
@@ -63,22 +69,25 @@ function decode(fd: number, path: string): Checkpoint {
     throw invalidFile(path, size === 0 ? 'it is empty' : 'it does not start with a checkpoint header');
   }
   const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
-  const sectionStart = PREFIX_BYTES + headerLength + 1;
-  if (sectionStart > size) throw invalidFile(path, 'it is truncated inside its header');
+  if (PREFIX_BYTES + headerLength + 1 > size) throw invalidFile(path, 'it is truncated inside its header');
   let header: Record<string, unknown>;
   try {
     header = JSON.parse(readAt(fd, PREFIX_BYTES, headerLength).toString('utf8'));
   } catch {
     throw invalidFile(path, 'its header is not JSON');
   }
-  const { ids, ends, ledger, ...graphFields } = header as { ids: unknown; ends: unknown; ledger: unknown } & Record<string, unknown>;
+  const { ids, ends, ledger, head_bytes: headBytes, ...graphFields } = header as Record<string, unknown>;
   assertGraphHeaderShape({ ...graphFields, nodes: {} }, path);
+  if (!Number.isInteger(headBytes) || (headBytes as number) < 0) throw invalidFile(path, 'its head section length is malformed');
+  const headStart = PREFIX_BYTES + headerLength + 1;
+  const sectionStart = headStart + (headBytes as number) + 1;
   const layout = assertLayout(ids, ends, size - sectionStart, path);
   const nodes = new LazyNodes({
     ids: layout.ids,
     ends: layout.ends,
     read: (start, end) => readAt(fd, sectionStart + start, end - start),
     parse: (bytes, id) => parseNode(bytes, id, path),
+    heads: () => parseHeads(readAt(fd, headStart, headBytes as number), layout.ids, path),
   });
   const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes'>), nodes: nodes.record() } as Graph;
   let open = true;
@@ -117,6 +126,19 @@ function parseNode(bytes: Buffer, id: NodeId, path: string): GraphNode {
   }
   assertNodeShape(node, id, path);
   return node;
+}
+
+function parseHeads(bytes: Buffer, ids: NodeId[], path: string): NodeHead[] {
+  let heads: unknown;
+  try {
+    heads = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw invalidFile(path, 'its head section is not JSON');
+  }
+  if (!Array.isArray(heads) || heads.length !== ids.length || !heads.every((head, at) => Array.isArray(head) && head[0] === ids[at])) {
+    throw invalidFile(path, 'its head section does not match its nodes');
+  }
+  return heads as NodeHead[];
 }
 
 function readAt(fd: number, position: number, length: number): Buffer {

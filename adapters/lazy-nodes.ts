@@ -1,4 +1,5 @@
 import type { GraphNode, NodeId } from '../domain/model.js';
+import { headOf, headProxy, type NodeHead } from './node-head.js';
 
 /** Where a node's JSON sits, and how to fetch bytes of the node section. */
 export interface NodeSource {
@@ -7,6 +8,8 @@ export interface NodeSource {
   ends: number[];
   read(start: number, end: number): Buffer;
   parse(bytes: Buffer, id: NodeId): GraphNode;
+  /** The heads of every node, in `ids` order (see node-head.ts). */
+  heads(): NodeHead[];
 }
 
 /** Past this many single-node reads, fetching the whole section at once is cheaper. */
@@ -14,8 +17,10 @@ const BULK_AFTER = 32;
 
 /**
  * A `Record<NodeId, GraphNode>` whose nodes are parsed only when touched. Commands that look at a
- * handful of nodes (show, take, update, add-task) then pay for those, not for the whole graph;
- * enumeration (status, state) parses everything once. Writes go to the cache like a plain object.
+ * handful of nodes (show, take, update, add-task) then pay for those, not for the whole graph.
+ * Enumerating the nodes (status, context, search) yields head-backed nodes: their head fields come
+ * from the checkpoint's compact head section, and any other field parses that one node. Writes go
+ * to the cache like a plain object.
  */
 export class LazyNodes {
   private readonly index = new Map<NodeId, number>();
@@ -23,6 +28,7 @@ export class LazyNodes {
   private readonly removed = new Set<NodeId>();
   private section: Buffer | null = null;
   private singleReads = 0;
+  private heads: NodeHead[] | null = null;
 
   constructor(private readonly source: NodeSource) {
     source.ids.forEach((id, position) => this.index.set(id, position));
@@ -46,7 +52,10 @@ export class LazyNodes {
         return true;
       },
       has: (_target, key) => typeof key === 'string' && this.has(key),
-      ownKeys: () => this.keys(),
+      ownKeys: () => {
+        this.heads ??= this.source.heads();
+        return this.keys();
+      },
       getOwnPropertyDescriptor: (_target, key) => {
         if (typeof key !== 'string' || !this.has(key)) return undefined;
         return { value: this.get(key), writable: true, enumerable: true, configurable: true };
@@ -59,6 +68,13 @@ export class LazyNodes {
     if (this.cache.has(id) || this.removed.has(id)) return null;
     const position = this.index.get(id);
     return position === undefined ? null : this.slice(position);
+  }
+
+  /** The head of a node, without parsing it when the checkpoint's head still describes it. */
+  headOf(id: NodeId, node: GraphNode): NodeHead {
+    const position = this.index.get(id);
+    const untouched = position !== undefined && !this.cache.has(id) && !this.removed.has(id);
+    return untouched ? (this.heads ??= this.source.heads())[position]! : headOf(node);
   }
 
   /** Loads the whole section now (when every node is about to be read). */
@@ -83,7 +99,8 @@ export class LazyNodes {
     if (cached !== undefined || this.removed.has(id)) return cached;
     const position = this.index.get(id);
     if (position === undefined) return undefined;
-    const node = this.source.parse(this.slice(position), id);
+    const parse = () => this.source.parse(this.slice(position), id);
+    const node = this.heads ? headProxy(this.heads[position]!, parse) : parse();
     this.cache.set(id, node);
     return node;
   }

@@ -3,7 +3,7 @@ import type { Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import type { GraphView } from './graph-index.js';
 import { GATE_STATUSES, KNOWLEDGE_STATUSES, isTask, nodeType, type AgentName, type GraphNode, type NodeType } from './model.js';
-import { byAge, summarize, type NodeSummary } from './node-summary.js';
+import { oldestFirst, summarize, type NodeSummary } from './node-summary.js';
 import { derivedStatus } from './status.js';
 
 /** The statuses `--status` accepts: every derived task status, and those of gates and knowledge. */
@@ -54,7 +54,7 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
     // Knowledge is counted by default and listed with --all; both need its items grouped.
     knowledge: emptyGroups(KNOWLEDGE_STATUSES),
   };
-  const nodes = Object.values(view.graph.nodes).sort(byAge);
+  const nodes = oldestFirst(Object.values(view.graph.nodes));
   for (const node of nodes) {
     const status = derivedStatus(view.graph, view.index, node);
     if (!inScope(node, status, filters)) continue;

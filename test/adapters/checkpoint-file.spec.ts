@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
 import { LazyNodes } from '../../adapters/lazy-nodes.js';
+import { headOf } from '../../adapters/node-head.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
 
 function task(id: string, title = `Task ${id}`): GraphNode {
@@ -106,22 +107,46 @@ describe('checkpoint file', () => {
 });
 
 describe('LazyNodes', () => {
-  it('switches to one bulk read once many single nodes are read', () => {
-    const lines = ['{"id":"a","kind":"knowledge"}', '{"id":"b","kind":"knowledge"}'];
-    const section = Buffer.from(lines.join('\n') + '\n');
-    let reads = 0;
+  const lines = ['{"id":"a","kind":"knowledge","title":"A","body":"long text"}', '{"id":"b","kind":"knowledge","title":"B","body":"more"}'];
+  const section = Buffer.from(lines.join('\n') + '\n');
+
+  function lazy() {
+    const counts = { reads: 0, parses: 0 };
     const sut = new LazyNodes({
       ids: ['a', 'b'],
       ends: [lines[0]!.length, lines[0]!.length + 1 + lines[1]!.length],
       read: (start, end) => {
-        reads++;
+        counts.reads++;
         return section.subarray(start, end);
       },
-      parse: (bytes) => JSON.parse(bytes.toString()),
+      parse: (bytes) => {
+        counts.parses++;
+        return JSON.parse(bytes.toString());
+      },
+      heads: () => lines.map((line) => headOf(JSON.parse(line))),
     });
-    const nodes = sut.record();
-    expect(Object.values(nodes).map((node) => node.id)).to.deep.equal(['a', 'b']);
-    expect(reads).to.equal(2);
+    return { nodes: sut.record(), counts };
+  }
+
+  it('enumerates nodes from their heads, parsing a node only for a field the head lacks', () => {
+    const { nodes, counts } = lazy();
+    const all = Object.values(nodes);
+    expect(all.map((node) => [node.id, node.title, node.kind])).to.deep.equal([
+      ['a', 'A', 'knowledge'],
+      ['b', 'B', 'knowledge'],
+    ]);
+    expect('subkind' in all[0]!).to.equal(false);
+    expect(counts.parses).to.equal(0);
+    expect(all[1]!.body).to.equal('more');
+    expect(counts.parses).to.equal(1);
+    expect({ ...all[0]! }).to.deep.equal(JSON.parse(lines[0]!));
+  });
+
+  it('sees writes through a head-backed node and deletions from the record', () => {
+    const { nodes } = lazy();
+    const [first] = Object.values(nodes);
+    (first as { title: string }).title = 'changed';
+    expect(first!.title).to.equal('changed');
     delete nodes.a;
     expect(Object.keys(nodes)).to.deep.equal(['b']);
   });
