@@ -1,12 +1,13 @@
 import fs from 'graceful-fs';
 import path from 'node:path';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, isDomainError } from '../domain/errors.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import type { Graph, LogEntry, State } from '../domain/model.js';
-import type { ProjectStore, ProjectStoreFactory, Transaction } from '../application/ports/project-store.js';
+import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
 import { fsyncDirectory, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { FlockProjectLock } from './flock-project-lock.js';
-import { assertGraphShape } from './state-validation.js';
+import { FsSnapshotStore } from './fs-snapshot-store.js';
+import { assertGraphShape, assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
 
 /** The checkpoint: the graph as of some ledger position, and which ledger it belongs to. */
@@ -33,10 +34,12 @@ const CHECKPOINT_EVERY_BYTES = 256 * 1024;
  * append: its cost follows the change, not the history. A torn last line (a crash mid-append) is
  * ignored on read and cut off by the next writer. Replacing the state whole writes a new ledger
  * under a new name and then the checkpoint that points at it; that rename is the commit.
+ * Snapshots live beside the state, in `snapshots/`.
  */
 export class FsProjectStore implements ProjectStore {
   private readonly lock: FlockProjectLock;
   private readonly checkpointFile: string;
+  readonly snapshots: FsSnapshotStore;
 
   constructor(
     readonly projectId: string,
@@ -44,10 +47,7 @@ export class FsProjectStore implements ProjectStore {
   ) {
     this.lock = new FlockProjectLock(path.join(location, 'lock'));
     this.checkpointFile = path.join(location, CHECKPOINT);
-  }
-
-  exists(): boolean {
-    return fs.existsSync(this.checkpointFile);
+    this.snapshots = new FsSnapshotStore(location, CHECKPOINT);
   }
 
   readGraph<T>(read: (graph: Graph) => T): T {
@@ -55,10 +55,7 @@ export class FsProjectStore implements ProjectStore {
   }
 
   readState<T>(read: (state: State) => T): T {
-    return this.lock.withLock('shared', () => {
-      const loaded = this.load();
-      return read({ ...loaded.graph, log: this.readLog(loaded) });
-    });
+    return this.lock.withLock('shared', () => read(this.loadState(this.load())));
   }
 
   transact<T>(work: (graph: Graph) => Transaction<T>): T {
@@ -71,19 +68,46 @@ export class FsProjectStore implements ProjectStore {
     });
   }
 
-  replace(state: State): void {
+  rewrite<T>(work: (current: StoredState) => Rewrite<T>): T {
     this.ensureDirectory();
-    this.lock.withLock('exclusive', () => this.replaceLocked(state));
+    return this.lock.withLock('exclusive', () => {
+      const { result, state } = work(this.storedState());
+      if (state) this.writeWhole(state);
+      return result;
+    });
   }
 
-  /** For callers that already hold the exclusive lock through `withExclusiveLock`. */
-  replaceLocked(state: State): void {
+  replace(state: State): void {
+    this.rewrite(() => ({ result: undefined, state }));
+  }
+
+  inspect(): StoredState {
+    return this.lock.withLockIfPresent('shared', () => this.storedState());
+  }
+
+  private storedState(): StoredState {
+    const text = this.readCheckpointText();
+    if (text === null) return { kind: 'absent' };
+    try {
+      return { kind: 'valid', state: this.loadState(this.load()) };
+    } catch (error) {
+      // A state that does not parse or whose ledger is gone is unreadable; an OS failure is not.
+      const cause = isDomainError(error) ? error.details.cause : undefined;
+      if (isDomainError(error) && (cause === 'EINVALID' || cause === 'ENOENT')) return { kind: 'unreadable', text, error };
+      throw error;
+    }
+  }
+
+  /** Writes a new ledger generation holding the whole log, then the checkpoint that points at it. */
+  private writeWhole(state: State): void {
+    assertStateShape(state, this.checkpointFile);
     try {
       const { log, ...graph } = state;
       const previous = this.readCheckpointIfValid();
       const ledgerFile = `ledger.${(generationOf(previous?.ledger.file) ?? 0) + 1}.jsonl`;
       const base: ChangeSet = { revision: graph.revision, log, nodes: {}, edges: [], initiatives: {} };
       const line = Buffer.from(JSON.stringify(base) + '\n');
+      removeLeftoverTempFiles(this.location);
       writeFileAtomic(path.join(this.location, ledgerFile), line);
       const checkpoint: Checkpoint = { ...graph, ledger: { file: ledgerFile, bytes: line.length } };
       writeFileAtomic(this.checkpointFile, JSON.stringify(checkpoint));
@@ -91,16 +115,6 @@ export class FsProjectStore implements ProjectStore {
     } catch (error) {
       throw storageError('Cannot write the project state', error, { path: this.location });
     }
-  }
-
-  withExclusiveLock<T>(work: () => T): T {
-    this.ensureDirectory();
-    return this.lock.withLock('exclusive', work);
-  }
-
-  /** The raw bytes of the checkpoint, for snapshots of a state that may not load. */
-  rawCheckpoint(): string | null {
-    return readTextIfExists(this.checkpointFile);
   }
 
   private ensureDirectory(): void {
@@ -131,13 +145,16 @@ export class FsProjectStore implements ProjectStore {
     return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + offset, tail: offset };
   }
 
-  private readCheckpoint(): Checkpoint {
-    let text: string | null;
+  private readCheckpointText(): string | null {
     try {
-      text = readTextIfExists(this.checkpointFile);
+      return readTextIfExists(this.checkpointFile);
     } catch (error) {
       throw storageError('Cannot read the project state', error, { path: this.checkpointFile });
     }
+  }
+
+  private readCheckpoint(): Checkpoint {
+    const text = this.readCheckpointText();
     if (text === null) {
       throw new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, {
         cause: 'ENOENT',
@@ -167,9 +184,18 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
+  private loadState(loaded: Loaded): State {
+    return { ...loaded.graph, log: this.readLog(loaded) };
+  }
+
   private readLog(loaded: Loaded): LogEntry[] {
     const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
-    const text = readFrom(ledgerPath, 0).subarray(0, loaded.ledgerEnd);
+    let text: Buffer;
+    try {
+      text = readFrom(ledgerPath, 0).subarray(0, loaded.ledgerEnd);
+    } catch (error) {
+      throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
+    }
     const log: LogEntry[] = [];
     let offset = 0;
     for (let newline = text.indexOf(10); newline >= 0; newline = text.indexOf(10, offset)) {
@@ -227,7 +253,24 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
   constructor(private readonly home: string) {}
 
   open(projectId: string): FsProjectStore {
-    return new FsProjectStore(projectId, path.join(this.home, 'projects', projectId));
+    return new FsProjectStore(projectId, path.join(this.projects, projectId));
+  }
+
+  list(): string[] {
+    try {
+      return fs
+        .readdirSync(this.projects, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw storageError('Cannot list the projects', error, { path: this.projects });
+    }
+  }
+
+  private get projects(): string {
+    return path.join(this.home, 'projects');
   }
 }
 

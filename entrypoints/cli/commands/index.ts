@@ -4,9 +4,13 @@ import { AddInitiativeCommand } from './add-initiative.js';
 import { AddKnowledgeCommand } from './add-knowledge.js';
 import { AddNodeCommand } from './add-node.js';
 import { AddTaskCommand } from './add-task.js';
+import { BatchCommand } from './batch.js';
 import { InitCommand } from './init.js';
+import { MigrateCommand } from './migrate.js';
 import { RemoveEdgeCommand } from './remove-edge.js';
+import { RestoreCommand } from './restore.js';
 import { ShowCommand } from './show.js';
+import { SnapshotsCommand } from './snapshots.js';
 import { StateCommand } from './state.js';
 
 /** Every command of the CLI, registered explicitly. */
@@ -21,4 +25,8 @@ export const COMMANDS = [
   RemoveEdgeCommand,
   ShowCommand,
   StateCommand,
+  SnapshotsCommand,
+  RestoreCommand,
+  BatchCommand,
+  MigrateCommand,
 ];
