@@ -50,7 +50,10 @@ export const migrate: ProjectOperation<MigrateArgs, MigrateResult> = {
     const dryRun = args.dry_run === true;
     const by = dryRun ? null : requireAgent('migrate', agent);
     const stores = args.all ? services.stores.list().map((id) => services.stores.open(id)) : [openProjectStore(services)];
-    const projects = stores.map((store) => (by === null ? survey(store, services.clock.now()) : importProject(store, services, by)));
+    const projects = stores.map((store) => {
+      const surveyed = survey(store, services.clock.now());
+      return by === null || surveyed.action !== 'import' ? surveyed : importProject(store, services, by);
+    });
     const result = { dry_run: dryRun, projects };
     if (!dryRun && projects.some((project) => project.action === 'skip')) {
       throw new DomainError('STORAGE_ERROR', 'Some projects could not be imported (see details.projects); the others were', {
@@ -62,12 +65,16 @@ export const migrate: ProjectOperation<MigrateArgs, MigrateResult> = {
   },
 };
 
-/** A dry run converts in memory, to report whether the import would succeed, and writes nothing. */
+/**
+ * Converts in memory, without writing anything, to report whether the import would succeed; a
+ * real run then imports only the projects this finds importable, so others are not even locked.
+ */
 function survey(store: ProjectStore, now: string): ProjectMigration {
   const { report } = examine(store.inspect(), now, 'migrate');
   return { project_id: store.projectId, state_dir: store.location, ...report, action: report.action === 'imported' ? 'import' : report.action };
 }
 
+/** Examines the project again under its exclusive lock (a writer may have run since), then imports. */
 function importProject(store: ProjectStore, services: Services, by: AgentName): ProjectMigration {
   const report = store.rewrite((current) => {
     const now = services.clock.now();
