@@ -85,15 +85,22 @@ function runWriter(sandbox: Sandbox, args: string[], delay: (() => number) | nul
  * One crash of the mutation writer: mutations from `first` on, a SIGKILL at a random instant, then
  * the state must load and hold exactly mutations 1..m where m is the last acknowledged mutation
  * (it was reported, so it must be there) or the one after it (in flight, committed before the
- * kill). Returns m, the next writer's starting point minus one.
+ * kill). Returns m (the next writer starts after it) and the acknowledged count.
  */
-export async function crashMutationWriter(sandbox: Sandbox, first: number, base: number, maxDelayMs: number): Promise<number> {
+export async function crashMutationWriter(
+  sandbox: Sandbox,
+  first: number,
+  base: number,
+  maxDelayMs: number,
+): Promise<{ committed: number; acknowledged: number }> {
   const run = await killWriterAtRandom(sandbox, ['mutate', String(first)], maxDelayMs);
   const state = await loadState(sandbox);
   const ids = Object.keys(state.nodes).sort();
   for (const m of [run.acknowledged, run.acknowledged + 1]) {
     const expected = expectedAfter(m, base);
-    if (sameList(ids, expected.ids) && state.revision === expected.revision && state.log.length === expected.revision) return m;
+    if (sameList(ids, expected.ids) && state.revision === expected.revision && state.log.length === expected.revision) {
+      return { committed: m, acknowledged: run.acknowledged };
+    }
   }
   throw new Error(
     `after a kill with mutation ${run.acknowledged} acknowledged, the state holds ${ids.length} nodes at revision ${state.revision}: ` +
@@ -138,13 +145,26 @@ export async function crashRestoreWriter(
 }
 
 /**
- * `workers` processes, each making `each` add-tasks at once. Every mutation must be in the state,
- * the log must hold them all with strictly increasing revisions, and each worker's in its order.
+ * `workers` processes, each making `each` add-tasks at once: writer processes committing one
+ * mutation after another, or (`binary`) one `taskdag add-task` process per mutation. Every
+ * mutation must be in the state, the log must hold them all with strictly increasing revisions,
+ * and each worker's in its order.
  */
-export async function concurrentWriters(sandbox: Sandbox, workers: number, each: number): Promise<{ elapsedMs: number; mutations: number }> {
+export async function concurrentWriters(
+  sandbox: Sandbox,
+  workers: number,
+  each: number,
+  via: 'writer' | 'binary' = 'writer',
+): Promise<{ elapsedMs: number; mutations: number }> {
   const before = await loadState(sandbox);
   const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: workers }, (_, w) => runWriterToEnd(sandbox, ['count', '1', String(each), `W${w}`])));
+  const worker = async (w: number) => {
+    if (via === 'writer') return void (await runWriterToEnd(sandbox, ['count', '1', String(each), `W${w}`]));
+    for (let k = 1; k <= each; k++) {
+      await sandbox.ok(['add-task', `W${w}-${k}`, '--initiative', 'core', '--title', `task ${k}`, '--body', '', '--acceptance', 'a', '--blocked-by', '', '--as', `W${w}`]);
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
   const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
   const state = await loadState(sandbox);
   const added: any[] = state.log.slice(before.log.length);
