@@ -8,7 +8,9 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { Sandbox } = require('../build/test/support/cli.js');
-const { concurrentWriters, crashMutationWriter, crashRestoreWriter, loadState } = require('../build/test/support/durability.js');
+const { readFileSync } = require('node:fs');
+const path = require('node:path');
+const { concurrentWriters, crashMutationWriter, crashRestoreWriter, loadState, projectDir } = require('../build/test/support/durability.js');
 const { fuzz, fuzzTarget } = require('../build/test/support/fuzz.js');
 
 const size = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -47,11 +49,16 @@ await battery('crash: SIGKILL during mutations and batches', async (sandbox) => 
   let committed = 0;
   let acknowledged = 0;
   let inFlightCommitted = 0;
+  // How often the checkpoint was rewritten between two kills (a lower bound of checkpoint writes).
+  const checkpointPosition = () => JSON.parse(readFileSync(path.join(projectDir(sandbox), 'tasks.json'), 'utf8')).ledger.bytes;
+  let checkpointsSeen = 0;
   for (let kill = 0; kill < KILLS; kill++) {
     const before = committed;
-    const round = await crashMutationWriter(sandbox, committed + 1, 1, 150);
+    const position = checkpointPosition();
+    const round = await crashMutationWriter(sandbox, committed + 1, 1, 400);
     acknowledged += round.acknowledged - before;
     if (round.committed > round.acknowledged) inFlightCommitted++;
+    if (checkpointPosition() !== position) checkpointsSeen++;
     committed = round.committed;
   }
   const state = await loadState(sandbox);
@@ -60,6 +67,7 @@ await battery('crash: SIGKILL during mutations and batches', async (sandbox) => 
     mutations_committed: committed,
     mutations_acknowledged: acknowledged,
     kills_after_commit_before_report: inFlightCommitted,
+    rounds_with_a_checkpoint_rewrite: checkpointsSeen,
     torn_or_lost: 0,
     final_revision: state.revision,
     final_nodes: Object.keys(state.nodes).length,

@@ -3,8 +3,11 @@
  * kill can be checked against exactly "before" or "after" the mutation that was in flight.
  */
 
-/** Bodies this long make the ledger cross its checkpoint threshold every few dozen mutations. */
-const BODY = 'x'.repeat(2048);
+/**
+ * Task bodies: mostly 2 KiB, every tenth mutation 64 KiB, so that the ledger crosses the store's
+ * checkpoint threshold (256 KiB) every few dozen mutations and kills also land in checkpoint writes.
+ */
+const bodyOf = (k: number) => 'x'.repeat(k % 10 === 5 ? 65_536 : 2048);
 
 export interface Mutation {
   argv: string[];
@@ -24,22 +27,22 @@ export function entriesOf(k: number): number {
   return isBatch(k) ? 3 : 1;
 }
 
-function addTaskArgs(id: string) {
-  return { id, initiative: 'core', title: `task ${id}`, body: BODY, acceptance: 'done when present', blocked_by: [] };
+function addTaskArgs(id: string, k: number) {
+  return { id, initiative: 'core', title: `task ${id}`, body: bodyOf(k), acceptance: 'done when present', blocked_by: [] };
 }
 
 /** Mutation `k`: an add-task, or every seventh a batch of two tasks and an edge between them. */
 export function mutation(k: number): Mutation {
   if (!isBatch(k)) {
-    const args = addTaskArgs(`T-${k}`);
+    const args = addTaskArgs(`T-${k}`, k);
     return {
-      argv: ['add-task', args.id, '--initiative', 'core', '--title', args.title, '--body', BODY, '--acceptance', args.acceptance, '--blocked-by', '', '--as', 'writer'],
+      argv: ['add-task', args.id, '--initiative', 'core', '--title', args.title, '--body', args.body, '--acceptance', args.acceptance, '--blocked-by', '', '--as', 'writer'],
     };
   }
   const [a, b] = idsOf(k) as [string, string];
   const operations = [
-    { op: 'add-task', args: addTaskArgs(a) },
-    { op: 'add-task', args: addTaskArgs(b) },
+    { op: 'add-task', args: addTaskArgs(a, k) },
+    { op: 'add-task', args: addTaskArgs(b, k) },
     { op: 'add-edge', args: { from: a, to: b, type: 'BLOCKS' } },
   ];
   return { argv: ['batch', '--stdin', '--as', 'writer'], input: JSON.stringify({ operations }) };
