@@ -17,8 +17,8 @@ export interface InitResult {
   created: boolean;
   checkout: string;
   state_dir: string;
-  /** The snapshot of the state this `init` displaced (force-init or corrupt-recovery), if any. */
-  snapshot: SnapshotMetadata | null;
+  /** The snapshot of the state this `init` displaced (force-init or corrupt-recovery); absent when none was taken. */
+  snapshot?: SnapshotMetadata;
 }
 
 /**
@@ -48,9 +48,9 @@ type Outcome = Pick<InitResult, 'created' | 'snapshot'>;
 function initialize(current: StoredState, force: boolean, snapshots: SnapshotStore, now: string): Rewrite<Outcome> {
   switch (current.kind) {
     case 'absent':
-      return { result: { created: true, snapshot: null }, state: freshState(null) };
+      return { result: { created: true }, state: freshState(null) };
     case 'valid':
-      if (!force) return { result: { created: false, snapshot: null }, state: null };
+      if (!force) return { result: { created: false }, state: null };
       return { result: { created: true, snapshot: snapshots.take('force-init', current, now) }, state: freshState(current.state) };
     case 'unreadable': {
       const legacy = isLegacy(current.text);
