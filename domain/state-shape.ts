@@ -15,6 +15,9 @@ const isTextList = (value: unknown): boolean => Array.isArray(value) && value.ev
 const isCount = (value: unknown, minimum: number): boolean => Number.isInteger(value) && (value as number) >= minimum;
 const isEdgeTypeName = (value: unknown): boolean => (EDGE_TYPES as readonly unknown[]).includes(value);
 
+/** The seven collections of spec 2.1, and nothing else (a checkpoint's `ledger` pointer included). */
+const STATE_FIELDS = ['version', 'fence_generation', 'revision', 'initiatives', 'nodes', 'edges', 'log'];
+
 const STATUSES_OF: Record<NodeType, readonly string[]> = {
   task: TASK_STATUSES,
   gate: GATE_STATUSES,
@@ -58,6 +61,8 @@ export function stateProblem(value: unknown): string | null {
   const shallow = graphShapeProblem(value);
   if (shallow) return shallow;
   const state = value as Json;
+  const stray = Object.keys(state).find((field) => !STATE_FIELDS.includes(field));
+  if (stray !== undefined) return `${stray} is not a field of a schema-1 state`;
   if (!isCount(state.fence_generation, 1)) return 'fence_generation must be at least 1';
   if (!isCount(state.revision, 0)) return 'revision must not be negative';
   return (

@@ -12,6 +12,7 @@ describe('state shape (what a state must be to load and work)', () => {
     ['another schema version', (state) => (state.version = 0), 'unsupported schema version 0'],
     ['a missing collection', (state) => delete state.edges, 'edges is not an array'],
     ['a missing log', (state) => delete state.log, 'log is not an array'],
+    ['a field outside the seven collections', (state) => (state.ledger = { file: 'ledger.1.jsonl', bytes: 0 }), 'ledger is not a field of a schema-1 state'],
     ['a fence generation of 0', (state) => (state.fence_generation = 0), 'fence_generation must be at least 1'],
     ['a malformed initiative', (state) => (state.initiatives.core = { desc: 1 }), 'initiative core is malformed'],
     ['a node under another id', (state) => (state.nodes['T-1'].id = 'T-2'), 'node T-1 is malformed'],
