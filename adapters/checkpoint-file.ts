@@ -66,7 +66,7 @@ function decode(fd: number, path: string): Checkpoint {
   const size = fs.fstatSync(fd).size;
   const prefix = readAt(fd, 0, Math.min(size, PREFIX_BYTES)).toString('latin1');
   if (prefix.length < PREFIX_BYTES || !prefix.startsWith(MAGIC) || !/^\d{12}\n$/.test(prefix.slice(MAGIC.length))) {
-    throw invalidFile(path, size === 0 ? 'it is empty' : 'it does not start with a checkpoint header');
+    throw invalidFile(path, size === 0 ? 'it is empty' : notACheckpoint(prefix));
   }
   const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
   if (PREFIX_BYTES + headerLength + 1 > size) throw invalidFile(path, 'it is truncated inside its header');
@@ -96,10 +96,19 @@ function decode(fd: number, path: string): Checkpoint {
     ledger: assertLedgerRef(ledger, path),
     nodes,
     close: () => {
-      if (open) fs.closeSync(fd);
+      if (!open) return;
+      nodes.detach();
+      fs.closeSync(fd);
       open = false;
     },
   };
+}
+
+/** A JSON document here is a state from before schema 1 (or a hand edit): say how to import it. */
+function notACheckpoint(start: string): string {
+  return start.trimStart().startsWith('{')
+    ? 'it is a JSON document, not a schema-1 checkpoint (a project written before schema 1? run taskdag migrate --dry-run)'
+    : 'it does not start with a checkpoint header';
 }
 
 function assertLayout(ids: unknown, ends: unknown, sectionBytes: number, path: string): { ids: NodeId[]; ends: number[] } {

@@ -9,14 +9,15 @@ export function writeFileAtomic(file: string, contents: string | Buffer, mode = 
   const temp = `${file}.tmp-${process.pid}`;
   const fd = fs.openSync(temp, 'w', mode);
   try {
-    fs.writeFileSync(fd, contents);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
+    try {
+      fs.writeFileSync(fd, contents);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(temp, file);
   } catch (error) {
+    // On a full disk the partial temp file holds space the next attempt needs.
     fs.rmSync(temp, { force: true });
     throw error;
   }

@@ -26,17 +26,37 @@ export class FlockProjectLock {
   ) {}
 
   withLock<T>(mode: 'shared' | 'exclusive', work: () => T): T {
-    let fd: number;
-    try {
-      fd = fs.openSync(this.lockFile, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
-    } catch (error) {
-      throw storageError('Cannot open the project lock', error, { path: this.lockFile });
-    }
+    const fd = this.open(mode);
     try {
       this.acquire(fd, mode);
       return work();
     } finally {
       fs.closeSync(fd); // closing the descriptor releases the flock
+    }
+  }
+
+  /**
+   * Like `withLock`, but creates nothing: without a lock file no writer of ours has ever run here
+   * (a project written before schema 1), so `work` runs unlocked.
+   */
+  withLockIfPresent<T>(mode: 'shared' | 'exclusive', work: () => T): T {
+    return fs.existsSync(this.lockFile) ? this.withLock(mode, work) : work();
+  }
+
+  /** Readers fall back to a read-only descriptor (flock works on one), so a read-only directory can still be read. */
+  private open(mode: 'shared' | 'exclusive'): number {
+    try {
+      return fs.openSync(this.lockFile, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (mode === 'shared' && (code === 'EROFS' || code === 'EACCES')) {
+        try {
+          return fs.openSync(this.lockFile, fs.constants.O_RDONLY);
+        } catch {
+          // Report the first failure, which says why the lock could not be created.
+        }
+      }
+      throw storageError('Cannot open the project lock', error, { path: this.lockFile });
     }
   }
 

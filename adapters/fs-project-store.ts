@@ -1,12 +1,14 @@
 import fs from 'graceful-fs';
 import path from 'node:path';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, isDomainError } from '../domain/errors.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import type { Graph, LogEntry, State } from '../domain/model.js';
-import type { ProjectStore, ProjectStoreFactory, Transaction } from '../application/ports/project-store.js';
+import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
 import { fsyncDirectory, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { FlockProjectLock } from './flock-project-lock.js';
 import { encodeCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint-file.js';
+import { FsSnapshotStore } from './fs-snapshot-store.js';
+import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
 
 interface Loaded {
@@ -28,10 +30,12 @@ const CHECKPOINT_EVERY_BYTES = 256 * 1024;
  * append: its cost follows the change, not the history. A torn last line (a crash mid-append) is
  * ignored on read and cut off by the next writer. Replacing the state whole writes a new ledger
  * under a new name and then the checkpoint that points at it; that rename is the commit.
+ * Snapshots live beside the state, in `snapshots/`.
  */
 export class FsProjectStore implements ProjectStore {
   private readonly lock: FlockProjectLock;
   private readonly checkpointFile: string;
+  readonly snapshots: FsSnapshotStore;
 
   constructor(
     readonly projectId: string,
@@ -39,10 +43,7 @@ export class FsProjectStore implements ProjectStore {
   ) {
     this.lock = new FlockProjectLock(path.join(location, 'lock'));
     this.checkpointFile = path.join(location, CHECKPOINT);
-  }
-
-  exists(): boolean {
-    return fs.existsSync(this.checkpointFile);
+    this.snapshots = new FsSnapshotStore(location, CHECKPOINT);
   }
 
   readGraph<T>(read: (graph: Graph) => T): T {
@@ -52,9 +53,7 @@ export class FsProjectStore implements ProjectStore {
 
   readState<T>(read: (state: State) => T): T {
     this.assertExists();
-    return this.lock.withLock('shared', () =>
-      this.withLoaded((loaded) => read({ ...loaded.graph, log: this.readLog(loaded) })),
-    );
+    return this.lock.withLock('shared', () => this.withLoaded((loaded) => read(this.loadState(loaded))));
   }
 
   transact<T>(work: (graph: Graph) => Transaction<T>): T {
@@ -68,34 +67,56 @@ export class FsProjectStore implements ProjectStore {
     );
   }
 
-  replace(state: State): void {
+  rewrite<T>(work: (current: StoredState) => Rewrite<T>): T {
     this.ensureDirectory();
-    this.lock.withLock('exclusive', () => this.replaceLocked(state));
+    return this.lock.withLock('exclusive', () => {
+      const { result, state } = work(this.storedState());
+      if (state) this.writeWhole(state);
+      return result;
+    });
   }
 
-  /** For callers that already hold the exclusive lock through `withExclusiveLock`. */
-  replaceLocked(state: State): void {
+  replace(state: State): void {
+    this.rewrite(() => ({ result: undefined, state }));
+  }
+
+  inspect(): StoredState {
+    return this.lock.withLockIfPresent('shared', () => this.storedState());
+  }
+
+  private storedState(): StoredState {
+    const text = this.readCheckpointText();
+    if (text === null) return { kind: 'absent' };
+    try {
+      // The state outlives the file it was read from: load every node while the file is open.
+      const state = this.withLoaded((loaded) => {
+        loaded.checkpoint.nodes.readAll();
+        return this.loadState(loaded);
+      });
+      return { kind: 'valid', state };
+    } catch (error) {
+      // A state that does not parse or whose ledger is gone is unreadable; an OS failure is not.
+      const cause = isDomainError(error) ? error.details.cause : undefined;
+      if (isDomainError(error) && (cause === 'EINVALID' || cause === 'ENOENT')) return { kind: 'unreadable', text, error };
+      throw error;
+    }
+  }
+
+  /** Writes a new ledger generation holding the whole log, then the checkpoint that points at it. */
+  private writeWhole(state: State): void {
+    assertStateShape(state, this.checkpointFile);
     try {
       const { log, ...graph } = state;
       const ledgerFile = `ledger.${(this.currentGeneration() ?? 0) + 1}.jsonl`;
       const base: ChangeSet = { revision: graph.revision, log, nodes: {}, edges: [], initiatives: {} };
       const line = Buffer.from(JSON.stringify(base) + '\n');
+      removeLeftoverTempFiles(this.location);
       writeFileAtomic(path.join(this.location, ledgerFile), line);
       writeFileAtomic(this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }, null));
       this.removeStaleLedgers(ledgerFile);
     } catch (error) {
       throw storageError('Cannot write the project state', error, { path: this.location });
     }
-  }
-
-  withExclusiveLock<T>(work: () => T): T {
-    this.ensureDirectory();
-    return this.lock.withLock('exclusive', work);
-  }
-
-  /** The raw bytes of the checkpoint, for snapshots of a state that may not load. */
-  rawCheckpoint(): string | null {
-    return readTextIfExists(this.checkpointFile);
   }
 
   private ensureDirectory(): void {
@@ -144,6 +165,18 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
+  private readCheckpointText(): string | null {
+    try {
+      return readTextIfExists(this.checkpointFile);
+    } catch (error) {
+      throw storageError('Cannot read the project state', error, { path: this.checkpointFile });
+    }
+  }
+
+  private exists(): boolean {
+    return fs.existsSync(this.checkpointFile);
+  }
+
   /** Reads of a project that was never initialized fail before creating anything for it. */
   private assertExists(): void {
     if (!this.exists()) throw this.noState();
@@ -168,9 +201,18 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
+  private loadState(loaded: Loaded): State {
+    return { ...loaded.graph, log: this.readLog(loaded) };
+  }
+
   private readLog(loaded: Loaded): LogEntry[] {
     const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
-    const text = readFrom(ledgerPath, 0).subarray(0, loaded.ledgerEnd);
+    let text: Buffer;
+    try {
+      text = readFrom(ledgerPath, 0).subarray(0, loaded.ledgerEnd);
+    } catch (error) {
+      throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
+    }
     const log: LogEntry[] = [];
     let offset = 0;
     for (let newline = text.indexOf(10); newline >= 0; newline = text.indexOf(10, offset)) {
@@ -228,7 +270,24 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
   constructor(private readonly home: string) {}
 
   open(projectId: string): FsProjectStore {
-    return new FsProjectStore(projectId, path.join(this.home, 'projects', projectId));
+    return new FsProjectStore(projectId, path.join(this.projects, projectId));
+  }
+
+  list(): string[] {
+    try {
+      return fs
+        .readdirSync(this.projects, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw storageError('Cannot list the projects', error, { path: this.projects });
+    }
+  }
+
+  private get projects(): string {
+    return path.join(this.home, 'projects');
   }
 }
 

@@ -29,6 +29,7 @@ export class LazyNodes {
   private section: Buffer | null = null;
   private singleReads = 0;
   private heads: NodeHead[] | null = null;
+  private detached = false;
 
   constructor(private readonly source: NodeSource) {
     source.ids.forEach((id, position) => this.index.set(id, position));
@@ -53,7 +54,7 @@ export class LazyNodes {
       },
       has: (_target, key) => typeof key === 'string' && this.has(key),
       ownKeys: () => {
-        this.heads ??= this.source.heads();
+        if (!this.detached) this.heads ??= this.source.heads();
         return this.keys();
       },
       getOwnPropertyDescriptor: (_target, key) => {
@@ -75,6 +76,15 @@ export class LazyNodes {
     const position = this.index.get(id);
     const untouched = position !== undefined && !this.cache.has(id) && !this.removed.has(id);
     return untouched ? (this.heads ??= this.source.heads())[position]! : headOf(node);
+  }
+
+  /**
+   * Called before the file goes away. Head-backed nodes may be read after the lock is released
+   * (a result printed after the command), so once any exist the section is kept in memory.
+   */
+  detach(): void {
+    if (this.heads) this.readAll();
+    this.detached = true;
   }
 
   /** Loads the whole section now (when every node is about to be read). */
@@ -108,7 +118,9 @@ export class LazyNodes {
   private slice(position: number): Buffer {
     const start = position === 0 ? 0 : this.source.ends[position - 1]! + 1;
     const end = this.source.ends[position]!;
-    if (this.section === null && ++this.singleReads > BULK_AFTER) this.readAll();
-    return this.section ? this.section.subarray(start, end) : this.source.read(start, end);
+    if (this.section === null && !this.detached && ++this.singleReads > BULK_AFTER) this.readAll();
+    if (this.section) return this.section.subarray(start, end);
+    if (this.detached) throw new Error('A checkpoint node was read after its file was closed');
+    return this.source.read(start, end);
   }
 }

@@ -3,26 +3,26 @@ import { DomainError } from '../domain/errors.js';
 import type { AgentName, Graph, LogEntry } from '../domain/model.js';
 import type { GraphOperation, OperationDispatcher, Services } from './operation.js';
 import type { ProjectStore } from './ports/project-store.js';
-import type { OperationRegistry } from './registry.js';
 
 /** Runs operations in this process against the local store (local mode). */
 export class LocalOperations implements OperationDispatcher {
-  constructor(
-    private readonly services: Services,
-    private readonly registry: OperationRegistry,
-  ) {}
+  constructor(private readonly services: Services) {}
 
   async run(name: string, rawArgs: Record<string, unknown>, agent: AgentName | null): Promise<unknown> {
-    const operation = this.registry.get(name);
-    if ((operation.mutates || (operation.scope === 'project' && operation.needsAgent)) && !agent) {
-      throw new DomainError('MISSING_AGENT', `${name} changes the project: pass --as <agent> or set TASKDAG_AGENT`, {
-        operation: name,
-      });
-    }
+    const operation = this.services.registry.get(name);
+    if (operation.mutates || (operation.scope === 'project' && operation.needsAgent)) requireAgent(name, agent);
     const args = operation.parse(rawArgs);
     if (operation.scope === 'project') return operation.run(this.services, args, agent, this);
     return runGraphOperation(openProjectStore(this.services), operation, args, agent, this.services);
   }
+}
+
+/** Mutating commands need an agent identity (spec 1.1); MISSING_AGENT names the operation. */
+export function requireAgent(operation: string, agent: AgentName | null): AgentName {
+  if (!agent) {
+    throw new DomainError('MISSING_AGENT', `${operation} changes the project: pass --as <agent> or set TASKDAG_AGENT`, { operation });
+  }
+  return agent;
 }
 
 /** The store of the project the command runs in; a missing or linked checkout is an error. */

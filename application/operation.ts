@@ -4,6 +4,7 @@ import type { CheckoutLocator } from './ports/checkout.js';
 import type { Clock } from './ports/clock.js';
 import type { IdSource } from './ports/id-source.js';
 import type { ProjectStoreFactory } from './ports/project-store.js';
+import type { OperationRegistry } from './registry.js';
 
 /** What a graph operation works with: the draft of the graph (changes recorded there) and ids. */
 export interface GraphContext {
@@ -32,6 +33,8 @@ export interface Services {
   stores: ProjectStoreFactory;
   clock: Clock;
   ids: IdSource;
+  /** Every operation by name, for operations that run others (batch). */
+  registry: OperationRegistry;
 }
 
 /** An operation on the project as a whole (init, snapshots, restore, batch, migrate). */

@@ -126,6 +126,18 @@ function knowledgeDefaults(): Pick<
   };
 }
 
+/** The fields a new node of `type` starts with besides the common ones (also used by `migrate`). */
+export function typeDefaults(type: NodeType): Partial<GraphNode> {
+  switch (type) {
+    case 'task':
+      return taskDefaults();
+    case 'gate':
+      return gateDefaults();
+    case 'knowledge':
+      return knowledgeDefaults();
+  }
+}
+
 export function emptyScope(): KnowledgeScope {
   return { domains: [], initiatives: [], tags: [], node_ids: [] };
 }

@@ -29,9 +29,25 @@ export class GraphDraft {
   constructor(
     readonly graph: Graph,
     readonly now: Timestamp,
-    readonly agent: AgentName | null,
+    private acting: AgentName | null,
   ) {
     this.index = new GraphIndex(graph);
+  }
+
+  /** The agent the current operation acts as. */
+  get agent(): AgentName | null {
+    return this.acting;
+  }
+
+  /** Runs `work` acting as `agent` on this same draft: the items of one batch may act as different agents. */
+  actingAs<T>(agent: AgentName, work: () => T): T {
+    const previous = this.acting;
+    this.acting = agent;
+    try {
+      return work();
+    } finally {
+      this.acting = previous;
+    }
   }
 
   node(id: NodeId): GraphNode | undefined {

@@ -7,19 +7,23 @@ import { addKnowledge } from './add-knowledge.js';
 import { addNode } from './add-node.js';
 import { addNote } from './add-note.js';
 import { addTask } from './add-task.js';
+import { batch } from './batch.js';
 import { cancel } from './cancel.js';
 import { context } from './context.js';
 import { deprecateKnowledge } from './deprecate-knowledge.js';
 import { history } from './history.js';
 import { init } from './init.js';
 import { initiatives } from './initiatives.js';
+import { migrate } from './migrate.js';
 import { reject } from './reject.js';
 import { release } from './release.js';
 import { removeEdge } from './remove-edge.js';
 import { reopen } from './reopen.js';
 import { resolve } from './resolve.js';
+import { restore } from './restore.js';
 import { search } from './search.js';
 import { show } from './show.js';
+import { snapshots } from './snapshots.js';
 import { state } from './state.js';
 import { status } from './status.js';
 import { submit } from './submit.js';
@@ -54,4 +58,8 @@ export const OPERATIONS: readonly Operation[] = [
   search,
   history,
   initiatives,
+  snapshots,
+  restore,
+  batch,
+  migrate,
 ];

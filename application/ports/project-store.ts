@@ -1,10 +1,25 @@
 import type { ChangeSet } from '../../domain/change-set.js';
+import type { DomainError } from '../../domain/errors.js';
 import type { Graph, State } from '../../domain/model.js';
+import type { SnapshotStore } from './snapshot-store.js';
 
 export interface Transaction<T> {
   result: T;
   /** What to commit; null when the operation changed nothing (nothing is written). */
   changes: ChangeSet | null;
+}
+
+/** What a project's state directory holds, as whole-state operations (init, restore, migrate) see it. */
+export type StoredState =
+  | { kind: 'absent' }
+  | { kind: 'valid'; state: State }
+  /** There is a state file but it does not load: `text` is its content, `error` why it fails. */
+  | { kind: 'unreadable'; text: string; error: DomainError };
+
+export interface Rewrite<T> {
+  result: T;
+  /** The state that replaces the current one whole; null writes nothing. */
+  state: State | null;
 }
 
 /**
@@ -15,16 +30,26 @@ export interface ProjectStore {
   readonly projectId: string;
   /** Where the project's files live, for messages and for `init`'s result. */
   readonly location: string;
-  /** Whether the project has state (initialized), without validating it. */
-  exists(): boolean;
+  /** The snapshots kept beside the state (spec 2.5). */
+  readonly snapshots: SnapshotStore;
   readGraph<T>(read: (graph: Graph) => T): T;
   /** Like readGraph, with the whole log; its cost grows with history, so only `state`-like reads use it. */
   readState<T>(read: (state: State) => T): T;
   transact<T>(work: (graph: Graph) => Transaction<T>): T;
-  /** Creates the state, or replaces it whole (`init --force`, `restore`, `migrate`). */
+  /**
+   * Runs `work` under the exclusive lock with whatever the directory holds (a state that does not
+   * load included) and replaces the state whole with what it returns; init, restore and migrate.
+   * A state that would not load is refused with STORAGE_ERROR before anything is written.
+   */
+  rewrite<T>(work: (current: StoredState) => Rewrite<T>): T;
+  /** Replaces the state whole, whatever was there (for tools that seed a project). */
   replace(state: State): void;
+  /** What the directory holds, read without writing anything, not even a lock file (`migrate --dry-run`). */
+  inspect(): StoredState;
 }
 
 export interface ProjectStoreFactory {
   open(projectId: string): ProjectStore;
+  /** Ids of every project in the storage root (`migrate --all`). */
+  list(): string[];
 }

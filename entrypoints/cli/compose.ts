@@ -22,13 +22,11 @@ export function taskdagHome(env: Record<string, string | undefined>): string {
 
 /** The composition root of local mode. */
 export function localOperations(environment: Environment): OperationDispatcher {
-  return new LocalOperations(
-    {
-      checkouts: new FsCheckoutLocator(environment.cwd, environment.project),
-      stores: new FsProjectStoreFactory(taskdagHome(environment.env)),
-      clock: new SystemClock(),
-      ids: new NaclIdSource(),
-    },
-    new OperationRegistry(OPERATIONS),
-  );
+  return new LocalOperations({
+    checkouts: new FsCheckoutLocator(environment.cwd, environment.project),
+    stores: new FsProjectStoreFactory(taskdagHome(environment.env)),
+    clock: new SystemClock(),
+    ids: new NaclIdSource(),
+    registry: new OperationRegistry(OPERATIONS),
+  });
 }

@@ -151,3 +151,22 @@ describe('LazyNodes', () => {
     expect(Object.keys(nodes)).to.deep.equal(['b']);
   });
 });
+
+describe('checkpoint nodes after close', () => {
+  it('head-backed nodes handed out before close still read in full afterwards', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-checkpoint-'));
+    try {
+      const file = path.join(dir, 'tasks.json');
+      const nodes: Record<string, GraphNode> = {};
+      for (let i = 0; i < 5; i++) nodes[`T-${i}`] = { id: `T-${i}`, kind: 'knowledge', title: `K${i}`, body: `body ${i}` } as unknown as GraphNode;
+      const graph: Graph = { version: 1, fence_generation: 1, revision: 0, initiatives: {}, nodes, edges: [] };
+      writeFileSync(file, encodeCheckpoint(graph, { file: 'ledger.1.jsonl', bytes: 0 }, null));
+      const sut = readCheckpoint(file);
+      const escaped = Object.values(sut.graph.nodes);
+      sut.close();
+      expect(JSON.parse(JSON.stringify(escaped))).to.deep.equal(Object.values(nodes));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { appendFileSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
 import { FsProjectStore, FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import { GraphDraft } from '../../domain/draft.js';
 import type { State } from '../../domain/model.js';
 import { NOW, addTask, newDraft, thrownBy } from '../support/graphs.js';
+import { readCheckpointJson, writeCheckpointJson } from '../support/checkpoint-json.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 describe('FsProjectStore', () => {
@@ -39,22 +39,14 @@ describe('FsProjectStore', () => {
 
   const state = (store: FsProjectStore): State => store.readState((value) => JSON.parse(JSON.stringify(value)));
   const file = (name: string) => path.join(tempDir(), 'projects', 'demo-1234', name);
-  /** The checkpoint's content as one plain object: the graph and its ledger position. */
-  function checkpointAsJson(): Record<string, any> {
-    const checkpoint = readCheckpoint(file('tasks.json'));
-    try {
-      return { ...JSON.parse(JSON.stringify(checkpoint.graph)), ledger: checkpoint.ledger };
-    } finally {
-      checkpoint.close();
-    }
-  }
+  const checkpointAsJson = () => readCheckpointJson(file('tasks.json'));
   const ledgerName = () => readdirSync(path.dirname(file('x'))).find((name) => name.startsWith('ledger.'))!;
   const ledger = () => file(ledgerName());
 
   it('lives in <home>/projects/<project_id>/ and does not exist before its first write', () => {
     const sut = open();
     expect(sut.location).to.equal(path.join(tempDir(), 'projects', 'demo-1234'));
-    expect(sut.exists()).to.equal(false);
+    expect(sut.inspect()).to.deep.equal({ kind: 'absent' });
     expect(thrownBy(() => sut.readGraph(() => null))).to.deep.include({ code: 'STORAGE_ERROR' });
   });
 
@@ -137,8 +129,7 @@ describe('FsProjectStore', () => {
     ];
 
     function rewriteCheckpoint(change: (value: Record<string, any>) => Record<string, any>): void {
-      const { ledger: changedLedger, ...graph } = change(checkpointAsJson());
-      writeFileSync(file('tasks.json'), encodeCheckpoint(graph as never, changedLedger, null));
+      writeCheckpointJson(file('tasks.json'), change(checkpointAsJson()));
     }
 
     for (const [name, damage, cause] of cases) {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMMANDS } from '../../entrypoints/cli/commands/index.js';
 import { BINARY, Sandbox } from '../support/cli.js';
@@ -16,6 +16,9 @@ describe('usage examples (every example in --help runs)', () => {
   before(() => {
     sandbox = new Sandbox();
     mkdirSync(sandbox.checkout, { recursive: true });
+    // The batch examples apply a plan file the user wrote; this is the one the story uses.
+    const plan = { operations: [{ op: 'add-note', args: { id: 'T-invoice-api', text: 'Noted from plan.json' } }] };
+    writeFileSync(path.join(sandbox.checkout, 'plan.json'), JSON.stringify(plan));
   });
   after(() => sandbox.remove());
 
@@ -35,7 +38,7 @@ describe('usage examples (every example in --help runs)', () => {
     for (const command of COMMANDS) {
       for (const [label, line] of command.usage?.examples ?? []) {
         // Examples are shell lines (quotes, JSON in single quotes), so a shell runs them.
-        const result = spawnSync('/bin/sh', ['-c', line.replace(/^\$0 /, `${taskdag} `)], {
+        const result = spawnSync('/bin/sh', ['-c', line.replace(/\$0 /g, `${taskdag} `)], {
           cwd: sandbox.checkout,
           env: sandbox.env() as NodeJS.ProcessEnv,
           encoding: 'utf8',

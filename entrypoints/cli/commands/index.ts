@@ -6,19 +6,23 @@ import { AddKnowledgeCommand } from './add-knowledge.js';
 import { AddNodeCommand } from './add-node.js';
 import { AddNoteCommand } from './add-note.js';
 import { AddTaskCommand } from './add-task.js';
+import { BatchCommand } from './batch.js';
 import { CancelCommand } from './cancel.js';
 import { ContextCommand } from './context.js';
 import { DeprecateKnowledgeCommand } from './deprecate-knowledge.js';
 import { HistoryCommand } from './history.js';
 import { InitCommand } from './init.js';
 import { InitiativesCommand } from './initiatives.js';
+import { MigrateCommand } from './migrate.js';
 import { RejectCommand } from './reject.js';
 import { ReleaseCommand } from './release.js';
 import { RemoveEdgeCommand } from './remove-edge.js';
 import { ReopenCommand } from './reopen.js';
 import { ResolveCommand } from './resolve.js';
+import { RestoreCommand } from './restore.js';
 import { SearchCommand } from './search.js';
 import { ShowCommand } from './show.js';
+import { SnapshotsCommand } from './snapshots.js';
 import { StateCommand } from './state.js';
 import { StatusCommand } from './status.js';
 import { SubmitCommand } from './submit.js';
@@ -53,4 +57,9 @@ export const COMMANDS = [
   SearchCommand,
   HistoryCommand,
   InitiativesCommand,
+  BatchCommand,
+  MigrateCommand,
+  // Last in the examples' story: restoring the newest snapshot rewinds it.
+  SnapshotsCommand,
+  RestoreCommand,
 ];

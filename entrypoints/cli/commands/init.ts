@@ -9,7 +9,7 @@ export class InitCommand extends TaskdagCommand {
     details: 'Over an existing state, `init` changes nothing; `--force` is an intentional reset that first takes a `force-init` snapshot.',
     examples: [
       ['Start a project in the current directory', '$0 init'],
-      ['Reset a project on purpose', '$0 init --force'],
+      ['Reset a project on purpose (needs an agent)', '$0 init --force --as alice'],
     ],
   });
 

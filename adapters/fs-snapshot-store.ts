@@ -1,0 +1,179 @@
+import { createHash } from 'node:crypto';
+import fs from 'graceful-fs';
+import path from 'node:path';
+import { DomainError } from '../domain/errors.js';
+import { isTimestamp, type Timestamp } from '../domain/clock.js';
+import { projectState } from '../domain/projection.js';
+import type { State } from '../domain/model.js';
+import type { StoredState } from '../application/ports/project-store.js';
+import type { SnapshotMetadata, SnapshotReason, SnapshotStore } from '../application/ports/snapshot-store.js';
+import { readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
+import { assertStateShape } from './state-validation.js';
+import { invalidFile, storageError } from './storage-error.js';
+
+const REASONS: readonly SnapshotReason[] = ['force-init', 'corrupt-recovery', 'pre-restore', 'pre-migrate'];
+/** `20261122T045639123Z-pre-restore`: a compact UTC timestamp first, so names sort by creation. */
+const SNAPSHOT_ID = /^(\d{8}T\d{9}Z)-([a-z]+(?:-[a-z]+)*)$/;
+const STATE_SUFFIX = '.state.json';
+const META_SUFFIX = '.meta.json';
+
+/**
+ * Snapshots as pairs in `<state-dir>/snapshots/`: `<id>.state.json` (the raw state) and
+ * `<id>.meta.json` (its metadata). The state is written first and the metadata last, each
+ * atomically, so a pair is complete exactly when its metadata exists. A snapshot of an
+ * unreadable state keeps the raw checkpoint as its state and copies each ledger beside it as
+ * `<id>.<ledger file name>`, for recovery by hand.
+ */
+export class FsSnapshotStore implements SnapshotStore {
+  private readonly dir: string;
+
+  constructor(
+    private readonly stateDir: string,
+    private readonly checkpointName: string,
+  ) {
+    this.dir = path.join(stateDir, 'snapshots');
+  }
+
+  take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: Timestamp): SnapshotMetadata {
+    try {
+      fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      removeLeftoverTempFiles(this.dir);
+      const id = `${this.nextStamp(now)}-${reason}`;
+      const contents =
+        displaced.kind === 'valid'
+          ? Buffer.from(JSON.stringify(projectState(displaced.state)) + '\n')
+          : this.preserveRawFiles(id);
+      writeFileAtomic(this.file(id, STATE_SUFFIX), contents, 0o600);
+      const metadata: SnapshotMetadata = { id, created_at: now, reason, bytes: contents.length, sha256: sha256(contents) };
+      writeFileAtomic(this.file(id, META_SUFFIX), JSON.stringify(metadata) + '\n', 0o600);
+      return metadata;
+    } catch (error) {
+      throw storageError('Cannot take a snapshot', error, { path: this.dir, reason });
+    }
+  }
+
+  list(): SnapshotMetadata[] {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw storageError('Cannot list the snapshots', error, { path: this.dir });
+    }
+    const present = new Set(names);
+    const snapshots: SnapshotMetadata[] = [];
+    for (const name of names) {
+      if (!name.endsWith(META_SUFFIX)) continue;
+      const id = name.slice(0, -META_SUFFIX.length);
+      if (!present.has(id + STATE_SUFFIX)) continue;
+      const metadata = this.readMetadataIfValid(id);
+      if (metadata) snapshots.push(metadata);
+    }
+    return snapshots.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  }
+
+  load(id: string): { metadata: SnapshotMetadata; state: State } {
+    if (!SNAPSHOT_ID.test(id)) {
+      throw new DomainError('INVALID_ARGUMENT', `${JSON.stringify(id)} is not a snapshot id (see taskdag snapshots)`, { snapshot_id: id });
+    }
+    const metaFile = this.file(id, META_SUFFIX);
+    const stateFile = this.file(id, STATE_SUFFIX);
+    const metadata = this.readMetadata(id);
+    const contents = this.readBytes(stateFile, id);
+    if (contents.length !== metadata.bytes) throw invalidFile(stateFile, `it has ${contents.length} bytes, its metadata says ${metadata.bytes}`);
+    if (sha256(contents) !== metadata.sha256) throw invalidFile(stateFile, `its sha256 does not match ${metaFile}`);
+    let state: unknown;
+    try {
+      state = JSON.parse(contents.toString('utf8'));
+    } catch {
+      throw invalidFile(stateFile, `it is not JSON${metadata.reason === 'corrupt-recovery' ? ' (a corrupt-recovery snapshot keeps raw files for recovery by hand)' : ''}`);
+    }
+    assertStateShape(state, stateFile);
+    return { metadata, state };
+  }
+
+  /** A stamp after every existing snapshot's, so that ids sort by creation even within one millisecond. */
+  private nextStamp(now: Timestamp): string {
+    let stamp = compactStamp(now);
+    const newest = fs
+      .readdirSync(this.dir)
+      .map((name) => SNAPSHOT_ID.exec(name.split('.')[0]!)?.[1])
+      .filter((existing): existing is string => existing !== undefined)
+      .sort()
+      .pop();
+    if (newest !== undefined && newest >= stamp) stamp = compactStamp(new Date(Date.parse(expandStamp(newest)) + 1).toISOString());
+    return stamp;
+  }
+
+  private preserveRawFiles(id: string): Buffer {
+    for (const name of fs.readdirSync(this.stateDir)) {
+      if (/^ledger\.\d+\.jsonl$/.test(name)) fs.copyFileSync(path.join(this.stateDir, name), path.join(this.dir, `${id}.${name}`));
+    }
+    return fs.readFileSync(path.join(this.stateDir, this.checkpointName));
+  }
+
+  private readMetadataIfValid(id: string): SnapshotMetadata | null {
+    try {
+      return this.readMetadata(id);
+    } catch {
+      return null;
+    }
+  }
+
+  private readMetadata(id: string): SnapshotMetadata {
+    const file = this.file(id, META_SUFFIX);
+    let text: string | null;
+    try {
+      text = readTextIfExists(file);
+    } catch (error) {
+      throw storageError('Cannot read the snapshot metadata', error, { path: file, snapshot_id: id });
+    }
+    if (text === null) {
+      throw new DomainError('STORAGE_ERROR', `No snapshot ${id} (see taskdag snapshots)`, { cause: 'ENOENT', path: file, snapshot_id: id });
+    }
+    let value: Partial<SnapshotMetadata>;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw invalidFile(file, 'it is not JSON');
+    }
+    if (typeof value !== 'object' || value === null) throw invalidFile(file, 'it is not an object');
+    if (value.id !== id) throw invalidFile(file, `its id ${JSON.stringify(value.id)} does not match its file name`);
+    if (!REASONS.includes(value.reason as SnapshotReason)) throw invalidFile(file, `its reason ${JSON.stringify(value.reason)} is unknown`);
+    if (!isTimestamp(value.created_at)) throw invalidFile(file, 'its created_at is not a timestamp');
+    if (!Number.isInteger(value.bytes) || value.bytes! < 0) throw invalidFile(file, 'its bytes is not a size');
+    if (typeof value.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(value.sha256)) throw invalidFile(file, 'its sha256 is not a hex digest');
+    const { created_at, reason, bytes, sha256: digest } = value as SnapshotMetadata;
+    return { id, created_at, reason, bytes, sha256: digest };
+  }
+
+  private readBytes(file: string, id: string): Buffer {
+    try {
+      return fs.readFileSync(file);
+    } catch (error) {
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+      throw storageError(missing ? `Snapshot ${id} is incomplete: its state file is missing` : 'Cannot read the snapshot', error, {
+        path: file,
+        snapshot_id: id,
+      });
+    }
+  }
+
+  private file(id: string, suffix: string): string {
+    return path.join(this.dir, id + suffix);
+  }
+}
+
+function sha256(contents: Buffer): string {
+  return createHash('sha256').update(contents).digest('hex');
+}
+
+/** `2026-11-22T04:56:39.123Z` -> `20261122T045639123Z` */
+function compactStamp(timestamp: Timestamp): string {
+  return timestamp.replace(/[-:.]/g, '');
+}
+
+/** `20261122T045639123Z` -> `2026-11-22T04:56:39.123Z` */
+function expandStamp(stamp: string): Timestamp {
+  return stamp.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z$/, '$1-$2-$3T$4:$5:$6.$7Z');
+}

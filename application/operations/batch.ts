@@ -1,0 +1,111 @@
+import * as t from 'typanion';
+import { GraphDraft } from '../../domain/draft.js';
+import { DomainError, isDomainError } from '../../domain/errors.js';
+import type { AgentName } from '../../domain/model.js';
+import { nonNegativeInteger, optional, parseArgs, required } from '../args.js';
+import { openProjectStore, requireAgent } from '../local-operations.js';
+import type { GraphOperation, ProjectOperation, Services } from '../operation.js';
+import type { OperationRegistry } from '../registry.js';
+
+interface BatchArgs {
+  operations: unknown[];
+  expect_revision?: number;
+}
+
+export interface BatchResult {
+  /** The state revision after the batch (unchanged when no item changed anything). */
+  revision: number;
+  /** Each item's result, in order: what the same operation prints as a command. */
+  results: { op: string; result: unknown }[];
+}
+
+interface Step {
+  index: number;
+  operation: GraphOperation;
+  args: unknown;
+  agent: AgentName;
+}
+
+/**
+ * Applies a list of ordinary mutating operations as one transaction (docs/batch.md): one lock,
+ * one draft shared by every item, one commit, or nothing at all. Items name any mutating graph
+ * operation of the registry, with the same snake_case arguments as their command, so every such
+ * operation is available here without listing it. The first failing item aborts the batch with
+ * BATCH_OPERATION_FAILED carrying its index and its own error.
+ */
+export const batch: ProjectOperation<BatchArgs, BatchResult> = {
+  scope: 'project',
+  name: 'batch',
+  mutates: true,
+  needsAgent: true,
+  parse: (raw) =>
+    parseArgs('batch', raw, { operations: required(t.isArray(t.isUnknown())), expect_revision: optional(nonNegativeInteger()) }),
+  run: (services: Services, args: BatchArgs, agent: AgentName | null) => {
+    const caller = requireAgent('batch', agent);
+    const steps = args.operations.map((item, index) => prepare(services.registry, item, index, caller));
+    return openProjectStore(services).transact((graph) => {
+      if (args.expect_revision !== undefined && graph.revision !== args.expect_revision) {
+        throw new DomainError('STATE_REVISION_CONFLICT', `The state is at revision ${graph.revision}, not ${args.expect_revision}`, {
+          expected: args.expect_revision,
+          actual: graph.revision,
+        });
+      }
+      const draft = new GraphDraft(graph, services.clock.now(), caller);
+      const results = steps.map((step) => ({
+        op: step.operation.name,
+        result: failingAs(step.index, step.operation.name, () =>
+          draft.actingAs(step.agent, () => step.operation.run({ draft, ids: services.ids, log: [] }, step.args)),
+        ),
+      }));
+      return { result: { revision: draft.graph.revision, results }, changes: draft.changes() };
+    });
+  },
+};
+
+/** Checks one item before anything runs: its shape, its operation, its arguments. */
+function prepare(registry: OperationRegistry, item: unknown, index: number, caller: AgentName): Step {
+  const op = typeof item === 'object' && item !== null ? (item as { op?: unknown }).op : undefined;
+  return failingAs(index, typeof op === 'string' ? op : null, () => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      throw new DomainError('INVALID_ARGUMENT', 'A batch item must be an object {op, args, as}', { item });
+    }
+    const { op: name, args = {}, as, ...unknown } = item as Record<string, unknown>;
+    const stray = Object.keys(unknown)[0];
+    if (stray !== undefined) throw new DomainError('INVALID_ARGUMENT', `A batch item takes op, args and as, not ${stray}`, { field: stray });
+    if (name === undefined) throw new DomainError('MISSING_FIELD', 'A batch item needs op: the name of an operation', { field: 'op' });
+    if (typeof name !== 'string') throw new DomainError('INVALID_ARGUMENT', 'op must be the name of an operation', { field: 'op' });
+    if (as !== undefined && (typeof as !== 'string' || as.trim() === '')) {
+      throw new DomainError('INVALID_ARGUMENT', 'as must be an agent name', { field: 'as' });
+    }
+    const operation = batchable(registry, name);
+    return { index, operation, args: operation.parse(args), agent: (as as string | undefined) ?? caller };
+  });
+}
+
+function batchable(registry: OperationRegistry, name: string): GraphOperation {
+  if (!registry.names().includes(name)) {
+    throw new DomainError('INVALID_ARGUMENT', `Unknown operation ${name}`, { field: 'op', op: name });
+  }
+  const operation = registry.get(name);
+  if (operation.scope !== 'graph' || !operation.mutates) {
+    throw new DomainError('INVALID_ARGUMENT', `${name} cannot be batched: a batch holds only operations that change the graph`, {
+      field: 'op',
+      op: name,
+    });
+  }
+  return operation;
+}
+
+/** Runs one item's step, turning its domain error into BATCH_OPERATION_FAILED with its index. */
+function failingAs<T>(index: number, op: string | null, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    throw new DomainError('BATCH_OPERATION_FAILED', `Batch operation ${index}${op ? ` (${op})` : ''} failed: ${error.message}`, {
+      index,
+      op,
+      error: { code: error.code, message: error.message, details: error.details },
+    });
+  }
+}

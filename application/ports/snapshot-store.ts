@@ -1,0 +1,28 @@
+import type { Timestamp } from '../../domain/clock.js';
+import type { State } from '../../domain/model.js';
+import type { StoredState } from './project-store.js';
+
+/** Why a snapshot was taken (spec 2.5, plus `pre-migrate` for the backup `migrate` takes). */
+export type SnapshotReason = 'force-init' | 'corrupt-recovery' | 'pre-restore' | 'pre-migrate';
+
+/** The metadata half of a snapshot pair (spec 2.5). */
+export interface SnapshotMetadata {
+  id: string;
+  created_at: Timestamp;
+  reason: SnapshotReason;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * A project's recoverable snapshots. `take` is called under the project's exclusive lock, before
+ * the state it saves is displaced, and is durable when it returns.
+ */
+export interface SnapshotStore {
+  /** Saves a readable state as its `state` projection, an unreadable one as its raw files. */
+  take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: Timestamp): SnapshotMetadata;
+  /** Complete pairs whose metadata id matches their file name, newest first. */
+  list(): SnapshotMetadata[];
+  /** A snapshot's state, once the pair, its size, its sha256 and every collection are checked. */
+  load(id: string): { metadata: SnapshotMetadata; state: State };
+}

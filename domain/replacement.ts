@@ -1,0 +1,48 @@
+import type { Timestamp } from './clock.js';
+import { emptyGraph, type AgentName, type Graph, type State } from './model.js';
+
+/** What is known of the state being displaced: nothing when it was absent or unreadable. */
+export type Displaced = Pick<Graph, 'revision' | 'fence_generation'> | null;
+
+/**
+ * The state `init` creates. A reset (`init --force`) starts a new lineage, so it takes the next
+ * fence generation: a client holding revision N of the old lineage can tell the new state's
+ * revision N apart from it. A first `init` (or one over an unreadable state) starts at 1.
+ */
+export function freshState(displaced: Displaced): State {
+  return { ...emptyGraph(), fence_generation: (displaced?.fence_generation ?? 0) + 1, log: [] };
+}
+
+export interface RestoreEvent {
+  snapshot: string;
+  at: Timestamp;
+  by: AgentName;
+}
+
+/**
+ * The live state a restore writes: the snapshot's graph and log, plus one `restore` event. Its
+ * revision continues past both the snapshot and the displaced state, so a state revision is
+ * never reused for different content; its fence generation moves past both as well.
+ */
+export function restoredState(snapshot: State, displaced: Displaced, event: RestoreEvent): State {
+  const revision = Math.max(snapshot.revision, displaced?.revision ?? 0) + 1;
+  const fence_generation = Math.max(snapshot.fence_generation, displaced?.fence_generation ?? 0) + 1;
+  return {
+    ...snapshot,
+    fence_generation,
+    revision,
+    log: [
+      ...snapshot.log,
+      {
+        revision,
+        at: event.at,
+        by: event.by,
+        op: 'restore',
+        node: null,
+        snapshot: event.snapshot,
+        restored_revision: snapshot.revision,
+        replaced_revision: displaced?.revision ?? null,
+      },
+    ],
+  };
+}

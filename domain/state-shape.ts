@@ -1,0 +1,163 @@
+import { isTimestamp } from './clock.js';
+import {
+  EDGE_TYPES,
+  GATE_STATUSES,
+  KNOWLEDGE_STATUSES,
+  TASK_STATUSES,
+  type NodeType,
+} from './model.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isText = (value: unknown): value is string => typeof value === 'string';
+const isTextList = (value: unknown): boolean => Array.isArray(value) && value.every(isText);
+const isCount = (value: unknown, minimum: number): boolean => Number.isInteger(value) && (value as number) >= minimum;
+const isEdgeTypeName = (value: unknown): boolean => (EDGE_TYPES as readonly unknown[]).includes(value);
+
+/** The seven collections of spec 2.1, and nothing else (a checkpoint's `ledger` pointer included). */
+const STATE_FIELDS = ['version', 'fence_generation', 'revision', 'initiatives', 'nodes', 'edges', 'log'];
+
+const STATUSES_OF: Record<NodeType, readonly string[]> = {
+  task: TASK_STATUSES,
+  gate: GATE_STATUSES,
+  knowledge: KNOWLEDGE_STATUSES,
+};
+
+/**
+ * What every reader of the graph relies on: schema 1, its collections, nodes keyed by their own
+ * id with a known kind, well-formed edges. Cheap enough to run on every load of our own files.
+ * Returns the first problem found, or null.
+ */
+export function graphShapeProblem(value: unknown): string | null {
+  const header = graphHeaderProblem(value);
+  if (header) return header;
+  for (const [id, node] of Object.entries((value as Json).nodes as Json)) {
+    const problem = nodeShapeProblem(node, id);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Everything `graphShapeProblem` checks but the nodes, which a checkpoint checks as they load. */
+export function graphHeaderProblem(value: unknown): string | null {
+  if (!isObject(value)) return 'the top level is not an object';
+  if (value.version !== 1) return `unsupported schema version ${JSON.stringify(value.version)} (run taskdag migrate)`;
+  for (const field of ['fence_generation', 'revision'] as const) {
+    if (!Number.isInteger(value[field])) return `${field} is not an integer`;
+  }
+  if (!isObject(value.initiatives)) return 'initiatives is not an object';
+  if (!isObject(value.nodes)) return 'nodes is not an object';
+  if (!Array.isArray(value.edges)) return 'edges is not an array';
+  for (const edge of value.edges as unknown[]) {
+    if (!isObject(edge) || !isText(edge.from) || !isText(edge.to) || !isEdgeTypeName(edge.type)) {
+      return `edge ${JSON.stringify(edge)} is malformed`;
+    }
+  }
+  return null;
+}
+
+export function nodeShapeProblem(node: unknown, id: string): string | null {
+  if (!isObject(node) || node.id !== id) return `node ${id} is malformed`;
+  if (node.kind !== 'resolvable' && node.kind !== 'knowledge') return `node ${id} has an unknown kind`;
+  if (node.kind === 'resolvable' && node.subkind !== 'task' && node.subkind !== 'gate') return `node ${id} has an unknown subkind`;
+  return null;
+}
+
+/**
+ * The whole check for a state that comes from outside our own commits (a snapshot, an import):
+ * everything `graphShapeProblem` checks, plus every field the rules read on every node kind,
+ * edges between existing nodes, and a log of entries with increasing revisions. A state that
+ * passes loads and works with every command.
+ */
+export function stateProblem(value: unknown): string | null {
+  const shallow = graphShapeProblem(value);
+  if (shallow) return shallow;
+  const state = value as Json;
+  const stray = Object.keys(state).find((field) => !STATE_FIELDS.includes(field));
+  if (stray !== undefined) return `${stray} is not a field of a schema-1 state`;
+  if (!isCount(state.fence_generation, 1)) return 'fence_generation must be at least 1';
+  if (!isCount(state.revision, 0)) return 'revision must not be negative';
+  return (
+    initiativesProblem(state.initiatives as Json) ??
+    nodesProblem(state.nodes as Json) ??
+    edgesProblem(state.edges as Json[], state.nodes as Json) ??
+    logProblem(state.log, state.revision as number)
+  );
+}
+
+function initiativesProblem(initiatives: Json): string | null {
+  for (const [name, initiative] of Object.entries(initiatives)) {
+    if (!isObject(initiative) || !isText(initiative.desc) || !isText(initiative.created_at)) return `initiative ${name} is malformed`;
+  }
+  return null;
+}
+
+function nodesProblem(nodes: Json): string | null {
+  for (const [id, node] of Object.entries(nodes)) {
+    const problem = nodeProblem(node as Json);
+    if (problem) return `node ${id} ${problem}`;
+  }
+  return null;
+}
+
+function nodeProblem(node: Json): string | null {
+  const type = (node.kind === 'knowledge' ? 'knowledge' : node.subkind) as NodeType;
+  if (!isText(node.title)) return 'has no title';
+  if (!isText(node.body)) return 'has no body';
+  if (!isText(node.initiative)) return 'has no initiative';
+  if (node.domain !== null && !isText(node.domain)) return 'has a domain that is not text';
+  if (!isTextList(node.tags) || !isTextList(node.refs)) return 'has tags or refs that are not lists of text';
+  if (!isObject(node.meta)) return 'has meta that is not an object';
+  if (!Array.isArray(node.notes)) return 'has notes that are not a list';
+  if (!isCount(node.revision, 1)) return 'has a revision below 1';
+  if (!STATUSES_OF[type].includes(node.status as string)) return `has status ${JSON.stringify(node.status)}, not one a ${type} can have`;
+  switch (type) {
+    case 'task':
+      if (typeof node.backlog !== 'boolean') return 'has a backlog flag that is not a boolean';
+      if (node.claim !== null && !(isObject(node.claim) && isText(node.claim.by) && isText(node.claim.at))) return 'has a malformed claim';
+      return null;
+    case 'gate':
+      if (node.resolution !== null && !(isObject(node.resolution) && isText(node.resolution.choice) && isText(node.resolution.rationale))) {
+        return 'has a malformed resolution';
+      }
+      return null;
+    case 'knowledge': {
+      const scope = node.scope;
+      if (!isObject(scope) || !['domains', 'initiatives', 'tags', 'node_ids'].every((field) => isTextList(scope[field]))) {
+        return 'has a malformed scope';
+      }
+      return null;
+    }
+  }
+}
+
+function edgesProblem(edges: Json[], nodes: Json): string | null {
+  const seen = new Set<string>();
+  for (const edge of edges) {
+    const label = `edge ${edge.from} -${edge.type}-> ${edge.to}`;
+    if (!Object.hasOwn(nodes, edge.from as string) || !Object.hasOwn(nodes, edge.to as string)) return `${label} has a missing endpoint`;
+    if (edge.from === edge.to) return `${label} is a self-edge`;
+    const key = JSON.stringify([edge.from, edge.to, edge.type]);
+    if (seen.has(key)) return `${label} is duplicated`;
+    seen.add(key);
+    const [from, to] = [nodes[edge.from as string] as Json, nodes[edge.to as string] as Json];
+    if (edge.type === 'BLOCKS' && (from.kind !== 'resolvable' || to.kind !== 'resolvable')) return `${label} does not join two resolvable nodes`;
+    if (edge.type === 'SUPERSEDES' && (from.kind !== to.kind || from.subkind !== to.subkind)) return `${label} joins nodes of different types`;
+  }
+  return null;
+}
+
+function logProblem(log: unknown, stateRevision: number): string | null {
+  if (!Array.isArray(log)) return 'log is not an array';
+  let previous = 0;
+  for (const [index, entry] of log.entries()) {
+    if (!isObject(entry)) return `log entry ${index} is not an object`;
+    if (!isCount(entry.revision, 1) || (entry.revision as number) <= previous) return `log entry ${index} has a revision out of order`;
+    if (!isTimestamp(entry.at)) return `log entry ${index} has no timestamp`;
+    if (!isText(entry.op) || entry.op === '') return `log entry ${index} has no op`;
+    previous = entry.revision as number;
+  }
+  if (previous > stateRevision) return `the log goes past the state revision ${stateRevision}`;
+  return null;
+}

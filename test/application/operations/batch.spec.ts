@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import { LocalOperations } from '../../../application/local-operations.js';
+import type { DomainError } from '../../../domain/errors.js';
+import { inMemoryServices } from '../../support/services.js';
+import { sampleState } from '../../support/states.js';
+
+const task = (id: string, blockedBy: string[] = []) => ({
+  op: 'add-task',
+  args: { id, initiative: 'core', title: id, body: '', acceptance: 'a', blocked_by: blockedBy },
+});
+
+async function failure(work: () => Promise<unknown>): Promise<DomainError> {
+  try {
+    await work();
+  } catch (error) {
+    return error as DomainError;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('batch (application, in-memory store)', () => {
+  const setup = () => {
+    const services = inMemoryServices();
+    services.stores.store.replace(sampleState());
+    return { sut: new LocalOperations(services), store: services.stores.store };
+  };
+
+  it('applies every item on one draft and commits them as one change, each item as its agent', async () => {
+    const { sut, store } = setup();
+    const result = (await sut.run('batch', { operations: [task('T-2'), task('T-3', ['T-2']), { ...task('T-4'), as: 'bob' }] }, 'alice')) as { revision: number };
+    const current = store.inspect();
+    if (current.kind !== 'valid') throw new Error('no state');
+    expect(result.revision).to.equal(current.state.revision);
+    expect(current.state.log.slice(-3).map((entry) => [entry.node, entry.by])).to.deep.equal([
+      ['T-2', 'alice'],
+      ['T-3', 'alice'],
+      ['T-4', 'bob'],
+    ]);
+    expect(current.state.edges).to.deep.include({ from: 'T-2', to: 'T-3', type: 'BLOCKS' });
+  });
+
+  it('changes nothing when an item fails, and names it with its own error', async () => {
+    const { sut, store } = setup();
+    const before = store.inspect();
+    const error = await failure(() => sut.run('batch', { operations: [task('T-2'), task('T-1')] }, 'alice'));
+    expect(error.code).to.equal('BATCH_OPERATION_FAILED');
+    expect(error.details).to.deep.include({ index: 1, op: 'add-task' });
+    expect((error.details.error as { code: string }).code).to.equal('ID_CONFLICT');
+    expect(store.inspect()).to.deep.equal(before);
+  });
+
+  it('refuses a stale expect_revision with STATE_REVISION_CONFLICT, and a batch without an agent', async () => {
+    const { sut } = setup();
+    expect((await failure(() => sut.run('batch', { operations: [task('T-2')], expect_revision: 0 }, 'alice'))).code).to.equal('STATE_REVISION_CONFLICT');
+    expect((await failure(() => sut.run('batch', { operations: [] }, null))).code).to.equal('MISSING_AGENT');
+  });
+});

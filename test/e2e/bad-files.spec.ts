@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Sandbox } from '../support/cli.js';
+import { readCheckpointJson, writeCheckpointJson } from '../support/checkpoint-json.js';
+import { projectDir, treeDigest } from '../support/durability.js';
+
+const TASK = ['--initiative', 'core', '--title', 'A task', '--body', 'b', '--acceptance', 'ok', '--blocked-by', '', '--as', 'alice'];
+
+/**
+ * Damaged state files: every command that reads the state answers with a structured STORAGE_ERROR
+ * (never a crash, never CLI_INTERNAL_ERROR), and no command writes a byte over them.
+ */
+describe('damaged state files (spec 9: the reader accepts only a valid schema 1)', () => {
+  let sandbox: Sandbox;
+  let dir: string;
+
+  before(async () => {
+    sandbox = new Sandbox();
+    await sandbox.init();
+    dir = projectDir(sandbox);
+    await sandbox.ok(['add-initiative', 'core', '--as', 'alice']);
+    await sandbox.ok(['add-task', 'T-1', ...TASK]);
+  });
+  after(() => sandbox.remove());
+
+  const checkpoint = () => path.join(dir, 'tasks.json');
+  const ledger = () => path.join(dir, readCheckpointJson(checkpoint()).ledger.file);
+  const edit = (change: (state: any) => void) => {
+    const value = readCheckpointJson(checkpoint());
+    change(value);
+    writeCheckpointJson(checkpoint(), value);
+  };
+
+  const damages: [string, () => void][] = [
+    ['a truncated checkpoint', () => truncateSync(checkpoint(), Math.floor(readFileSync(checkpoint()).length / 2))],
+    ['an empty checkpoint', () => writeFileSync(checkpoint(), '')],
+    ['a checkpoint of garbage bytes', () => writeFileSync(checkpoint(), Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x13, 0x37]))],
+    ['a checkpoint of another schema version', () => edit((state) => (state.version = 2))],
+    ['a checkpoint missing a collection', () => edit((state) => delete state.edges)],
+    ['a checkpoint with a malformed ledger reference', () => edit((state) => (state.ledger = { file: '../x', bytes: 0 }))],
+    ['a missing ledger', () => rmSync(ledger())],
+    ['a ledger shorter than the checkpoint says', () => edit((state) => (state.ledger.bytes = 1e9))],
+    ['a committed ledger line that is not JSON', () => appendFileSync(ledger(), '{"revision": 99, garbage}\n')],
+  ];
+
+  for (const [damage, apply] of damages) {
+    it(`${damage}: STORAGE_ERROR from reads and writes, and no byte written`, async () => {
+      const pristine = treeDigest(dir);
+      const saved = new Map(Object.keys(pristine).map((file) => [file, readFileSync(path.join(dir, file))]));
+      apply();
+      const damaged = treeDigest(dir);
+      try {
+        for (const args of [['state'], ['show', 'T-1'], ['add-task', 'T-2', ...TASK], ['add-initiative', 'more', '--as', 'alice']]) {
+          const result = await sandbox.run(args);
+          expect(result.code, `${args[0]}: ${result.stdout}${result.stderr}`).to.equal(1);
+          expect(result.json.error.code, args[0]).to.equal('STORAGE_ERROR');
+          expect(result.json.error.details.cause, args[0]).to.be.a('string');
+        }
+        const batch = await sandbox.run(['batch', '--stdin', '--as', 'alice'], { input: '{"operations": []}' });
+        expect(batch.json.error.code).to.equal('STORAGE_ERROR');
+        expect(treeDigest(dir)).to.deep.equal(damaged);
+      } finally {
+        for (const file of Object.keys(damaged)) if (!saved.has(file)) rmSync(path.join(dir, file));
+        for (const [file, bytes] of saved) writeFileSync(path.join(dir, file), bytes);
+      }
+      expect(treeDigest(dir)).to.deep.equal(pristine);
+    });
+  }
+
+  it('a torn last ledger line (a crash mid-append) is ignored, then cut by the next writer', async () => {
+    const before = (await sandbox.run(['state'])).stdout;
+    appendFileSync(ledger(), '{"revision": 3, "log": [');
+    expect((await sandbox.run(['state'])).stdout).to.equal(before);
+    await sandbox.ok(['add-task', 'T-2', ...TASK]);
+    const after = (await sandbox.run(['state'])).json;
+    expect(after.revision).to.equal(JSON.parse(before).revision + 1);
+    expect(after.nodes).to.have.keys('T-1', 'T-2');
+  });
+});

@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Sandbox } from '../support/cli.js';
+import { treeDigest } from '../support/durability.js';
+
+/** A project as taskdag wrote it before schema 1 (docs/migrate.md). */
+const SCHEMA_ZERO = {
+  revision: 3,
+  nodes: {
+    'T-1': { id: 'T-1', kind: 'resolvable', subkind: 'task', title: 'Write the parser', initiative: 'parser', status: 'done', tags: ['core'] },
+    'G-1': { id: 'G-1', kind: 'resolvable', subkind: 'gate', title: 'Pick a grammar', initiative: 'parser', status: 'resolved', resolution: { choice: 'PEG', rationale: 'simple' } },
+    'K-1': { id: 'K-1', kind: 'knowledge', title: 'Avoid left recursion', initiative: 'parser', status: 'active', scope: { domains: ['parser'], initiatives: [], tags: [], node_ids: [] } },
+  },
+  edges: [{ from: 'G-1', to: 'T-1', type: 'BLOCKS' }],
+  log: [
+    { at: '2025-01-01T10:00:00.000Z', op: 'add-gate', node: 'G-1', by: 'ann' },
+    { at: '2025-01-01T10:01:00.000Z', op: 'add-task', node: 'T-1' },
+  ],
+};
+
+describe('migrate (docs/migrate.md)', () => {
+  let sandbox: Sandbox;
+  const projects = () => path.join(sandbox.home, '.taskdag', 'projects');
+
+  /** A checkout whose project holds `content` as its tasks.json. */
+  const legacyProject = (id: string, content: string) => {
+    mkdirSync(path.join(projects(), id), { recursive: true });
+    writeFileSync(path.join(projects(), id, 'tasks.json'), content);
+  };
+
+  beforeEach(() => {
+    sandbox = new Sandbox();
+    mkdirSync(sandbox.checkout, { recursive: true });
+    writeFileSync(path.join(sandbox.checkout, '.taskdag.json'), JSON.stringify({ project_id: 'legacy' }));
+    legacyProject('legacy', JSON.stringify(SCHEMA_ZERO));
+  });
+  afterEach(() => sandbox.remove());
+
+  it('the reader refuses schema 0 and points to migrate; init will not reset it', async () => {
+    for (const args of [['state'], ['init']]) {
+      const result = await sandbox.run(args);
+      expect(result.code).to.equal(1);
+      expect(result.json.error.code).to.equal('STORAGE_ERROR');
+      expect(result.json.error.message).to.contain('migrate');
+    }
+  });
+
+  it('--dry-run reports each form and writes nothing, not even a lock file', async () => {
+    legacyProject('broken', '{"nodes": ');
+    await sandbox.ok(['--project', '../fresh', 'init']);
+    const before = treeDigest(projects());
+    const report = await sandbox.ok(['migrate', '--all', '--dry-run']);
+    expect(report.dry_run).to.equal(true);
+    const forms = Object.fromEntries(report.projects.map((project: any) => [project.project_id, [project.form, project.action]]));
+    expect(forms.legacy).to.deep.equal(['schema-0', 'import']);
+    expect(forms.broken).to.deep.equal(['unrecognized', 'skip']);
+    expect(Object.values(forms)).to.deep.include(['schema-1', 'none']);
+    expect(treeDigest(projects())).to.deep.equal(before);
+  });
+
+  it('imports after a pre-migrate backup, needs an agent, and is idempotent', async () => {
+    const refused = await sandbox.run(['migrate']);
+    expect(refused.json.error.code).to.equal('MISSING_AGENT');
+
+    const [imported] = (await sandbox.ok(['migrate', '--as', 'ops'])).projects;
+    expect(imported).to.include({ form: 'schema-0', action: 'imported' });
+    expect(imported.snapshot.reason).to.equal('pre-migrate');
+    const backup = path.join(projects(), 'legacy', 'snapshots', `${imported.snapshot.id}.state.json`);
+    expect(JSON.parse(readFileSync(backup, 'utf8'))).to.deep.equal(SCHEMA_ZERO);
+
+    const state = (await sandbox.run(['state'])).json;
+    expect(state).to.include({ version: 1, fence_generation: 1, revision: 4 });
+    expect(state.initiatives.parser.desc).to.equal('registered by migrate from schema 0');
+    expect(state.nodes['T-1']).to.include({ title: 'Write the parser', status: 'done', revision: 1, body: '', backlog: false, claim: null });
+    expect(state.nodes['T-1'].tags).to.deep.equal(['core']);
+    expect(state.nodes['G-1'].resolution).to.deep.equal({ choice: 'PEG', rationale: 'simple' });
+    expect(state.log.map((entry: any) => [entry.revision, entry.op, entry.by])).to.deep.equal([
+      [1, 'add-gate', 'ann'],
+      [2, 'add-task', 'unknown'],
+      [4, 'migrate', 'ops'],
+    ]);
+    await sandbox.ok(['add-initiative', 'next', '--as', 'ops']);
+
+    const again = await sandbox.ok(['migrate', '--as', 'ops']);
+    expect(again.projects[0]).to.include({ form: 'schema-1', action: 'none' });
+  });
+
+  it('skips what it cannot import, imports the rest, and says so with STORAGE_ERROR', async () => {
+    const badEdge = { ...SCHEMA_ZERO, edges: [{ from: 'T-1', to: 'T-404', type: 'BLOCKS' }] };
+    legacyProject('bad-edge', JSON.stringify(badEdge));
+    const before = treeDigest(path.join(projects(), 'bad-edge'));
+    const result = await sandbox.run(['migrate', '--all', '--as', 'ops']);
+    expect(result.code).to.equal(1);
+    expect(result.json.error.code).to.equal('STORAGE_ERROR');
+    const outcome = Object.fromEntries(result.json.error.details.projects.map((project: any) => [project.project_id, project]));
+    expect(outcome['bad-edge']).to.include({ form: 'schema-0', action: 'skip' });
+    expect(outcome['bad-edge'].problem).to.contain('missing endpoint');
+    expect(outcome.legacy.action).to.equal('imported');
+    expect(treeDigest(path.join(projects(), 'bad-edge'))).to.deep.equal(before);
+  });
+});

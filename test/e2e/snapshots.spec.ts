@@ -1,0 +1,188 @@
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Sandbox } from '../support/cli.js';
+import { projectDir, treeDigest } from '../support/durability.js';
+
+const TASK = ['--initiative', 'core', '--title', 'A task', '--body', '', '--acceptance', 'ok', '--blocked-by', '', '--as', 'alice'];
+
+describe('snapshots, init --force and restore (spec 2.5, 4.4)', () => {
+  let sandbox: Sandbox;
+  let dir: string;
+
+  beforeEach(async () => {
+    sandbox = new Sandbox();
+    await sandbox.init();
+    dir = projectDir(sandbox);
+    await sandbox.ok(['add-initiative', 'core', '--as', 'alice']);
+    await sandbox.ok(['add-task', 'T-1', ...TASK]);
+  });
+  afterEach(() => sandbox.remove());
+
+  const state = async () => (await sandbox.run(['state'])).stdout;
+  const snapshotFile = (id: string, suffix: string) => path.join(dir, 'snapshots', `${id}${suffix}`);
+
+  it('init --force needs an agent, and then snapshots the previous state (force-init) and starts afresh', async () => {
+    const before = await state();
+    const refused = await sandbox.run(['init', '--force']);
+    expect(refused.code).to.equal(1);
+    expect(refused.json.error.code).to.equal('MISSING_AGENT');
+    expect(await state()).to.equal(before);
+
+    const reset = await sandbox.ok(['init', '--force', '--as', 'alice']);
+    expect(reset.created).to.equal(true);
+    expect(reset.snapshot).to.include({ reason: 'force-init', bytes: Buffer.byteLength(before) });
+    expect(reset.snapshot.id).to.match(/^\d{8}T\d{9}Z-force-init$/);
+    expect(readFileSync(snapshotFile(reset.snapshot.id, '.state.json'), 'utf8')).to.equal(before);
+    const fresh = JSON.parse(await state());
+    expect(fresh).to.include({ version: 1, revision: 0, fence_generation: 2 });
+    expect(fresh.nodes).to.deep.equal({});
+  });
+
+  it('plain init over a readable state changes nothing', async () => {
+    const before = treeDigest(dir);
+    const again = await sandbox.ok(['init']);
+    expect(again.created).to.equal(false);
+    expect(again).not.to.have.property('snapshot');
+    expect(treeDigest(dir)).to.deep.equal(before);
+  });
+
+  it('init over a corrupt state keeps its raw files in a corrupt-recovery snapshot, then starts afresh', async () => {
+    writeFileSync(path.join(dir, 'tasks.json'), '{"version":1,"nodes":');
+    const result = await sandbox.ok(['init']);
+    expect(result.snapshot.reason).to.equal('corrupt-recovery');
+    expect(readFileSync(snapshotFile(result.snapshot.id, '.state.json'), 'utf8')).to.equal('{"version":1,"nodes":');
+    expect(readdirSync(path.join(dir, 'snapshots'))).to.include(`${result.snapshot.id}.ledger.1.jsonl`);
+    expect(JSON.parse(await state()).revision).to.equal(0);
+    const restore = await sandbox.run(['restore', result.snapshot.id, '--as', 'alice']);
+    expect(restore.json.error.code).to.equal('STORAGE_ERROR');
+  });
+
+  it('lists only complete pairs whose metadata id matches the file name, newest first', async () => {
+    const first = (await sandbox.ok(['init', '--force', '--as', 'alice'])).snapshot;
+    const second = (await sandbox.ok(['init', '--force', '--as', 'alice'])).snapshot;
+    const third = (await sandbox.ok(['init', '--force', '--as', 'alice'])).snapshot;
+    expect((await sandbox.ok(['snapshots'])).snapshots).to.deep.equal([third, second, first]);
+
+    rmSync(snapshotFile(third.id, '.state.json'));
+    const metadata = JSON.parse(readFileSync(snapshotFile(second.id, '.meta.json'), 'utf8'));
+    writeFileSync(snapshotFile(second.id, '.meta.json'), JSON.stringify({ ...metadata, id: first.id }));
+    expect((await sandbox.ok(['snapshots'])).snapshots).to.deep.equal([first]);
+  });
+
+  it('restore brings the snapshot back, keeps the displaced state as pre-restore, and logs who restored', async () => {
+    const snapshot = (await sandbox.ok(['init', '--force', '--as', 'alice'])).snapshot;
+    await sandbox.ok(['add-initiative', 'other', '--as', 'alice']);
+    const displaced = await state();
+
+    expect(await sandbox.ok(['restore', snapshot.id, '--as', 'bob'])).to.deep.equal({ snapshot });
+    const restored = JSON.parse(await state());
+    const original = JSON.parse(readFileSync(snapshotFile(snapshot.id, '.state.json'), 'utf8'));
+    expect(restored.nodes).to.deep.equal(original.nodes);
+    expect(restored.log.slice(0, -1)).to.deep.equal(original.log);
+    expect(restored.log.at(-1)).to.include({ op: 'restore', by: 'bob', snapshot: snapshot.id, revision: restored.revision, node: null });
+    expect(restored.revision).to.be.greaterThan(JSON.parse(displaced).revision);
+    expect(restored.fence_generation).to.equal(3);
+
+    const [preRestore] = (await sandbox.ok(['snapshots'])).snapshots;
+    expect(preRestore.reason).to.equal('pre-restore');
+    expect(readFileSync(snapshotFile(preRestore.id, '.state.json'), 'utf8')).to.equal(displaced);
+    await sandbox.ok(['add-task', 'T-2', ...TASK]);
+  });
+
+  it('state prints the same bytes for the same state', async () => {
+    expect(await state()).to.equal(await state());
+  });
+
+  describe('restore refuses bad input and leaves every byte of the state directory as it was', () => {
+    let snapshot: any;
+    let before: Record<string, string>;
+
+    beforeEach(async () => {
+      snapshot = (await sandbox.ok(['init', '--force', '--as', 'alice'])).snapshot;
+      await sandbox.ok(['add-initiative', 'live', '--as', 'alice']);
+    });
+
+    const refused = async (args: string[], code: string) => {
+      before = treeDigest(dir);
+      const result = await sandbox.run(['restore', ...args]);
+      expect(result.code, result.stdout).to.equal(1);
+      expect(result.json.error.code).to.equal(code);
+      expect(treeDigest(dir)).to.deep.equal(before);
+      return result.json.error;
+    };
+    const rewrite = (suffix: string, edit: (text: string) => string) => {
+      const file = snapshotFile(snapshot.id, suffix);
+      writeFileSync(file, edit(readFileSync(file, 'utf8')));
+    };
+    const rewriteState = (edit: (state: any) => void) => {
+      const file = snapshotFile(snapshot.id, '.state.json');
+      const value = JSON.parse(readFileSync(file, 'utf8'));
+      edit(value);
+      const text = JSON.stringify(value);
+      writeFileSync(file, text);
+      rewrite('.meta.json', (meta) =>
+        JSON.stringify({ ...JSON.parse(meta), bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') }),
+      );
+    };
+
+    it('without an agent (MISSING_AGENT) or a snapshot id (MISSING_FIELD)', async () => {
+      await refused([snapshot.id], 'MISSING_AGENT');
+      await refused(['--as', 'alice'], 'MISSING_FIELD');
+    });
+
+    it('for an id that is not a snapshot id, or names no snapshot', async () => {
+      await refused(['../../tasks', '--as', 'alice'], 'INVALID_ARGUMENT');
+      const missing = await refused(['20000101T000000000Z-force-init', '--as', 'alice'], 'STORAGE_ERROR');
+      expect(missing.details.cause).to.equal('ENOENT');
+    });
+
+    it('for an incomplete pair', async () => {
+      rmSync(snapshotFile(snapshot.id, '.state.json'));
+      await refused([snapshot.id, '--as', 'alice'], 'STORAGE_ERROR');
+    });
+
+    it('for a wrong sha256, a wrong size or a metadata id that does not match', async () => {
+      rewrite('.state.json', (text) => text.replace('A task', 'B task'));
+      expect((await refused([snapshot.id, '--as', 'alice'], 'STORAGE_ERROR')).message).to.contain('sha256');
+      rewrite('.state.json', (text) => text + ' ');
+      expect((await refused([snapshot.id, '--as', 'alice'], 'STORAGE_ERROR')).message).to.contain('bytes');
+      rewrite('.meta.json', (text) => JSON.stringify({ ...JSON.parse(text), id: '20000101T000000000Z-force-init' }));
+      expect((await refused([snapshot.id, '--as', 'alice'], 'STORAGE_ERROR')).message).to.contain('does not match');
+    });
+
+    it('for metadata that is not JSON or lacks a field', async () => {
+      rewrite('.meta.json', (text) => JSON.stringify({ ...JSON.parse(text), reason: undefined }));
+      await refused([snapshot.id, '--as', 'alice'], 'STORAGE_ERROR');
+      rewrite('.meta.json', () => 'garbage');
+      await refused([snapshot.id, '--as', 'alice'], 'STORAGE_ERROR');
+    });
+
+    const brokenStates: [string, (state: any) => void][] = [
+      ['a wrong schema version', (state) => (state.version = 2)],
+      ['a missing collection', (state) => delete state.log],
+      ['a node of an unknown status', (state) => (state.nodes['T-1'].status = 'ready')],
+      ['a node without tags', (state) => delete state.nodes['T-1'].tags],
+      ['an edge to a missing node', (state) => state.edges.push({ from: 'T-1', to: 'T-404', type: 'BLOCKS' })],
+      ['a log entry without a timestamp', (state) => delete state.log[0].at],
+      ['log revisions out of order', (state) => (state.log[0].revision = 99)],
+    ];
+    for (const [problem, edit] of brokenStates) {
+      it(`for a snapshot whose state has ${problem}, even with a matching sha256`, async () => {
+        rewriteState(edit);
+        await refused([snapshot.id, '--as', 'alice'], 'STORAGE_ERROR');
+      });
+    }
+  });
+
+  it('restore also recovers a live state that no longer loads', async () => {
+    const snapshot = (await sandbox.ok(['init', '--force', '--as', 'alice'])).snapshot;
+    writeFileSync(path.join(dir, 'tasks.json'), 'garbage');
+    expect((await sandbox.run(['state'])).json.error.code).to.equal('STORAGE_ERROR');
+    await sandbox.ok(['restore', snapshot.id, '--as', 'alice']);
+    expect(JSON.parse(await state()).nodes).to.have.keys('T-1');
+    const [preRestore] = (await sandbox.ok(['snapshots'])).snapshots;
+    expect(readFileSync(snapshotFile(preRestore.id, '.state.json'), 'utf8')).to.equal('garbage');
+  });
+});
