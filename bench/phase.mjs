@@ -1,0 +1,112 @@
+// One phase of the bench: a set of (fixture, scenario) items timed in interleaved rounds, each
+// item run right after a bare `node -e 0`, so that machine noise (other jobs on the box) hits
+// the floor and the commands alike and their ratio stays meaningful.
+import { median, quantile, timed, withPeakMemory } from './measure.mjs';
+
+const RUN_TIMEOUT_MS = 5 * 60_000;
+
+/** The process an item runs for run number `run` (0 is the discarded probe run). */
+function commandOf(item, cli, run) {
+  const { fixture, scenario, external } = item;
+  const poolId = scenario.pool ? fixture.pools[scenario.pool][run] : undefined;
+  if (scenario.pool && poolId === undefined) throw new Error(`fixture ${fixture.name} has no ${scenario.pool} pool node for run ${run}`);
+  const argv = scenario.argv(fixture, poolId, run);
+  if (external) return { file: external.command, args: argv, options: { ...external.options, timeout: RUN_TIMEOUT_MS } };
+  return {
+    file: process.execPath,
+    args: [cli, ...argv],
+    options: { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env }, timeout: RUN_TIMEOUT_MS },
+  };
+}
+
+/** What a run's output says went wrong, or null when it succeeded. */
+function failureOf(run) {
+  if (run.status === 0) return null;
+  let error = null;
+  try {
+    error = JSON.parse(run.stdout).error ?? null;
+  } catch {
+    // Not an envelope (an external tool, or a crash): the raw output tells.
+  }
+  return {
+    exit: run.status,
+    code: error?.code ?? null,
+    message: (error?.message ?? (run.stderr || run.stdout)).trim().slice(0, 300),
+  };
+}
+
+function summarize(samples) {
+  return {
+    median_ms: round(median(samples)),
+    p25_ms: round(quantile(samples, 0.25)),
+    p75_ms: round(quantile(samples, 0.75)),
+    min_ms: round(Math.min(...samples)),
+    max_ms: round(Math.max(...samples)),
+    samples_ms: samples.map(round),
+  };
+}
+
+const round = (value) => (value === null ? null : Number(value.toFixed(2)));
+
+export function runPhase({ name, cli, scratch, runs, log, items }) {
+  const phaseStarted = Date.now();
+  log(`phase ${name}: ${items.length} commands × ${runs} runs, each after a node -e 0`);
+  const floor = { file: process.execPath, args: ['-e', '0'], options: { cwd: scratch, env: { PATH: process.env.PATH } } };
+  const floorProbe = withPeakMemory(floor.file, floor.args, floor.options, scratch);
+  const baseline = [];
+
+  const states = items.map((item) => {
+    const probe = commandOf(item, cli, 0);
+    const run = withPeakMemory(probe.file, probe.args, probe.options, scratch);
+    const failure = failureOf(run);
+    const state = {
+      fixture: item.fixture.name,
+      scenario: item.scenario.name,
+      group: item.scenario.group ?? 'peer',
+      reference: item.scenario.reference === true,
+      command: [item.external ? item.external.command : 'taskdag', ...probe.args.slice(item.external ? 0 : 1)].join(' '),
+      status: 'ok',
+      rss_kb: run.rssKb,
+      samples: [],
+    };
+    if (failure?.exit === 2 && failure.code === 'UNKNOWN_COMMAND') {
+      state.status = 'unavailable';
+      state.note = 'not available in this build';
+    } else if (failure) {
+      state.status = 'failed';
+      state.error = failure;
+    }
+    return { item, state };
+  });
+
+  for (let run = 1; run <= runs; run++) {
+    for (const { item, state } of states) {
+      if (state.status !== 'ok') continue;
+      baseline.push(timed(floor.file, floor.args, floor.options).ms);
+      const command = commandOf(item, cli, run);
+      const result = timed(command.file, command.args, command.options);
+      const failure = failureOf(result);
+      if (failure) {
+        state.status = 'failed';
+        state.error = { ...failure, run };
+        log(`  ${state.fixture} ${state.scenario} failed on run ${run}: ${failure.code ?? failure.exit} ${failure.message}`);
+        continue;
+      }
+      state.samples.push(result.ms);
+    }
+  }
+
+  const floorMs = median(baseline) ?? timed(floor.file, floor.args, floor.options).ms;
+  const results = states.map(({ state }) => {
+    const { samples, ...rest } = state;
+    if (state.status !== 'ok') return { ...rest, median_ms: null, ratio: null };
+    const summary = summarize(samples);
+    return { ...rest, ...summary, ratio: Number((summary.median_ms / floorMs).toFixed(3)) };
+  });
+  log(`phase ${name} done in ${((Date.now() - phaseStarted) / 1000).toFixed(0)} s (floor ${floorMs.toFixed(1)} ms)`);
+  return {
+    name,
+    baseline: { ...(baseline.length > 0 ? summarize(baseline) : { median_ms: round(floorMs) }), rss_kb: floorProbe.rssKb },
+    items: results,
+  };
+}

@@ -1,0 +1,119 @@
+// `npm run bench [-- --quick] [-- --runs N] [-- --publish]`: times the built CLI as whole
+// processes against bare `node -e 0` on generated projects of 1k, 10k and 50k nodes, and the
+// shared workload against Taskwarrior. Writes bench/results/latest.{json,md} and chart.svg;
+// `--publish` also copies the chart to docs/bench-chart.svg. Everything else lives in a temp dir
+// that is removed at the end.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { renderChart } from './chart.mjs';
+import { sharedWorkload, writeProject, writeWorkloadProject } from './generate.mjs';
+import { machine, markdownReport, evaluateTargets, printTable } from './report.mjs';
+import { runPhase } from './phase.mjs';
+import { MUTATIONS, READS, SHARED, STARTUP } from './scenarios.mjs';
+import { TASKWARRIOR_SCENARIOS, ensureTaskwarrior, taskwarriorProject } from './taskwarrior.mjs';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const RESULTS = path.join(ROOT, 'bench', 'results');
+const { values: options } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, runs: { type: 'string' }, publish: { type: 'boolean', default: false } },
+});
+const runs = Number(options.runs ?? (options.quick ? 5 : 15));
+if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs takes a whole number of runs, at least 1');
+const log = (message) => process.stderr.write(`[bench] ${message}\n`);
+
+/** Sizes and log lengths; the 10k project also has a twin with a 100-entry log (cost against history). */
+const SIZES = [
+  { name: '1k', size: 1_000, logEntries: 10_000 },
+  { name: '10k', size: 10_000, logEntries: 100_000, twinLogEntries: 100 },
+  ...(options.quick ? [] : [{ name: '50k', size: 50_000, logEntries: 200_000 }]),
+];
+const SHARED_TASKS = 5_000;
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-bench-'));
+const started = Date.now();
+const report = { machine: machine(ROOT), config: { runs, quick: options.quick, discarded_first_run: true }, phases: [], taskwarrior: null };
+try {
+  const cli = path.join(ROOT, 'dist', 'taskdag.js');
+  const inScratch = (name) => path.join(scratch, name);
+
+  const empty = { name: 'no project', checkout: inScratch('empty'), env: { HOME: inScratch('empty'), TASKDAG_HOME: inScratch('empty') }, pools: {} };
+  mkdirSync(empty.checkout, { recursive: true });
+  report.phases.push(runPhase({ name: 'startup', cli, scratch, runs, log, items: STARTUP.map((scenario) => ({ fixture: empty, scenario })) }));
+
+  for (const size of SIZES) {
+    log(`generating the ${size.name} project (${size.size} nodes, ${size.logEntries} log entries)`);
+    const fixture = writeProject(inScratch(size.name), size.name, { size: size.size, logEntries: size.logEntries, poolSize: runs + 2 });
+    const items = [...READS, ...MUTATIONS].map((scenario) => ({ fixture, scenario }));
+    const fixtures = [fixture];
+    if (size.twinLogEntries) {
+      const twin = writeProject(inScratch(`${size.name}-short-log`), `${size.name}-log${size.twinLogEntries}`, {
+        size: size.size,
+        logEntries: size.twinLogEntries,
+        poolSize: runs + 2,
+      });
+      fixtures.push(twin);
+      items.push(...MUTATIONS.map((scenario) => ({ fixture: twin, scenario })));
+    }
+    report.phases.push({ ...runPhase({ name: size.name, cli, scratch, runs, log, items }), size: size.size, fixtures: fixtures.map(describe) });
+    rmSync(inScratch(size.name), { recursive: true, force: true });
+    rmSync(inScratch(`${size.name}-short-log`), { recursive: true, force: true });
+  }
+
+  log(`shared workload: ${SHARED_TASKS} tasks with dependencies, taskdag and Taskwarrior`);
+  const plan = sharedWorkload(SHARED_TASKS);
+  const shared = writeWorkloadProject(inScratch('shared-taskdag'), plan);
+  const items = SHARED.map((scenario) => ({ fixture: shared, scenario }));
+  const taskwarrior = ensureTaskwarrior(log);
+  if (taskwarrior.available) {
+    const peer = taskwarriorProject(inScratch('shared-taskwarrior'), plan);
+    Object.assign(taskwarrior, { import_ms: peer.import_ms, ready_count: peer.ready_count });
+    items.push(...TASKWARRIOR_SCENARIOS.map((scenario) => ({ fixture: { name: 'taskwarrior', pools: {} }, scenario, external: { command: 'task', options: peer.options } })));
+  }
+  report.taskwarrior = taskwarrior;
+  report.phases.push({ ...runPhase({ name: 'shared-5k', cli, scratch, runs, log, items }), fixtures: [describe(shared)] });
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+report.targets = evaluateTargets(report);
+report.duration_s = Math.round((Date.now() - started) / 1000);
+report.machine.load_after = os.loadavg().map((load) => Number(load.toFixed(2)));
+mkdirSync(RESULTS, { recursive: true });
+writeFileSync(path.join(RESULTS, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
+writeFileSync(path.join(RESULTS, 'latest.md'), markdownReport(report));
+const chart = renderChart(chartData(report));
+writeFileSync(path.join(RESULTS, 'chart.svg'), chart);
+if (options.publish) copyFileSync(path.join(RESULTS, 'chart.svg'), path.join(ROOT, 'docs', 'bench-chart.svg'));
+printTable(report);
+log(`done in ${report.duration_s} s; results in bench/results/ (latest.json, latest.md, chart.svg)`);
+
+function describe(fixture) {
+  const { name, nodes, edges, log: logEntries, generate_ms: generateMs } = fixture;
+  return { name, nodes, edges, log: logEntries, generate_ms: generateMs };
+}
+
+/** Each read and mutation at the sizes it ran on (its main project, not the short-log twin). */
+function chartData(result) {
+  const sized = result.phases.filter((phase) => phase.size);
+  const series = new Map();
+  for (const phase of sized) {
+    for (const item of phase.items) {
+      if (item.fixture !== phase.name || item.median_ms === null) continue;
+      if (!series.has(item.scenario)) series.set(item.scenario, []);
+      series.get(item.scenario).push({ size: phase.size, ms: item.median_ms });
+    }
+  }
+  const floors = sized.map((phase) => phase.baseline.median_ms);
+  const floorMs = floors.reduce((sum, value) => sum + value, 0) / floors.length;
+  return {
+    title: `taskdag: median time per command against graph size (${result.machine.cpu}, ${result.machine.cores} cores)`,
+    series: [...series].map(([name, points]) => ({ name, points })),
+    floorMs,
+    guides: [
+      { label: 'target at 1k: 1.3× floor', ms: floorMs * 1.3 },
+      { label: 'target at 10k: 1.6× floor', ms: floorMs * 1.6 },
+    ],
+  };
+}
