@@ -1,10 +1,13 @@
-// Type-checks and compiles everything (sources and tests) into build/, then bundles the CLI into
-// one file, dist/taskdag.js, so that a command loads a single script instead of a module tree.
+// Type-checks and compiles everything (sources and tests) into build/, then bundles the CLI in
+// two files: dist/taskdag-cli.js, the whole program in one script (a command loads one file, not
+// a module tree), and dist/taskdag.js, the executable: a few lines that answer --version and
+// --help from text fixed here and load the program only for a real command.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, chmodSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const PROGRAM = 'dist/taskdag-cli.js';
 
 rmSync('build', { recursive: true, force: true });
 try {
@@ -14,9 +17,7 @@ try {
   process.exit(1);
 }
 
-await build({
-  entryPoints: ['entrypoints/cli/bin.ts'],
-  outfile: 'dist/taskdag.js',
+const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -24,10 +25,28 @@ await build({
   minify: true,
   sourcemap: 'linked',
   legalComments: 'linked',
+  logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  entryPoints: ['entrypoints/cli/program.ts'],
+  outfile: PROGRAM,
   // A native addon cannot be bundled; it is loaded from node_modules on first lock.
   external: ['fs-ext'],
   define: { TASKDAG_VERSION: JSON.stringify(version) },
+});
+
+// The help text is the program's own answer to `--help`, so the executable cannot drift from it.
+const help = execFileSync(process.execPath, ['-e', `require(${JSON.stringify(`./${PROGRAM}`)}).run(['--help'])`], { encoding: 'utf8' });
+if (!help.includes('taskdag')) throw new Error(`build: unexpected --help output from ${PROGRAM}:\n${help}`);
+
+await build({
+  ...common,
+  entryPoints: ['entrypoints/cli/bin.ts'],
+  outfile: 'dist/taskdag.js',
+  external: ['./taskdag-cli.js'],
+  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help) },
   banner: { js: '#!/usr/bin/env node' },
-  logLevel: 'warning',
 });
 chmodSync('dist/taskdag.js', 0o755);

@@ -33,16 +33,20 @@ export async function main(io: Io): Promise<number> {
     return exitCodeOf(envelope);
   };
 
-  const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION });
-  for (const command of COMMANDS) cli.register(command);
-  cli.register(Builtins.HelpCommand);
-  cli.register(Builtins.VersionCommand);
-
   const commandWord = rest[0];
   if (commandWord === undefined) return fail(new DomainError('UNKNOWN_COMMAND', 'No command given: run taskdag --help', { command: null }));
-  if (!HELP_FLAGS.has(commandWord) && !COMMANDS.some((command) => command.paths?.some((path) => path[0] === commandWord))) {
+  const wanted = HELP_FLAGS.has(commandWord) ? COMMANDS : COMMANDS.filter((command) => command.paths?.some((path) => path[0] === commandWord));
+  if (wanted.length === 0) {
     return fail(new DomainError('UNKNOWN_COMMAND', `Unknown command ${commandWord}: run taskdag --help`, { command: commandWord }));
   }
+
+  // Clipanion compiles a parser over every registered command on each run; registering only the
+  // commands the first word can name keeps that cost flat as the command set grows. Colors are
+  // off so that help reads the same on a terminal as in a pipe (and as bin.ts prints it).
+  const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION, enableColors: false });
+  for (const command of wanted) cli.register(command);
+  cli.register(Builtins.HelpCommand);
+  cli.register(Builtins.VersionCommand);
 
   let operations: ReturnType<typeof localOperations> | null = null;
   const context: TaskdagContext = {
