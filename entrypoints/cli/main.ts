@@ -15,7 +15,8 @@ export interface Io {
   cwd: string;
   env: Record<string, string | undefined>;
   stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  /** All a command's output needs: a stream, or a plain descriptor writer (see FdWriter). */
+  stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: NodeJS.WritableStream;
 }
 
