@@ -1,6 +1,6 @@
 // The bench's chart: median wall time of each command against graph size, on log scales, with
-// bare `node -e 0` (the floor every command pays) and the targets drawn as horizontal lines.
-// Plain SVG text, so the chart needs no dependency and diffs readably.
+// bare `node -e 0` (the floor every command pays, measured in the same loop as the commands of
+// each size) and the targets as multiples of it. Plain SVG text: no dependency, readable diffs.
 
 const WIDTH = 820;
 const HEIGHT = 480;
@@ -11,12 +11,13 @@ const escape = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;
 const fixed = (value) => Number(value.toFixed(1));
 
 /**
- * `series`: [{ name, points: [{ size, ms }] }]; `floorMs`: the Node floor; `guides`: extra
- * horizontal lines [{ label, ms }] (the targets).
+ * `series`: [{ name, points: [{ size, ms }] }]; `floor`: the Node floor at each size, [{ size,
+ * ms }]; `guides`: multiples of the floor to draw dashed, [{ label, factor }] (the targets).
  */
-export function renderChart({ title, series, floorMs, guides = [] }) {
-  const sizes = [...new Set(series.flatMap((line) => line.points.map((point) => point.size)))].sort((a, b) => a - b);
-  const times = [floorMs, ...guides.map((guide) => guide.ms), ...series.flatMap((line) => line.points.map((point) => point.ms))];
+export function renderChart({ title, series, floor, guides = [] }) {
+  const sizes = [...new Set([...floor, ...series.flatMap((line) => line.points)].map((point) => point.size))].sort((a, b) => a - b);
+  const scaled = (factor) => floor.map((point) => ({ size: point.size, ms: point.ms * factor }));
+  const times = [...guides.flatMap((guide) => scaled(guide.factor)), ...floor, ...series.flatMap((line) => line.points)].map((point) => point.ms);
   const yLow = Math.log10(Math.min(...times) * 0.8);
   const yHigh = Math.log10(Math.max(...times) * 1.25);
   const xLow = Math.log10(sizes[0] ?? 1000) - 0.15;
@@ -41,12 +42,22 @@ export function renderChart({ title, series, floorMs, guides = [] }) {
   out.push(`<text x="${(PLOT.left + PLOT.right) / 2}" y="${HEIGHT - 30}" text-anchor="middle" fill="#333">graph size (log scale)</text>`);
   out.push(`<text transform="translate(16 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)" text-anchor="middle" fill="#333">median wall time per command (log scale)</text>`);
 
-  for (const guide of guides) {
-    out.push(`<line x1="${PLOT.left}" x2="${PLOT.right}" y1="${y(guide.ms)}" y2="${y(guide.ms)}" stroke="#888" stroke-dasharray="5 4"/>`);
-    out.push(`<text x="${PLOT.right - 4}" y="${y(guide.ms) - 4}" text-anchor="end" fill="#666">${escape(guide.label)}</text>`);
-  }
-  out.push(`<line x1="${PLOT.left}" x2="${PLOT.right}" y1="${y(floorMs)}" y2="${y(floorMs)}" stroke="#000" stroke-width="2"/>`);
-  out.push(`<text x="${PLOT.left + 6}" y="${y(floorMs) + 15}" fill="#000">node -e 0 (floor): ${floorMs.toFixed(1)} ms</text>`);
+  // The floor and its multiples run across the plot, through the value measured at each size.
+  const across = (points) => {
+    const sorted = [...points].sort((a, b) => a.size - b.size);
+    const ends = [{ x: PLOT.left, y: y(sorted[0].ms) }, ...sorted.map((p) => ({ x: x(p.size), y: y(p.ms) })), { x: PLOT.right, y: y(sorted[sorted.length - 1].ms) }];
+    return ends.map((p) => `${p.x},${p.y}`).join(' ');
+  };
+  guides.forEach((guide, i) => {
+    const points = scaled(guide.factor);
+    out.push(`<polyline fill="none" points="${across(points)}" stroke="#888" stroke-dasharray="5 4"/>`);
+    // Labels alternate below and above their line so that close guides stay readable.
+    const offset = i % 2 === 0 ? 14 : -5;
+    out.push(`<text x="${PLOT.right - 4}" y="${y(points[points.length - 1].ms) + offset}" text-anchor="end" fill="#666">${escape(guide.label)}</text>`);
+  });
+  out.push(`<polyline fill="none" points="${across(floor)}" stroke="#000" stroke-width="2"/>`);
+  const floorText = floor.map((point) => point.ms.toFixed(0)).join(' / ');
+  out.push(`<text x="${PLOT.left + 6}" y="${y(floor[0].ms) + 15}" fill="#000">node -e 0, the floor: ${floorText} ms</text>`);
 
   series.forEach((line, i) => {
     const color = COLORS[i % COLORS.length];
@@ -73,4 +84,27 @@ function yTicks(low, high) {
     }
   }
   return ticks;
+}
+
+/** Each read and mutation at the sizes it ran on (its main project, not the short-log twin). */
+export function chartOfReport(report) {
+  const sized = report.phases.filter((phase) => phase.size);
+  const series = new Map();
+  for (const phase of sized) {
+    for (const item of phase.items) {
+      if (item.fixture !== phase.name || item.median_ms === null) continue;
+      const name = item.reference ? `${item.scenario} (reference)` : item.scenario;
+      if (!series.has(name)) series.set(name, []);
+      series.get(name).push({ size: phase.size, ms: item.median_ms });
+    }
+  }
+  return {
+    title: `taskdag: median time per command against graph size (${report.machine.cpu}, ${report.machine.cores} cores)`,
+    series: [...series].map(([name, points]) => ({ name, points })),
+    floor: sized.map((phase) => ({ size: phase.size, ms: phase.baseline.median_ms })),
+    guides: [
+      { label: 'target at 1k: 1.3× floor', factor: 1.3 },
+      { label: 'target at 10k: 1.6× floor', factor: 1.6 },
+    ],
+  };
 }

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { renderChart } from './chart.mjs';
+import { chartOfReport, renderChart } from './chart.mjs';
 import { sharedWorkload, writeProject, writeWorkloadProject } from './generate.mjs';
 import { machine, markdownReport, evaluateTargets, printTable } from './report.mjs';
 import { runPhase } from './phase.mjs';
@@ -83,37 +83,16 @@ report.machine.load_after = os.loadavg().map((load) => Number(load.toFixed(2)));
 mkdirSync(RESULTS, { recursive: true });
 writeFileSync(path.join(RESULTS, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
 writeFileSync(path.join(RESULTS, 'latest.md'), markdownReport(report));
-const chart = renderChart(chartData(report));
+const chart = renderChart(chartOfReport(report));
 writeFileSync(path.join(RESULTS, 'chart.svg'), chart);
-if (options.publish) copyFileSync(path.join(RESULTS, 'chart.svg'), path.join(ROOT, 'docs', 'bench-chart.svg'));
+if (options.publish) {
+  mkdirSync(path.join(ROOT, 'docs'), { recursive: true });
+  copyFileSync(path.join(RESULTS, 'chart.svg'), path.join(ROOT, 'docs', 'bench-chart.svg'));
+}
 printTable(report);
 log(`done in ${report.duration_s} s; results in bench/results/ (latest.json, latest.md, chart.svg)`);
 
 function describe(fixture) {
   const { name, nodes, edges, log: logEntries, generate_ms: generateMs } = fixture;
   return { name, nodes, edges, log: logEntries, generate_ms: generateMs };
-}
-
-/** Each read and mutation at the sizes it ran on (its main project, not the short-log twin). */
-function chartData(result) {
-  const sized = result.phases.filter((phase) => phase.size);
-  const series = new Map();
-  for (const phase of sized) {
-    for (const item of phase.items) {
-      if (item.fixture !== phase.name || item.median_ms === null) continue;
-      if (!series.has(item.scenario)) series.set(item.scenario, []);
-      series.get(item.scenario).push({ size: phase.size, ms: item.median_ms });
-    }
-  }
-  const floors = sized.map((phase) => phase.baseline.median_ms);
-  const floorMs = floors.reduce((sum, value) => sum + value, 0) / floors.length;
-  return {
-    title: `taskdag: median time per command against graph size (${result.machine.cpu}, ${result.machine.cores} cores)`,
-    series: [...series].map(([name, points]) => ({ name, points })),
-    floorMs,
-    guides: [
-      { label: 'target at 1k: 1.3× floor', ms: floorMs * 1.3 },
-      { label: 'target at 10k: 1.6× floor', ms: floorMs * 1.6 },
-    ],
-  };
 }
