@@ -1,49 +1,56 @@
-// Runs whole processes and measures them: wall time (spawn to exit, as an agent's shell pays it)
-// and peak resident memory.
+// Runs whole processes and measures them: wall time (spawn to exit, as an agent's shell pays
+// it), and for Node processes their CPU time and peak resident memory as they report them
+// (probe.cjs). Other processes' peak memory comes from GNU time when it is installed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 const GNU_TIME = '/usr/bin/time';
 const MAX_OUTPUT = 1024 * 1024 * 1024;
+const PROBE = path.join(path.dirname(new URL(import.meta.url).pathname), 'probe.cjs');
+
+export const MEMORY_METHOD =
+  'Node processes: VmHWM from /proc/self/status at exit (probe.cjs); Taskwarrior: GNU time %M' + (existsSync(GNU_TIME) ? '' : ' (not installed here)');
 
 /**
- * How peak memory is read: GNU time's %M (the kernel's ru_maxrss of the child) when installed,
- * otherwise, for Node children only, the child's own process.resourceUsage().maxRSS written at
- * exit by a preloaded script. Both are in KiB.
+ * One run: milliseconds from spawn to exit, the exit status and what it printed; for Node
+ * processes also `cpuMs` and `rssKb` from the probe.
  */
-export const RSS_METHOD = existsSync(GNU_TIME) ? 'GNU time %M (ru_maxrss of the child)' : 'process.resourceUsage().maxRSS via --require (Node children only)';
-const RSS_PRELOAD = path.join(path.dirname(new URL(import.meta.url).pathname), 'max-rss.cjs');
-
-/** One run, timed: milliseconds from spawn to exit, the exit status and what it printed. */
 export function timed(command, args, options) {
+  const node = command === process.execPath;
   const started = process.hrtime.bigint();
-  const result = spawnSync(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: MAX_OUTPUT });
+  const result = spawnSync(command, node ? ['--require', PROBE, ...args] : args, {
+    ...options,
+    stdio: ['ignore', 'pipe', 'pipe', ...(node ? ['pipe'] : [])],
+    maxBuffer: MAX_OUTPUT,
+  });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.error) throw result.error;
-  return { ms, status: result.status, stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8') };
+  const run = { ms, status: result.status, stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8'), cpuMs: null, rssKb: null };
+  if (node) {
+    try {
+      const probe = JSON.parse(result.output[3].toString('utf8'));
+      Object.assign(run, { cpuMs: probe.cpu_ms, rssKb: probe.max_rss_kb });
+    } catch {
+      // The process died before its exit handler ran: CPU and memory stay unknown.
+    }
+  }
+  return run;
 }
 
-/** One run under a memory probe: its outcome plus peak RSS in KiB (null when it cannot be read). */
-export function withPeakMemory(command, args, options, scratch) {
+/** A run of a process that reports no memory itself, under GNU time when installed. */
+export function timedWithPeakMemory(command, args, options, scratch) {
+  if (command === process.execPath || !existsSync(GNU_TIME)) return timed(command, args, options);
   const report = path.join(scratch, `rss-${process.pid}-${Date.now()}.txt`);
-  let run;
-  if (existsSync(GNU_TIME)) {
-    run = timed(GNU_TIME, ['-f', '%M', '-o', report, command, ...args], options);
-  } else if (command === process.execPath) {
-    run = timed(command, ['--require', RSS_PRELOAD, ...args], { ...options, env: { ...options.env, BENCH_RSS_FILE: report } });
-  } else {
-    return { ...timed(command, args, options), rssKb: null };
-  }
-  let rssKb = null;
+  const run = timed(GNU_TIME, ['-f', '%M', '-o', report, command, ...args], options);
   try {
     const lines = readFileSync(report, 'utf8').trim().split('\n');
-    rssKb = Number(lines[lines.length - 1]) || null;
+    run.rssKb = Number(lines[lines.length - 1]) || null;
   } catch {
-    // No report: the child died before writing it; memory stays unknown.
+    // No report: the child died before GNU time could write one.
   }
   rmSync(report, { force: true });
-  return { ...run, rssKb };
+  return run;
 }
 
 export function median(values) {

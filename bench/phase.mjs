@@ -1,7 +1,7 @@
 // One phase of the bench: a set of (fixture, scenario) items timed in interleaved rounds, each
 // item run right after a bare `node -e 0`, so that machine noise (other jobs on the box) hits
 // the floor and the commands alike and their ratio stays meaningful.
-import { median, quantile, timed, withPeakMemory } from './measure.mjs';
+import { median, quantile, timed, timedWithPeakMemory } from './measure.mjs';
 
 const RUN_TIMEOUT_MS = 5 * 60_000;
 
@@ -35,14 +35,20 @@ function failureOf(run) {
   };
 }
 
-function summarize(samples) {
+/** Wall time spread, CPU time (Node processes), and the highest peak memory seen. */
+function summarize(runs) {
+  const wall = runs.map((run) => run.ms);
+  const cpu = runs.map((run) => run.cpuMs).filter((value) => value !== null);
+  const rss = runs.map((run) => run.rssKb).filter((value) => value !== null);
   return {
-    median_ms: round(median(samples)),
-    p25_ms: round(quantile(samples, 0.25)),
-    p75_ms: round(quantile(samples, 0.75)),
-    min_ms: round(Math.min(...samples)),
-    max_ms: round(Math.max(...samples)),
-    samples_ms: samples.map(round),
+    median_ms: round(median(wall)),
+    p25_ms: round(quantile(wall, 0.25)),
+    p75_ms: round(quantile(wall, 0.75)),
+    min_ms: round(Math.min(...wall)),
+    max_ms: round(Math.max(...wall)),
+    cpu_median_ms: cpu.length > 0 ? round(median(cpu)) : null,
+    rss_kb: rss.length > 0 ? Math.max(...rss) : null,
+    samples_ms: wall.map(round),
   };
 }
 
@@ -52,12 +58,11 @@ export function runPhase({ name, cli, scratch, runs, log, items }) {
   const phaseStarted = Date.now();
   log(`phase ${name}: ${items.length} commands × ${runs} runs, each after a node -e 0`);
   const floor = { file: process.execPath, args: ['-e', '0'], options: { cwd: scratch, env: { PATH: process.env.PATH } } };
-  const floorProbe = withPeakMemory(floor.file, floor.args, floor.options, scratch);
   const baseline = [];
 
   const states = items.map((item) => {
     const probe = commandOf(item, cli, 0);
-    const run = withPeakMemory(probe.file, probe.args, probe.options, scratch);
+    const run = timedWithPeakMemory(probe.file, probe.args, probe.options, scratch);
     const failure = failureOf(run);
     const state = {
       fixture: item.fixture.name,
@@ -66,7 +71,7 @@ export function runPhase({ name, cli, scratch, runs, log, items }) {
       reference: item.scenario.reference === true,
       command: [item.external ? item.external.command : 'taskdag', ...probe.args.slice(item.external ? 0 : 1)].join(' '),
       status: 'ok',
-      rss_kb: run.rssKb,
+      probe_rss_kb: run.rssKb,
       samples: [],
     };
     if (failure?.exit === 2 && failure.code === 'UNKNOWN_COMMAND') {
@@ -82,7 +87,7 @@ export function runPhase({ name, cli, scratch, runs, log, items }) {
   for (let run = 1; run <= runs; run++) {
     for (const { item, state } of states) {
       if (state.status !== 'ok') continue;
-      baseline.push(timed(floor.file, floor.args, floor.options).ms);
+      baseline.push(timed(floor.file, floor.args, floor.options));
       const command = commandOf(item, cli, run);
       const result = timed(command.file, command.args, command.options);
       const failure = failureOf(result);
@@ -92,21 +97,25 @@ export function runPhase({ name, cli, scratch, runs, log, items }) {
         log(`  ${state.fixture} ${state.scenario} failed on run ${run}: ${failure.code ?? failure.exit} ${failure.message}`);
         continue;
       }
-      state.samples.push(result.ms);
+      state.samples.push(result);
     }
   }
 
-  const floorMs = median(baseline) ?? timed(floor.file, floor.args, floor.options).ms;
+  if (baseline.length === 0) baseline.push(timed(floor.file, floor.args, floor.options));
+  const floorSummary = summarize(baseline);
+  const ratio = (value, of) => (value === null || of === null ? null : Number((value / of).toFixed(3)));
   const results = states.map(({ state }) => {
-    const { samples, ...rest } = state;
+    const { samples, probe_rss_kb: probeRss, ...rest } = state;
     if (state.status !== 'ok') return { ...rest, median_ms: null, ratio: null };
     const summary = summarize(samples);
-    return { ...rest, ...summary, ratio: Number((summary.median_ms / floorMs).toFixed(3)) };
+    return {
+      ...rest,
+      ...summary,
+      rss_kb: summary.rss_kb ?? probeRss,
+      ratio: ratio(summary.median_ms, floorSummary.median_ms),
+      cpu_ratio: ratio(summary.cpu_median_ms, floorSummary.cpu_median_ms),
+    };
   });
-  log(`phase ${name} done in ${((Date.now() - phaseStarted) / 1000).toFixed(0)} s (floor ${floorMs.toFixed(1)} ms)`);
-  return {
-    name,
-    baseline: { ...(baseline.length > 0 ? summarize(baseline) : { median_ms: round(floorMs) }), rss_kb: floorProbe.rssKb },
-    items: results,
-  };
+  log(`phase ${name} done in ${((Date.now() - phaseStarted) / 1000).toFixed(0)} s (floor ${floorSummary.median_ms} ms)`);
+  return { name, baseline: floorSummary, items: results };
 }

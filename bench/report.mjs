@@ -2,7 +2,7 @@
 // the figures as a console table and as Markdown (bench/results/latest.md).
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
-import { RSS_METHOD } from './measure.mjs';
+import { MEMORY_METHOD } from './measure.mjs';
 
 export function machine(root) {
   const git = (args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout?.trim() || null;
@@ -16,7 +16,7 @@ export function machine(root) {
     commit: git(['rev-parse', '--short', 'HEAD']),
     uncommitted_changes: Boolean(git(['status', '--porcelain'])),
     load_before: os.loadavg().map((load) => Number(load.toFixed(2))),
-    rss_method: RSS_METHOD,
+    memory_method: MEMORY_METHOD,
   };
 }
 
@@ -100,6 +100,7 @@ function rows(phase) {
     fixture: item.fixture,
     median: item.status === 'ok' ? ms(item.median_ms) : '–',
     ratio: item.status === 'ok' ? `${item.ratio.toFixed(2)}×` : '–',
+    cpu: item.status === 'ok' && item.cpu_ratio !== null ? `${ms(item.cpu_median_ms)} (${item.cpu_ratio.toFixed(2)}×)` : '–',
     spread: item.status === 'ok' ? `${ms(item.p25_ms)}–${ms(item.p75_ms)}` : '–',
     rss: item.status === 'ok' ? mib(item.rss_kb) : '–',
     note: item.status === 'ok' ? (item.reference ? 'reference (returns the whole log)' : '') : item.note ?? `failed: ${item.error?.code ?? `exit ${item.error?.exit}`} ${item.error?.message ?? ''}`.trim(),
@@ -108,11 +109,12 @@ function rows(phase) {
 
 export function printTable(report) {
   for (const phase of report.phases) {
-    console.log(`\n${phase.name}: node -e 0 = ${ms(phase.baseline.median_ms)} ms, ${mib(phase.baseline.rss_kb)} MiB`);
+    console.log(`\n${phase.name}: node -e 0 = ${ms(phase.baseline.median_ms)} ms (cpu ${ms(phase.baseline.cpu_median_ms)} ms), ${mib(phase.baseline.rss_kb)} MiB`);
     const table = rows(phase);
-    const widths = ['command', 'fixture', 'median', 'ratio', 'spread', 'rss'].map((key) => Math.max(key.length, ...table.map((row) => row[key].length)));
-    const line = (row) => ['command', 'fixture', 'median', 'ratio', 'spread', 'rss'].map((key, i) => row[key].padEnd(widths[i])).join('  ') + (row.note ? `  ${row.note}` : '');
-    console.log(line({ command: 'command', fixture: 'fixture', median: 'ms', ratio: '×floor', spread: 'p25–p75', rss: 'MiB' }));
+    const keys = ['command', 'fixture', 'median', 'ratio', 'spread', 'cpu', 'rss'];
+    const widths = keys.map((key) => Math.max(key.length, ...table.map((row) => row[key].length)));
+    const line = (row) => keys.map((key, i) => row[key].padEnd(widths[i])).join('  ') + (row.note ? `  ${row.note}` : '');
+    console.log(line({ command: 'command', fixture: 'fixture', median: 'ms', ratio: '×floor', spread: 'p25–p75', cpu: 'cpu ms (×floor)', rss: 'MiB' }));
     for (const row of table) console.log(line(row));
   }
   console.log('\nTargets:');
@@ -130,7 +132,10 @@ export function markdownReport(report) {
     '',
     `${m.date}, commit ${m.commit}${m.uncommitted_changes ? ' (with uncommitted changes)' : ''}; ${report.config.runs} timed runs per command (a first, discarded run probes availability and peak memory); ${report.duration_s} s in all.`,
     '',
-    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memory_gib} GiB, ${m.os}, Node ${m.node}. Load average before/after: ${m.load_before.join(' ')} / ${m.load_after?.join(' ')}. Peak memory: ${m.rss_method}.`,
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memory_gib} GiB, ${m.os}, Node ${m.node}. Load average before/after: ${m.load_before.join(' ')} / ${m.load_after?.join(' ')}. Peak memory: ${m.memory_method}. CPU time: user + system time each Node process reports at exit (probe.cjs).`,
+    ...(Math.max(m.load_before[0], m.load_after?.[0] ?? 0) > m.cores
+      ? ['', `Other work competed for the ${m.cores} cores during this run (load average above ${m.cores}): absolute times are inflated and noisy; the ratios, measured in the same loop as the floor, are what to compare.`]
+      : []),
     '',
     '## Targets',
     '',
@@ -147,9 +152,9 @@ export function markdownReport(report) {
       const edges = fixture.edges ? Object.entries(fixture.edges).map(([type, count]) => `${count} ${type}`).join(', ') : '';
       out.push(`- fixture ${fixture.name}: ${fixture.nodes} nodes${edges ? `, ${edges}` : ''}, ${fixture.log} log entries${fixture.generate_ms ? `, generated in ${fixture.generate_ms} ms` : ''}`);
     }
-    out.push(`- node -e 0: median ${ms(phase.baseline.median_ms)} ms (p25–p75 ${ms(phase.baseline.p25_ms)}–${ms(phase.baseline.p75_ms)}), peak ${mib(phase.baseline.rss_kb)} MiB`, '');
-    out.push('| command | fixture | median ms | × node -e 0 | p25–p75 ms | peak RSS MiB | note |', '| --- | --- | ---: | ---: | ---: | ---: | --- |');
-    for (const row of rows(phase)) out.push(`| ${row.command} | ${row.fixture} | ${row.median} | ${row.ratio} | ${row.spread} | ${row.rss} | ${row.note} |`);
+    out.push(`- node -e 0: median ${ms(phase.baseline.median_ms)} ms (p25–p75 ${ms(phase.baseline.p25_ms)}–${ms(phase.baseline.p75_ms)}), CPU ${ms(phase.baseline.cpu_median_ms)} ms, peak ${mib(phase.baseline.rss_kb)} MiB`, '');
+    out.push('| command | fixture | median ms | × node -e 0 | p25–p75 ms | CPU ms (× floor) | peak RSS MiB | note |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |');
+    for (const row of rows(phase)) out.push(`| ${row.command} | ${row.fixture} | ${row.median} | ${row.ratio} | ${row.spread} | ${row.cpu} | ${row.rss} | ${row.note} |`);
   }
   if (report.taskwarrior) {
     const tw = report.taskwarrior;

@@ -1,8 +1,9 @@
-// `npm run bench [-- --quick] [-- --runs N] [-- --publish]`: times the built CLI as whole
-// processes against bare `node -e 0` on generated projects of 1k, 10k and 50k nodes, and the
-// shared workload against Taskwarrior. Writes bench/results/latest.{json,md} and chart.svg;
-// `--publish` also copies the chart to docs/bench-chart.svg. Everything else lives in a temp dir
-// that is removed at the end.
+// `npm run bench [-- --quick] [-- --runs N] [-- --publish] [-- --cli FILE]`: times the built
+// CLI as whole processes against bare `node -e 0` on generated projects of 1k, 10k and 50k nodes,
+// and the shared workload against Taskwarrior. Writes bench/results/latest.{json,md} and
+// chart.svg; `--publish` also copies the chart to docs/bench-chart.svg; `--cli` times another
+// build of the executable (to compare builds). Everything else lives in a temp dir that is
+// removed at the end.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,12 @@ import { TASKWARRIOR_SCENARIOS, ensureTaskwarrior, taskwarriorProject } from './
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const RESULTS = path.join(ROOT, 'bench', 'results');
 const { values: options } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, runs: { type: 'string' }, publish: { type: 'boolean', default: false } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    publish: { type: 'boolean', default: false },
+    cli: { type: 'string', default: path.join(ROOT, 'dist', 'taskdag.js') },
+  },
 });
 const runs = Number(options.runs ?? (options.quick ? 5 : 15));
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs takes a whole number of runs, at least 1');
@@ -33,9 +39,9 @@ const SHARED_TASKS = 5_000;
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-bench-'));
 const started = Date.now();
-const report = { machine: machine(ROOT), config: { runs, quick: options.quick, discarded_first_run: true }, phases: [], taskwarrior: null };
+const report = { machine: machine(ROOT), config: { runs, quick: options.quick, cli: path.resolve(options.cli), discarded_first_run: true }, phases: [], taskwarrior: null };
 try {
-  const cli = path.join(ROOT, 'dist', 'taskdag.js');
+  const cli = path.resolve(options.cli);
   const inScratch = (name) => path.join(scratch, name);
 
   const empty = { name: 'no project', checkout: inScratch('empty'), env: { HOME: inScratch('empty'), TASKDAG_HOME: inScratch('empty') }, pools: {} };
