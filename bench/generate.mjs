@@ -284,8 +284,9 @@ function storeProject(dir, projectId, state) {
   const home = path.join(dir, 'home');
   mkdirSync(checkout, { recursive: true });
   writeFileSync(path.join(checkout, '.taskdag.json'), JSON.stringify({ project_id: projectId }, null, 2) + '\n');
-  new FsProjectStore(projectId, path.join(home, 'projects', projectId)).replace(state);
-  return { checkout, env: { HOME: home, TASKDAG_HOME: home } };
+  const stateDir = path.join(home, 'projects', projectId);
+  new FsProjectStore(projectId, stateDir).replace(state);
+  return { checkout, env: { HOME: home, TASKDAG_HOME: home }, projectId, stateDir };
 }
 
 /**
