@@ -6,13 +6,8 @@ import type { Graph, LogEntry, State } from '../domain/model.js';
 import type { ProjectStore, ProjectStoreFactory, Transaction } from '../application/ports/project-store.js';
 import { fsyncDirectory, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { FlockProjectLock } from './flock-project-lock.js';
-import { assertGraphShape } from './state-validation.js';
+import { encodeCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint-file.js';
 import { invalidFile, storageError } from './storage-error.js';
-
-/** The checkpoint: the graph as of some ledger position, and which ledger it belongs to. */
-interface Checkpoint extends Graph {
-  ledger: { file: string; bytes: number };
-}
 
 interface Loaded {
   checkpoint: Checkpoint;
@@ -51,24 +46,26 @@ export class FsProjectStore implements ProjectStore {
   }
 
   readGraph<T>(read: (graph: Graph) => T): T {
-    return this.lock.withLock('shared', () => read(this.load().graph));
+    this.assertExists();
+    return this.lock.withLock('shared', () => this.withLoaded((loaded) => read(loaded.graph)));
   }
 
   readState<T>(read: (state: State) => T): T {
-    return this.lock.withLock('shared', () => {
-      const loaded = this.load();
-      return read({ ...loaded.graph, log: this.readLog(loaded) });
-    });
+    this.assertExists();
+    return this.lock.withLock('shared', () =>
+      this.withLoaded((loaded) => read({ ...loaded.graph, log: this.readLog(loaded) })),
+    );
   }
 
   transact<T>(work: (graph: Graph) => Transaction<T>): T {
     this.ensureDirectory();
-    return this.lock.withLock('exclusive', () => {
-      const loaded = this.load();
-      const { result, changes } = work(loaded.graph);
-      if (changes) this.commit(loaded, changes);
-      return result;
-    });
+    return this.lock.withLock('exclusive', () =>
+      this.withLoaded((loaded) => {
+        const { result, changes } = work(loaded.graph);
+        if (changes) this.commit(loaded, changes);
+        return result;
+      }),
+    );
   }
 
   replace(state: State): void {
@@ -80,13 +77,11 @@ export class FsProjectStore implements ProjectStore {
   replaceLocked(state: State): void {
     try {
       const { log, ...graph } = state;
-      const previous = this.readCheckpointIfValid();
-      const ledgerFile = `ledger.${(generationOf(previous?.ledger.file) ?? 0) + 1}.jsonl`;
+      const ledgerFile = `ledger.${(this.currentGeneration() ?? 0) + 1}.jsonl`;
       const base: ChangeSet = { revision: graph.revision, log, nodes: {}, edges: [], initiatives: {} };
       const line = Buffer.from(JSON.stringify(base) + '\n');
       writeFileAtomic(path.join(this.location, ledgerFile), line);
-      const checkpoint: Checkpoint = { ...graph, ledger: { file: ledgerFile, bytes: line.length } };
-      writeFileAtomic(this.checkpointFile, JSON.stringify(checkpoint));
+      writeFileAtomic(this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }, null));
       this.removeStaleLedgers(ledgerFile);
     } catch (error) {
       throw storageError('Cannot write the project state', error, { path: this.location });
@@ -111,8 +106,17 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
-  private load(): Loaded {
-    const checkpoint = this.readCheckpoint();
+  /** Loads the state and hands it to `work`; lazy node access ends when `work` returns. */
+  private withLoaded<T>(work: (loaded: Loaded) => T): T {
+    const checkpoint = this.openCheckpoint();
+    try {
+      return work(this.replayLedger(checkpoint));
+    } finally {
+      checkpoint.close();
+    }
+  }
+
+  private replayLedger(checkpoint: Checkpoint): Loaded {
     const ledgerPath = path.join(this.location, checkpoint.ledger.file);
     let bytes: Buffer;
     try {
@@ -120,7 +124,7 @@ export class FsProjectStore implements ProjectStore {
     } catch (error) {
       throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
     }
-    const graph: Graph = stripLedger(checkpoint);
+    const graph = checkpoint.graph;
     let offset = 0;
     for (let newline = bytes.indexOf(10); newline >= 0; newline = bytes.indexOf(10, offset)) {
       const changes = parseLedgerLine(bytes.subarray(offset, newline), ledgerPath);
@@ -131,37 +135,34 @@ export class FsProjectStore implements ProjectStore {
     return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + offset, tail: offset };
   }
 
-  private readCheckpoint(): Checkpoint {
-    let text: string | null;
+  private openCheckpoint(): Checkpoint {
     try {
-      text = readTextIfExists(this.checkpointFile);
+      return readCheckpoint(this.checkpointFile);
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw this.noState();
       throw storageError('Cannot read the project state', error, { path: this.checkpointFile });
     }
-    if (text === null) {
-      throw new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, {
-        cause: 'ENOENT',
-        path: this.checkpointFile,
-        project_id: this.projectId,
-      });
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw invalidFile(this.checkpointFile, `it is not JSON (${(error as Error).message})`);
-    }
-    assertGraphShape(value, this.checkpointFile);
-    const ledger = (value as Partial<Checkpoint>).ledger;
-    if (!ledger || !/^ledger\.\d+\.jsonl$/.test(String(ledger.file)) || !Number.isInteger(ledger.bytes) || ledger.bytes < 0) {
-      throw invalidFile(this.checkpointFile, 'its ledger reference is malformed');
-    }
-    return value as Checkpoint;
   }
 
-  private readCheckpointIfValid(): Checkpoint | null {
+  /** Reads of a project that was never initialized fail before creating anything for it. */
+  private assertExists(): void {
+    if (!this.exists()) throw this.noState();
+  }
+
+  private noState(): DomainError {
+    return new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, {
+      cause: 'ENOENT',
+      path: this.checkpointFile,
+      project_id: this.projectId,
+    });
+  }
+
+  /** The ledger generation of a readable checkpoint, if there is one. */
+  private currentGeneration(): number | null {
     try {
-      return this.readCheckpoint();
+      const checkpoint = readCheckpoint(this.checkpointFile);
+      checkpoint.close();
+      return generationOf(checkpoint.ledger.file);
     } catch {
       return null;
     }
@@ -207,8 +208,8 @@ export class FsProjectStore implements ProjectStore {
   private writeCheckpoint(loaded: Loaded, ledgerBytes: number): void {
     try {
       removeLeftoverTempFiles(this.location);
-      const checkpoint: Checkpoint = { ...loaded.graph, ledger: { file: loaded.checkpoint.ledger.file, bytes: ledgerBytes } };
-      writeFileAtomic(this.checkpointFile, JSON.stringify(checkpoint));
+      const ledger = { file: loaded.checkpoint.ledger.file, bytes: ledgerBytes };
+      writeFileAtomic(this.checkpointFile, encodeCheckpoint(loaded.graph, ledger, loaded.checkpoint.nodes));
     } catch {
       // The next commit tries again.
     }
@@ -229,11 +230,6 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
   open(projectId: string): FsProjectStore {
     return new FsProjectStore(projectId, path.join(this.home, 'projects', projectId));
   }
-}
-
-function stripLedger(checkpoint: Checkpoint): Graph {
-  const { ledger: _ledger, ...graph } = checkpoint;
-  return graph;
 }
 
 function generationOf(ledgerFile: string | undefined): number | null {
@@ -260,16 +256,27 @@ function readFrom(file: string, start: number): Buffer {
 }
 
 function parseLedgerLine(bytes: Buffer, file: string): ChangeSet {
-  let value: ChangeSet;
+  let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8')) as ChangeSet;
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw invalidFile(file, 'a committed ledger line is not JSON');
   }
-  if (typeof value !== 'object' || value === null || !Number.isInteger(value.revision) || !Array.isArray(value.log)) {
-    throw invalidFile(file, 'a committed ledger line is malformed');
-  }
+  if (!isChangeSetShape(value)) throw invalidFile(file, 'a committed ledger line is malformed');
   return value;
+}
+
+function isChangeSetShape(value: unknown): value is ChangeSet {
+  const isRecord = (field: unknown) => typeof field === 'object' && field !== null && !Array.isArray(field);
+  if (!isRecord(value)) return false;
+  const changes = value as Record<string, unknown>;
+  return (
+    Number.isInteger(changes.revision) &&
+    Array.isArray(changes.log) &&
+    isRecord(changes.nodes) &&
+    isRecord(changes.initiatives) &&
+    Array.isArray(changes.edges)
+  );
 }
 
 function writeAllAt(fd: number, buffer: Buffer, position: number): void {

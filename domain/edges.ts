@@ -27,7 +27,7 @@ export function assertEdgeAllowed(graph: Graph, index: GraphIndex, edge: Edge): 
     throw new DomainError('SELF_EDGE', `A node cannot have an edge to itself (${edge.from})`, { ...edge });
   }
   for (const end of [edge.from, edge.to]) {
-    if (!graph.nodes[end]) {
+    if (!Object.hasOwn(graph.nodes, end)) {
       throw new DomainError('INVALID_EDGE_TARGET', `Edge endpoint ${end} does not exist`, { ...edge, missing: end });
     }
   }

@@ -50,3 +50,9 @@ function groupBy(edges: Edge[], key: (edge: Edge) => NodeId): Adjacency {
   }
   return map;
 }
+
+/** What a graph read needs: the graph and its edge index (a GraphDraft is one). */
+export interface GraphView {
+  graph: Graph;
+  index: GraphIndex;
+}

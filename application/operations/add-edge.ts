@@ -5,7 +5,7 @@ import { graphOperation } from '../define.js';
 export const addEdge = graphOperation({
   name: 'add-edge',
   mutates: true,
-  args: { from: required(nonEmptyText()), to: required(nonEmptyText()), type: required(nonEmptyText()) },
+  args: { from: required(nonEmptyText(), { positional: true }), to: required(nonEmptyText(), { positional: true }), type: required(nonEmptyText()) },
   run: ({ draft }, args) => {
     const edge = draft.addEdge({ from: args.from, to: args.to, type: parseEdgeType(args.type) });
     draft.record({ op: 'add-edge', node: args.to, edge });

@@ -7,7 +7,7 @@ export const addGate = graphOperation({
   name: 'add-gate',
   mutates: true,
   args: {
-    id: optional(text()),
+    id: optional(text(), { positional: true }),
     ...commonNodeArgs,
     body: required(text()),
     purpose: required(text()),

@@ -5,6 +5,6 @@ import { graphOperation } from '../define.js';
 export const addInitiative = graphOperation({
   name: 'add-initiative',
   mutates: true,
-  args: { name: required(nonEmptyText()), desc: optional(text()) },
+  args: { name: required(nonEmptyText(), { positional: true }), desc: optional(text()) },
   run: ({ draft }, args) => ({ initiative: registerInitiative(draft, args.name, args.desc ?? '') }),
 });

@@ -8,7 +8,7 @@ export const addKnowledge = graphOperation({
   name: 'add-knowledge',
   mutates: true,
   args: {
-    id: optional(text()),
+    id: optional(text(), { positional: true }),
     ...commonNodeArgs,
     body: required(text()),
     ...knowledgeScopeArgs,

@@ -19,7 +19,7 @@ export const addNode = graphOperation({
   name: 'add-node',
   mutates: true,
   args: {
-    id: required(nonEmptyText()),
+    id: required(nonEmptyText(), { positional: true }),
     kind: required(oneOf(['resolvable', 'knowledge'] as const)),
     subkind: optional(oneOf(['task', 'gate'] as const)),
     ...commonNodeArgs,

@@ -8,7 +8,7 @@ export const addTask = graphOperation({
   name: 'add-task',
   mutates: true,
   args: {
-    id: optional(text()),
+    id: optional(text(), { positional: true }),
     ...commonNodeArgs,
     body: required(text()),
     acceptance: required(text()),

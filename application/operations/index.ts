@@ -1,14 +1,30 @@
 import type { Operation } from '../operation.js';
+import { accept } from './accept.js';
 import { addEdge } from './add-edge.js';
 import { addGate } from './add-gate.js';
 import { addInitiative } from './add-initiative.js';
 import { addKnowledge } from './add-knowledge.js';
 import { addNode } from './add-node.js';
+import { addNote } from './add-note.js';
 import { addTask } from './add-task.js';
+import { cancel } from './cancel.js';
+import { context } from './context.js';
+import { deprecateKnowledge } from './deprecate-knowledge.js';
+import { history } from './history.js';
 import { init } from './init.js';
+import { initiatives } from './initiatives.js';
+import { reject } from './reject.js';
+import { release } from './release.js';
 import { removeEdge } from './remove-edge.js';
+import { reopen } from './reopen.js';
+import { resolve } from './resolve.js';
+import { search } from './search.js';
 import { show } from './show.js';
 import { state } from './state.js';
+import { status } from './status.js';
+import { submit } from './submit.js';
+import { take } from './take.js';
+import { update } from './update.js';
 
 /** Every operation the product offers, by name; drivers look them up here. */
 export const OPERATIONS: readonly Operation[] = [
@@ -22,4 +38,20 @@ export const OPERATIONS: readonly Operation[] = [
   removeEdge,
   show,
   state,
+  take,
+  release,
+  submit,
+  accept,
+  reject,
+  resolve,
+  reopen,
+  cancel,
+  deprecateKnowledge,
+  addNote,
+  update,
+  status,
+  context,
+  search,
+  history,
+  initiatives,
 ];

@@ -6,7 +6,7 @@ import { graphOperation } from '../define.js';
 export const removeEdge = graphOperation({
   name: 'remove-edge',
   mutates: true,
-  args: { from: required(nonEmptyText()), to: required(nonEmptyText()), type: required(nonEmptyText()) },
+  args: { from: required(nonEmptyText(), { positional: true }), to: required(nonEmptyText(), { positional: true }), type: required(nonEmptyText()) },
   run: ({ draft }, args) => {
     const edge = { from: args.from, to: args.to, type: parseEdgeType(args.type) };
     const removed = draft.removeEdge(edge);

@@ -1,4 +1,4 @@
-import { Builtins, Cli } from 'clipanion';
+import { Cli } from 'clipanion';
 import { DomainError } from '../../domain/errors.js';
 import { COMMANDS } from './commands/index.js';
 import { localOperations } from './compose.js';
@@ -36,18 +36,26 @@ export async function main(io: Io): Promise<number> {
 
   const commandWord = rest[0];
   if (commandWord === undefined) return fail(new DomainError('UNKNOWN_COMMAND', 'No command given: run taskdag --help', { command: null }));
-  const wanted = HELP_FLAGS.has(commandWord) ? COMMANDS : COMMANDS.filter((command) => command.paths?.some((path) => path[0] === commandWord));
-  if (wanted.length === 0) {
+  const globalHelp = HELP_FLAGS.has(commandWord);
+  const named = globalHelp ? COMMANDS : COMMANDS.filter((command) => command.paths.some((path) => path[0] === commandWord));
+  const commandClass = named[0];
+  if (!commandClass) {
     return fail(new DomainError('UNKNOWN_COMMAND', `Unknown command ${commandWord}: run taskdag --help`, { command: commandWord }));
   }
 
-  // Clipanion compiles a parser over every registered command on each run; registering only the
-  // commands the first word can name keeps that cost flat as the command set grows. Colors are
-  // off so that help reads the same on a terminal as in a pipe (and as bin.ts prints it).
+  // Clipanion compiles a parser over every registered command on each run: registering only the
+  // commands the first word names keeps that cost flat as the command set grows (global help
+  // lists them all). Help is plain text for people and logs alike, so never colored.
   const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION, enableColors: false });
-  for (const command of wanted) cli.register(command);
-  cli.register(Builtins.HelpCommand);
-  cli.register(Builtins.VersionCommand);
+  for (const command of named) cli.register(command);
+  if (globalHelp) {
+    io.stdout.write(cli.usage(null));
+    return 0;
+  }
+  if (asksForHelp(rest)) {
+    io.stdout.write(cli.usage(commandClass, { detailed: true }));
+    return 0;
+  }
 
   let operations: ReturnType<typeof localOperations> | null = null;
   const context: TaskdagContext = {
@@ -68,16 +76,18 @@ export async function main(io: Io): Promise<number> {
   } catch (error) {
     return fail(usageError(commandWord, error));
   }
-  if (command instanceof Builtins.HelpCommand || command.help) {
-    io.stdout.write(cli.usage(command.help ? command.constructor as never : null, { detailed: command.help }));
-    return 0;
-  }
   try {
     await command.validateAndExecute();
     return 0;
   } catch (error) {
     return fail(isClipanionError(error) ? usageError(commandWord, error) : error);
   }
+}
+
+/** `-h` or `--help` anywhere among the command's own arguments (before a `--`). */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((arg) => HELP_FLAGS.has(arg));
 }
 
 function withoutWarnings(value: unknown): unknown {

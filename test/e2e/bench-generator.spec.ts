@@ -23,8 +23,9 @@ interface Fixture {
   sample: { task: string };
 }
 
-function load(fixture: Fixture): State {
-  return new FsProjectStore(fixture.projectId, fixture.stateDir).readState((state) => state);
+/** Reads the project through the store; the state is only valid inside `check` (nodes load lazily). */
+function withState<T>(fixture: Fixture, check: (state: State) => T): T {
+  return new FsProjectStore(fixture.projectId, fixture.stateDir).readState(check);
 }
 
 /** Every edge, added again in order under the product's own rules (kinds, duplicates, cycles). */
@@ -52,17 +53,18 @@ describe('bench project generator (bench/generate.mjs)', () => {
   it('writes a project the store and the CLI read, with valid edges and the pools the mutations need', async () => {
     const { writeProject } = await import(GENERATOR);
     const fixture: Fixture = writeProject(path.join(root, 'small'), 'small', { size: 400, logEntries: 900, poolSize: 3 });
-    const state = load(fixture);
-    expect(Object.keys(state.nodes)).to.have.length(400);
-    expect(state.log).to.have.length(900);
-    expect(state.revision).to.equal(900);
-    assertEdgesValid(state);
+    withState(fixture, (state) => {
+      expect(Object.keys(state.nodes)).to.have.length(400);
+      expect(state.log).to.have.length(900);
+      expect(state.revision).to.equal(900);
+      assertEdgesValid(state);
 
-    const index = new GraphIndex(state);
-    const statusOf = (id: string) => derivedStatus(state, index, state.nodes[id]!);
-    expect(fixture.pools.take.map(statusOf)).to.deep.equal(['ready', 'ready', 'ready']);
-    expect(fixture.pools.submit.map(statusOf)).to.deep.equal(['in_progress', 'in_progress', 'in_progress']);
-    expect(fixture.pools.accept.map(statusOf)).to.deep.equal(['submitted', 'submitted', 'submitted']);
+      const index = new GraphIndex(state);
+      const statusOf = (id: string) => derivedStatus(state, index, state.nodes[id]!);
+      expect(fixture.pools.take.map(statusOf)).to.deep.equal(['ready', 'ready', 'ready']);
+      expect(fixture.pools.submit.map(statusOf)).to.deep.equal(['in_progress', 'in_progress', 'in_progress']);
+      expect(fixture.pools.accept.map(statusOf)).to.deep.equal(['submitted', 'submitted', 'submitted']);
+    });
 
     const shown = await runCli(['show', fixture.sample.task], { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env } });
     expect(shown.code).to.equal(0);
@@ -73,9 +75,10 @@ describe('bench project generator (bench/generate.mjs)', () => {
     const { sharedWorkload, writeWorkloadProject } = await import(GENERATOR);
     const plan: { done: boolean; deps: number[] }[] = sharedWorkload(300);
     const fixture: Fixture = writeWorkloadProject(path.join(root, 'shared'), plan);
-    const state = load(fixture);
-    assertEdgesValid(state);
     const expected = plan.filter((task) => !task.done && task.deps.every((dep) => plan[dep]!.done)).length;
-    expect(readyTaskIds(state, new GraphIndex(state)).size).to.equal(expected);
+    withState(fixture, (state) => {
+      assertEdgesValid(state);
+      expect(readyTaskIds(state, new GraphIndex(state)).size).to.equal(expected);
+    });
   });
 });

@@ -9,7 +9,7 @@ export class AddGateCommand extends NodeCreationCommand {
     details: '`--supersedes OLD` replaces an open or resolved gate: OLD becomes `superseded` and its blockers move to the new gate.',
     examples: [
       ['A decision to make', '$0 add-gate G-schema --initiative billing --title "Choose schema" --body "Two candidates" --purpose "Pick one" --as alice'],
-      ['Replace a decision', '$0 add-gate --initiative billing --title "Choose schema v2" --body "Revisited" --purpose "Pick again" --supersedes G-schema --as alice'],
+      ['Replace a decision', '$0 add-gate G-schema-v2 --initiative billing --title "Choose schema v2" --body "Revisited" --purpose "Pick again" --supersedes G-schema --as alice'],
     ],
   });
 

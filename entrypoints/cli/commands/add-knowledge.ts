@@ -10,7 +10,7 @@ export class AddKnowledgeCommand extends NodeCreationCommand {
     examples: [
       [
         'Guidance for all backend work',
-        '$0 add-knowledge --initiative billing --title "Money is integer cents" --body "Never floats" --scope-domains backend --knowledge-type pitfall --mitigation "Use bigint cents" --as alice',
+        '$0 add-knowledge K-cents --initiative billing --title "Money is integer cents" --body "Never floats" --scope-domains backend --knowledge-type pitfall --mitigation "Use bigint cents" --as alice',
       ],
     ],
   });

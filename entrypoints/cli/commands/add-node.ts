@@ -9,6 +9,8 @@ export class AddNodeCommand extends NodeCreationCommand {
     examples: [
       ['A task that is already done', '$0 add-node T-legacy --kind resolvable --subkind task --title "Imported" --initiative billing --status done --as orchestrator'],
       ['A resolved gate', '$0 add-node G-old --kind resolvable --subkind gate --title "Decided" --initiative billing --choice A --rationale "Cheaper" --as orchestrator'],
+      ['A task already in progress (claimed by its creator)', '$0 add-node T-refunds --kind resolvable --subkind task --title "Refund endpoint" --initiative billing --status in_progress --as alice'],
+      ['Another one', '$0 add-node T-receipts --kind resolvable --subkind task --title "Receipts" --initiative billing --status in_progress --as alice'],
     ],
   });
 
@@ -27,7 +29,7 @@ export class AddNodeCommand extends NodeCreationCommand {
   scopeInitiatives = Option.String('--scope-initiatives');
   scopeTags = Option.String('--scope-tags');
   scopeNodeIds = Option.String('--scope-node-ids');
-  backlog = Option.String('--backlog', { tolerateBoolean: true });
+  backlog = Option.String('--backlog', { description: 'true keeps the task out of the ready pool' });
   blockedBy = Option.String('--blocked-by');
   supersedes = Option.String('--supersedes');
   id = Option.String({ required: false });

@@ -10,11 +10,11 @@ export class AddTaskCommand extends NodeCreationCommand {
     examples: [
       [
         'A task with no blockers',
-        '$0 add-task --initiative billing --title "Draft invoice schema" --body "Fields and types" --acceptance "Schema reviewed" --blocked-by "" --as alice',
+        '$0 add-task T-invoice-schema --initiative billing --title "Draft invoice schema" --body "Fields and types" --acceptance "Schema reviewed" --blocked-by "" --as alice',
       ],
       [
-        'A task waiting on a gate, with tags and metadata',
-        '$0 add-task T-invoice-api --initiative billing --title "Invoice API" --body "REST endpoints" --acceptance "Tests pass" --blocked-by G-schema --tags api,backend --meta \'{"points":3}\' --as alice',
+        'A task waiting on another, with tags and metadata',
+        '$0 add-task T-invoice-api --initiative billing --title "Invoice API" --body "REST endpoints" --acceptance "Tests pass" --blocked-by T-invoice-schema --tags api,backend --meta \'{"points":3}\' --as alice',
       ],
     ],
   });

@@ -12,9 +12,10 @@ export abstract class NodeCreationCommand extends TaskdagCommand {
   refs = Option.String('--refs', { description: 'Comma-separated references (files, URLs, ids)' });
   meta = Option.String('--meta', { description: 'A JSON object of free-form metadata' });
   derivedFrom = Option.String('--derived-from', { description: 'Comma-separated ids this node derives from' });
+  // Takes a value (`=true`, or `true` after a space) rather than standing alone, so that a
+  // following `true` is never mistaken for the node id.
   allowUnregisteredInitiative = Option.String('--allow-unregistered-initiative', {
-    tolerateBoolean: true,
-    description: 'Accept an initiative that was never registered (=true)',
+    description: 'true accepts an initiative that was never registered',
   });
 
   protected commonArgs(): Record<string, unknown> {

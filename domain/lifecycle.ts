@@ -1,0 +1,145 @@
+import type { GraphDraft } from './draft.js';
+import { isGate, isTask, type GateNode, type GraphNode, type KnowledgeNode, type NodeId, type TaskNode } from './model.js';
+import { authorize, type Action } from './permissions.js';
+import { readyTaskIds } from './status.js';
+
+/*
+ * The transitions of spec 3.3. Each one asks `authorize` (permissions.ts) first, so a refused
+ * action changes nothing; then writes the node with its revision bumped and records one log
+ * entry. Idempotent no-ops (a holder re-taking, releasing an unclaimed task) write nothing.
+ */
+
+export interface TakeResult {
+  node: TaskNode;
+  freshly_claimed: boolean;
+}
+
+export function take(draft: GraphDraft, id: NodeId): TakeResult {
+  const task = draft.requireNode(id);
+  if (authorize(draft, task, 'take', draft.actor()) === 'unchanged') return { node: task as TaskNode, freshly_claimed: false };
+  const previous = (task as TaskNode).claim;
+  const node = revise(draft, task as TaskNode, { status: 'in_progress', claim: { by: draft.actor(), at: draft.now } });
+  draft.record({ op: 'take', node: id, ...(previous ? { taken_over_from: previous.by } : {}) });
+  return { node, freshly_claimed: true };
+}
+
+export function release(draft: GraphDraft, id: NodeId): { released: boolean; node: GraphNode } {
+  const task = draft.requireNode(id);
+  if (authorize(draft, task, 'release', draft.actor()) === 'unchanged') return { released: false, node: task };
+  const held = (task as TaskNode).claim!;
+  const node = revise(draft, task as TaskNode, { status: 'open', claim: null });
+  draft.record({ op: 'release', node: id, released_from: held.by });
+  return { released: true, node };
+}
+
+export function submit(draft: GraphDraft, id: NodeId, note: string): { node: TaskNode; newly_ready: NodeId[] } {
+  const task = permitted<TaskNode>(draft, id, 'submit');
+  const node = revise(draft, task, { status: 'submitted', claim: null, submitted_by: draft.actor(), submitted_at: draft.now, note });
+  draft.record({ op: 'submit', node: id, note });
+  // A submitted task never satisfies a BLOCKS edge (spec 3.2), so nothing can become ready.
+  return { node, newly_ready: [] };
+}
+
+export function accept(draft: GraphDraft, id: NodeId): { node: TaskNode; newly_ready: NodeId[] } {
+  const task = permitted<TaskNode>(draft, id, 'accept');
+  return withNewlyReady(draft, () => {
+    const node = revise(draft, task, {
+      status: 'done',
+      done_by: task.submitted_by,
+      done_at: draft.now,
+      accepted_by: draft.actor(),
+      accepted_at: draft.now,
+    });
+    draft.record({ op: 'accept', node: id });
+    return node;
+  });
+}
+
+export function reject(draft: GraphDraft, id: NodeId, reason: string): { node: TaskNode } {
+  const task = permitted<TaskNode>(draft, id, 'reject');
+  const node = revise(draft, task, { status: 'open', ...CLEARED_WORK });
+  draft.record({ op: 'reject', node: id, reason, rejected_submission_of: task.submitted_by });
+  return { node };
+}
+
+export function resolve(draft: GraphDraft, id: NodeId, choice: string, rationale: string): { node: GateNode; newly_ready: NodeId[] } {
+  const gate = permitted<GateNode>(draft, id, 'resolve');
+  return withNewlyReady(draft, () => {
+    const node = revise(draft, gate, { status: 'resolved', resolution: { choice, rationale }, resolved_by: draft.actor(), resolved_at: draft.now });
+    draft.record({ op: 'resolve', node: id, choice });
+    return node;
+  });
+}
+
+/** A done task or a resolved gate goes back to `open`; what made it done or resolved is cleared. */
+export function reopen(draft: GraphDraft, id: NodeId, reason: string): { node: GraphNode } {
+  const target = permitted<TaskNode | GateNode>(draft, id, 'reopen');
+  const node = isTask(target)
+    ? revise(draft, target, { status: 'open', ...CLEARED_WORK })
+    : revise(draft, target, { status: 'open', resolution: null, resolved_by: null, resolved_at: null });
+  draft.record({ op: 'reopen', node: id, reason });
+  return { node };
+}
+
+export function cancel(draft: GraphDraft, id: NodeId, reason: string): { node: GraphNode } {
+  const target = permitted<TaskNode | GateNode>(draft, id, 'cancel');
+  const node = isGate(target) ? revise(draft, target, { status: 'canceled' }) : revise(draft, target, { status: 'canceled', claim: null });
+  draft.record({ op: 'cancel', node: id, reason });
+  return { node };
+}
+
+export function deprecateKnowledge(draft: GraphDraft, id: NodeId, reason: string): { node: KnowledgeNode } {
+  const knowledge = permitted<KnowledgeNode>(draft, id, 'deprecate-knowledge');
+  const node = revise(draft, knowledge, {
+    status: 'deprecated',
+    deprecation_reason: reason,
+    deprecated_at: draft.now,
+    deprecated_by: draft.actor(),
+  });
+  draft.record({ op: 'deprecate-knowledge', node: id, reason });
+  return { node };
+}
+
+/** Notes are append-only: a new one is added with its time and author, earlier ones never change. */
+export function addNote(draft: GraphDraft, id: NodeId, text: string): { node: GraphNode } {
+  const target = permitted<GraphNode>(draft, id, 'add-note');
+  const node = revise(draft, target, { notes: [...target.notes, { at: draft.now, by: draft.actor(), text }] });
+  draft.record({ op: 'add-note', node: id, note: text });
+  return { node };
+}
+
+/** Everything a submission, an acceptance or a claim put on a task. */
+const CLEARED_WORK = {
+  claim: null,
+  submitted_by: null,
+  submitted_at: null,
+  done_by: null,
+  done_at: null,
+  accepted_by: null,
+  accepted_at: null,
+  note: null,
+} satisfies Partial<TaskNode>;
+
+function permitted<T extends GraphNode>(draft: GraphDraft, id: NodeId, action: Action): T {
+  const node = draft.requireNode(id);
+  authorize(draft, node, action, draft.actor());
+  return node as T;
+}
+
+/** Writes a new version of the node: every change of a node bumps its revision and `updated_at`. */
+export function revise<T extends GraphNode>(draft: GraphDraft, node: T, changes: Partial<T>): T {
+  const next = { ...node, ...changes, revision: node.revision + 1, updated_at: draft.now };
+  draft.putNode(next);
+  return next;
+}
+
+/**
+ * Runs a mutation and reports the tasks that were not ready before it and are ready after it,
+ * sorted by id. Comparing the two ready sets makes the answer exact by construction.
+ */
+export function withNewlyReady<T>(draft: GraphDraft, mutate: () => T): { node: T; newly_ready: NodeId[] } {
+  const before = readyTaskIds(draft.graph, draft.index);
+  const node = mutate();
+  const after = readyTaskIds(draft.graph, draft.index);
+  return { node, newly_ready: [...after].filter((id) => !before.has(id)).sort() };
+}

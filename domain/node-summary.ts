@@ -1,0 +1,51 @@
+import type { GraphIndex } from './graph-index.js';
+import { isTask, nodeType, type Claim, type Graph, type GraphNode, type NodeId, type NodeType } from './model.js';
+import { derivedStatus } from './status.js';
+
+/** The short form of a node that lists carry (status buckets, `informing`); `show` gives the whole node. */
+export interface NodeSummary {
+  id: NodeId;
+  type: NodeType;
+  title: string;
+  initiative: string;
+  domain: string | null;
+  tags: string[];
+  /** The derived status (`ready`, `blocked`, `backlog` for open tasks). */
+  status: string;
+  revision: number;
+  /** Tasks only: who holds the task, and since when. */
+  claim?: Claim | null;
+}
+
+export function summarize(graph: Graph, index: GraphIndex, node: GraphNode): NodeSummary {
+  const summary: NodeSummary = {
+    id: node.id,
+    type: nodeType(node),
+    title: node.title,
+    initiative: node.initiative,
+    domain: node.domain,
+    tags: node.tags,
+    status: derivedStatus(graph, index, node),
+    revision: node.revision,
+  };
+  if (isTask(node)) summary.claim = node.claim;
+  return summary;
+}
+
+/** Oldest first, then by id: the order every list of nodes is printed in. */
+export function byAge(a: GraphNode, b: GraphNode): number {
+  return compareAge(a.created_at, a.id, b.created_at, b.id);
+}
+
+/** The nodes in `byAge` order, reading each node's fields once rather than once per comparison. */
+export function oldestFirst(nodes: GraphNode[]): GraphNode[] {
+  return nodes
+    .map((node) => ({ node, at: node.created_at, id: node.id }))
+    .sort((a, b) => compareAge(a.at, a.id, b.at, b.id))
+    .map((entry) => entry.node);
+}
+
+function compareAge(atA: string, idA: string, atB: string, idB: string): number {
+  if (atA !== atB) return atA < atB ? -1 : 1;
+  return idA < idB ? -1 : idA > idB ? 1 : 0;
+}

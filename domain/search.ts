@@ -1,0 +1,72 @@
+import { isKnowledge, type Graph, type KnowledgeNode, type NodeId } from './model.js';
+
+/** The fields `search` looks in (spec 4.4), in the order `matched_fields` lists them. */
+export const SEARCH_FIELDS = ['id', 'title', 'body', 'mitigation', 'domain', 'tags', 'refs', 'meta'] as const;
+type SearchField = (typeof SEARCH_FIELDS)[number];
+
+/** Characters of context printed on each side of the first match. */
+const SNIPPET_CONTEXT = 40;
+
+export interface SearchMatch {
+  id: NodeId;
+  kind: 'knowledge';
+  title: string;
+  initiative: string;
+  domain: string | null;
+  status: string;
+  matched_fields: SearchField[];
+  snippet: string;
+}
+
+/**
+ * Knowledge whose fields contain `query` as a case-insensitive substring; deprecated knowledge
+ * only when `includeDeprecated`. Matches in earlier fields rank first (an id or title match
+ * before a body match), then by id.
+ */
+export function searchKnowledge(graph: Graph, query: string, includeDeprecated: boolean): { matches: SearchMatch[]; count: number } {
+  const needle = query.toLowerCase();
+  const matches: SearchMatch[] = [];
+  for (const node of Object.values(graph.nodes)) {
+    if (!isKnowledge(node) || (node.status === 'deprecated' && !includeDeprecated)) continue;
+    const texts = SEARCH_FIELDS.map((field) => [field, searchableText(node, field)] as const);
+    const hits = texts.filter(([, text]) => text.toLowerCase().includes(needle));
+    if (hits.length === 0) continue;
+    matches.push({
+      id: node.id,
+      kind: 'knowledge',
+      title: node.title,
+      initiative: node.initiative,
+      domain: node.domain,
+      status: node.status,
+      matched_fields: hits.map(([field]) => field),
+      snippet: snippet(hits[0]![1], needle),
+    });
+  }
+  matches.sort((a, b) => rank(a) - rank(b) || (a.id < b.id ? -1 : 1));
+  return { matches, count: matches.length };
+}
+
+function rank(match: SearchMatch): number {
+  return SEARCH_FIELDS.indexOf(match.matched_fields[0]!);
+}
+
+function searchableText(node: KnowledgeNode, field: SearchField): string {
+  switch (field) {
+    case 'tags':
+    case 'refs':
+      return node[field].join(' ');
+    case 'meta':
+      return Object.keys(node.meta).length === 0 ? '' : JSON.stringify(node.meta);
+    default:
+      return node[field] ?? '';
+  }
+}
+
+/** The first match with some text around it, on one line, with `…` where text was cut. */
+function snippet(text: string, needle: string): string {
+  const at = text.toLowerCase().indexOf(needle);
+  const start = Math.max(0, at - SNIPPET_CONTEXT);
+  const end = Math.min(text.length, at + needle.length + SNIPPET_CONTEXT);
+  const cut = text.slice(start, end).replace(/\s+/g, ' ');
+  return `${start > 0 ? '…' : ''}${cut}${end < text.length ? '…' : ''}`;
+}

@@ -1,0 +1,102 @@
+import { staleClaimAlert, type StaleClaimAlert } from './alerts.js';
+import type { Timestamp } from './clock.js';
+import { DomainError } from './errors.js';
+import type { GraphView } from './graph-index.js';
+import { GATE_STATUSES, KNOWLEDGE_STATUSES, isTask, nodeType, type AgentName, type GraphNode, type NodeType } from './model.js';
+import { oldestFirst, summarize, type NodeSummary } from './node-summary.js';
+import { derivedStatus } from './status.js';
+
+/** The statuses `--status` accepts: every derived task status, and those of gates and knowledge. */
+export const STATUS_VALUES = [
+  ...new Set(['ready', 'blocked', 'backlog', 'in_progress', 'submitted', 'done', 'archived', 'canceled', ...GATE_STATUSES, ...KNOWLEDGE_STATUSES]),
+];
+
+/** Entries listed per group unless `--limit` says otherwise. */
+export const DEFAULT_STATUS_LIMIT = 100;
+
+export interface StatusFilters {
+  initiative?: string;
+  kind?: NodeType;
+  status?: string;
+  domain?: string;
+  claimed_by?: AgentName;
+  staleMs: number;
+  limit: number;
+  all: boolean;
+}
+
+const TASK_GROUPS = ['ready', 'in_progress', 'blocked', 'backlog', 'submitted'] as const;
+const TASK_GROUPS_ALL = [...TASK_GROUPS, 'done', 'archived', 'canceled'] as const;
+const GATE_GROUPS = ['open'] as const;
+
+export interface StatusReport {
+  summary: { ready: number; in_progress: number; blocked: number; backlog: number; submitted: number; open_gates: number; active_knowledge: number };
+  tasks: Record<string, NodeSummary[]>;
+  gates: Record<string, NodeSummary[]>;
+  knowledge_count?: number;
+  knowledge?: Record<string, NodeSummary[]>;
+  alerts: StaleClaimAlert[];
+}
+
+/**
+ * The project at a glance (spec 4.4 `status`). Filters pick the nodes of every group; `summary`
+ * counts what matched before `--limit` cut the lists. The in_progress group is everyone's work
+ * unless `--claimed-by` narrows it, and stale-claim alerts cover every claim in the project,
+ * narrowed only by `--claimed-by`.
+ */
+export function statusReport(view: GraphView, now: Timestamp, filters: StatusFilters): StatusReport {
+  if (filters.status !== undefined && !STATUS_VALUES.includes(filters.status)) {
+    throw new DomainError('INVALID_ARGUMENT', `--status must be one of ${STATUS_VALUES.join(', ')}`, { flag: '--status', value: filters.status, allowed: STATUS_VALUES });
+  }
+  const groups: Record<NodeType, Map<string, GraphNode[]>> = {
+    task: emptyGroups(filters.all ? TASK_GROUPS_ALL : TASK_GROUPS),
+    gate: emptyGroups(filters.all ? GATE_STATUSES : GATE_GROUPS),
+    // Knowledge is counted by default and listed with --all; both need its items grouped.
+    knowledge: emptyGroups(KNOWLEDGE_STATUSES),
+  };
+  const nodes = oldestFirst(Object.values(view.graph.nodes));
+  for (const node of nodes) {
+    const status = derivedStatus(view.graph, view.index, node);
+    if (!inScope(node, status, filters)) continue;
+    groups[nodeType(node)].get(status)?.push(node);
+  }
+  const list = (found: GraphNode[]) => found.slice(0, filters.limit).map((node) => summarize(view.graph, view.index, node));
+  const listed = (map: Map<string, GraphNode[]>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
+  const count = (type: NodeType, group: string) => groups[type].get(group)?.length ?? 0;
+  const summary = {
+    ready: count('task', 'ready'),
+    in_progress: count('task', 'in_progress'),
+    blocked: count('task', 'blocked'),
+    backlog: count('task', 'backlog'),
+    submitted: count('task', 'submitted'),
+    open_gates: count('gate', 'open'),
+    active_knowledge: count('knowledge', 'active'),
+  };
+  // With --all the knowledge items themselves replace their count (spec 4.4).
+  const knowledge = filters.all ? { knowledge: listed(groups.knowledge) } : { knowledge_count: summary.active_knowledge };
+  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge, alerts: staleClaims(nodes, now, filters) };
+}
+
+function emptyGroups(names: readonly string[]): Map<string, GraphNode[]> {
+  return new Map(names.map((name) => [name, []]));
+}
+
+function inScope(node: GraphNode, status: string, filters: StatusFilters): boolean {
+  if (filters.initiative !== undefined && node.initiative !== filters.initiative) return false;
+  if (filters.domain !== undefined && node.domain !== filters.domain) return false;
+  if (filters.kind !== undefined && nodeType(node) !== filters.kind) return false;
+  if (filters.status !== undefined && status !== filters.status) return false;
+  if (filters.claimed_by !== undefined && status === 'in_progress' && isTask(node) && node.claim?.by !== filters.claimed_by) return false;
+  return true;
+}
+
+/** Every stale claim of the project, oldest first; only `--claimed-by` narrows them. */
+function staleClaims(nodes: GraphNode[], now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
+  const alerts: StaleClaimAlert[] = [];
+  for (const node of nodes) {
+    if (!isTask(node) || (filters.claimed_by !== undefined && node.claim?.by !== filters.claimed_by)) continue;
+    const alert = staleClaimAlert(node, now, filters.staleMs);
+    if (alert) alerts.push(alert);
+  }
+  return alerts.sort((a, b) => b.age_ms - a.age_ms || (a.node < b.node ? -1 : 1));
+}

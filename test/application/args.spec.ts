@@ -1,0 +1,51 @@
+import { expect } from 'chai';
+import { jsonObject, nonEmptyText, optional, parseArgs, required, textList } from '../../application/args.js';
+import { thrownBy } from '../support/graphs.js';
+
+describe('args (operation argument parsing)', () => {
+  const spec = {
+    title: required(nonEmptyText()),
+    blocked_by: required(textList()),
+    tags: optional(textList()),
+    meta: optional(jsonObject()),
+  };
+  const sut = (raw: unknown) => parseArgs('add-task', raw, spec);
+
+  it('returns the present arguments, leaving absent optional ones out', () => {
+    expect(sut({ title: 'x', blocked_by: [], tags: undefined })).to.deep.equal({ title: 'x', blocked_by: [] });
+  });
+
+  it('reports an absent (or null) required argument as MISSING_FIELD with its flag', () => {
+    for (const raw of [{ blocked_by: [] }, { title: null, blocked_by: [] }]) {
+      const error = thrownBy(() => sut(raw));
+      expect(error.code).to.equal('MISSING_FIELD');
+      expect(error.details).to.deep.equal({ operation: 'add-task', field: 'title', flag: '--title' });
+    }
+    expect(thrownBy(() => sut({ title: 'x' })).details.flag).to.equal('--blocked-by');
+  });
+
+  it('spells a missing positional argument as <name>, not as a flag', () => {
+    const error = thrownBy(() => parseArgs('show', {}, { id: required(nonEmptyText(), { positional: true }) }));
+    expect(error.code).to.equal('MISSING_FIELD');
+    expect(error.message).to.equal('show requires <id>');
+    expect(error.details).to.deep.equal({ operation: 'show', field: 'id', argument: '<id>' });
+  });
+
+  it('reports a present but malformed argument as INVALID_ARGUMENT', () => {
+    for (const raw of [{ title: '', blocked_by: [] }, { title: 'x', blocked_by: 'G1' }, { title: 'x', blocked_by: [], meta: [1] }]) {
+      const error = thrownBy(() => sut(raw));
+      expect(error.code, JSON.stringify(raw)).to.equal('INVALID_ARGUMENT');
+      expect(error.details.errors).to.be.an('array').that.is.not.empty;
+    }
+  });
+
+  it('reports an argument the operation does not know as INVALID_ARGUMENT naming it', () => {
+    const error = thrownBy(() => sut({ title: 'x', blocked_by: [], colour: 'red' }));
+    expect(error.code).to.equal('INVALID_ARGUMENT');
+    expect(error.details).to.include({ field: 'colour', flag: '--colour' });
+  });
+
+  it('refuses arguments that are not an object with INVALID_ARGUMENT', () => {
+    for (const raw of [null, [], 'title', 3]) expect(thrownBy(() => sut(raw)).code).to.equal('INVALID_ARGUMENT');
+  });
+});

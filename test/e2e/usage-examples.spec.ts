@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { COMMANDS } from '../../entrypoints/cli/commands/index.js';
+import { BINARY, Sandbox } from '../support/cli.js';
+
+/**
+ * Every example in every command's `--help` is a line that runs. The examples of all registered
+ * commands, taken in registration order, form one story in one project: `init`, the initiative
+ * `billing`, tasks `T-invoice-schema` and `T-invoice-api` (blocked by the first), gate `G-schema`
+ * and its successor, and so on. A new command's examples continue that story.
+ */
+describe('usage examples (every example in --help runs)', () => {
+  let sandbox: Sandbox;
+  before(() => {
+    sandbox = new Sandbox();
+    mkdirSync(sandbox.checkout, { recursive: true });
+  });
+  after(() => sandbox.remove());
+
+  it('every command has at least one example', () => {
+    const bare = COMMANDS.filter((command) => (command.usage?.examples ?? []).length === 0).map((command) => command.paths[0]!.join(' '));
+    expect(bare).to.deep.equal([]);
+  });
+
+  it('the README shows every command with an example', () => {
+    const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+    const undocumented = COMMANDS.map((command) => command.paths[0]!.join(' ')).filter((name) => !readme.includes(`$ taskdag ${name}`));
+    expect(undocumented).to.deep.equal([]);
+  });
+
+  it('runs every example, in registration order, with exit 0 and one JSON value', () => {
+    const taskdag = `'${process.execPath}' '${BINARY}'`;
+    for (const command of COMMANDS) {
+      for (const [label, line] of command.usage?.examples ?? []) {
+        // Examples are shell lines (quotes, JSON in single quotes), so a shell runs them.
+        const result = spawnSync('/bin/sh', ['-c', line.replace(/^\$0 /, `${taskdag} `)], {
+          cwd: sandbox.checkout,
+          env: sandbox.env() as NodeJS.ProcessEnv,
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
+        const where = `${command.paths[0]!.join(' ')} example "${label}": ${line}\n${result.stdout}${result.stderr}`;
+        expect(result.status, where).to.equal(0);
+        expect(() => JSON.parse(result.stdout), where).not.to.throw();
+      }
+    }
+  });
+});
