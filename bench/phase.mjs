@@ -31,7 +31,8 @@ function failureOf(run) {
   return {
     exit: run.status,
     code: error?.code ?? null,
-    message: (error?.message ?? (run.stderr || run.stdout)).trim().slice(0, 300),
+    // An internal error's envelope keeps its cause in details.reason.
+    message: [error?.message ?? (run.stderr || run.stdout).trim(), error?.details?.reason].filter(Boolean).join(': ').slice(0, 300),
   };
 }
 
