@@ -38,49 +38,56 @@ const SIZES = [
 const SHARED_TASKS = 5_000;
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-bench-'));
+const inScratch = (name) => path.join(scratch, name);
+const cli = path.resolve(options.cli);
+const phase = (name, items) => runPhase({ name, cli, scratch, runs, log, items });
 const started = Date.now();
-const report = { machine: machine(ROOT), config: { runs, quick: options.quick, cli: path.resolve(options.cli), discarded_first_run: true }, phases: [], taskwarrior: null };
+const report = { machine: machine(ROOT), config: { runs, quick: options.quick, cli, discarded_first_run: true }, phases: [], taskwarrior: null };
 try {
-  const cli = path.resolve(options.cli);
-  const inScratch = (name) => path.join(scratch, name);
+  report.phases.push(startupPhase());
+  for (const size of SIZES) report.phases.push(sizePhase(size));
+  report.phases.push(sharedPhase());
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
 
+/** --version and --help, outside any project. */
+function startupPhase() {
   const empty = { name: 'no project', checkout: inScratch('empty'), env: { HOME: inScratch('empty'), TASKDAG_HOME: inScratch('empty') }, pools: {} };
   mkdirSync(empty.checkout, { recursive: true });
-  report.phases.push(runPhase({ name: 'startup', cli, scratch, runs, log, items: STARTUP.map((scenario) => ({ fixture: empty, scenario })) }));
+  return phase('startup', STARTUP.map((scenario) => ({ fixture: empty, scenario })));
+}
 
-  for (const size of SIZES) {
-    log(`generating the ${size.name} project (${size.size} nodes, ${size.logEntries} log entries)`);
-    const fixture = writeProject(inScratch(size.name), size.name, { size: size.size, logEntries: size.logEntries, poolSize: runs + 2 });
-    const items = [...READS, ...MUTATIONS].map((scenario) => ({ fixture, scenario }));
-    const fixtures = [fixture];
-    if (size.twinLogEntries) {
-      const twin = writeProject(inScratch(`${size.name}-short-log`), `${size.name}-log${size.twinLogEntries}`, {
-        size: size.size,
-        logEntries: size.twinLogEntries,
-        poolSize: runs + 2,
-      });
-      fixtures.push(twin);
-      items.push(...MUTATIONS.map((scenario) => ({ fixture: twin, scenario })));
-    }
-    report.phases.push({ ...runPhase({ name: size.name, cli, scratch, runs, log, items }), size: size.size, fixtures: fixtures.map(describe) });
-    rmSync(inScratch(size.name), { recursive: true, force: true });
-    rmSync(inScratch(`${size.name}-short-log`), { recursive: true, force: true });
+/** Every read and mutation on a project of one size; mutations also on its short-log twin. */
+function sizePhase(size) {
+  log(`generating the ${size.name} project (${size.size} nodes, ${size.logEntries} log entries)`);
+  const project = (dir, name, logEntries) => writeProject(inScratch(dir), name, { size: size.size, logEntries, poolSize: runs + 2 });
+  const fixtures = [project(size.name, size.name, size.logEntries)];
+  const items = [...READS, ...MUTATIONS].map((scenario) => ({ fixture: fixtures[0], scenario }));
+  if (size.twinLogEntries) {
+    const twin = project(`${size.name}-short-log`, `${size.name}-log${size.twinLogEntries}`, size.twinLogEntries);
+    fixtures.push(twin);
+    items.push(...MUTATIONS.map((scenario) => ({ fixture: twin, scenario })));
   }
+  const result = { ...phase(size.name, items), size: size.size, fixtures: fixtures.map(describe) };
+  for (const dir of [size.name, `${size.name}-short-log`]) rmSync(inScratch(dir), { recursive: true, force: true });
+  return result;
+}
 
+/** The workload shared with Taskwarrior, both tools timed in the same loop. */
+function sharedPhase() {
   log(`shared workload: ${SHARED_TASKS} tasks with dependencies, taskdag and Taskwarrior`);
   const plan = sharedWorkload(SHARED_TASKS);
   const shared = writeWorkloadProject(inScratch('shared-taskdag'), plan);
   const items = SHARED.map((scenario) => ({ fixture: shared, scenario }));
-  const taskwarrior = ensureTaskwarrior(log);
-  if (taskwarrior.available) {
+  report.taskwarrior = ensureTaskwarrior(log);
+  if (report.taskwarrior.available) {
     const peer = taskwarriorProject(inScratch('shared-taskwarrior'), plan);
-    Object.assign(taskwarrior, { import_ms: peer.import_ms, ready_count: peer.ready_count });
-    items.push(...TASKWARRIOR_SCENARIOS.map((scenario) => ({ fixture: { name: 'taskwarrior', pools: {} }, scenario, external: { command: 'task', options: peer.options } })));
+    Object.assign(report.taskwarrior, { import_ms: peer.import_ms, ready_count: peer.ready_count });
+    const fixture = { name: 'taskwarrior', pools: {} };
+    items.push(...TASKWARRIOR_SCENARIOS.map((scenario) => ({ fixture, scenario, external: { command: 'task', options: peer.options } })));
   }
-  report.taskwarrior = taskwarrior;
-  report.phases.push({ ...runPhase({ name: 'shared-5k', cli, scratch, runs, log, items }), fixtures: [describe(shared)] });
-} finally {
-  rmSync(scratch, { recursive: true, force: true });
+  return { ...phase('shared-5k', items), fixtures: [describe(shared)] };
 }
 
 report.targets = evaluateTargets(report);
