@@ -1,10 +1,15 @@
-// Type-checks and compiles everything (sources and tests) into build/, then bundles the CLI into
-// one file, dist/taskdag.js, so that a command loads a single script instead of a module tree.
+// Type-checks and compiles everything (sources and tests) into build/, then bundles the CLI in
+// two files: dist/taskdag-cli.js, the whole program in one script (a command loads one file, not
+// a module tree) with its V8 code cache beside it, and dist/taskdag.js, the executable: a few
+// lines that answer --version and --help from text fixed here and load the program only for a
+// real command. Start-up is what an agent pays on every call: see BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, chmodSync } from 'node:fs';
+import { readFileSync, rmSync, chmodSync, existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const PROGRAM = 'dist/taskdag-cli.js';
 
 rmSync('build', { recursive: true, force: true });
 try {
@@ -14,9 +19,40 @@ try {
   process.exit(1);
 }
 
-await build({
-  entryPoints: ['entrypoints/cli/bin.ts'],
-  outfile: 'dist/taskdag.js',
+/**
+ * Clipanion fills a default context when it loads by reading process.stdin, stdout and stderr and
+ * a terminal's color depth, which sets up three streams and loads tty, net and stream code: a few
+ * milliseconds on every command, for defaults taskdag always overrides (main.ts passes its own
+ * stdio and turns colors off). In the CLI bundle those defaults are left out and tty is loaded
+ * only if asked for. The build fails if clipanion's code no longer has the expected shape.
+ */
+const clipanionWithoutStdioDefaults = {
+  name: 'clipanion-without-stdio-defaults',
+  setup(build) {
+    const patches = [
+      {
+        file: /[\\/]clipanion[\\/]lib[\\/]advanced[\\/]Cli\.js$/,
+        from: /Cli\.defaultContext = \{\s*env: process\.env,\s*stdin: process\.stdin,\s*stdout: process\.stdout,\s*stderr: process\.stderr,\s*colorDepth: platform\.getDefaultColorDepth\(\),\s*\};/,
+        to: 'Cli.defaultContext = { env: process.env, colorDepth: 1 };',
+      },
+      {
+        file: /[\\/]clipanion[\\/]lib[\\/]platform[\\/]node\.js$/,
+        from: "var tty = require('tty');",
+        to: "var tty = { get default() { return require('tty'); } };",
+      },
+    ];
+    for (const patch of patches) {
+      build.onLoad({ filter: patch.file }, async ({ path }) => {
+        const source = await readFile(path, 'utf8');
+        const contents = source.replace(patch.from, patch.to);
+        if (contents === source) throw new Error(`build: ${path} changed shape; review the clipanion-without-stdio-defaults patch`);
+        return { contents, loader: 'js' };
+      });
+    }
+  },
+};
+
+const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -24,10 +60,34 @@ await build({
   minify: true,
   sourcemap: 'linked',
   legalComments: 'linked',
+  logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  entryPoints: ['entrypoints/cli/program.ts'],
+  outfile: PROGRAM,
   // A native addon cannot be bundled; it is loaded from node_modules on first lock.
   external: ['fs-ext'],
+  // The CLI's file I/O is synchronous, where graceful-fs adds nothing but its load cost.
+  alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
+  plugins: [clipanionWithoutStdioDefaults],
   define: { TASKDAG_VERSION: JSON.stringify(version) },
+});
+
+// Compiled by a fresh Node after the program has run typical commands (scripts/code-cache.mjs).
+execFileSync(process.execPath, ['scripts/code-cache.mjs', PROGRAM], { stdio: ['ignore', 'ignore', 'inherit'] });
+if (!existsSync(`${PROGRAM}.cache`)) throw new Error(`build: no code cache was written for ${PROGRAM}`);
+
+// The help text is the program's own answer to `--help`, so the executable cannot drift from it.
+const help = execFileSync(process.execPath, ['-e', `require(${JSON.stringify(`./${PROGRAM}`)}).run(['--help'])`], { encoding: 'utf8' });
+if (!help.includes('taskdag')) throw new Error(`build: unexpected --help output from ${PROGRAM}:\n${help}`);
+
+await build({
+  ...common,
+  entryPoints: ['entrypoints/cli/bin.ts'],
+  outfile: 'dist/taskdag.js',
+  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help) },
   banner: { js: '#!/usr/bin/env node' },
-  logLevel: 'warning',
 });
 chmodSync('dist/taskdag.js', 0o755);

@@ -1,19 +1,29 @@
-import { main } from './main.js';
+import path from 'node:path';
+import { loadWithCodeCache } from './code-cache.js';
+import { writeAllSync } from './fd-writer.js';
+import type * as Program from './program.js';
 
-main({
-  argv: process.argv.slice(2),
-  cwd: process.cwd(),
-  env: process.env,
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
-}).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    // main() turns every failure into an envelope; reaching here means writing it failed too.
-    process.stderr.write(`taskdag: ${String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+// Fixed at build time (scripts/build.mjs): the version, and the program's own `--help` output,
+// captured from the bundled program so the two can never differ.
+declare const TASKDAG_VERSION: string;
+declare const TASKDAG_HELP: string;
+
+/**
+ * The executable. Agents call it hundreds of times per task, so it does only what the command
+ * line needs: `--version` and `--help` are answered from text fixed at build time, and the
+ * program (clipanion, every command, the store) is loaded only for a real command, with the V8
+ * code cache the build made for it. The fixed answers go out through a plain write on fd 1,
+ * which skips setting up process.stdout as a stream.
+ */
+const argv = process.argv.slice(2);
+const fixed = argv.length === 1 ? answers()[argv[0]!] : undefined;
+if (fixed !== undefined) {
+  writeAllSync(1, fixed);
+} else {
+  loadWithCodeCache<typeof Program>(path.join(__dirname, 'taskdag-cli.js'), require).exports.run(argv);
+}
+
+function answers(): Record<string, string> {
+  const version = `${TASKDAG_VERSION}\n`;
+  return { '--version': version, '-v': version, '--help': TASKDAG_HELP, '-h': TASKDAG_HELP };
+}

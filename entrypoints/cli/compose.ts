@@ -6,7 +6,7 @@ import type { OperationDispatcher } from '../../application/operation.js';
 import { OperationRegistry } from '../../application/registry.js';
 import { FsCheckoutLocator } from '../../adapters/fs-checkout-locator.js';
 import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
-import { NaclIdSource } from '../../adapters/nacl-id-source.js';
+import { KernelRandomIdSource } from '../../adapters/kernel-random-id-source.js';
 import { SystemClock } from '../../adapters/system-clock.js';
 
 export interface Environment {
@@ -26,7 +26,7 @@ export function localOperations(environment: Environment): OperationDispatcher {
     checkouts: new FsCheckoutLocator(environment.cwd, environment.project),
     stores: new FsProjectStoreFactory(taskdagHome(environment.env)),
     clock: new SystemClock(),
-    ids: new NaclIdSource(),
+    ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),
   });
 }

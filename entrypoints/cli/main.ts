@@ -15,7 +15,8 @@ export interface Io {
   cwd: string;
   env: Record<string, string | undefined>;
   stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  /** All a command's output needs: a stream, or a plain descriptor writer (see FdWriter). */
+  stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: NodeJS.WritableStream;
 }
 
@@ -33,19 +34,23 @@ export async function main(io: Io): Promise<number> {
     return exitCodeOf(envelope);
   };
 
-  // Help is plain text for people and logs alike, so never colored.
-  const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION, enableColors: false });
-  for (const command of COMMANDS) cli.register(command);
-
   const commandWord = rest[0];
   if (commandWord === undefined) return fail(new DomainError('UNKNOWN_COMMAND', 'No command given: run taskdag --help', { command: null }));
-  if (HELP_FLAGS.has(commandWord)) {
-    io.stdout.write(cli.usage(null));
-    return 0;
-  }
-  const commandClass = COMMANDS.find((command) => command.paths.some((path) => path[0] === commandWord));
+  const globalHelp = HELP_FLAGS.has(commandWord);
+  const named = globalHelp ? COMMANDS : COMMANDS.filter((command) => command.paths.some((path) => path[0] === commandWord));
+  const commandClass = named[0];
   if (!commandClass) {
     return fail(new DomainError('UNKNOWN_COMMAND', `Unknown command ${commandWord}: run taskdag --help`, { command: commandWord }));
+  }
+
+  // Clipanion compiles a parser over every registered command on each run: registering only the
+  // commands the first word names keeps that cost flat as the command set grows (global help
+  // lists them all). Help is plain text for people and logs alike, so never colored.
+  const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION, enableColors: false });
+  for (const command of named) cli.register(command);
+  if (globalHelp) {
+    io.stdout.write(cli.usage(null));
+    return 0;
   }
   if (asksForHelp(rest)) {
     io.stdout.write(cli.usage(commandClass, { detailed: true }));

@@ -18,6 +18,8 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   input?: string;
   timeoutMs?: number;
+  /** Another copy of the executable (default: the built dist/taskdag.js). */
+  binary?: string;
 }
 
 /**
@@ -59,7 +61,7 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
   return new Promise((resolve, reject) => {
     const { mkdirSync } = require('node:fs') as typeof import('node:fs');
     if (options.cwd) mkdirSync(options.cwd, { recursive: true });
-    const child = spawn(process.execPath, [BINARY, ...args], {
+    const child = spawn(process.execPath, [options.binary ?? BINARY, ...args], {
       cwd: options.cwd,
       env: options.env as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,0 +1,111 @@
+// `npm run bench [-- --quick] [-- --runs N] [-- --publish] [-- --cli FILE]`: times the built
+// CLI as whole processes against bare `node -e 0` on generated projects of 1k, 10k and 50k nodes,
+// and the shared workload against Taskwarrior. Writes bench/results/latest.{json,md} and
+// chart.svg; `--publish` also copies the chart to docs/bench-chart.svg; `--cli` times another
+// build of the executable (to compare builds). Everything else lives in a temp dir that is
+// removed at the end.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { chartOfReport, renderChart } from './chart.mjs';
+import { sharedWorkload, writeProject, writeWorkloadProject } from './generate.mjs';
+import { machine, markdownReport, evaluateTargets, printTable } from './report.mjs';
+import { runPhase } from './phase.mjs';
+import { MUTATIONS, READS, SHARED, STARTUP } from './scenarios.mjs';
+import { TASKWARRIOR_SCENARIOS, ensureTaskwarrior, taskwarriorProject } from './taskwarrior.mjs';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const RESULTS = path.join(ROOT, 'bench', 'results');
+const { values: options } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    publish: { type: 'boolean', default: false },
+    cli: { type: 'string', default: path.join(ROOT, 'dist', 'taskdag.js') },
+  },
+});
+const runs = Number(options.runs ?? (options.quick ? 5 : 15));
+if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs takes a whole number of runs, at least 1');
+const log = (message) => process.stderr.write(`[bench] ${message}\n`);
+
+/** Sizes and log lengths; the 10k project also has a twin with a 100-entry log (cost against history). */
+const SIZES = [
+  { name: '1k', size: 1_000, logEntries: 10_000 },
+  { name: '10k', size: 10_000, logEntries: 100_000, twinLogEntries: 100 },
+  ...(options.quick ? [] : [{ name: '50k', size: 50_000, logEntries: 200_000 }]),
+];
+const SHARED_TASKS = 5_000;
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-bench-'));
+const inScratch = (name) => path.join(scratch, name);
+const cli = path.resolve(options.cli);
+const phase = (name, items) => runPhase({ name, cli, scratch, runs, log, items });
+const started = Date.now();
+const report = { machine: machine(ROOT), config: { runs, quick: options.quick, cli, discarded_first_run: true }, phases: [], taskwarrior: null };
+try {
+  report.phases.push(startupPhase());
+  for (const size of SIZES) report.phases.push(sizePhase(size));
+  report.phases.push(sharedPhase());
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+/** --version and --help, outside any project. */
+function startupPhase() {
+  const empty = { name: 'no project', checkout: inScratch('empty'), env: { HOME: inScratch('empty'), TASKDAG_HOME: inScratch('empty') }, pools: {} };
+  mkdirSync(empty.checkout, { recursive: true });
+  return phase('startup', STARTUP.map((scenario) => ({ fixture: empty, scenario })));
+}
+
+/** Every read and mutation on a project of one size; mutations also on its short-log twin. */
+function sizePhase(size) {
+  log(`generating the ${size.name} project (${size.size} nodes, ${size.logEntries} log entries)`);
+  const project = (dir, name, logEntries) => writeProject(inScratch(dir), name, { size: size.size, logEntries, poolSize: runs + 2 });
+  const fixtures = [project(size.name, size.name, size.logEntries)];
+  const items = [...READS, ...MUTATIONS].map((scenario) => ({ fixture: fixtures[0], scenario }));
+  if (size.twinLogEntries) {
+    const twin = project(`${size.name}-short-log`, `${size.name}-log${size.twinLogEntries}`, size.twinLogEntries);
+    fixtures.push(twin);
+    items.push(...MUTATIONS.map((scenario) => ({ fixture: twin, scenario })));
+  }
+  const result = { ...phase(size.name, items), size: size.size, fixtures: fixtures.map(describe) };
+  for (const dir of [size.name, `${size.name}-short-log`]) rmSync(inScratch(dir), { recursive: true, force: true });
+  return result;
+}
+
+/** The workload shared with Taskwarrior, both tools timed in the same loop. */
+function sharedPhase() {
+  log(`shared workload: ${SHARED_TASKS} tasks with dependencies, taskdag and Taskwarrior`);
+  const plan = sharedWorkload(SHARED_TASKS);
+  const shared = writeWorkloadProject(inScratch('shared-taskdag'), plan);
+  const items = SHARED.map((scenario) => ({ fixture: shared, scenario }));
+  report.taskwarrior = ensureTaskwarrior(log);
+  if (report.taskwarrior.available) {
+    const peer = taskwarriorProject(inScratch('shared-taskwarrior'), plan);
+    Object.assign(report.taskwarrior, { import_ms: peer.import_ms, ready_count: peer.ready_count });
+    const fixture = { name: 'taskwarrior', pools: {} };
+    items.push(...TASKWARRIOR_SCENARIOS.map((scenario) => ({ fixture, scenario, external: { command: 'task', options: peer.options } })));
+  }
+  return { ...phase('shared-5k', items), fixtures: [describe(shared)] };
+}
+
+report.targets = evaluateTargets(report);
+report.duration_s = Math.round((Date.now() - started) / 1000);
+report.machine.load_after = os.loadavg().map((load) => Number(load.toFixed(2)));
+mkdirSync(RESULTS, { recursive: true });
+writeFileSync(path.join(RESULTS, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
+writeFileSync(path.join(RESULTS, 'latest.md'), markdownReport(report));
+const chart = renderChart(chartOfReport(report));
+writeFileSync(path.join(RESULTS, 'chart.svg'), chart);
+if (options.publish) {
+  mkdirSync(path.join(ROOT, 'docs'), { recursive: true });
+  copyFileSync(path.join(RESULTS, 'chart.svg'), path.join(ROOT, 'docs', 'bench-chart.svg'));
+}
+printTable(report);
+log(`done in ${report.duration_s} s; results in bench/results/ (latest.json, latest.md, chart.svg)`);
+
+function describe(fixture) {
+  const { name, nodes, edges, log: logEntries, generate_ms: generateMs } = fixture;
+  return { name, nodes, edges, log: logEntries, generate_ms: generateMs };
+}

@@ -1,0 +1,37 @@
+// What the bench times, as data. A scenario names the command line to run (built from the
+// fixture and, for commands that consume state, from a fresh node of a fixture pool) and its
+// setup: `pool` names the pool of prepared nodes the generator lays down for it, one per run
+// (ready tasks for `take`, claimed ones for `submit`, submitted ones for `accept`).
+// A command missing from the build (exit 2, UNKNOWN_COMMAND) is reported as not available, so
+// adding a command to the CLI is enough for the bench to time it.
+import { REVIEWER, WORKER } from './generate.mjs';
+
+/** Commands that need no project: start-up cost alone. */
+export const STARTUP = [
+  { name: '--version', group: 'startup', argv: () => ['--version'] },
+  { name: '--help', group: 'startup', argv: () => ['--help'] },
+];
+
+export const READS = [
+  { name: 'status', group: 'read', argv: () => ['status'] },
+  { name: 'context', group: 'read', argv: (fixture) => ['context', fixture.sample.task] },
+  { name: 'show', group: 'read', argv: (fixture) => ['show', fixture.sample.task] },
+  { name: 'search', group: 'read', argv: (fixture) => ['search', fixture.sample.query] },
+  // `state` returns the whole log by contract, so its cost follows history; shown for reference.
+  { name: 'state', group: 'read', argv: () => ['state'], reference: true },
+];
+
+export const MUTATIONS = [
+  { name: 'take', group: 'mutation', pool: 'take', argv: (_fixture, id) => ['take', id, '--as', WORKER] },
+  { name: 'submit', group: 'mutation', pool: 'submit', argv: (_fixture, id) => ['submit', id, '--note', 'x', '--as', WORKER] },
+  { name: 'accept', group: 'mutation', pool: 'accept', argv: (_fixture, id) => ['accept', id, '--as', REVIEWER] },
+  {
+    name: 'add-task',
+    group: 'mutation',
+    argv: (fixture) => ['add-task', '--initiative', fixture.initiative, '--title', 'x', '--body', 'y', '--acceptance', 'z', '--blocked-by', '', '--as', WORKER],
+  },
+  { name: 'update', group: 'mutation', argv: (fixture) => ['update', fixture.sample.task, '--title', 'x', '--as', WORKER] },
+];
+
+/** The shared workload's taskdag side (Taskwarrior's is in taskwarrior.mjs): list the ready tasks, add one. */
+export const SHARED = [...READS, ...MUTATIONS].filter((scenario) => scenario.name === 'status' || scenario.name === 'add-task');

@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { FsProjectStore } from '../../adapters/fs-project-store.js';
+import { assertEdgeAllowed } from '../../domain/edges.js';
+import { GraphIndex } from '../../domain/graph-index.js';
+import type { Edge, Graph, State } from '../../domain/model.js';
+import { derivedStatus, readyTaskIds } from '../../domain/status.js';
+import { runCli } from '../support/cli.js';
+
+// The bench is plain JavaScript beside the sources; tests reach it through a dynamic import.
+const GENERATOR = path.resolve(__dirname, '../../../bench/generate.mjs');
+
+interface Fixture {
+  checkout: string;
+  projectId: string;
+  stateDir: string;
+  env: Record<string, string>;
+  nodes: number;
+  log: number;
+  pools: { take: string[]; submit: string[]; accept: string[] };
+  sample: { task: string };
+}
+
+/** Reads the project through the store; the state is only valid inside `check` (nodes load lazily). */
+function withState<T>(fixture: Fixture, check: (state: State) => T): T {
+  return new FsProjectStore(fixture.projectId, fixture.stateDir).readState(check);
+}
+
+/** Every edge, added again in order under the product's own rules (kinds, duplicates, cycles). */
+function assertEdgesValid(state: State): void {
+  const graph: Graph = { ...state, edges: [] };
+  const index = new GraphIndex(graph);
+  for (const edge of state.edges) {
+    assertEdgeAllowed(graph, index, edge as Edge);
+    graph.edges.push(edge);
+    index.invalidate();
+  }
+}
+
+describe('bench project generator (bench/generate.mjs)', () => {
+  let root: string;
+
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'taskdag-bench-gen-'));
+  });
+
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('writes a project the store and the CLI read, with valid edges and the pools the mutations need', async () => {
+    const { writeProject } = await import(GENERATOR);
+    const fixture: Fixture = writeProject(path.join(root, 'small'), 'small', { size: 400, logEntries: 900, poolSize: 3 });
+    withState(fixture, (state) => {
+      expect(Object.keys(state.nodes)).to.have.length(400);
+      expect(state.log).to.have.length(900);
+      expect(state.revision).to.equal(900);
+      assertEdgesValid(state);
+
+      const index = new GraphIndex(state);
+      const statusOf = (id: string) => derivedStatus(state, index, state.nodes[id]!);
+      expect(fixture.pools.take.map(statusOf)).to.deep.equal(['ready', 'ready', 'ready']);
+      expect(fixture.pools.submit.map(statusOf)).to.deep.equal(['in_progress', 'in_progress', 'in_progress']);
+      expect(fixture.pools.accept.map(statusOf)).to.deep.equal(['submitted', 'submitted', 'submitted']);
+    });
+
+    const shown = await runCli(['show', fixture.sample.task], { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env } });
+    expect(shown.code).to.equal(0);
+    expect(shown.json.node.id).to.equal(fixture.sample.task);
+  });
+
+  it('gives the shared workload the ready tasks its plan implies', async () => {
+    const { sharedWorkload, writeWorkloadProject } = await import(GENERATOR);
+    const plan: { done: boolean; deps: number[] }[] = sharedWorkload(300);
+    const fixture: Fixture = writeWorkloadProject(path.join(root, 'shared'), plan);
+    const expected = plan.filter((task) => !task.done && task.deps.every((dep) => plan[dep]!.done)).length;
+    withState(fixture, (state) => {
+      assertEdgesValid(state);
+      expect(readyTaskIds(state, new GraphIndex(state)).size).to.equal(expected);
+    });
+  });
+});
