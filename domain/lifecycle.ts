@@ -1,7 +1,7 @@
 import type { GraphDraft } from './draft.js';
 import { isGate, isTask, type GateNode, type GraphNode, type KnowledgeNode, type NodeId, type TaskNode } from './model.js';
 import { authorize, type Action } from './permissions.js';
-import { readyTaskIds } from './status.js';
+import { readinessDependents, readyAmong } from './status.js';
 
 /*
  * The transitions of spec 3.3. Each one asks `authorize` (permissions.ts) first, so a refused
@@ -42,7 +42,7 @@ export function submit(draft: GraphDraft, id: NodeId, note: string): { node: Tas
 
 export function accept(draft: GraphDraft, id: NodeId): { node: TaskNode; newly_ready: NodeId[] } {
   const task = permitted<TaskNode>(draft, id, 'accept');
-  return withNewlyReady(draft, () => {
+  return withNewlyReady(draft, id, () => {
     const node = revise(draft, task, {
       status: 'done',
       done_by: task.submitted_by,
@@ -64,7 +64,7 @@ export function reject(draft: GraphDraft, id: NodeId, reason: string): { node: T
 
 export function resolve(draft: GraphDraft, id: NodeId, choice: string, rationale: string): { node: GateNode; newly_ready: NodeId[] } {
   const gate = permitted<GateNode>(draft, id, 'resolve');
-  return withNewlyReady(draft, () => {
+  return withNewlyReady(draft, id, () => {
     const node = revise(draft, gate, { status: 'resolved', resolution: { choice, rationale }, resolved_by: draft.actor(), resolved_at: draft.now });
     draft.record({ op: 'resolve', node: id, choice });
     return node;
@@ -134,12 +134,15 @@ export function revise<T extends GraphNode>(draft: GraphDraft, node: T, changes:
 }
 
 /**
- * Runs a mutation and reports the tasks that were not ready before it and are ready after it,
- * sorted by id. Comparing the two ready sets makes the answer exact by construction.
+ * Runs a mutation of node `id` and reports the tasks that were not ready before it and are ready
+ * after it, sorted by id. Only the tasks whose readiness can depend on `id` are compared, before
+ * and after, which is exact (see readinessDependents) without walking the whole graph twice.
  */
-export function withNewlyReady<T>(draft: GraphDraft, mutate: () => T): { node: T; newly_ready: NodeId[] } {
-  const before = readyTaskIds(draft.graph, draft.index);
+export function withNewlyReady<T>(draft: GraphDraft, id: NodeId, mutate: () => T): { node: T; newly_ready: NodeId[] } {
+  const candidates = readinessDependents(draft.graph, draft.index, id);
+  const before = readyAmong(draft.graph, draft.index, candidates);
   const node = mutate();
-  const after = readyTaskIds(draft.graph, draft.index);
-  return { node, newly_ready: [...after].filter((id) => !before.has(id)).sort() };
+  for (const dependent of readinessDependents(draft.graph, draft.index, id)) candidates.add(dependent);
+  const after = readyAmong(draft.graph, draft.index, candidates);
+  return { node, newly_ready: [...after].filter((ready) => !before.has(ready)).sort() };
 }

@@ -62,3 +62,29 @@ export function readyTaskIds(graph: Graph, index: GraphIndex): Set<NodeId> {
   }
   return ready;
 }
+
+/**
+ * The tasks whose readiness can change when node `id` changes: `id` itself, and every task
+ * blocked by `id` or by a gate that `id` supersedes, directly or down a chain (a superseded
+ * blocker is satisfied through its successors). Readiness reads nothing else.
+ */
+export function readinessDependents(graph: Graph, index: GraphIndex, id: NodeId): Set<NodeId> {
+  const affected = new Set<NodeId>();
+  if (isTask(graph.nodes[id])) affected.add(id);
+  const seen = new Set<NodeId>([id]);
+  for (const blocker of seen) {
+    for (const edge of index.outOf(blocker, 'BLOCKS')) if (isTask(graph.nodes[edge.to])) affected.add(edge.to);
+    for (const edge of index.outOf(blocker, 'SUPERSEDES')) seen.add(edge.to);
+  }
+  return affected;
+}
+
+/** Those of `ids` whose derived status is `ready`. */
+export function readyAmong(graph: Graph, index: GraphIndex, ids: Iterable<NodeId>): Set<NodeId> {
+  const ready = new Set<NodeId>();
+  for (const id of ids) {
+    const node = graph.nodes[id];
+    if (isTask(node) && derivedTaskStatus(graph, index, node) === 'ready') ready.add(id);
+  }
+  return ready;
+}
