@@ -1,5 +1,6 @@
 import type { GraphDraft } from './draft.js';
 import { DomainError } from './errors.js';
+import { NO_WORK } from './task-work.js';
 import { allocateNodeId, type SuffixSource } from './ids.js';
 import { assertInitiativeKnown } from './initiatives.js';
 import {
@@ -96,14 +97,7 @@ function taskDefaults(): Pick<
     definition: null,
     acceptance: null,
     backlog: false,
-    claim: null,
-    submitted_by: null,
-    submitted_at: null,
-    done_by: null,
-    done_at: null,
-    accepted_by: null,
-    accepted_at: null,
-    note: null,
+    ...NO_WORK,
   };
 }
 

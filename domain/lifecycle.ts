@@ -2,6 +2,7 @@ import type { GraphDraft } from './draft.js';
 import { isGate, isTask, type GateNode, type GraphNode, type KnowledgeNode, type NodeId, type TaskNode } from './model.js';
 import { authorize, type Action } from './permissions.js';
 import { readinessDependents, readyAmong } from './status.js';
+import { NO_WORK } from './task-work.js';
 
 /*
  * The transitions of spec 3.3. Each one asks `authorize` (permissions.ts) first, so a refused
@@ -57,7 +58,7 @@ export function accept(draft: GraphDraft, id: NodeId): { node: TaskNode; newly_r
 
 export function reject(draft: GraphDraft, id: NodeId, reason: string): { node: TaskNode } {
   const task = permitted<TaskNode>(draft, id, 'reject');
-  const node = revise(draft, task, { status: 'open', ...CLEARED_WORK });
+  const node = revise(draft, task, { status: 'open', ...NO_WORK });
   draft.record({ op: 'reject', node: id, reason, rejected_submission_of: task.submitted_by });
   return { node };
 }
@@ -75,7 +76,7 @@ export function resolve(draft: GraphDraft, id: NodeId, choice: string, rationale
 export function reopen(draft: GraphDraft, id: NodeId, reason: string): { node: GraphNode } {
   const target = permitted<TaskNode | GateNode>(draft, id, 'reopen');
   const node = isTask(target)
-    ? revise(draft, target, { status: 'open', ...CLEARED_WORK })
+    ? revise(draft, target, { status: 'open', ...NO_WORK })
     : revise(draft, target, { status: 'open', resolution: null, resolved_by: null, resolved_at: null });
   draft.record({ op: 'reopen', node: id, reason });
   return { node };
@@ -107,18 +108,6 @@ export function addNote(draft: GraphDraft, id: NodeId, text: string): { node: Gr
   draft.record({ op: 'add-note', node: id, note: text });
   return { node };
 }
-
-/** Everything a submission, an acceptance or a claim put on a task. */
-const CLEARED_WORK = {
-  claim: null,
-  submitted_by: null,
-  submitted_at: null,
-  done_by: null,
-  done_at: null,
-  accepted_by: null,
-  accepted_at: null,
-  note: null,
-} satisfies Partial<TaskNode>;
 
 function permitted<T extends GraphNode>(draft: GraphDraft, id: NodeId, action: Action): T {
   const node = draft.requireNode(id);

@@ -46,3 +46,13 @@ export function integer(flag: string, value: string | undefined, minimum = 0): n
   }
   return Number(value);
 }
+
+/** The four `--scope-*` flags of knowledge, as the operation's lists. */
+export function scopeLists(flags: { scopeDomains?: string; scopeInitiatives?: string; scopeTags?: string; scopeNodeIds?: string }) {
+  return {
+    scope_domains: list(flags.scopeDomains),
+    scope_initiatives: list(flags.scopeInitiatives),
+    scope_tags: list(flags.scopeTags),
+    scope_node_ids: list(flags.scopeNodeIds),
+  };
+}

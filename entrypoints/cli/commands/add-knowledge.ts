@@ -1,5 +1,5 @@
 import { Command, Option } from 'clipanion';
-import { list } from '../flags.js';
+import { scopeLists } from '../flags.js';
 import { NodeCreationCommand } from './node-options.js';
 
 export class AddKnowledgeCommand extends NodeCreationCommand {
@@ -30,10 +30,7 @@ export class AddKnowledgeCommand extends NodeCreationCommand {
       ...this.commonArgs(),
       knowledge_type: this.knowledgeType,
       mitigation: this.mitigation,
-      scope_domains: list(this.scopeDomains),
-      scope_initiatives: list(this.scopeInitiatives),
-      scope_tags: list(this.scopeTags),
-      scope_node_ids: list(this.scopeNodeIds),
+      ...scopeLists(this),
       supersedes: this.supersedes,
     });
   }

@@ -1,5 +1,5 @@
 import { Command, Option } from 'clipanion';
-import { bool, list } from '../flags.js';
+import { bool, list, scopeLists } from '../flags.js';
 import { NodeCreationCommand } from './node-options.js';
 
 export class AddNodeCommand extends NodeCreationCommand {
@@ -49,10 +49,7 @@ export class AddNodeCommand extends NodeCreationCommand {
       rationale: this.rationale,
       knowledge_type: this.knowledgeType,
       mitigation: this.mitigation,
-      scope_domains: list(this.scopeDomains),
-      scope_initiatives: list(this.scopeInitiatives),
-      scope_tags: list(this.scopeTags),
-      scope_node_ids: list(this.scopeNodeIds),
+      ...scopeLists(this),
       backlog: bool('--backlog', this.backlog),
       blocked_by: list(this.blockedBy),
       supersedes: this.supersedes,

@@ -1,5 +1,5 @@
 import { Command, Option } from 'clipanion';
-import { bool, integer, jsonObject, list } from '../flags.js';
+import { bool, integer, jsonObject, list, scopeLists } from '../flags.js';
 import { TaskdagCommand } from '../taskdag-command.js';
 
 export class UpdateCommand extends TaskdagCommand {
@@ -54,10 +54,7 @@ export class UpdateCommand extends TaskdagCommand {
       resolution_mode: this.resolutionMode,
       knowledge_type: this.knowledgeType,
       mitigation: this.mitigation,
-      scope_domains: list(this.scopeDomains),
-      scope_initiatives: list(this.scopeInitiatives),
-      scope_tags: list(this.scopeTags),
-      scope_node_ids: list(this.scopeNodeIds),
+      ...scopeLists(this),
     });
   }
 }
