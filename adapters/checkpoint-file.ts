@@ -113,8 +113,13 @@ function notACheckpoint(start: string): string {
 
 function assertLayout(ids: unknown, ends: unknown, sectionBytes: number, path: string): { ids: NodeId[]; ends: number[] } {
   if (!Array.isArray(ids) || !Array.isArray(ends) || ids.length !== ends.length) throw invalidFile(path, 'its node index is malformed');
-  const last = ends.length === 0 ? -1 : ends[ends.length - 1];
-  if (typeof last !== 'number' || last + 1 !== sectionBytes) throw invalidFile(path, 'its node section is truncated or has trailing bytes');
+  if (!ids.every((id) => typeof id === 'string') || new Set(ids).size !== ids.length) throw invalidFile(path, 'its node ids are malformed');
+  let previous = -1;
+  for (const end of ends) {
+    if (!Number.isInteger(end) || end <= previous) throw invalidFile(path, 'its node offsets are malformed');
+    previous = end;
+  }
+  if (previous + 1 !== sectionBytes) throw invalidFile(path, 'its node section is truncated or has trailing bytes');
   return { ids: ids as NodeId[], ends: ends as number[] };
 }
 

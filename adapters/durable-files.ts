@@ -24,6 +24,32 @@ export function writeFileAtomic(file: string, contents: string | Buffer, mode = 
   fsyncDirectory(path.dirname(file));
 }
 
+/**
+ * Creates `file` with `contents` only if it does not exist yet, durably and atomically (a hard
+ * link of a complete temp file cannot be half made, and fails when the name is taken). Returns
+ * false when another writer created it first.
+ */
+export function createFileExclusive(file: string, contents: string): boolean {
+  const temp = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(temp, contents);
+  const fd = fs.openSync(temp, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.linkSync(temp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+  fsyncDirectory(path.dirname(file));
+  return true;
+}
+
 export function fsyncDirectory(dir: string): void {
   const fd = fs.openSync(dir, 'r');
   try {

@@ -2,7 +2,7 @@ import fs from 'graceful-fs';
 import path from 'node:path';
 import { DomainError } from '../domain/errors.js';
 import type { Backend, Checkout, CheckoutLocator } from '../application/ports/checkout.js';
-import { readTextIfExists, writeFileAtomic } from './durable-files.js';
+import { createFileExclusive, readTextIfExists } from './durable-files.js';
 import { storageError } from './storage-error.js';
 
 export const CHECKOUT_FILE = '.taskdag.json';
@@ -35,13 +35,15 @@ export class FsCheckoutLocator implements CheckoutLocator {
   create(projectId: string): Checkout {
     const root = this.root();
     const file = path.join(root, CHECKOUT_FILE);
+    let created: boolean;
     try {
       fs.mkdirSync(root, { recursive: true });
-      writeFileAtomic(file, JSON.stringify({ project_id: projectId }, null, 2) + '\n');
+      created = createFileExclusive(file, JSON.stringify({ project_id: projectId }, null, 2) + '\n');
     } catch (error) {
       throw storageError('Cannot write the checkout file', error, { path: file });
     }
-    return { root, project_id: projectId, backend: null };
+    // Two `init`s racing in one directory agree on the first one's project.
+    return created ? { root, project_id: projectId, backend: null } : readCheckout(root)!;
   }
 }
 

@@ -88,10 +88,11 @@ export class FsProjectStore implements ProjectStore {
     const text = this.readCheckpointText();
     if (text === null) return { kind: 'absent' };
     try {
-      // The state outlives the file it was read from: load every node while the file is open.
+      // The state outlives the file it was read from, and a whole-state rewrite must know whether
+      // it loads: parse (and so check) every node while the file is open.
       const state = this.withLoaded((loaded) => {
-        loaded.checkpoint.nodes.readAll();
-        return this.loadState(loaded);
+        const whole = this.loadState(loaded);
+        return { ...whole, nodes: Object.fromEntries(Object.entries(whole.nodes).map(([id, node]) => [id, { ...node }])) };
       });
       return { kind: 'valid', state };
     } catch (error) {

@@ -13,6 +13,10 @@ export function registerInitiative(draft: GraphDraft, name: string, desc: string
   if (name.trim() === '') {
     throw new DomainError('INVALID_ARGUMENT', 'An initiative name cannot be blank', { field: 'name' });
   }
+  // Initiatives are keys of a plain JSON object, where this one name means the prototype.
+  if (name === '__proto__') {
+    throw new DomainError('INVALID_ARGUMENT', 'An initiative cannot be named __proto__', { field: 'name', name });
+  }
   if (Object.hasOwn(draft.graph.initiatives, name)) {
     throw new DomainError('ID_CONFLICT', `Initiative ${name} is already registered`, { initiative: name });
   }

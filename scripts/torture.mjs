@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { Sandbox } = require('../build/test/support/cli.js');
-const { readFileSync } = require('node:fs');
+const { readCheckpointJson } = require('../build/test/support/checkpoint-json.js');
 const path = require('node:path');
 const { concurrentWriters, crashMutationWriter, crashRestoreWriter, loadState, projectDir } = require('../build/test/support/durability.js');
 const { fuzz, fuzzTarget } = require('../build/test/support/fuzz.js');
@@ -50,7 +50,7 @@ await battery('crash: SIGKILL during mutations and batches', async (sandbox) => 
   let acknowledged = 0;
   let inFlightCommitted = 0;
   // How often the checkpoint was rewritten between two kills (a lower bound of checkpoint writes).
-  const checkpointPosition = () => JSON.parse(readFileSync(path.join(projectDir(sandbox), 'tasks.json'), 'utf8')).ledger.bytes;
+  const checkpointPosition = () => readCheckpointJson(path.join(projectDir(sandbox), 'tasks.json')).ledger.bytes;
   let checkpointsSeen = 0;
   for (let kill = 0; kill < KILLS; kill++) {
     const before = committed;

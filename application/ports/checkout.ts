@@ -14,7 +14,10 @@ export interface Checkout {
 export interface CheckoutLocator {
   /** The checkout the command runs in, or null when there is none yet. */
   find(): Checkout | null;
-  /** Writes `.taskdag.json` for a new project in the selected project root. */
+  /**
+   * Writes `.taskdag.json` for a new project in the selected project root; if another process
+   * created one first, returns that one instead.
+   */
   create(projectId: string): Checkout;
   /** The directory a new checkout would be created in. */
   root(): string;

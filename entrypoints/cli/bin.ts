@@ -16,14 +16,20 @@ declare const TASKDAG_HELP: string;
  * which skips setting up process.stdout as a stream.
  */
 const argv = process.argv.slice(2);
-const fixed = argv.length === 1 ? answers()[argv[0]!] : undefined;
+const fixed = argv.length === 1 ? answers().get(argv[0]!) : undefined;
 if (fixed !== undefined) {
   writeAllSync(1, fixed);
 } else {
   loadWithCodeCache<typeof Program>(path.join(__dirname, 'taskdag-cli.js'), require).exports.run(argv);
 }
 
-function answers(): Record<string, string> {
+/** A Map, so that a command word such as `constructor` is never found on Object.prototype. */
+function answers(): Map<string, string> {
   const version = `${TASKDAG_VERSION}\n`;
-  return { '--version': version, '-v': version, '--help': TASKDAG_HELP, '-h': TASKDAG_HELP };
+  return new Map([
+    ['--version', version],
+    ['-v', version],
+    ['--help', TASKDAG_HELP],
+    ['-h', TASKDAG_HELP],
+  ]);
 }

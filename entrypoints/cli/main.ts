@@ -103,6 +103,10 @@ function isClipanionError(error: unknown): boolean {
 
 /** A known command with flags it does not take, or a malformed flag value. */
 function usageError(command: string, error: unknown): DomainError {
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/^.*?Error: /, '');
+  const raw = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/^.*?Error: /, '');
+  // Clipanion says "Command not found" when the words after a known command match none of its forms.
+  const message = raw.startsWith('Command not found')
+    ? `taskdag ${command} does not take these arguments: an unknown option, an extra positional, or an option missing its value`
+    : raw;
   return new DomainError('INVALID_ARGUMENT', `${message} (see taskdag ${command} --help)`, { command });
 }
