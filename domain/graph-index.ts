@@ -1,6 +1,8 @@
 import type { Edge, EdgeType, Graph, NodeId } from './model.js';
 
-type Adjacency = Map<NodeId, Edge[]>;
+/** Edges by endpoint and then by type, so a lookup returns a stored list without filtering. */
+type Adjacency = Map<string, Edge[]>;
+const NONE: readonly Edge[] = Object.freeze([]);
 
 /**
  * Edge lookups by endpoint, built once per graph on first use. Rules that walk the graph
@@ -13,14 +15,14 @@ export class GraphIndex {
 
   constructor(private readonly graph: Graph) {}
 
-  /** Edges of `type` that end at `id` (for BLOCKS: the blockers of `id`). */
-  into(id: NodeId, type: EdgeType): Edge[] {
-    return (this.incomingMap().get(id) ?? []).filter((edge) => edge.type === type);
+  /** Edges of `type` that end at `id` (for BLOCKS: the blockers of `id`). Do not modify it. */
+  into(id: NodeId, type: EdgeType): readonly Edge[] {
+    return this.incomingMap().get(slot(id, type)) ?? NONE;
   }
 
-  /** Edges of `type` that start at `id` (for BLOCKS: what `id` blocks). */
-  outOf(id: NodeId, type: EdgeType): Edge[] {
-    return (this.outgoingMap().get(id) ?? []).filter((edge) => edge.type === type);
+  /** Edges of `type` that start at `id` (for BLOCKS: what `id` blocks). Do not modify it. */
+  outOf(id: NodeId, type: EdgeType): readonly Edge[] {
+    return this.outgoingMap().get(slot(id, type)) ?? NONE;
   }
 
   /** Drops the cached maps; called whenever the edge list changes. */
@@ -40,10 +42,14 @@ export class GraphIndex {
   }
 }
 
+function slot(id: NodeId, type: EdgeType): string {
+  return `${type} ${id}`;
+}
+
 function groupBy(edges: Edge[], key: (edge: Edge) => NodeId): Adjacency {
   const map: Adjacency = new Map();
   for (const edge of edges) {
-    const id = key(edge);
+    const id = slot(key(edge), edge.type);
     const list = map.get(id);
     if (list) list.push(edge);
     else map.set(id, [edge]);

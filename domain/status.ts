@@ -17,15 +17,16 @@ export type DerivedTaskStatus =
  * Knowledge never blocks, so it never satisfies either.
  */
 export function isBlockerSatisfied(graph: Graph, index: GraphIndex, blockerId: NodeId): boolean {
-  return satisfies(graph, index, blockerId, new Set());
+  return satisfies(graph, index, blockerId, null);
 }
 
-function satisfies(graph: Graph, index: GraphIndex, id: NodeId, seen: Set<NodeId>): boolean {
+function satisfies(graph: Graph, index: GraphIndex, id: NodeId, seen: Set<NodeId> | null): boolean {
   const node = graph.nodes[id];
   if (isTask(node)) return node.status === 'done' || node.status === 'archived';
   if (!isGate(node)) return false;
   if (node.status === 'resolved') return true;
-  if (node.status !== 'superseded' || seen.has(id)) return false;
+  if (node.status !== 'superseded' || seen?.has(id)) return false;
+  seen ??= new Set();
   seen.add(id);
   // Successors point at the gate they replace (new -SUPERSEDES-> old); any one chain that ends
   // in a resolved gate carries the decision.
@@ -47,7 +48,8 @@ export function unsatisfiedBlockers(graph: Graph, index: GraphIndex, id: NodeId)
 export function derivedTaskStatus(graph: Graph, index: GraphIndex, task: TaskNode): DerivedTaskStatus {
   if (task.status !== 'open') return task.status;
   if (task.backlog) return 'backlog';
-  return unsatisfiedBlockers(graph, index, task.id).length > 0 ? 'blocked' : 'ready';
+  const blocked = index.into(task.id, 'BLOCKS').some((edge) => !isBlockerSatisfied(graph, index, edge.from));
+  return blocked ? 'blocked' : 'ready';
 }
 
 export function derivedStatus(graph: Graph, index: GraphIndex, node: GraphNode): string {
