@@ -37,3 +37,15 @@ export async function expectFailuresLeaveStateUntouched(sandbox: Sandbox, cases:
 export async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   for (let at = 0; at < items.length; at += size) await Promise.all(items.slice(at, at + size).map(work));
 }
+
+/** The error an async operation rejects with; fails the test when it resolves. */
+export async function rejectionOf<E = { code: string; details: Record<string, unknown>; message: string }>(
+  work: () => Promise<unknown>,
+): Promise<E> {
+  try {
+    await work();
+  } catch (error) {
+    return error as E;
+  }
+  throw new Error('expected a failure');
+}

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { LocalOperations } from '../../../application/local-operations.js';
 import type { DomainError } from '../../../domain/errors.js';
 import { inMemoryServices } from '../../support/services.js';
+import { rejectionOf } from '../../support/failures.js';
 import { sampleState } from '../../support/states.js';
 
 const task = (id: string, blockedBy: string[] = []) => ({
@@ -9,14 +10,7 @@ const task = (id: string, blockedBy: string[] = []) => ({
   args: { id, initiative: 'core', title: id, body: '', acceptance: 'a', blocked_by: blockedBy },
 });
 
-async function failure(work: () => Promise<unknown>): Promise<DomainError> {
-  try {
-    await work();
-  } catch (error) {
-    return error as DomainError;
-  }
-  throw new Error('expected a failure');
-}
+const failure = (work: () => Promise<unknown>) => rejectionOf<DomainError>(work);
 
 describe('batch (application, in-memory store)', () => {
   const setup = () => {

@@ -2,16 +2,10 @@ import { expect } from 'chai';
 import { LocalOperations } from '../../../application/local-operations.js';
 import type { DomainError } from '../../../domain/errors.js';
 import { inMemoryServices } from '../../support/services.js';
+import { rejectionOf } from '../../support/failures.js';
 import { sampleState } from '../../support/states.js';
 
-async function failure(work: () => Promise<unknown>): Promise<DomainError> {
-  try {
-    await work();
-  } catch (error) {
-    return error as DomainError;
-  }
-  throw new Error('expected a failure');
-}
+const failure = (work: () => Promise<unknown>) => rejectionOf<DomainError>(work);
 
 describe('init --force and restore (application, in-memory store)', () => {
   const setup = () => {
