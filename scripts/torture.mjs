@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 const { Sandbox } = require('../build/test/support/cli.js');
 const { readCheckpointJson } = require('../build/test/support/checkpoint-json.js');
 const path = require('node:path');
-const { concurrentWriters, crashMutationWriter, crashRestoreWriter, loadState, projectDir } = require('../build/test/support/durability.js');
+const { concurrentWriters, crashMutationWriter, crashRestores, loadState, projectDir } = require('../build/test/support/durability.js');
 const { fuzz, fuzzTarget } = require('../build/test/support/fuzz.js');
 
 const size = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -76,19 +76,7 @@ await battery('crash: SIGKILL during mutations and batches', async (sandbox) => 
 
 await battery('crash: SIGKILL during restores', async (sandbox) => {
   await project(sandbox);
-  const snapshots = {};
-  for (const id of ['T-old', 'T-new']) {
-    await sandbox.ok(['add-initiative', id, '--as', 'writer']);
-    await sandbox.ok(['add-task', id, '--initiative', id, '--title', id, '--body', '', '--acceptance', 'a', '--blocked-by', '', '--as', 'writer']);
-    const { revision, nodes } = await loadState(sandbox);
-    snapshots[(await sandbox.ok(['init', '--force', '--as', 'writer'])).snapshot.id] = { revision, nodes: Object.keys(nodes) };
-  }
-  const ids = Object.keys(snapshots);
-  let position = { restores: 0, revision: (await loadState(sandbox)).revision };
-  for (let kill = 0; kill < RESTORE_KILLS; kill++) {
-    const next = await crashRestoreWriter(sandbox, ids, snapshots, position.restores + 1, position.revision, 200);
-    position = { restores: position.restores + next.restores, revision: next.revision };
-  }
+  const position = await crashRestores(sandbox, RESTORE_KILLS, 200);
   const listed = await sandbox.ok(['snapshots']);
   return { kills: RESTORE_KILLS, restores_committed: position.restores, snapshots_listed: listed.snapshots.length, torn_or_lost: 0 };
 });

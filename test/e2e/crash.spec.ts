@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Sandbox } from '../support/cli.js';
-import { concurrentWriters, crashMutationWriter, crashRestoreWriter, loadState, type KnownSnapshot } from '../support/durability.js';
+import { concurrentWriters, crashMutationWriter, crashRestores } from '../support/durability.js';
 
 /**
  * The short run of the crash and concurrency proofs; `npm run torture` runs the long battery
@@ -26,19 +26,7 @@ describe('crash and concurrency proofs (short run)', function () {
   });
 
   it('leaves the state before or after a restore in flight across 8 SIGKILLs', async () => {
-    const snapshots: Record<string, KnownSnapshot> = {};
-    for (const id of ['T-old', 'T-new']) {
-      await sandbox.ok(['add-initiative', id, '--as', 'writer']);
-      await sandbox.ok(['add-task', id, '--initiative', id, '--title', id, '--body', '', '--acceptance', 'a', '--blocked-by', '', '--as', 'writer']);
-      const { revision, nodes } = await loadState(sandbox);
-      snapshots[(await sandbox.ok(['init', '--force', '--as', 'writer'])).snapshot.id] = { revision, nodes: Object.keys(nodes) };
-    }
-    const ids = Object.keys(snapshots);
-    let position = { restores: 0, revision: (await loadState(sandbox)).revision };
-    for (let kill = 0; kill < 8; kill++) {
-      const next = await crashRestoreWriter(sandbox, ids, snapshots, position.restores + 1, position.revision, 150);
-      position = { restores: position.restores + next.restores, revision: next.revision };
-    }
+    await crashRestores(sandbox, 8, 150);
     expect((await sandbox.run(['snapshots'])).code).to.equal(0);
   });
 

@@ -115,6 +115,28 @@ export interface KnownSnapshot {
 }
 
 /**
+ * The restore proof, `kills` times: two snapshots with different tasks (taken by `init --force`),
+ * then a restore writer killed at random within `maxDelayMs`, each time checked by
+ * crashRestoreWriter. Returns how many restores were committed.
+ */
+export async function crashRestores(sandbox: Sandbox, kills: number, maxDelayMs: number): Promise<{ restores: number }> {
+  const snapshots: Record<string, KnownSnapshot> = {};
+  for (const id of ['T-old', 'T-new']) {
+    await sandbox.ok(['add-initiative', id, '--as', 'writer']);
+    await sandbox.ok(['add-task', id, '--initiative', id, '--title', id, '--body', '', '--acceptance', 'a', '--blocked-by', '', '--as', 'writer']);
+    const { revision, nodes } = await loadState(sandbox);
+    snapshots[(await sandbox.ok(['init', '--force', '--as', 'writer'])).snapshot.id] = { revision, nodes: Object.keys(nodes) };
+  }
+  const ids = Object.keys(snapshots);
+  let position = { restores: 0, revision: (await loadState(sandbox)).revision };
+  for (let kill = 0; kill < kills; kill++) {
+    const next = await crashRestoreWriter(sandbox, ids, snapshots, position.restores + 1, position.revision, maxDelayMs);
+    position = { restores: position.restores + next.restores, revision: next.revision };
+  }
+  return { restores: position.restores };
+}
+
+/**
  * One crash of the restore writer, restoring `ids` in turn from restore number `first` on: the
  * state must load and be the state after m more restores, m the acknowledged count or one more.
  * A restore's revision is one past both the snapshot's and the displaced state's.
