@@ -1,8 +1,9 @@
+import { LocalOperations } from '../../application/local-operations.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import type { Services } from '../../application/operation.js';
 import { OperationRegistry } from '../../application/registry.js';
 import { InMemoryProjectStores } from './in-memory-stores.js';
-import { AT } from './states.js';
+import { AT, sampleState } from './states.js';
 
 /** Services over in-memory stores, a fixed clock and fixed ids, with a checkout that already exists. */
 export function inMemoryServices(): Services & { stores: InMemoryProjectStores } {
@@ -14,4 +15,11 @@ export function inMemoryServices(): Services & { stores: InMemoryProjectStores }
     ids: { nodeSuffix: () => '00000000', projectId: () => 'memory' },
     registry: new OperationRegistry(OPERATIONS),
   };
+}
+
+/** Local operations over an in-memory store that holds the sample state (see states.ts). */
+export function operationsOverSample() {
+  const services = inMemoryServices();
+  services.stores.store.replace(sampleState());
+  return { sut: new LocalOperations(services), store: services.stores.store };
 }

@@ -1,9 +1,7 @@
 import { expect } from 'chai';
-import { LocalOperations } from '../../../application/local-operations.js';
 import type { DomainError } from '../../../domain/errors.js';
-import { inMemoryServices } from '../../support/services.js';
+import { operationsOverSample } from '../../support/services.js';
 import { rejectionOf } from '../../support/failures.js';
-import { sampleState } from '../../support/states.js';
 
 const task = (id: string, blockedBy: string[] = []) => ({
   op: 'add-task',
@@ -13,11 +11,7 @@ const task = (id: string, blockedBy: string[] = []) => ({
 const failure = (work: () => Promise<unknown>) => rejectionOf<DomainError>(work);
 
 describe('batch (application, in-memory store)', () => {
-  const setup = () => {
-    const services = inMemoryServices();
-    services.stores.store.replace(sampleState());
-    return { sut: new LocalOperations(services), store: services.stores.store };
-  };
+  const setup = operationsOverSample;
 
   it('applies every item on one draft and commits them as one change, each item as its agent', async () => {
     const { sut, store } = setup();

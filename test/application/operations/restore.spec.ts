@@ -1,18 +1,13 @@
 import { expect } from 'chai';
-import { LocalOperations } from '../../../application/local-operations.js';
 import type { DomainError } from '../../../domain/errors.js';
-import { inMemoryServices } from '../../support/services.js';
+import { operationsOverSample } from '../../support/services.js';
 import { rejectionOf } from '../../support/failures.js';
 import { sampleState } from '../../support/states.js';
 
 const failure = (work: () => Promise<unknown>) => rejectionOf<DomainError>(work);
 
 describe('init --force and restore (application, in-memory store)', () => {
-  const setup = () => {
-    const services = inMemoryServices();
-    services.stores.store.replace(sampleState());
-    return { sut: new LocalOperations(services), store: services.stores.store };
-  };
+  const setup = operationsOverSample;
 
   it('init --force needs an agent, then snapshots the state it displaces before replacing it', async () => {
     const { sut, store } = setup();
