@@ -1,55 +1,139 @@
 import * as t from 'typanion';
 import { DomainError } from '../domain/errors.js';
-
-interface FieldSpec<T> {
-  required: boolean;
-  validator: t.StrictValidator<unknown, T>;
-  /** Given on the command line by position (`show <id>`), not as a flag: messages say `<id>`. */
-  positional?: boolean;
-}
-
-interface FieldOptions {
-  positional?: boolean;
-}
-
-export type ArgsSpec = Record<string, FieldSpec<unknown>>;
-
-type Parsed<S extends ArgsSpec> = {
-  [K in keyof S as S[K] extends FieldSpec<unknown> & { required: true } ? K : never]: S[K] extends FieldSpec<infer T> ? T : never;
-} & {
-  [K in keyof S as S[K] extends FieldSpec<unknown> & { required: true } ? never : K]?: S[K] extends FieldSpec<infer T> ? T : never;
-};
-
-export function required<T>(validator: t.StrictValidator<unknown, T>, options: FieldOptions = {}): FieldSpec<T> & { required: true } {
-  return { required: true, validator, ...options };
-}
-
-export function optional<T>(validator: t.StrictValidator<unknown, T>, options: FieldOptions = {}): FieldSpec<T> & { required: false } {
-  return { required: false, validator, ...options };
-}
-
-export const text = () => t.isString();
-export const nonEmptyText = () => t.cascade(t.isString(), [t.hasMinLength(1)]);
-export const textList = () => t.isArray(t.isString());
-/** A JSON object; typanion's `isRecord` alone would also take an array. */
-export const jsonObject = () =>
-  t.makeValidator<unknown, Record<string, unknown>>({
-    test: (value, state): value is Record<string, unknown> => {
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return true;
-      state?.errors?.push(`${state.p ?? '.'}: expected a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
-      return false;
-    },
-  });
-export const flag = () => t.isBoolean();
-export const positiveInteger = () => t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]);
-export const nonNegativeInteger = () => t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(0)]);
-export const oneOf = <T extends string>(values: readonly T[]) => t.isEnum(values);
+import type { JsonSchema } from './contract/schema.js';
 
 /**
- * Validates an operation's arguments, whatever carried them (flags, a batch file, an HTTP body).
- * An absent required field is `MISSING_FIELD`; a present but malformed one, or one the operation
- * does not know, is `INVALID_ARGUMENT`. `details.field` names the argument; `details.flag` the
- * command-line spelling of it.
+ * How a value is written on a command line, so the CLI can turn a flag's text into it: plain
+ * text, a comma-separated list, a JSON object, true/false, a whole number.
+ */
+export type CliForm = 'text' | 'list' | 'json' | 'boolean' | 'integer' | 'items';
+
+/** A kind of argument value: how it is checked, normalised, published and typed on a command line. */
+export interface ValueKind<T> {
+  validator: t.StrictValidator<unknown, T>;
+  schema: JsonSchema;
+  cli: CliForm;
+  /** The stored form of a valid value, the same whichever driver carried it. */
+  normalise?(value: T): T;
+}
+
+export interface Argument<T> {
+  kind: ValueKind<T>;
+  required: boolean;
+  /** One line for help, JSON Schema, OpenAPI and MCP. */
+  description: string;
+  /** Given by position (`show <id>`), not as a flag; `rest` takes every remaining word (`add-note <id> <text...>`). */
+  positional?: 'single' | 'rest';
+  /** A boolean flag that may stand alone (`--all`) as well as take `=true`/`=false`. */
+  standalone?: boolean;
+}
+
+interface ArgumentOptions {
+  positional?: boolean | 'rest';
+  standalone?: boolean;
+}
+
+export type ArgsSpec = Record<string, Argument<any>>;
+
+type Parsed<S extends ArgsSpec> = {
+  [K in keyof S as S[K] extends { required: true } ? K : never]: S[K] extends Argument<infer T> ? T : never;
+} & {
+  [K in keyof S as S[K] extends { required: true } ? never : K]?: S[K] extends Argument<infer T> ? T : never;
+};
+export type ArgsOf<S extends ArgsSpec> = Parsed<S>;
+
+function argument<T, R extends boolean>(kind: ValueKind<T>, required: R, description: string, options: ArgumentOptions) {
+  const positional = options.positional === 'rest' ? 'rest' : options.positional ? 'single' : undefined;
+  return {
+    kind,
+    required,
+    description,
+    ...(positional ? { positional } : {}),
+    ...(options.standalone ? { standalone: true } : {}),
+  } as Argument<T> & { required: R };
+}
+
+export function required<T>(kind: ValueKind<T>, description: string, options: ArgumentOptions = {}) {
+  return argument(kind, true, description, options);
+}
+
+export function optional<T>(kind: ValueKind<T>, description: string, options: ArgumentOptions = {}) {
+  return argument(kind, false, description, options);
+}
+
+/** `meta` nested deeper than this is refused: a user mistake, and a stack hazard for every reader. */
+export const MAX_JSON_DEPTH = 64;
+
+export const text = (): ValueKind<string> => ({ validator: t.isString(), schema: { type: 'string' }, cli: 'text' });
+export const nonEmptyText = (): ValueKind<string> => ({
+  validator: t.cascade(t.isString(), [t.hasMinLength(1)]),
+  schema: { type: 'string', minLength: 1 },
+  cli: 'text',
+});
+/** A list of names: each item trimmed and empty items dropped, so `" a"` and `a` are one tag. */
+export const textList = (): ValueKind<string[]> => ({
+  validator: t.isArray(t.isString()),
+  schema: { type: 'array', items: { type: 'string' } },
+  cli: 'list',
+  normalise: (items) => items.map((item) => item.trim()).filter((item) => item !== ''),
+});
+/** A JSON object; typanion's `isRecord` alone would also take an array. */
+export const jsonObject = (): ValueKind<Record<string, unknown>> => ({
+  validator: t.makeValidator<unknown, Record<string, unknown>>({
+    test: (value, state): value is Record<string, unknown> => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        state?.errors?.push(`${state.p ?? '.'}: expected a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+        return false;
+      }
+      if (depthOf(value) > MAX_JSON_DEPTH) {
+        state?.errors?.push(`${state.p ?? '.'}: nested more than ${MAX_JSON_DEPTH} levels deep`);
+        return false;
+      }
+      return true;
+    },
+  }),
+  schema: { type: 'object' },
+  cli: 'json',
+});
+export const flag = (): ValueKind<boolean> => ({ validator: t.isBoolean(), schema: { type: 'boolean' }, cli: 'boolean' });
+export const positiveInteger = (): ValueKind<number> => ({
+  validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]),
+  schema: { type: 'integer', minimum: 1 },
+  cli: 'integer',
+});
+export const nonNegativeInteger = (): ValueKind<number> => ({
+  validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(0)]),
+  schema: { type: 'integer', minimum: 0 },
+  cli: 'integer',
+});
+export const oneOf = <T extends string>(values: readonly T[]): ValueKind<T> => ({
+  validator: t.isEnum(values),
+  schema: { type: 'string', enum: [...values] },
+  cli: 'text',
+});
+/** A list of JSON values checked one by one later (a batch's items). */
+export const items = (): ValueKind<unknown[]> => ({ validator: t.isArray(t.isUnknown()), schema: { type: 'array' }, cli: 'items' });
+
+/** How deep a JSON value nests, walked with a stack of its own so no depth can overflow ours. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_JSON_DEPTH) return deepest;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * Validates an operation's arguments, whatever carried them (flags, a batch file, an HTTP body,
+ * a library call), and normalises them to their stored form. An absent required field is
+ * `MISSING_FIELD`; a present but malformed one, or one the operation does not know, is
+ * `INVALID_ARGUMENT`. `details.field` names the argument; `details.flag` the command-line
+ * spelling of a flag, `details.argument` that of a positional (`<id>`).
  */
 export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, spec: S): Parsed<S> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -66,31 +150,32 @@ export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, s
     const value = input[key];
     if (value === undefined || value === null) {
       if (field.required) {
-        throw new DomainError('MISSING_FIELD', `${operation} requires ${spelling(key, field)}`, fieldDetails(operation, key, field));
+        throw new DomainError('MISSING_FIELD', `${operation} requires ${spellingOf(key, field)}`, fieldDetails(operation, key, field));
       }
       continue;
     }
     const errors: string[] = [];
-    if (!field.validator(value, { errors })) {
-      throw new DomainError('INVALID_ARGUMENT', `Invalid ${spelling(key, field)}: ${errors.join('; ')}`, {
+    if (!field.kind.validator(value, { errors })) {
+      throw new DomainError('INVALID_ARGUMENT', `Invalid ${spellingOf(key, field)}: ${errors.join('; ')}`, {
         ...fieldDetails(operation, key, field),
         errors,
       });
     }
-    parsed[key] = value;
+    parsed[key] = field.kind.normalise ? field.kind.normalise(value) : value;
   }
   return parsed as Parsed<S>;
 }
 
-function fieldDetails(operation: string, key: string, field: FieldSpec<unknown>) {
-  return field.positional ? { operation, field: key, argument: spelling(key, field) } : { operation, field: key, flag: flagOf(key) };
+function fieldDetails(operation: string, key: string, field: Argument<unknown>) {
+  return field.positional ? { operation, field: key, argument: spellingOf(key, field) } : { operation, field: key, flag: flagOf(key) };
 }
 
 /** How a user types the argument: `<id>` for a positional, `--blocked-by` for a flag. */
-function spelling(key: string, field: FieldSpec<unknown>): string {
+export function spellingOf(key: string, field: Pick<Argument<unknown>, 'positional'>): string {
+  if (field.positional === 'rest') return `<${key}...>`;
   return field.positional ? `<${key}>` : flagOf(key);
 }
 
-function flagOf(key: string): string {
+export function flagOf(key: string): string {
   return `--${key.replace(/_/g, '-')}`;
 }

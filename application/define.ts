@@ -1,22 +1,77 @@
-import { parseArgs, type ArgsSpec } from './args.js';
-import type { GraphContext, GraphOperation } from './operation.js';
+import type { AgentName } from '../domain/model.js';
+import { parseArgs, type ArgsOf, type ArgsSpec } from './args.js';
+import type { Schema } from './contract/schema.js';
+import type { GraphContext, GraphOperation, HostOperation, HostServices, ProjectOperation, ProjectServices } from './operation.js';
 
-type ArgsOf<S extends ArgsSpec> = ReturnType<typeof parseArgs<S>>;
-
-/** Declares a graph operation from its argument spec and its rule. */
-export function graphOperation<S extends ArgsSpec, R>(definition: {
+interface Common<S extends ArgsSpec, R> {
   name: string;
-  mutates: boolean;
-  needsLog?: boolean;
+  summary: string;
+  details?: string;
+  examples: readonly (readonly [string, string])[];
   args: S;
-  run(context: GraphContext, args: ArgsOf<S>): R;
-}): GraphOperation<ArgsOf<S>, R> {
+  result: Schema<R>;
+  mutates: boolean;
+  /** Defaults to `mutates`. */
+  needsAgent?: boolean;
+  /** Defaults to true. */
+  remote?: boolean;
+  argsFromDocument?: boolean;
+}
+
+function declaration<S extends ArgsSpec, R>(definition: Common<S, R>) {
   return {
-    scope: 'graph',
     name: definition.name,
+    summary: definition.summary,
+    ...(definition.details === undefined ? {} : { details: definition.details }),
+    examples: definition.examples,
+    args: definition.args,
+    result: definition.result,
     mutates: definition.mutates,
-    needsLog: definition.needsLog ?? false,
-    parse: (raw) => parseArgs(definition.name, raw, definition.args),
-    run: definition.run,
+    needsAgent: definition.needsAgent ?? definition.mutates,
+    remote: definition.remote ?? true,
+    ...(definition.argsFromDocument ? { argsFromDocument: true } : {}),
+    parse: (raw: unknown) => parseArgs(definition.name, raw, definition.args),
   };
+}
+
+/** Declares an operation on a project's graph whose result is finished after the commit, outside the lock. */
+export function graphOperation<S extends ArgsSpec, R, P>(
+  definition: Common<S, R> & {
+    needsLog?: boolean;
+    run(context: GraphContext, args: ArgsOf<S>): P;
+    finish(context: GraphContext, partial: P, args: ArgsOf<S>): R;
+  },
+): GraphOperation<S, R, P>;
+/** Declares an operation on a project's graph: its contract and its rule. */
+export function graphOperation<S extends ArgsSpec, R>(
+  definition: Common<S, R> & { needsLog?: boolean; run(context: GraphContext, args: ArgsOf<S>): R },
+): GraphOperation<S, R, R>;
+export function graphOperation<S extends ArgsSpec, R, P>(
+  definition: Common<S, R> & {
+    needsLog?: boolean;
+    run(context: GraphContext, args: ArgsOf<S>): P;
+    finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;
+  },
+): GraphOperation<S, R, P> {
+  return {
+    ...declaration(definition),
+    scope: 'graph',
+    needsLog: definition.needsLog ?? false,
+    run: definition.run,
+    ...(definition.finish ? { finish: definition.finish } : {}),
+  };
+}
+
+/** Declares an operation on one project as a whole. */
+export function projectOperation<S extends ArgsSpec, R>(
+  definition: Common<S, R> & { run(services: ProjectServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R> },
+): ProjectOperation<S, R> {
+  return { ...declaration(definition), scope: 'project', run: definition.run };
+}
+
+/** Declares an operation on the host (every project in the storage root). */
+export function hostOperation<S extends ArgsSpec, R>(
+  definition: Common<S, R> & { run(services: HostServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R> },
+): HostOperation<S, R> {
+  return { ...declaration(definition), scope: 'host', remote: definition.remote ?? false, run: definition.run };
 }

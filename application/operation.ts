@@ -1,10 +1,38 @@
 import type { GraphDraft } from '../domain/draft.js';
 import type { AgentName, LogEntry } from '../domain/model.js';
-import type { CheckoutLocator } from './ports/checkout.js';
+import type { ArgsOf, ArgsSpec } from './args.js';
+import type { Schema } from './contract/schema.js';
 import type { Clock } from './ports/clock.js';
 import type { IdSource } from './ports/id-source.js';
-import type { ProjectStoreFactory } from './ports/project-store.js';
+import type { ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
 import type { OperationRegistry } from './registry.js';
+
+/**
+ * What every operation declares once; every driver is derived from it: argument validation, the
+ * CLI's options and help, the JSON Schemas in `schemas/`, and the typed library API.
+ */
+export interface Declaration<S extends ArgsSpec = ArgsSpec, R = unknown> {
+  readonly name: string;
+  /** One line: what it does. */
+  readonly summary: string;
+  /** More for `--help`: rules, defaults, the errors a user meets. */
+  readonly details?: string;
+  /** Command lines that run (`$0` is the program), each with what it shows. */
+  readonly examples: readonly (readonly [string, string])[];
+  readonly args: S;
+  readonly result: Schema<R>;
+  /** Mutating operations need an agent and commit under the project's exclusive lock. */
+  readonly mutates: boolean;
+  /** Whether the agent identity is required (every mutation; also init --force, restore...). */
+  readonly needsAgent: boolean;
+  /** Whether a linked checkout may run it on its server; `false` answers REMOTE_UNSUPPORTED_OPERATION there. */
+  readonly remote: boolean;
+  /**
+   * Its arguments are one JSON document (a batch) rather than flags: the command line reads it
+   * from `--file <path>` or `--stdin`.
+   */
+  readonly argsFromDocument?: boolean;
+}
 
 /** What a graph operation works with: the draft of the graph (changes recorded there) and ids. */
 export interface GraphContext {
@@ -15,42 +43,61 @@ export interface GraphContext {
 }
 
 /**
- * One named operation on a project's graph: a command, a batch item, or (later) an HTTP call.
- * `parse` validates arguments as plain JSON whatever carried them; `run` applies the rules.
+ * An operation on a project's graph: a command, a batch item, an HTTP call. `run` applies the
+ * rules (under the exclusive lock when it mutates); `finish`, when present, builds the rest of
+ * the result from the graph as committed, after the lock is released (`take`'s context).
  */
-export interface GraphOperation<A = any, R = unknown> {
+export interface GraphOperation<S extends ArgsSpec = any, R = any, P = any> extends Declaration<S, R> {
   readonly scope: 'graph';
-  readonly name: string;
-  /** Mutating operations need an agent, run under the exclusive lock and commit their draft. */
-  readonly mutates: boolean;
-  readonly needsLog?: boolean;
-  parse(raw: unknown): A;
-  run(context: GraphContext, args: A): R;
+  readonly needsLog: boolean;
+  parse(raw: unknown): ArgsOf<S>;
+  run(context: GraphContext, args: ArgsOf<S>): P;
+  finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;
 }
 
-export interface Services {
-  checkouts: CheckoutLocator;
-  stores: ProjectStoreFactory;
+/** What an operation on a project as a whole receives: that project's store, never a checkout. */
+export interface ProjectServices {
+  store: ProjectStore;
   clock: Clock;
   ids: IdSource;
   /** Every operation by name, for operations that run others (batch). */
   registry: OperationRegistry;
 }
 
-/** An operation on the project as a whole (init, snapshots, restore, batch, migrate). */
-export interface ProjectOperation<A = any, R = unknown> {
+/** An operation on one project as a whole (init, snapshots, restore, batch). */
+export interface ProjectOperation<S extends ArgsSpec = any, R = any> extends Declaration<S, R> {
   readonly scope: 'project';
-  readonly name: string;
-  readonly mutates: boolean;
-  /** Whether the agent identity is required even though the graph is not edited op by op. */
-  readonly needsAgent: boolean;
-  parse(raw: unknown): A;
-  run(services: Services, args: A, agent: AgentName | null, dispatcher: OperationDispatcher): R | Promise<R>;
+  parse(raw: unknown): ArgsOf<S>;
+  run(services: ProjectServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R>;
 }
 
-export type Operation = GraphOperation | ProjectOperation;
+/** What a host operation receives: the whole storage root, and the project in hand if any. */
+export interface HostServices {
+  stores: ProjectStoreFactory;
+  clock: Clock;
+  /** The project of the checkout it runs in, when there is one. */
+  project: string | null;
+}
 
-/** The one port every driver (CLI, server, batch, embedding tools) runs operations through. */
+/** An operation on the host rather than one project (`migrate --all`). */
+export interface HostOperation<S extends ArgsSpec = any, R = any> extends Declaration<S, R> {
+  readonly scope: 'host';
+  parse(raw: unknown): ArgsOf<S>;
+  run(services: HostServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R>;
+}
+
+export type Operation = GraphOperation | ProjectOperation | HostOperation;
+
+/** One request, whoever makes it: the CLI, a batch, an HTTP route, the MCP server, the library. */
+export interface OperationRequest {
+  /** The project it is about; null only for host operations run outside any project. */
+  project: string | null;
+  operation: string;
+  args: Record<string, unknown>;
+  agent: AgentName | null;
+}
+
+/** The one port every driver runs operations through: local files, a server's store, or a remote server. */
 export interface OperationDispatcher {
-  run(name: string, args: Record<string, unknown>, agent: AgentName | null): Promise<unknown>;
+  dispatch(request: OperationRequest): Promise<unknown>;
 }

@@ -2,6 +2,8 @@ import { createNode } from '../../domain/creation.js';
 import { DomainError } from '../../domain/errors.js';
 import type { GateNode, KnowledgeNode, NodeType, TaskNode } from '../../domain/model.js';
 import { flag, nonEmptyText, oneOf, optional, required, text, textList } from '../args.js';
+import { nodeSchema } from '../contract/results.js';
+import { object } from '../contract/schema.js';
 import { graphOperation } from '../define.js';
 import { commonFields, commonNodeArgs, knowledgeScopeArgs, presentFields, scopeFrom } from './node-fields.js';
 
@@ -17,26 +19,38 @@ const FIELDS_OF: Record<NodeType, readonly string[]> = {
  */
 export const addNode = graphOperation({
   name: 'add-node',
+  summary: 'Raw escape hatch: create any node with any stored status its type allows',
+  details: 'A flag of another node type is INVALID_ARGUMENT; a derived status (ready, blocked, backlog) is INVALID_STATUS.',
+  examples: [
+    ['A task that is already done', '$0 add-node T-legacy --kind resolvable --subkind task --title "Imported" --initiative billing --status done --as orchestrator'],
+    ['A resolved gate', '$0 add-node G-old --kind resolvable --subkind gate --title "Decided" --initiative billing --choice A --rationale "Cheaper" --as orchestrator'],
+    [
+      'A task already in progress (claimed by its creator)',
+      '$0 add-node T-refunds --kind resolvable --subkind task --title "Refund endpoint" --initiative billing --status in_progress --as alice',
+    ],
+    ['Another one', '$0 add-node T-receipts --kind resolvable --subkind task --title "Receipts" --initiative billing --status in_progress --as alice'],
+  ],
   mutates: true,
   args: {
-    id: required(nonEmptyText(), { positional: true }),
-    kind: required(oneOf(['resolvable', 'knowledge'] as const)),
-    subkind: optional(oneOf(['task', 'gate'] as const)),
+    id: required(nonEmptyText(), 'The new id', { positional: true }),
+    kind: required(oneOf(['resolvable', 'knowledge'] as const), 'resolvable or knowledge'),
+    subkind: optional(oneOf(['task', 'gate'] as const), 'task or gate (required for resolvable)'),
     ...commonNodeArgs,
-    status: optional(nonEmptyText()),
-    definition: optional(text()),
-    acceptance: optional(text()),
-    backlog: optional(flag()),
-    purpose: optional(text()),
-    resolution_mode: optional(text()),
-    choice: optional(text()),
-    rationale: optional(text()),
-    knowledge_type: optional(text()),
-    mitigation: optional(text()),
+    status: optional(nonEmptyText(), 'Stored status'),
+    definition: optional(text(), 'Tasks: definition of the work'),
+    acceptance: optional(text(), 'Tasks: how a reviewer knows it is done'),
+    backlog: optional(flag(), 'Tasks: true keeps it out of the ready pool'),
+    purpose: optional(text(), 'Gates: why the decision is needed'),
+    resolution_mode: optional(text(), 'Gates: how it gets decided'),
+    choice: optional(text(), 'Gates: the decision (with --rationale, a resolved gate)'),
+    rationale: optional(text(), 'Gates: why'),
+    knowledge_type: optional(text(), 'Knowledge: kind of guidance'),
+    mitigation: optional(text(), 'Knowledge: what to do about it'),
     ...knowledgeScopeArgs,
-    blocked_by: optional(textList()),
-    supersedes: optional(text()),
+    blocked_by: optional(textList(), 'Blocker ids'),
+    supersedes: optional(text(), 'The node this one replaces'),
   },
+  result: object({ node: nodeSchema }),
   run: ({ draft, ids }, args) => {
     const type = typeOf(args.kind, args.subkind);
     assertFieldsBelong(type, args as Record<string, unknown>);

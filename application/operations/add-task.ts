@@ -1,21 +1,36 @@
 import { createNode } from '../../domain/creation.js';
 import { DomainError } from '../../domain/errors.js';
 import { optional, required, text, textList } from '../args.js';
+import { taskSchema } from '../contract/results.js';
+import { object } from '../contract/schema.js';
 import { graphOperation } from '../define.js';
 import { commonFields, commonNodeArgs } from './node-fields.js';
 
 export const addTask = graphOperation({
   name: 'add-task',
+  summary: 'Create a task',
+  details: '`--blocked-by` is required: pass `--blocked-by ""` when the task has no blockers. Without an id the task gets `T-` and 8 hex characters.',
+  examples: [
+    [
+      'A task with no blockers',
+      '$0 add-task T-invoice-schema --initiative billing --title "Draft invoice schema" --body "Fields and types" --acceptance "Schema reviewed" --blocked-by "" --as alice',
+    ],
+    [
+      'A task waiting on another, with tags and metadata',
+      '$0 add-task T-invoice-api --initiative billing --title "Invoice API" --body "REST endpoints" --acceptance "Tests pass" --blocked-by T-invoice-schema --tags api,backend --meta \'{"points":3}\' --as alice',
+    ],
+  ],
   mutates: true,
   args: {
-    id: optional(text(), { positional: true }),
+    id: optional(text(), 'The new id (default: T- and 8 hex characters)', { positional: true }),
     ...commonNodeArgs,
-    body: required(text()),
-    acceptance: required(text()),
-    definition: optional(text()),
-    blocked_by: required(textList()),
-    supersedes: optional(text()),
+    body: required(text(), 'What the work is'),
+    acceptance: required(text(), 'How a reviewer knows it is done'),
+    definition: optional(text(), 'Definition of the work'),
+    blocked_by: required(textList(), 'Blocker ids; empty for none'),
+    supersedes: optional(text(), 'Not allowed on tasks'),
   },
+  result: object({ node: taskSchema }),
   run: ({ draft, ids }, args) => {
     if (args.supersedes !== undefined) {
       throw new DomainError('INVALID_ARGUMENT', '--supersedes is not allowed on tasks: only gates and knowledge are superseded', {

@@ -1,28 +1,17 @@
-import * as t from 'typanion';
 import { GraphDraft } from '../../domain/draft.js';
 import { DomainError, isDomainError } from '../../domain/errors.js';
 import type { AgentName } from '../../domain/model.js';
-import { nonNegativeInteger, optional, parseArgs, required } from '../args.js';
-import { openProjectStore, requireAgent } from '../local-operations.js';
-import type { GraphOperation, ProjectOperation, Services } from '../operation.js';
+import { items, nonNegativeInteger, optional, required } from '../args.js';
+import { anyJson, array, integer, object, string } from '../contract/schema.js';
+import { projectOperation } from '../define.js';
+import { requireAgent } from '../dispatcher.js';
+import type { GraphContext, GraphOperation } from '../operation.js';
 import type { OperationRegistry } from '../registry.js';
-
-interface BatchArgs {
-  operations: unknown[];
-  expect_revision?: number;
-}
-
-export interface BatchResult {
-  /** The state revision after the batch (unchanged when no item changed anything). */
-  revision: number;
-  /** Each item's result, in order: what the same operation prints as a command. */
-  results: { op: string; result: unknown }[];
-}
 
 interface Step {
   index: number;
   operation: GraphOperation;
-  args: unknown;
+  args: ReturnType<GraphOperation['parse']>;
   agent: AgentName;
 }
 
@@ -33,34 +22,55 @@ interface Step {
  * operation is available here without listing it. The first failing item aborts the batch with
  * BATCH_OPERATION_FAILED carrying its index and its own error.
  */
-export const batch: ProjectOperation<BatchArgs, BatchResult> = {
-  scope: 'project',
+export const batch = projectOperation({
   name: 'batch',
+  summary: 'Apply a list of operations atomically: all of them, or none (see docs/batch.md)',
+  details:
+    "The batch is a JSON object `{\"operations\": [{\"op\": \"add-task\", \"args\": {...}}, ...]}`; `args` are the same as the command's flags, in snake_case. A failing item aborts the batch with BATCH_OPERATION_FAILED and its index.",
+  examples: [
+    ['Apply a batch file', '$0 batch --file plan.json --as alice'],
+    ['Apply a batch from a pipe', 'cat plan.json | $0 batch --stdin --as alice'],
+    [
+      'Apply a one-line batch',
+      'echo \'{"operations":[{"op":"add-note","args":{"id":"T-invoice-api","text":"Planned in a batch"}}]}\' | $0 batch --stdin --as alice',
+    ],
+  ],
   mutates: true,
-  needsAgent: true,
-  parse: (raw) =>
-    parseArgs('batch', raw, { operations: required(t.isArray(t.isUnknown())), expect_revision: optional(nonNegativeInteger()) }),
-  run: (services: Services, args: BatchArgs, agent: AgentName | null) => {
+  argsFromDocument: true,
+  args: {
+    operations: required(items(), 'Items {op, args, as?}: op names a mutating graph operation, args are its arguments'),
+    expect_revision: optional(nonNegativeInteger(), 'Apply only if the state is still at this revision (else STATE_REVISION_CONFLICT)'),
+  },
+  result: object({
+    revision: integer('The state revision after the batch (unchanged when no item changed anything)'),
+    results: array(object({ op: string(), result: anyJson('What the same operation prints as a command') }), 'Each item, in order'),
+  }),
+  run: async ({ store, clock, ids, registry }, args, agent) => {
     const caller = requireAgent('batch', agent);
-    const steps = args.operations.map((item, index) => prepare(services.registry, item, index, caller));
-    return openProjectStore(services).transact((graph) => {
+    const steps = args.operations.map((item, index) => prepare(registry, item, index, caller));
+    return store.transact((graph) => {
       if (args.expect_revision !== undefined && graph.revision !== args.expect_revision) {
         throw new DomainError('STATE_REVISION_CONFLICT', `The state is at revision ${graph.revision}, not ${args.expect_revision}`, {
           expected: args.expect_revision,
           actual: graph.revision,
         });
       }
-      const draft = new GraphDraft(graph, services.clock.now(), caller);
+      const draft = new GraphDraft(graph, clock.now(), caller);
+      const context: GraphContext = { draft, ids, log: [] };
       const results = steps.map((step) => ({
         op: step.operation.name,
-        result: failingAs(step.index, step.operation.name, () =>
-          draft.actingAs(step.agent, () => step.operation.run({ draft, ids: services.ids, log: [] }, step.args)),
-        ),
+        result: failingAs(step.index, step.operation.name, () => draft.actingAs(step.agent, () => runStep(context, step))),
       }));
       return { result: { revision: draft.graph.revision, results }, changes: draft.changes() };
     });
   },
-};
+});
+
+/** An item's whole result, as its command would print it (a take's context included). */
+function runStep(context: GraphContext, { operation, args }: Step): unknown {
+  const partial = operation.run(context, args);
+  return operation.finish ? operation.finish(context, partial, args) : partial;
+}
 
 /** Checks one item before anything runs: its shape, its operation, its arguments. */
 function prepare(registry: OperationRegistry, item: unknown, index: number, caller: AgentName): Step {

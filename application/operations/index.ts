@@ -30,7 +30,10 @@ import { submit } from './submit.js';
 import { take } from './take.js';
 import { update } from './update.js';
 
-/** Every operation the product offers, by name; drivers look them up here. */
+/**
+ * Every operation the product offers. The order is the order of `--help` and of the usage
+ * examples' story (each command's examples run in this order in one project).
+ */
 export const OPERATIONS: readonly Operation[] = [
   init,
   addInitiative,
@@ -58,8 +61,9 @@ export const OPERATIONS: readonly Operation[] = [
   search,
   history,
   initiatives,
-  snapshots,
-  restore,
   batch,
   migrate,
+  // Last in the examples' story: restoring the newest snapshot rewinds it.
+  snapshots,
+  restore,
 ];

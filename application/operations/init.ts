@@ -1,47 +1,49 @@
 import { DomainError } from '../../domain/errors.js';
 import { isSchemaZero } from '../../domain/legacy-state.js';
 import { freshState } from '../../domain/replacement.js';
-import type { AgentName } from '../../domain/model.js';
-import { flag, optional, parseArgs } from '../args.js';
-import { requireAgent } from '../local-operations.js';
-import type { ProjectOperation, Services } from '../operation.js';
+import { flag, optional } from '../args.js';
+import { snapshotMetadataSchema } from '../contract/results.js';
+import { boolean, object, optional as optionalProperty, string, type Static } from '../contract/schema.js';
+import { projectOperation } from '../define.js';
+import { requireAgent } from '../dispatcher.js';
 import type { Rewrite, StoredState } from '../ports/project-store.js';
-import type { SnapshotMetadata, SnapshotStore } from '../ports/snapshot-store.js';
+import type { SnapshotStore } from '../ports/snapshot-store.js';
 
-interface InitArgs {
-  force?: boolean;
-}
-
-export interface InitResult {
-  project_id: string;
-  created: boolean;
-  checkout: string;
-  state_dir: string;
-  /** The snapshot of the state this `init` displaced (force-init or corrupt-recovery); absent when none was taken. */
-  snapshot?: SnapshotMetadata;
-}
+const initResult = object({
+  project_id: string(),
+  created: boolean('Whether this call created (or reset) the state'),
+  checkout: optionalProperty(string('The checkout root whose .taskdag.json names the project (command line only)')),
+  state_dir: optionalProperty(string('Where the state lives (local mode only)')),
+  snapshot: optionalProperty(snapshotMetadataSchema),
+});
+export type InitResult = Static<typeof initResult>;
 
 /**
- * Creates the checkout's `.taskdag.json` (if absent) and the schema-1 state (if absent). Over a
+ * Creates the project's schema-1 state (if absent); the command line creates the checkout's
+ * `.taskdag.json` first when there is none. Over a
  * readable state it changes nothing unless `--force` asks for an intentional reset, which needs
  * an agent like every command that destroys work, and first takes a `force-init` snapshot. Over
  * a corrupt state it takes a `corrupt-recovery` snapshot of the raw files, then starts afresh.
  * A pre-schema-1 state is never reset by accident: `migrate` imports it.
  */
-export const init: ProjectOperation<InitArgs, InitResult> = {
-  scope: 'project',
+export const init = projectOperation({
   name: 'init',
+  summary: 'Create the project state (and .taskdag.json) for this checkout',
+  details: 'Over an existing state, `init` changes nothing; `--force` is an intentional reset that first takes a `force-init` snapshot.',
+  examples: [
+    ['Start a project in the current directory', '$0 init'],
+    ['Reset a project on purpose (needs an agent)', '$0 init --force --as alice'],
+  ],
   mutates: false,
   needsAgent: false,
-  parse: (raw) => parseArgs('init', raw, { force: optional(flag()) }),
-  run: (services: Services, args: InitArgs, agent: AgentName | null) => {
+  args: { force: optional(flag(), 'Reset an existing state (a force-init snapshot is taken first)', { standalone: true }) },
+  result: initResult,
+  run: async ({ store, clock }, args, agent) => {
     if (args.force) requireAgent('init --force', agent);
-    const checkout = services.checkouts.find() ?? services.checkouts.create(services.ids.projectId(services.checkouts.root()));
-    const store = services.stores.open(checkout.project_id);
-    const outcome = store.rewrite((current) => initialize(current, args.force === true, store.snapshots, services.clock.now()));
-    return { project_id: checkout.project_id, checkout: checkout.root, state_dir: store.location, ...outcome };
+    const outcome = await store.rewrite((current) => initialize(current, args.force === true, store.snapshots, clock.now()));
+    return { project_id: store.projectId, state_dir: store.location, ...outcome };
   },
-};
+});
 
 type Outcome = Pick<InitResult, 'created' | 'snapshot'>;
 

@@ -1,36 +1,24 @@
 import { DomainError } from '../../domain/errors.js';
 import { importSchemaZero, isSchemaZero, type StateForm } from '../../domain/legacy-state.js';
 import type { AgentName, State } from '../../domain/model.js';
-import { flag, optional, parseArgs } from '../args.js';
-import { openProjectStore, requireAgent } from '../local-operations.js';
-import type { ProjectOperation, Services } from '../operation.js';
+import { flag, optional } from '../args.js';
+import { snapshotMetadataSchema } from '../contract/results.js';
+import { array, boolean, object, oneOf, optional as optionalProperty, string, type Static } from '../contract/schema.js';
+import { hostOperation } from '../define.js';
+import { requireAgent } from '../dispatcher.js';
+import type { Clock } from '../ports/clock.js';
 import type { ProjectStore, StoredState } from '../ports/project-store.js';
-import type { SnapshotMetadata } from '../ports/snapshot-store.js';
 
-interface MigrateArgs {
-  all?: boolean;
-  dry_run?: boolean;
-}
-
-type Action = 'none' | 'import' | 'imported' | 'skip';
-
-export interface ProjectMigration {
-  project_id: string;
-  state_dir: string;
-  /** What `tasks.json` holds: `absent`, `schema-1`, `schema-0` or `unrecognized`. */
-  form: StateForm | 'absent';
-  /** `none` (nothing to import), `import` (a dry run would import), `imported`, `skip` (cannot import). */
-  action: Action;
-  /** The `pre-migrate` backup taken before an import. */
-  snapshot?: SnapshotMetadata;
-  /** Why a project cannot be imported. */
-  problem?: string;
-}
-
-export interface MigrateResult {
-  dry_run: boolean;
-  projects: ProjectMigration[];
-}
+const projectMigration = object({
+  project_id: string(),
+  state_dir: string(),
+  form: oneOf(['absent', 'schema-1', 'schema-0', 'unrecognized'] as const, 'What tasks.json holds'),
+  action: oneOf(['none', 'import', 'imported', 'skip'] as const, 'none, import (a dry run would import), imported, skip (cannot import)'),
+  snapshot: optionalProperty(snapshotMetadataSchema),
+  problem: optionalProperty(string('Why the project cannot be imported')),
+});
+export type ProjectMigration = Static<typeof projectMigration>;
+type StateFormOrAbsent = StateForm | 'absent';
 
 /**
  * Imports projects written before schema 1 (docs/migrate.md), the current checkout's or, with
@@ -40,20 +28,31 @@ export interface MigrateResult {
  * schema 1 and is left alone. If any project cannot be imported, the others are still imported
  * and the command fails with STORAGE_ERROR listing every project's outcome.
  */
-export const migrate: ProjectOperation<MigrateArgs, MigrateResult> = {
-  scope: 'project',
+export const migrate = hostOperation({
   name: 'migrate',
+  summary: 'Import projects written before schema 1 (see docs/migrate.md)',
+  details:
+    "Stop every writer, the board and the server first. `--dry-run` reports each project's form and writes nothing; a real import backs each project up as a pre-migrate snapshot, and running it again changes nothing.",
+  examples: [
+    ['See what would be imported, for every project', '$0 migrate --all --dry-run'],
+    ["Import this checkout's project", '$0 migrate --as alice'],
+  ],
   mutates: false,
   needsAgent: false,
-  parse: (raw) => parseArgs('migrate', raw, { all: optional(flag()), dry_run: optional(flag()) }),
-  run: (services: Services, args: MigrateArgs, agent: AgentName | null) => {
+  args: {
+    all: optional(flag(), "Every project under TASKDAG_HOME, not only this checkout's", { standalone: true }),
+    dry_run: optional(flag(), "Report each project's form; write nothing", { standalone: true }),
+  },
+  result: object({ dry_run: boolean(), projects: array(projectMigration) }),
+  run: async ({ stores: factory, clock, project }, args, agent) => {
     const dryRun = args.dry_run === true;
     const by = dryRun ? null : requireAgent('migrate', agent);
-    const stores = args.all ? services.stores.list().map((id) => services.stores.open(id)) : [openProjectStore(services)];
-    const projects = stores.map((store) => {
-      const surveyed = survey(store, services.clock.now());
-      return by === null || surveyed.action !== 'import' ? surveyed : importProject(store, services, by);
-    });
+    const ids = args.all ? await factory.list() : [requireProject(project)];
+    const projects: ProjectMigration[] = [];
+    for (const store of ids.map((id) => factory.open(id))) {
+      const surveyed = await survey(store, clock.now());
+      projects.push(by === null || surveyed.action !== 'import' ? surveyed : await importProject(store, clock, by));
+    }
     const result = { dry_run: dryRun, projects };
     if (!dryRun && projects.some((project) => project.action === 'skip')) {
       throw new DomainError('STORAGE_ERROR', 'Some projects could not be imported (see details.projects); the others were', {
@@ -63,21 +62,31 @@ export const migrate: ProjectOperation<MigrateArgs, MigrateResult> = {
     }
     return result;
   },
-};
+});
+
+/** Without `--all`, migrate imports the checkout's project, so it needs one. */
+function requireProject(project: string | null): string {
+  if (project === null) {
+    throw new DomainError('STORAGE_ERROR', 'No taskdag project here: run migrate in a checkout, or pass --all for every project', {
+      cause: 'ENOENT',
+    });
+  }
+  return project;
+}
 
 /**
  * Converts in memory, without writing anything, to report whether the import would succeed; a
  * real run then imports only the projects this finds importable, so others are not even locked.
  */
-function survey(store: ProjectStore, now: string): ProjectMigration {
-  const { report } = examine(store.inspect(), now, 'migrate');
+async function survey(store: ProjectStore, now: string): Promise<ProjectMigration> {
+  const { report } = examine(await store.inspect(), now, 'migrate');
   return { project_id: store.projectId, state_dir: store.location, ...report, action: report.action === 'imported' ? 'import' : report.action };
 }
 
 /** Examines the project again under its exclusive lock (a writer may have run since), then imports. */
-function importProject(store: ProjectStore, services: Services, by: AgentName): ProjectMigration {
-  const report = store.rewrite((current) => {
-    const now = services.clock.now();
+async function importProject(store: ProjectStore, clock: Clock, by: AgentName): Promise<ProjectMigration> {
+  const report = await store.rewrite((current) => {
+    const now = clock.now();
     const { report, state } = examine(current, now, by);
     if (!state || current.kind === 'absent') return { result: report, state: null };
     return { result: { ...report, snapshot: store.snapshots.take('pre-migrate', current, now) }, state };
@@ -85,7 +94,7 @@ function importProject(store: ProjectStore, services: Services, by: AgentName): 
   return { project_id: store.projectId, state_dir: store.location, ...report };
 }
 
-type Report = Pick<ProjectMigration, 'form' | 'action' | 'problem' | 'snapshot'>;
+type Report = Pick<ProjectMigration, 'form' | 'action' | 'problem' | 'snapshot'> & { form: StateFormOrAbsent };
 
 /** The project's form, and the imported state when it is one we import. */
 function examine(current: StoredState, at: string, by: AgentName): { report: Report; state: State | null } {

@@ -3,22 +3,22 @@ import type { CommonFields } from '../../domain/creation.js';
 
 /** Arguments every node-creating operation accepts (spec 4.2). */
 export const commonNodeArgs = {
-  initiative: required(nonEmptyText()),
-  title: required(nonEmptyText()),
-  body: optional(text()),
-  domain: optional(text()),
-  tags: optional(textList()),
-  refs: optional(textList()),
-  meta: optional(jsonObject()),
-  derived_from: optional(textList()),
-  allow_unregistered_initiative: optional(flag()),
+  initiative: required(nonEmptyText(), 'A registered initiative'),
+  title: required(nonEmptyText(), 'Short title'),
+  body: optional(text(), 'Longer text'),
+  domain: optional(text(), 'Domain, e.g. backend'),
+  tags: optional(textList(), 'Tags (comma-separated on the command line)'),
+  refs: optional(textList(), 'References: files, URLs, ids'),
+  meta: optional(jsonObject(), 'A JSON object of free-form metadata'),
+  derived_from: optional(textList(), 'Ids of the nodes this one derives from'),
+  allow_unregistered_initiative: optional(flag(), 'true accepts an initiative that was never registered'),
 };
 
 export const knowledgeScopeArgs = {
-  scope_domains: optional(textList()),
-  scope_initiatives: optional(textList()),
-  scope_tags: optional(textList()),
-  scope_node_ids: optional(textList()),
+  scope_domains: optional(textList(), 'Domains the knowledge applies to'),
+  scope_initiatives: optional(textList(), 'Initiatives it applies to'),
+  scope_tags: optional(textList(), 'Tags it applies to'),
+  scope_node_ids: optional(textList(), 'Node ids it applies to'),
 };
 
 type CommonArgs = {

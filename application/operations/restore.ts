@@ -1,13 +1,9 @@
-import type { AgentName } from '../../domain/model.js';
 import { restoredState } from '../../domain/replacement.js';
-import { nonEmptyText, parseArgs, required } from '../args.js';
-import { openProjectStore, requireAgent } from '../local-operations.js';
-import type { ProjectOperation, Services } from '../operation.js';
-import type { SnapshotMetadata } from '../ports/snapshot-store.js';
-
-interface RestoreArgs {
-  snapshot_id: string;
-}
+import { nonEmptyText, required } from '../args.js';
+import { snapshotMetadataSchema } from '../contract/results.js';
+import { object } from '../contract/schema.js';
+import { projectOperation } from '../define.js';
+import { requireAgent } from '../dispatcher.js';
 
 /**
  * Replaces the live state with a snapshot (spec 4.4), all under the exclusive lock: the snapshot
@@ -15,18 +11,26 @@ interface RestoreArgs {
  * snapshot, and the restored log gains a `restore` event naming the agent. It also works over a
  * live state that no longer loads: that is what it is for.
  */
-export const restore: ProjectOperation<RestoreArgs, { snapshot: SnapshotMetadata }> = {
-  scope: 'project',
+export const restore = projectOperation({
   name: 'restore',
+  summary: 'Replace the live state with a snapshot (the displaced state is kept as a pre-restore snapshot)',
+  details:
+    'The snapshot is checked whole (its pair, size, sha256 and every collection) before anything changes; on any problem the live state is left untouched.',
+  examples: [
+    [
+      'Go back to the newest snapshot',
+      '$0 restore "$($0 snapshots | node -p \'JSON.parse(fs.readFileSync(0)).snapshots[0].id\')" --as alice',
+    ],
+  ],
   mutates: true,
-  needsAgent: true,
-  parse: (raw) => parseArgs('restore', raw, { snapshot_id: required(nonEmptyText()) }),
-  run: (services: Services, args: RestoreArgs, agent: AgentName | null) => {
+  remote: false,
+  args: { snapshot_id: required(nonEmptyText(), 'The snapshot to restore (see snapshots)', { positional: true }) },
+  result: object({ snapshot: snapshotMetadataSchema }),
+  run: async ({ store, clock }, args, agent) => {
     const by = requireAgent('restore', agent);
-    const store = openProjectStore(services);
     return store.rewrite((current) => {
       const { metadata, state } = store.snapshots.load(args.snapshot_id);
-      const now = services.clock.now();
+      const now = clock.now();
       if (current.kind !== 'absent') store.snapshots.take('pre-restore', current, now);
       const displaced = current.kind === 'valid' ? current.state : null;
       return {
@@ -35,4 +39,4 @@ export const restore: ProjectOperation<RestoreArgs, { snapshot: SnapshotMetadata
       };
     });
   },
-};
+});

@@ -2,15 +2,27 @@ import { DEFAULT_STALE_MS } from '../../domain/alerts.js';
 import { nodeContext } from '../../domain/context.js';
 import { take as takeTask } from '../../domain/lifecycle.js';
 import { nonEmptyText, required } from '../args.js';
+import { contextSchema, taskSchema } from '../contract/results.js';
+import { boolean, object } from '../contract/schema.js';
 import { graphOperation } from '../define.js';
 
-/** Claims a ready task; the result carries the same context `context <id>` prints, as of after the claim. */
+/**
+ * Claims a ready task. The claim is decided under the lock; the context (what `context <id>`
+ * prints, as of the claim) is built after the commit, outside it, so readers wait less.
+ */
 export const take = graphOperation({
   name: 'take',
+  summary: 'Claim a ready task; prints the task, its context and whether this call claimed it',
+  details:
+    "Taking a task you already hold succeeds with `freshly_claimed: false`. Another agent's task fails with ALREADY_CLAIMED, except for `orchestrator`, who takes it over. A task that is not ready fails with NOT_READY.",
+  examples: [['Claim a task', '$0 take T-invoice-schema --as alice']],
   mutates: true,
-  args: { id: required(nonEmptyText()) },
-  run: ({ draft }, args) => {
-    const { node, freshly_claimed } = takeTask(draft, args.id);
-    return { node, context: nodeContext(draft, node, draft.now, { agent: draft.agent, staleMs: DEFAULT_STALE_MS }), freshly_claimed };
-  },
+  args: { id: required(nonEmptyText(), 'The ready task to claim', { positional: true }) },
+  result: object({ node: taskSchema, context: contextSchema, freshly_claimed: boolean('Whether this call made the claim') }),
+  run: ({ draft }, args) => takeTask(draft, args.id),
+  finish: ({ draft }, { node, freshly_claimed }) => ({
+    node,
+    context: nodeContext(draft, node, draft.now, { agent: draft.agent, staleMs: DEFAULT_STALE_MS }),
+    freshly_claimed,
+  }),
 });

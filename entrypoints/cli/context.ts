@@ -1,5 +1,5 @@
 import type { BaseContext } from 'clipanion';
-import type { OperationDispatcher } from '../../application/operation.js';
+import type { AgentName } from '../../domain/model.js';
 
 /** Flags that precede the command (spec 1.1). */
 export interface GlobalFlags {
@@ -11,8 +11,8 @@ export interface GlobalFlags {
 export type TaskdagContext = BaseContext & {
   cwd: string;
   globals: GlobalFlags;
-  /** Built on first use, so help and usage errors never touch the store. */
-  operations: () => OperationDispatcher;
+  /** Runs an operation on the checkout's project (or the host); help and usage errors never reach it. */
+  run: (operation: string, args: Record<string, unknown>, agent: AgentName | null) => Promise<unknown>;
   /** The one JSON value a command prints. */
   emit: (value: unknown) => void;
 };

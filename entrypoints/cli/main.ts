@@ -1,7 +1,7 @@
 import { Cli } from 'clipanion';
 import { DomainError } from '../../domain/errors.js';
-import { COMMANDS } from './commands/index.js';
-import { localOperations } from './compose.js';
+import { COMMANDS } from './commands.js';
+import { runInCheckout } from './compose.js';
 import type { TaskdagContext } from './context.js';
 import { errorEnvelope, exitCodeOf } from './envelope.js';
 import { splitGlobalFlags } from './globals.js';
@@ -37,7 +37,7 @@ export async function main(io: Io): Promise<number> {
   const commandWord = rest[0];
   if (commandWord === undefined) return fail(new DomainError('UNKNOWN_COMMAND', 'No command given: run taskdag --help', { command: null }));
   const globalHelp = HELP_FLAGS.has(commandWord);
-  const named = globalHelp ? COMMANDS : COMMANDS.filter((command) => command.paths.some((path) => path[0] === commandWord));
+  const named = globalHelp ? COMMANDS : COMMANDS.filter((command) => (command.paths ?? []).some((path) => path[0] === commandWord));
   const commandClass = named[0];
   if (!commandClass) {
     return fail(new DomainError('UNKNOWN_COMMAND', `Unknown command ${commandWord}: run taskdag --help`, { command: commandWord }));
@@ -57,7 +57,6 @@ export async function main(io: Io): Promise<number> {
     return 0;
   }
 
-  let operations: ReturnType<typeof localOperations> | null = null;
   const context: TaskdagContext = {
     stdin: io.stdin as TaskdagContext['stdin'],
     stdout: io.stdout as TaskdagContext['stdout'],
@@ -66,7 +65,7 @@ export async function main(io: Io): Promise<number> {
     colorDepth: 1,
     cwd: io.cwd,
     globals,
-    operations: () => (operations ??= localOperations({ cwd: io.cwd, env: io.env, project: globals.project })),
+    run: (operation, args, agent) => runInCheckout({ cwd: io.cwd, env: io.env, project: globals.project }, { operation, args, agent }),
     emit: (value) => write(globals.noWarnings ? withoutWarnings(value) : value),
   };
 

@@ -14,6 +14,6 @@ export abstract class TaskdagCommand extends Command<TaskdagContext> {
   }
 
   protected async perform(operation: string, args: Record<string, unknown>): Promise<void> {
-    this.context.emit(await this.context.operations().run(operation, args, this.agent()));
+    this.context.emit(await this.context.run(operation, args, this.agent()));
   }
 }

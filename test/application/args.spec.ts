@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { jsonObject, nonEmptyText, optional, parseArgs, required, textList } from '../../application/args.js';
+import { jsonObject, MAX_JSON_DEPTH, nonEmptyText, optional, parseArgs, required, textList } from '../../application/args.js';
 import { thrownBy } from '../support/graphs.js';
 
 describe('args (operation argument parsing)', () => {
   const spec = {
-    title: required(nonEmptyText()),
-    blocked_by: required(textList()),
-    tags: optional(textList()),
-    meta: optional(jsonObject()),
+    title: required(nonEmptyText(), 'Title'),
+    blocked_by: required(textList(), 'Blockers'),
+    tags: optional(textList(), 'Tags'),
+    meta: optional(jsonObject(), 'Meta'),
   };
   const sut = (raw: unknown) => parseArgs('add-task', raw, spec);
 
@@ -25,7 +25,7 @@ describe('args (operation argument parsing)', () => {
   });
 
   it('spells a missing positional argument as <name>, not as a flag', () => {
-    const error = thrownBy(() => parseArgs('show', {}, { id: required(nonEmptyText(), { positional: true }) }));
+    const error = thrownBy(() => parseArgs('show', {}, { id: required(nonEmptyText(), 'The node', { positional: true }) }));
     expect(error.code).to.equal('MISSING_FIELD');
     expect(error.message).to.equal('show requires <id>');
     expect(error.details).to.deep.equal({ operation: 'show', field: 'id', argument: '<id>' });
@@ -47,5 +47,27 @@ describe('args (operation argument parsing)', () => {
 
   it('refuses arguments that are not an object with INVALID_ARGUMENT', () => {
     for (const raw of [null, [], 'title', 3]) expect(thrownBy(() => sut(raw)).code).to.equal('INVALID_ARGUMENT');
+  });
+
+  it('normalises lists the same for every driver: items trimmed, empty items dropped', () => {
+    expect(sut({ title: 'x', blocked_by: [' G1', '', 'G2 '], tags: [' a', 'b', ' '] })).to.deep.equal({
+      title: 'x',
+      blocked_by: ['G1', 'G2'],
+      tags: ['a', 'b'],
+    });
+  });
+
+  it(`refuses meta nested deeper than ${MAX_JSON_DEPTH} levels with INVALID_ARGUMENT, however deep it goes`, () => {
+    const nest = (depth: number) => {
+      let value: Record<string, unknown> = {};
+      for (let level = 1; level < depth; level++) value = { a: value };
+      return value;
+    };
+    expect(sut({ title: 'x', blocked_by: [], meta: nest(MAX_JSON_DEPTH) }).meta).to.be.an('object');
+    for (const depth of [MAX_JSON_DEPTH + 1, 5_000, 200_000]) {
+      const error = thrownBy(() => sut({ title: 'x', blocked_by: [], meta: nest(depth) }));
+      expect(error.code, String(depth)).to.equal('INVALID_ARGUMENT');
+      expect(error.details).to.include({ field: 'meta', flag: '--meta' });
+    }
   });
 });

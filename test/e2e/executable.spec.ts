@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { COMMANDS } from '../../entrypoints/cli/commands/index.js';
+import { COMMANDS } from '../../entrypoints/cli/commands.js';
 import { onFirstUse } from '../../entrypoints/cli/fd-writer.js';
 import { BINARY, Sandbox } from '../support/cli.js';
 

@@ -75,6 +75,45 @@ describe('taskdag command line (spec 1.1, 4.1)', () => {
     });
   });
 
+  describe('arguments as typed (repeats, positionals)', () => {
+    const task = (...extra: string[]) => ['add-task', 'T-1', '--initiative', 'core', '--title', 't', '--body', 'b', '--acceptance', 'a', ...extra, '--as', 'alice'];
+
+    beforeEach(async () => {
+      await sandbox.init();
+      await sandbox.ok(['add-initiative', 'core', '--as', 'alice']);
+    });
+
+    it('a missing positional is MISSING_FIELD naming the positional as typed, never a flag', async () => {
+      await expectFailuresLeaveStateUntouched(sandbox, [
+        { args: ['take', '--as', 'alice'], code: 'MISSING_FIELD', details: { operation: 'take', field: 'id', argument: '<id>' } },
+        { args: ['add-edge', 'T-1', '--type', 'BLOCKS', '--as', 'alice'], code: 'MISSING_FIELD', details: { field: 'to', argument: '<to>' } },
+        { args: ['add-note', 'T-1', '--as', 'alice'], code: 'MISSING_FIELD', details: { field: 'text', argument: '<text...>' } },
+        { args: ['restore', '--as', 'alice'], code: 'MISSING_FIELD', details: { field: 'snapshot_id', argument: '<snapshot_id>' } },
+      ]);
+    });
+
+    it('a single-valued flag given twice is INVALID_ARGUMENT naming the flag and both values; nothing is written', async () => {
+      await expectFailuresLeaveStateUntouched(sandbox, [
+        { args: task('--blocked-by', '', '--title', 'u'), code: 'INVALID_ARGUMENT', details: { flag: '--title', values: ['t', 'u'] } },
+        { args: ['status', '--limit', '1', '--limit', '2'], code: 'INVALID_ARGUMENT', details: { flag: '--limit' } },
+        { args: ['status', '--all', '--all=false'], code: 'INVALID_ARGUMENT', details: { flag: '--all' } },
+      ]);
+    });
+
+    it('a list flag given twice adds up its values, and items are trimmed the same as in a batch', async () => {
+      await sandbox.ok(['add-task', 'T-0', '--initiative', 'core', '--title', 'z', '--body', '', '--acceptance', 'a', '--blocked-by', '', '--as', 'alice']);
+      await sandbox.ok(['add-gate', 'G-0', '--initiative', 'core', '--title', 'g', '--body', '', '--purpose', 'p', '--as', 'alice']);
+      const { node } = await sandbox.ok(task('--blocked-by', 'T-0', '--blocked-by', ' G-0', '--tags', 'a, b', '--tags', 'c,,'));
+      expect(node.tags).to.deep.equal(['a', 'b', 'c']);
+      const state = await sandbox.ok(['state']);
+      expect(state.edges.filter((edge: any) => edge.to === 'T-1').map((edge: any) => edge.from).sort()).to.deep.equal(['G-0', 'T-0']);
+      const plan = { operations: [{ op: 'add-task', args: { id: 'T-2', initiative: 'core', title: 't', body: '', acceptance: 'a', blocked_by: [' T-0 ', ''], tags: [' a', 'b '] } }] };
+      const batch = await sandbox.ok(['batch', '--stdin', '--as', 'alice'], { input: JSON.stringify(plan) });
+      expect(batch.results[0].result.node.tags).to.deep.equal(['a', 'b']);
+      expect((await sandbox.ok(['context', 'T-2'])).blocking.map((entry: any) => entry.node.id)).to.deep.equal(['T-0']);
+    });
+  });
+
   describe('agent identity (--as, then TASKDAG_AGENT, else MISSING_AGENT)', () => {
     const addTask = (id: string) => ['add-task', id, '--initiative', 'core', '--title', id, '--body', '', '--acceptance', 'ok', '--blocked-by', ''];
 

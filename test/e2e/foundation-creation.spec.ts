@@ -13,6 +13,8 @@ const node = (id: string, ...extra: string[]) => ['add-node', id, '--title', 'Ra
 
 /** `args` without the flag `name` and its value: the way to test that a required flag is required. */
 const without = (args: string[], name: string) => args.filter((_, at) => args[at] !== name && args[at - 1] !== name);
+/** The same command line with one flag's value replaced (a flag given twice is refused). */
+const setting = (args: string[], name: string, value: string) => [...without(args, name), name, value];
 
 describe('creation commands (spec 4.2)', () => {
   let sandbox: Sandbox;
@@ -74,10 +76,10 @@ describe('creation commands (spec 4.2)', () => {
     });
 
     it('takes an unregistered initiative only with --allow-unregistered-initiative=true', async () => {
-      const { node: created } = await sandbox.ok(task('T-unregistered', '--initiative', 'elsewhere', '--allow-unregistered-initiative=true'));
+      const { node: created } = await sandbox.ok(setting(task('T-unregistered', '--allow-unregistered-initiative=true'), '--initiative', 'elsewhere'));
       expect(created.initiative).to.equal('elsewhere');
       // With a space, `true` is still the flag's value, never the positional node id.
-      const { node: spaced } = await sandbox.ok(task('--initiative', 'elsewhere', '--allow-unregistered-initiative', 'true'));
+      const { node: spaced } = await sandbox.ok(setting(task('--allow-unregistered-initiative', 'true'), '--initiative', 'elsewhere'));
       expect(spaced.id).to.match(/^T-[0-9a-f]{8}$/);
     });
 
@@ -90,14 +92,14 @@ describe('creation commands (spec 4.2)', () => {
           code: 'MISSING_FIELD',
           details: { flag },
         })),
-        { args: task('T-new', '--initiative', 'elsewhere'), code: 'INITIATIVE_NOT_FOUND', details: { initiative: 'elsewhere' } },
-        { args: task('T-new', '--initiative', 'elsewhere', '--allow-unregistered-initiative'), code: 'INVALID_ARGUMENT' },
+        { args: setting(task('T-new'), '--initiative', 'elsewhere'), code: 'INITIATIVE_NOT_FOUND', details: { initiative: 'elsewhere' } },
+        { args: setting(task('T-new', '--allow-unregistered-initiative'), '--initiative', 'elsewhere'), code: 'INVALID_ARGUMENT' },
         { args: task('T-new', '--supersedes', 'T-taken'), code: 'INVALID_ARGUMENT', details: { field: 'supersedes' } },
         { args: task('T-taken'), code: 'ID_CONFLICT', details: { id: 'T-taken' } },
         { args: task('bad id!'), code: 'INVALID_ARGUMENT' },
         { args: task('T-new', '--blocked-by', 'G-missing'), code: 'INVALID_EDGE_TARGET', details: { missing: 'G-missing' } },
         { args: task('T-new', '--blocked-by', 'K-base'), code: 'INVALID_EDGE_KIND' },
-        { args: task('T-new', '--title', ''), code: 'INVALID_ARGUMENT', details: { field: 'title' } },
+        { args: setting(task('T-new'), '--title', ''), code: 'INVALID_ARGUMENT', details: { field: 'title' } },
       ]);
     });
   });

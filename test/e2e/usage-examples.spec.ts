@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { COMMANDS } from '../../entrypoints/cli/commands/index.js';
+import { OPERATIONS } from '../../application/operations/index.js';
 import { BINARY, Sandbox } from '../support/cli.js';
 
 /**
@@ -23,20 +23,20 @@ describe('usage examples (every example in --help runs)', () => {
   after(() => sandbox.remove());
 
   it('every command has at least one example', () => {
-    const bare = COMMANDS.filter((command) => (command.usage?.examples ?? []).length === 0).map((command) => command.paths[0]!.join(' '));
+    const bare = OPERATIONS.filter((operation) => operation.examples.length === 0).map((operation) => operation.name);
     expect(bare).to.deep.equal([]);
   });
 
   it('the README shows every command with an example', () => {
     const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
-    const undocumented = COMMANDS.map((command) => command.paths[0]!.join(' ')).filter((name) => !readme.includes(`$ taskdag ${name}`));
+    const undocumented = OPERATIONS.map((operation) => operation.name).filter((name) => !readme.includes(`$ taskdag ${name}`));
     expect(undocumented).to.deep.equal([]);
   });
 
   it('runs every example, in registration order, with exit 0 and one JSON value', () => {
     const taskdag = `'${process.execPath}' '${BINARY}'`;
-    for (const command of COMMANDS) {
-      for (const [label, line] of command.usage?.examples ?? []) {
+    for (const operation of OPERATIONS) {
+      for (const [label, line] of operation.examples) {
         // Examples are shell lines (quotes, JSON in single quotes), so a shell runs them.
         const result = spawnSync('/bin/sh', ['-c', line.replace(/\$0 /g, `${taskdag} `)], {
           cwd: sandbox.checkout,
@@ -44,7 +44,7 @@ describe('usage examples (every example in --help runs)', () => {
           encoding: 'utf8',
           timeout: 20_000,
         });
-        const where = `${command.paths[0]!.join(' ')} example "${label}": ${line}\n${result.stdout}${result.stderr}`;
+        const where = `${operation.name} example "${label}": ${line}\n${result.stdout}${result.stderr}`;
         expect(result.status, where).to.equal(0);
         expect(() => JSON.parse(result.stdout), where).not.to.throw();
       }

@@ -1,6 +1,6 @@
 import { Cli } from 'clipanion';
 import { Readable } from 'node:stream';
-import { COMMANDS } from '../../entrypoints/cli/commands/index.js';
+import { COMMANDS } from '../../entrypoints/cli/commands.js';
 import { main } from '../../entrypoints/cli/main.js';
 import type { Sandbox } from './cli.js';
 

@@ -1,15 +1,13 @@
-import { LocalOperations } from '../../application/local-operations.js';
+import { LocalDispatcher, type DispatcherServices } from '../../application/dispatcher.js';
 import { OPERATIONS } from '../../application/operations/index.js';
-import type { Services } from '../../application/operation.js';
 import { OperationRegistry } from '../../application/registry.js';
+import type { AgentName } from '../../domain/model.js';
 import { InMemoryProjectStores } from './in-memory-stores.js';
 import { AT, sampleState } from './states.js';
 
-/** Services over in-memory stores, a fixed clock and fixed ids, with a checkout that already exists. */
-export function inMemoryServices(): Services & { stores: InMemoryProjectStores } {
-  const checkout = { root: '/checkout', project_id: 'memory', backend: null };
+/** Dispatcher services over in-memory stores, a fixed clock and fixed ids. */
+export function inMemoryServices(): DispatcherServices & { stores: InMemoryProjectStores } {
   return {
-    checkouts: { find: () => checkout, create: () => checkout, root: () => checkout.root },
     stores: new InMemoryProjectStores(),
     clock: { now: () => AT },
     ids: { nodeSuffix: () => '00000000', projectId: () => 'memory' },
@@ -17,9 +15,13 @@ export function inMemoryServices(): Services & { stores: InMemoryProjectStores }
   };
 }
 
-/** Local operations over an in-memory store that holds the sample state (see states.ts). */
+/** The local dispatcher over an in-memory store that holds the sample state (see states.ts), on project `memory`. */
 export function operationsOverSample() {
   const services = inMemoryServices();
   services.stores.store.replace(sampleState());
-  return { sut: new LocalOperations(services), store: services.stores.store };
+  const dispatcher = new LocalDispatcher(services);
+  const sut = {
+    run: (operation: string, args: Record<string, unknown>, agent: AgentName | null) => dispatcher.dispatch({ project: 'memory', operation, args, agent }),
+  };
+  return { sut, store: services.stores.store };
 }

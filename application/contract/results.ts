@@ -1,0 +1,187 @@
+import { ACTIONS } from '../../domain/permissions.js';
+import { EDGE_TYPES, GATE_STATUSES, KNOWLEDGE_STATUSES, TASK_STATUSES } from '../../domain/model.js';
+import { SEARCH_FIELDS } from '../../domain/search.js';
+import { anyJson, anyOf, array, boolean, integer, literal, nullable, object, oneOf, optional, record, string } from './schema.js';
+
+/** The pieces results are made of, declared once so every operation's result schema shares them. */
+
+const timestamp = (description = 'ISO 8601 UTC with milliseconds') => string(description);
+const nodeId = (description = 'A node id') => string(description);
+const names = (description: string) => array(string(), description);
+
+export const claimSchema = object({ by: string('The agent holding the task'), at: timestamp('When it was claimed') });
+const noteSchema = object({ at: timestamp(), by: string('Who wrote it'), text: string() });
+
+const nodeBase = {
+  id: nodeId(),
+  title: string(),
+  body: string(),
+  refs: names('References: files, URLs, ids'),
+  meta: record(anyJson(), 'Free-form metadata'),
+  initiative: string(),
+  domain: nullable(string()),
+  tags: names('Tags'),
+  revision: integer('Bumped by every change to the node'),
+  notes: array(noteSchema, 'Timestamped notes, oldest first'),
+  created_at: timestamp(),
+  created_by: string(),
+  updated_at: timestamp(),
+};
+
+export const taskSchema = object({
+  ...nodeBase,
+  kind: literal('resolvable'),
+  subkind: literal('task'),
+  status: oneOf(TASK_STATUSES, 'The stored status; ready, blocked and backlog are derived (see context)'),
+  definition: nullable(string()),
+  acceptance: nullable(string()),
+  backlog: boolean(),
+  claim: nullable(claimSchema),
+  submitted_by: nullable(string()),
+  submitted_at: nullable(timestamp()),
+  done_by: nullable(string()),
+  done_at: nullable(timestamp()),
+  accepted_by: nullable(string()),
+  accepted_at: nullable(timestamp()),
+  note: nullable(string('Delivery evidence given at submit')),
+});
+
+export const gateSchema = object({
+  ...nodeBase,
+  kind: literal('resolvable'),
+  subkind: literal('gate'),
+  status: oneOf(GATE_STATUSES),
+  purpose: nullable(string()),
+  resolution_mode: nullable(string()),
+  resolution: nullable(object({ choice: string(), rationale: string() })),
+  resolved_by: nullable(string()),
+  resolved_at: nullable(timestamp()),
+});
+
+const scopeSchema = object({
+  domains: names('Domains the knowledge applies to'),
+  initiatives: names('Initiatives it applies to'),
+  tags: names('Tags it applies to'),
+  node_ids: names('Nodes it applies to'),
+});
+
+export const knowledgeSchema = object({
+  ...nodeBase,
+  kind: literal('knowledge'),
+  status: oneOf(KNOWLEDGE_STATUSES),
+  knowledge_type: nullable(string()),
+  mitigation: nullable(string()),
+  scope: scopeSchema,
+  deprecation_reason: nullable(string()),
+  deprecated_at: nullable(timestamp()),
+  deprecated_by: nullable(string()),
+});
+
+export const nodeSchema = anyOf(taskSchema, gateSchema, knowledgeSchema);
+export const nodeTypeSchema = oneOf(['task', 'gate', 'knowledge'] as const);
+export const edgeSchema = object({ from: nodeId('Blocker, successor or derived node'), to: nodeId(), type: oneOf(EDGE_TYPES) });
+export const newlyReadySchema = array(nodeId(), 'Tasks that became ready through this change, sorted');
+
+export const nodeSummarySchema = object({
+  id: nodeId(),
+  type: nodeTypeSchema,
+  title: string(),
+  initiative: string(),
+  domain: nullable(string()),
+  tags: names('Tags'),
+  status: string('The derived status (ready, blocked, backlog for open tasks)'),
+  revision: integer(),
+  claim: optional(nullable(claimSchema)),
+});
+
+const staleClaimAlert = object({
+  kind: literal('STALE_CLAIM'),
+  node: nodeId(),
+  claimed_by: string(),
+  claimed_at: timestamp(),
+  age_ms: integer(),
+  message: string(),
+});
+const supersededBlockerAlert = object({
+  kind: literal('SUPERSEDED_BLOCKER'),
+  node: nodeId(),
+  blocker: nodeId(),
+  superseded_by: names('Gates that directly replace the blocker'),
+  satisfied: boolean('Whether the chain of successors ends in a resolved gate'),
+  message: string(),
+});
+const deprecatedSoonAlert = object({
+  kind: literal('KNOWLEDGE_DEPRECATED_SOON'),
+  node: nodeId(),
+  knowledge: nodeId(),
+  deprecated_at: nullable(timestamp()),
+  deprecation_reason: nullable(string()),
+  superseded_by: names('Knowledge that replaces it'),
+  message: string(),
+});
+export const staleClaimAlertSchema = staleClaimAlert;
+export const alertSchema = anyOf(staleClaimAlert, supersededBlockerAlert, deprecatedSoonAlert);
+
+export const contextSchema = object({
+  node: nodeSchema,
+  derived_status: string(),
+  can_claim: boolean(),
+  revision: integer(),
+  claim: nullable(object({ by: string(), at: timestamp(), stale: boolean() })),
+  blocking: array(object({ node: nodeSchema, derived_status: string(), satisfied: boolean() }), 'Incoming BLOCKS edges, each blocker whole'),
+  knowledge: array(
+    object({ node: knowledgeSchema, matched_on: array(oneOf(['domains', 'initiatives', 'tags', 'node_ids'] as const)) }),
+    'Matching knowledge, most specific first',
+  ),
+  informing: array(object({ edge_type: oneOf(EDGE_TYPES), node: nodeSummarySchema })),
+  alerts: array(alertSchema),
+  allowed_actions: array(oneOf(ACTIONS), 'What the calling agent may do to the node now'),
+});
+
+export const snapshotMetadataSchema = object({
+  id: string('Timestamp-prefixed: lexicographic order is creation order'),
+  created_at: timestamp(),
+  reason: oneOf(['force-init', 'corrupt-recovery', 'pre-restore', 'pre-migrate'] as const),
+  bytes: integer(),
+  sha256: string(),
+});
+
+export const logEntrySchema = object(
+  {
+    revision: integer('The state revision this change produced'),
+    at: timestamp(),
+    by: string(),
+    op: string('The operation (or event: restore, migrate, transfer.push, transfer.pull)'),
+    node: nullable(nodeId()),
+    note: optional(string()),
+    reason: optional(string()),
+  },
+  { open: true },
+);
+
+export const stateSchema = object({
+  version: literal(1),
+  fence_generation: integer(),
+  revision: integer(),
+  initiatives: record(object({ desc: string(), created_at: timestamp() })),
+  nodes: record(nodeSchema),
+  edges: array(edgeSchema),
+  log: array(logEntrySchema),
+});
+
+export const searchMatchSchema = object({
+  id: nodeId(),
+  kind: literal('knowledge'),
+  title: string(),
+  initiative: string(),
+  domain: nullable(string()),
+  status: string(),
+  matched_fields: array(oneOf(SEARCH_FIELDS)),
+  snippet: string(),
+});
+
+/** The failure envelope every driver prints or answers (spec 4.1). */
+export const errorEnvelopeSchema = object({
+  ok: literal(false),
+  error: object({ code: string('Stable machine code (spec 7, docs/errors.md)'), message: string('For people; never parse it'), details: record(anyJson()) }),
+});

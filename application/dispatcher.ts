@@ -1,0 +1,93 @@
+import { GraphDraft } from '../domain/draft.js';
+import { DomainError } from '../domain/errors.js';
+import type { AgentName } from '../domain/model.js';
+import type { GraphContext, GraphOperation, OperationDispatcher, OperationRequest } from './operation.js';
+import type { Clock } from './ports/clock.js';
+import type { IdSource } from './ports/id-source.js';
+import type { ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
+import type { OperationRegistry } from './registry.js';
+
+export interface DispatcherServices {
+  stores: ProjectStoreFactory;
+  clock: Clock;
+  ids: IdSource;
+  registry: OperationRegistry;
+}
+
+/**
+ * Runs operations in this process against a store of projects: the local files for the command
+ * line and the library, a server's own store for its routes, memory for tests. Every request is
+ * checked the same way whatever carried it: the operation exists, an agent is there when it must
+ * be, the arguments are valid (and normalised); then it runs on the project it names.
+ */
+export class LocalDispatcher implements OperationDispatcher {
+  constructor(private readonly services: DispatcherServices) {}
+
+  async dispatch(request: OperationRequest): Promise<unknown> {
+    const { operation, args } = checkRequest(this.services.registry, request);
+    const { stores, clock, ids, registry } = this.services;
+    if (operation.scope === 'host') return operation.run({ stores, clock, project: request.project }, args, request.agent);
+    const store = stores.open(requireProject(request));
+    if (operation.scope === 'project') return operation.run({ store, clock, ids, registry }, args, request.agent);
+    return runGraphOperation(store, operation, args, request.agent, this.services);
+  }
+}
+
+/**
+ * What every driver checks before anything runs: the operation exists, an agent is there when
+ * it must be, and the arguments are valid; they come back normalised.
+ */
+export function checkRequest(registry: OperationRegistry, request: Pick<OperationRequest, 'operation' | 'args' | 'agent'>) {
+  const operation = registry.get(request.operation);
+  if (operation.needsAgent) requireAgent(operation.name, request.agent);
+  return { operation, args: operation.parse(request.args) };
+}
+
+/** Mutating commands need an agent identity (spec 1.1); MISSING_AGENT names the operation. */
+export function requireAgent(operation: string, agent: AgentName | null): AgentName {
+  if (!agent) {
+    throw new DomainError('MISSING_AGENT', `${operation} changes the project: pass --as <agent> or set TASKDAG_AGENT`, { operation });
+  }
+  return agent;
+}
+
+function requireProject(request: OperationRequest): string {
+  if (request.project === null) {
+    throw new DomainError('INVALID_ARGUMENT', `${request.operation} runs on a project: name one`, { operation: request.operation });
+  }
+  return request.project;
+}
+
+/**
+ * Reads run on a consistent committed state; mutations run their rule under the exclusive lock
+ * and commit. What an operation finishes after the commit (`take`'s context) is built outside
+ * the lock, from the graph as committed.
+ */
+async function runGraphOperation(
+  store: ProjectStore,
+  operation: GraphOperation,
+  args: ReturnType<GraphOperation['parse']>,
+  agent: AgentName | null,
+  services: Pick<DispatcherServices, 'clock' | 'ids'>,
+): Promise<unknown> {
+  const contextOver = (graph: GraphContext['draft']['graph'], log: GraphContext['log']): GraphContext => ({
+    draft: new GraphDraft(graph, services.clock.now(), agent),
+    ids: services.ids,
+    log,
+  });
+  const complete = (context: GraphContext, partial: unknown) => (operation.finish ? operation.finish(context, partial, args) : partial);
+  if (operation.mutates) {
+    const { context, partial } = await store.transact((graph) => {
+      const context = contextOver(graph, []);
+      const partial = operation.run(context, args);
+      return { result: { context, partial }, changes: context.draft.changes() };
+    });
+    return complete(context, partial);
+  }
+  const read = (graph: GraphContext['draft']['graph'], log: GraphContext['log']) => {
+    const context = contextOver(graph, log);
+    return complete(context, operation.run(context, args));
+  };
+  if (operation.needsLog) return store.readState((state) => read(state, state.log));
+  return store.readGraph((graph) => read(graph, []));
+}

@@ -1,0 +1,90 @@
+import { Command, Option, type CommandClass } from 'clipanion';
+import { flagOf, type Argument } from '../../application/args.js';
+import type { Operation } from '../../application/operation.js';
+import type { TaskdagContext } from './context.js';
+import { readDocument } from './document-input.js';
+import { argumentFromFlag, type Occurrence } from './flags.js';
+import { TaskdagCommand } from './taskdag-command.js';
+
+type Fields = [string, Argument<unknown>][];
+
+/**
+ * The command of an operation, derived from its declaration: its path, its help (summary,
+ * details, the declared examples), a flag per named argument and its positionals. Running it
+ * turns the words typed into the operation's arguments and hands them over; the operation's own
+ * validation then speaks for every driver alike.
+ */
+export function commandFor(operation: Operation): CommandClass<TaskdagContext> {
+  const fields = Object.entries(operation.args) as Fields;
+  const flags = fields.filter(([, field]) => !field.positional);
+  const positionals = fields.filter(([, field]) => field.positional);
+  const restAt = positionals.findIndex(([, field]) => field.positional === 'rest');
+
+  class OperationCommand extends TaskdagCommand {
+    static override paths = [operation.name.split(' ')];
+    static override usage = Command.Usage({
+      description: operation.summary,
+      ...(operation.details === undefined ? {} : { details: operation.details }),
+      examples: operation.examples.map(([label, line]) => [label, line] as [string, string]),
+    });
+
+    constructor() {
+      super();
+      const options = this as unknown as Record<string, unknown>;
+      if (operation.argsFromDocument) {
+        options.file = occurrences('--file', 'Path of a JSON file holding the arguments', false);
+        options.stdin = occurrences('--stdin', 'Read the JSON arguments from standard input', true);
+      } else {
+        for (const [key, field] of flags) options[`flag:${key}`] = occurrences(flagOf(key), describe(field), field.standalone === true);
+      }
+      // One rest list when the last positional takes every remaining word: clipanion fills an
+      // optional positional last, so `add-note <id> <text...>` could not be two options.
+      if (restAt >= 0) options.words = Option.Rest({ name: positionals.map(([key]) => key).join('> <') });
+      else for (const [key] of positionals) options[`positional:${key}`] = Option.String({ required: false, name: key });
+    }
+
+    async execute() {
+      const options = this as unknown as Record<string, unknown>;
+      const args = operation.argsFromDocument
+        ? await readDocument(this.context, options.file as Occurrence[], options.stdin as Occurrence[])
+        : Object.fromEntries(flags.map(([key, field]) => [key, argumentFromFlag(key, field, options[`flag:${key}`] as Occurrence[])]));
+      Object.assign(args, restAt >= 0 ? spread(positionals, options.words as string[]) : named(positionals, options));
+      await this.perform(operation.name, args);
+    }
+  }
+  return OperationCommand;
+}
+
+/** Every time a flag was given, in order, so a repeat is seen rather than silently overwritten. */
+function occurrences(name: string, description: string, standalone: boolean): Occurrence[] {
+  return Option.makeCommandOption({
+    definition(builder) {
+      builder.addOption({ names: [name], arity: standalone ? 0 : 1, description, hidden: false, required: false, allowBinding: true });
+    },
+    transformer(_builder, _key, state) {
+      return state.options.filter((option) => option.name === name).map((option) => option.value as Occurrence);
+    },
+  });
+}
+
+function describe(field: Argument<unknown>): string {
+  return field.required ? `${field.description} (required)` : field.description;
+}
+
+function named(positionals: Fields, options: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(positionals.map(([key]) => [key, options[`positional:${key}`]]));
+}
+
+/** The words of `<a> <b> <rest...>`: one each to the leading positionals, all the others joined. */
+function spread(positionals: Fields, words: readonly string[]): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  positionals.forEach(([key, field], index) => {
+    if (field.positional === 'rest') {
+      const rest = words.slice(index);
+      args[key] = rest.length > 0 ? rest.join(' ') : undefined;
+    } else {
+      args[key] = words[index];
+    }
+  });
+  return args;
+}
