@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { contractViolation } from './output-schemas.js';
 
 export const BINARY = path.resolve(__dirname, '../../../dist/taskdag.js');
 
@@ -80,7 +81,10 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
       } catch {
         json = undefined;
       }
-      resolve({ code, stdout, stderr, json });
+      // Every end-to-end run holds the output to the published schemas (schemas/).
+      const violation = contractViolation(args, json);
+      if (violation) reject(new Error(violation));
+      else resolve({ code, stdout, stderr, json });
     });
     child.stdin.end(options.input ?? '');
   });
