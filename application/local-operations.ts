@@ -50,7 +50,7 @@ export function runGraphOperation<A, R>(
   args: A,
   agent: AgentName | null,
   services: Pick<Services, 'clock' | 'ids'>,
-): R {
+): Promise<R> {
   const execute = (graph: Graph, log: LogEntry[]) =>
     operation.run({ draft: new GraphDraft(graph, services.clock.now(), agent), ids: services.ids, log }, args);
   if (operation.mutates) {

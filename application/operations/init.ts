@@ -34,24 +34,24 @@ export const init: ProjectOperation<InitArgs, InitResult> = {
   mutates: false,
   needsAgent: false,
   parse: (raw) => parseArgs('init', raw, { force: optional(flag()) }),
-  run: (services: Services, args: InitArgs, agent: AgentName | null) => {
+  run: async (services: Services, args: InitArgs, agent: AgentName | null) => {
     if (args.force) requireAgent('init --force', agent);
     const checkout = services.checkouts.find() ?? services.checkouts.create(services.ids.projectId(services.checkouts.root()));
     const store = services.stores.open(checkout.project_id);
-    const outcome = store.rewrite((current) => initialize(current, args.force === true, store.snapshots, services.clock.now()));
+    const outcome = await store.rewrite((current) => initialize(current, args.force === true, store.snapshots, services.clock.now()));
     return { project_id: checkout.project_id, checkout: checkout.root, state_dir: store.location, ...outcome };
   },
 };
 
 type Outcome = Pick<InitResult, 'created' | 'snapshot'>;
 
-function initialize(current: StoredState, force: boolean, snapshots: SnapshotStore, now: string): Rewrite<Outcome> {
+async function initialize(current: StoredState, force: boolean, snapshots: SnapshotStore, now: string): Promise<Rewrite<Outcome>> {
   switch (current.kind) {
     case 'absent':
       return { result: { created: true }, state: freshState(null) };
     case 'valid':
       if (!force) return { result: { created: false }, state: null };
-      return { result: { created: true, snapshot: snapshots.take('force-init', current, now) }, state: freshState(current.state) };
+      return { result: { created: true, snapshot: await snapshots.take('force-init', current, now) }, state: freshState(current.state) };
     case 'unreadable': {
       const legacy = isLegacy(current.text);
       if (legacy && !force) {
@@ -60,7 +60,7 @@ function initialize(current: StoredState, force: boolean, snapshots: SnapshotSto
           form: 'schema-0',
         });
       }
-      const snapshot = snapshots.take(legacy ? 'force-init' : 'corrupt-recovery', current, now);
+      const snapshot = await snapshots.take(legacy ? 'force-init' : 'corrupt-recovery', current, now);
       return { result: { created: true, snapshot }, state: freshState(null) };
     }
   }

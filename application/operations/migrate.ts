@@ -46,14 +46,15 @@ export const migrate: ProjectOperation<MigrateArgs, MigrateResult> = {
   mutates: false,
   needsAgent: false,
   parse: (raw) => parseArgs('migrate', raw, { all: optional(flag()), dry_run: optional(flag()) }),
-  run: (services: Services, args: MigrateArgs, agent: AgentName | null) => {
+  run: async (services: Services, args: MigrateArgs, agent: AgentName | null) => {
     const dryRun = args.dry_run === true;
     const by = dryRun ? null : requireAgent('migrate', agent);
-    const stores = args.all ? services.stores.list().map((id) => services.stores.open(id)) : [openProjectStore(services)];
-    const projects = stores.map((store) => {
-      const surveyed = survey(store, services.clock.now());
-      return by === null || surveyed.action !== 'import' ? surveyed : importProject(store, services, by);
-    });
+    const stores = args.all ? (await services.stores.list()).map((id) => services.stores.open(id)) : [openProjectStore(services)];
+    const projects: ProjectMigration[] = [];
+    for (const store of stores) {
+      const surveyed = await survey(store, services.clock.now());
+      projects.push(by === null || surveyed.action !== 'import' ? surveyed : await importProject(store, services, by));
+    }
     const result = { dry_run: dryRun, projects };
     if (!dryRun && projects.some((project) => project.action === 'skip')) {
       throw new DomainError('STORAGE_ERROR', 'Some projects could not be imported (see details.projects); the others were', {
@@ -69,18 +70,18 @@ export const migrate: ProjectOperation<MigrateArgs, MigrateResult> = {
  * Converts in memory, without writing anything, to report whether the import would succeed; a
  * real run then imports only the projects this finds importable, so others are not even locked.
  */
-function survey(store: ProjectStore, now: string): ProjectMigration {
-  const { report } = examine(store.inspect(), now, 'migrate');
+async function survey(store: ProjectStore, now: string): Promise<ProjectMigration> {
+  const { report } = examine(await store.inspect(), now, 'migrate');
   return { project_id: store.projectId, state_dir: store.location, ...report, action: report.action === 'imported' ? 'import' : report.action };
 }
 
 /** Examines the project again under its exclusive lock (a writer may have run since), then imports. */
-function importProject(store: ProjectStore, services: Services, by: AgentName): ProjectMigration {
-  const report = store.rewrite((current) => {
+async function importProject(store: ProjectStore, services: Services, by: AgentName): Promise<ProjectMigration> {
+  const report = await store.rewrite(async (current) => {
     const now = services.clock.now();
     const { report, state } = examine(current, now, by);
     if (!state || current.kind === 'absent') return { result: report, state: null };
-    return { result: { ...report, snapshot: store.snapshots.take('pre-migrate', current, now) }, state };
+    return { result: { ...report, snapshot: await store.snapshots.take('pre-migrate', current, now) }, state };
   });
   return { project_id: store.projectId, state_dir: store.location, ...report };
 }

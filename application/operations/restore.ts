@@ -24,10 +24,10 @@ export const restore: ProjectOperation<RestoreArgs, { snapshot: SnapshotMetadata
   run: (services: Services, args: RestoreArgs, agent: AgentName | null) => {
     const by = requireAgent('restore', agent);
     const store = openProjectStore(services);
-    return store.rewrite((current) => {
-      const { metadata, state } = store.snapshots.load(args.snapshot_id);
+    return store.rewrite(async (current) => {
+      const { metadata, state } = await store.snapshots.load(args.snapshot_id);
       const now = services.clock.now();
-      if (current.kind !== 'absent') store.snapshots.take('pre-restore', current, now);
+      if (current.kind !== 'absent') await store.snapshots.take('pre-restore', current, now);
       const displaced = current.kind === 'valid' ? current.state : null;
       return {
         result: { snapshot: metadata },

@@ -10,5 +10,5 @@ export const snapshots: ProjectOperation<Record<string, never>, { snapshots: Sna
   mutates: false,
   needsAgent: false,
   parse: (raw) => parseArgs('snapshots', raw, {}),
-  run: (services) => ({ snapshots: openProjectStore(services).snapshots.list() }),
+  run: async (services) => ({ snapshots: await openProjectStore(services).snapshots.list() }),
 };

@@ -5,6 +5,7 @@ import { OPERATIONS } from '../../application/operations/index.js';
 import type { OperationDispatcher } from '../../application/operation.js';
 import { OperationRegistry } from '../../application/registry.js';
 import { FsCheckoutLocator } from '../../adapters/fs-checkout-locator.js';
+import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import { KernelRandomIdSource } from '../../adapters/kernel-random-id-source.js';
 import { SystemClock } from '../../adapters/system-clock.js';
@@ -24,7 +25,7 @@ export function taskdagHome(env: Record<string, string | undefined>): string {
 export function localOperations(environment: Environment): OperationDispatcher {
   return new LocalOperations({
     checkouts: new FsCheckoutLocator(environment.cwd, environment.project),
-    stores: new FsProjectStoreFactory(taskdagHome(environment.env)),
+    stores: new FsProjectStoreFactory(taskdagHome(environment.env), stateDirectoryLock),
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),

@@ -18,8 +18,8 @@ export function inMemoryServices(): Services & { stores: InMemoryProjectStores }
 }
 
 /** Local operations over an in-memory store that holds the sample state (see states.ts). */
-export function operationsOverSample() {
+export async function operationsOverSample() {
   const services = inMemoryServices();
-  services.stores.store.replace(sampleState());
+  await services.stores.store.replace(sampleState());
   return { sut: new LocalOperations(services), store: services.stores.store };
 }
