@@ -1,5 +1,8 @@
 import fs from 'graceful-fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../domain/errors.js';
+import type { LockMode, LockOptions, ProjectLock } from '../application/ports/project-lock.js';
 import { storageError } from './storage-error.js';
 
 type FsExt = { flockSync(fd: number, flags: 'sh' | 'ex' | 'shnb' | 'exnb' | 'un'): void };
@@ -11,40 +14,33 @@ function flock(): FsExt {
   return fsExt;
 }
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
  * The per-project lock: an flock on a file that is never replaced (locking the state file itself
  * breaks when a new one is renamed over it). The kernel drops it when its holder dies, so a crashed
- * writer never leaves a stale lock. Shared for reads, exclusive for read-modify-write.
+ * writer never leaves a stale lock. Shared for reads, exclusive for read-modify-write. Waiting is
+ * a series of non-blocking attempts separated by timers, so the event loop keeps serving others.
  */
-export class FlockProjectLock {
+export class FlockProjectLock implements ProjectLock {
   constructor(
     private readonly lockFile: string,
     private readonly timeoutMs = Number(process.env.TASKDAG_LOCK_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS,
   ) {}
 
-  withLock<T>(mode: 'shared' | 'exclusive', work: () => T): T {
+  async withLock<T>(mode: LockMode, work: () => T | Promise<T>, options: LockOptions = {}): Promise<T> {
+    if (options.create === false && !fs.existsSync(this.lockFile)) return work();
     const fd = this.open(mode);
     try {
-      this.acquire(fd, mode);
-      return work();
+      await this.acquire(fd, mode);
+      return await work();
     } finally {
       fs.closeSync(fd); // closing the descriptor releases the flock
     }
   }
 
-  /**
-   * Like `withLock`, but creates nothing: without a lock file no writer of ours has ever run here
-   * (a project written before schema 1), so `work` runs unlocked.
-   */
-  withLockIfPresent<T>(mode: 'shared' | 'exclusive', work: () => T): T {
-    return fs.existsSync(this.lockFile) ? this.withLock(mode, work) : work();
-  }
-
   /** Readers fall back to a read-only descriptor (flock works on one), so a read-only directory can still be read. */
-  private open(mode: 'shared' | 'exclusive'): number {
+  private open(mode: LockMode): number {
     try {
       return fs.openSync(this.lockFile, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
     } catch (error) {
@@ -61,7 +57,7 @@ export class FlockProjectLock {
   }
 
   /** Non-blocking attempts with a growing pause, so a wedged holder yields an error, not a hang. */
-  private acquire(fd: number, mode: 'shared' | 'exclusive'): void {
+  private async acquire(fd: number, mode: LockMode): Promise<void> {
     const flag = mode === 'shared' ? 'shnb' : 'exnb';
     const deadline = Date.now() + this.timeoutMs;
     for (let pause = 1; ; pause = Math.min(pause * 2, 25)) {
@@ -78,7 +74,12 @@ export class FlockProjectLock {
           path: this.lockFile,
         });
       }
-      Atomics.wait(sleeper, 0, 0, pause + Math.random() * pause);
+      await sleep(pause + Math.random() * pause);
     }
   }
+}
+
+/** The lock of a project's state directory: an flock on its `lock` file. */
+export function stateDirectoryLock(location: string): FlockProjectLock {
+  return new FlockProjectLock(path.join(location, 'lock'));
 }

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { DomainError, isDomainError } from '../domain/errors.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import type { Graph, LogEntry, State } from '../domain/model.js';
+import type { ProjectLock } from '../application/ports/project-lock.js';
 import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
 import { fsyncDirectory, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
-import { FlockProjectLock } from './flock-project-lock.js';
 import { encodeCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint-file.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertStateShape } from './state-validation.js';
@@ -30,71 +30,66 @@ const CHECKPOINT_EVERY_BYTES = 256 * 1024;
  * append: its cost follows the change, not the history. A torn last line (a crash mid-append) is
  * ignored on read and cut off by the next writer. Replacing the state whole writes a new ledger
  * under a new name and then the checkpoint that points at it; that rename is the commit.
- * Snapshots live beside the state, in `snapshots/`.
+ * Snapshots live beside the state, in `snapshots/`. Everything read is plain data, parsed whole
+ * under the lock, so it outlives the lock and survives `structuredClone`.
  */
 export class FsProjectStore implements ProjectStore {
-  private readonly lock: FlockProjectLock;
   private readonly checkpointFile: string;
   readonly snapshots: FsSnapshotStore;
 
   constructor(
     readonly projectId: string,
     readonly location: string,
+    private readonly lock: ProjectLock,
   ) {
-    this.lock = new FlockProjectLock(path.join(location, 'lock'));
     this.checkpointFile = path.join(location, CHECKPOINT);
     this.snapshots = new FsSnapshotStore(location, CHECKPOINT);
   }
 
-  readGraph<T>(read: (graph: Graph) => T): T {
+  async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    return this.lock.withLock('shared', () => this.withLoaded((loaded) => read(loaded.graph)));
+    const loaded = await this.lock.withLock('shared', () => this.load());
+    return read(loaded.graph);
   }
 
-  readState<T>(read: (state: State) => T): T {
+  async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    return this.lock.withLock('shared', () => this.withLoaded((loaded) => read(this.loadState(loaded))));
+    const state = await this.lock.withLock('shared', () => this.loadState(this.load()));
+    return read(state);
   }
 
-  transact<T>(work: (graph: Graph) => Transaction<T>): T {
+  transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
     this.ensureDirectory();
-    return this.lock.withLock('exclusive', () =>
-      this.withLoaded((loaded) => {
-        const { result, changes } = work(loaded.graph);
-        if (changes) this.commit(loaded, changes);
-        return result;
-      }),
-    );
+    return this.lock.withLock('exclusive', async () => {
+      const loaded = this.load();
+      const { result, changes } = await work(loaded.graph);
+      if (changes) this.commit(loaded, changes);
+      return result;
+    });
   }
 
-  rewrite<T>(work: (current: StoredState) => Rewrite<T>): T {
+  rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {
     this.ensureDirectory();
-    return this.lock.withLock('exclusive', () => {
-      const { result, state } = work(this.storedState());
+    return this.lock.withLock('exclusive', async () => {
+      const { result, state } = await work(this.storedState());
       if (state) this.writeWhole(state);
       return result;
     });
   }
 
-  replace(state: State): void {
-    this.rewrite(() => ({ result: undefined, state }));
+  async replace(state: State): Promise<void> {
+    await this.rewrite(() => ({ result: undefined, state }));
   }
 
-  inspect(): StoredState {
-    return this.lock.withLockIfPresent('shared', () => this.storedState());
+  inspect(): Promise<StoredState> {
+    return this.lock.withLock('shared', () => this.storedState(), { create: false });
   }
 
   private storedState(): StoredState {
     const text = this.readCheckpointText();
     if (text === null) return { kind: 'absent' };
     try {
-      // The state outlives the file it was read from, and a whole-state rewrite must know whether
-      // it loads: parse (and so check) every node while the file is open.
-      const state = this.withLoaded((loaded) => {
-        const whole = this.loadState(loaded);
-        return { ...whole, nodes: Object.fromEntries(Object.entries(whole.nodes).map(([id, node]) => [id, { ...node }])) };
-      });
-      return { kind: 'valid', state };
+      return { kind: 'valid', state: this.loadState(this.load()) };
     } catch (error) {
       // A state that does not parse or whose ledger is gone is unreadable; an OS failure is not.
       const cause = isDomainError(error) ? error.details.cause : undefined;
@@ -113,7 +108,7 @@ export class FsProjectStore implements ProjectStore {
       const line = Buffer.from(JSON.stringify(base) + '\n');
       removeLeftoverTempFiles(this.location);
       writeFileAtomic(path.join(this.location, ledgerFile), line);
-      writeFileAtomic(this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }, null));
+      writeFileAtomic(this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }));
       this.removeStaleLedgers(ledgerFile);
     } catch (error) {
       throw storageError('Cannot write the project state', error, { path: this.location });
@@ -128,14 +123,9 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
-  /** Loads the state and hands it to `work`; lazy node access ends when `work` returns. */
-  private withLoaded<T>(work: (loaded: Loaded) => T): T {
-    const checkpoint = this.openCheckpoint();
-    try {
-      return work(this.replayLedger(checkpoint));
-    } finally {
-      checkpoint.close();
-    }
+  /** The checkpoint with the ledger replayed on it (call under the lock). */
+  private load(): Loaded {
+    return this.replayLedger(this.openCheckpoint());
   }
 
   private replayLedger(checkpoint: Checkpoint): Loaded {
@@ -194,9 +184,7 @@ export class FsProjectStore implements ProjectStore {
   /** The ledger generation of a readable checkpoint, if there is one. */
   private currentGeneration(): number | null {
     try {
-      const checkpoint = readCheckpoint(this.checkpointFile);
-      checkpoint.close();
-      return generationOf(checkpoint.ledger.file);
+      return generationOf(readCheckpoint(this.checkpointFile).ledger.file);
     } catch {
       return null;
     }
@@ -252,7 +240,7 @@ export class FsProjectStore implements ProjectStore {
     try {
       removeLeftoverTempFiles(this.location);
       const ledger = { file: loaded.checkpoint.ledger.file, bytes: ledgerBytes };
-      writeFileAtomic(this.checkpointFile, encodeCheckpoint(loaded.graph, ledger, loaded.checkpoint.nodes));
+      writeFileAtomic(this.checkpointFile, encodeCheckpoint(loaded.graph, ledger));
     } catch {
       // The next commit tries again.
     }
@@ -268,13 +256,18 @@ export class FsProjectStore implements ProjectStore {
 }
 
 export class FsProjectStoreFactory implements ProjectStoreFactory {
-  constructor(private readonly home: string) {}
+  /** `lockFor` gives the lock of a project's state directory (FlockProjectLock on its `lock` file in the CLI). */
+  constructor(
+    private readonly home: string,
+    private readonly lockFor: (location: string) => ProjectLock,
+  ) {}
 
   open(projectId: string): FsProjectStore {
-    return new FsProjectStore(projectId, path.join(this.projects, projectId));
+    const location = path.join(this.projects, projectId);
+    return new FsProjectStore(projectId, location, this.lockFor(location));
   }
 
-  list(): string[] {
+  async list(): Promise<string[]> {
     try {
       return fs
         .readdirSync(this.projects, { withFileTypes: true })

@@ -34,7 +34,7 @@ export class FsSnapshotStore implements SnapshotStore {
     this.dir = path.join(stateDir, 'snapshots');
   }
 
-  take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: Timestamp): SnapshotMetadata {
+  async take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: Timestamp): Promise<SnapshotMetadata> {
     try {
       fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       removeLeftoverTempFiles(this.dir);
@@ -52,7 +52,7 @@ export class FsSnapshotStore implements SnapshotStore {
     }
   }
 
-  list(): SnapshotMetadata[] {
+  async list(): Promise<SnapshotMetadata[]> {
     let names: string[];
     try {
       names = fs.readdirSync(this.dir);
@@ -72,7 +72,7 @@ export class FsSnapshotStore implements SnapshotStore {
     return snapshots.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   }
 
-  load(id: string): { metadata: SnapshotMetadata; state: State } {
+  async load(id: string): Promise<{ metadata: SnapshotMetadata; state: State }> {
     if (!SNAPSHOT_ID.test(id)) {
       throw new DomainError('INVALID_ARGUMENT', `${JSON.stringify(id)} is not a snapshot id (see taskdag snapshots)`, { snapshot_id: id });
     }

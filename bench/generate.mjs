@@ -7,6 +7,7 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { FsProjectStore } = require('../build/adapters/fs-project-store.js');
+const { stateDirectoryLock } = require('../build/adapters/flock-project-lock.js');
 const { GraphDraft } = require('../build/domain/draft.js');
 const { createNode } = require('../build/domain/creation.js');
 const { emptyGraph } = require('../build/domain/model.js');
@@ -279,13 +280,13 @@ function pickSamples(rng, nodes, edges) {
 }
 
 /** A checkout (`dir`/checkout with .taskdag.json) and its state in `dir`/home, as the store writes it. */
-function storeProject(dir, projectId, state) {
+async function storeProject(dir, projectId, state) {
   const checkout = path.join(dir, 'checkout');
   const home = path.join(dir, 'home');
   mkdirSync(checkout, { recursive: true });
   writeFileSync(path.join(checkout, '.taskdag.json'), JSON.stringify({ project_id: projectId }, null, 2) + '\n');
   const stateDir = path.join(home, 'projects', projectId);
-  new FsProjectStore(projectId, stateDir).replace(state);
+  await new FsProjectStore(projectId, stateDir, stateDirectoryLock(stateDir)).replace(state);
   return { checkout, env: { HOME: home, TASKDAG_HOME: home }, projectId, stateDir };
 }
 
@@ -293,10 +294,10 @@ function storeProject(dir, projectId, state) {
  * Writes a project to `dir` (checkout/ with .taskdag.json, home/ as TASKDAG_HOME) and returns
  * what the bench needs to drive it.
  */
-export function writeProject(dir, name, options) {
+export async function writeProject(dir, name, options) {
   const started = performance.now();
   const { state, pools, sample } = buildState(options);
-  const location = storeProject(dir, `bench-${name}`, state);
+  const location = await storeProject(dir, `bench-${name}`, state);
   const edgesByType = {};
   for (const edge of state.edges) edgesByType[edge.type] = (edgesByType[edge.type] ?? 0) + 1;
   return {
@@ -327,7 +328,7 @@ export function sharedWorkload(count, seed = 7) {
 }
 
 /** The shared workload as a taskdag project: tasks with BLOCKS edges, written by the store. */
-export function writeWorkloadProject(dir, plan) {
+export async function writeWorkloadProject(dir, plan) {
   const tpl = templates().task;
   const ids = plan.map((_, i) => `T-${String(i).padStart(5, '0')}`);
   const nodes = {};
@@ -349,5 +350,5 @@ export function writeWorkloadProject(dir, plan) {
   });
   const log = ids.map((id, i) => ({ revision: i + 1, at: at(i), by: WORKER, op: 'add-task', node: id }));
   const state = { ...emptyGraph(), revision: log.length, initiatives: { shared: { desc: 'Shared workload', created_at: at(0) } }, nodes, edges, log };
-  return { name: 'shared-5k', ...storeProject(dir, 'bench-shared', state), initiative: 'shared', nodes: plan.length, log: log.length, pools: {}, sample: { task: ids[ids.length - 1], query: 'retry' } };
+  return { name: 'shared-5k', ...(await storeProject(dir, 'bench-shared', state)), initiative: 'shared', nodes: plan.length, log: log.length, pools: {}, sample: { task: ids[ids.length - 1], query: 'retry' } };
 }

@@ -45,8 +45,8 @@ const started = Date.now();
 const report = { machine: machine(ROOT), config: { runs, quick: options.quick, cli, discarded_first_run: true }, phases: [], taskwarrior: null };
 try {
   report.phases.push(startupPhase());
-  for (const size of SIZES) report.phases.push(sizePhase(size));
-  report.phases.push(sharedPhase());
+  for (const size of SIZES) report.phases.push(await sizePhase(size));
+  report.phases.push(await sharedPhase());
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
@@ -59,13 +59,13 @@ function startupPhase() {
 }
 
 /** Every read and mutation on a project of one size; mutations also on its short-log twin. */
-function sizePhase(size) {
+async function sizePhase(size) {
   log(`generating the ${size.name} project (${size.size} nodes, ${size.logEntries} log entries)`);
   const project = (dir, name, logEntries) => writeProject(inScratch(dir), name, { size: size.size, logEntries, poolSize: runs + 2 });
-  const fixtures = [project(size.name, size.name, size.logEntries)];
+  const fixtures = [await project(size.name, size.name, size.logEntries)];
   const items = [...READS, ...MUTATIONS].map((scenario) => ({ fixture: fixtures[0], scenario }));
   if (size.twinLogEntries) {
-    const twin = project(`${size.name}-short-log`, `${size.name}-log${size.twinLogEntries}`, size.twinLogEntries);
+    const twin = await project(`${size.name}-short-log`, `${size.name}-log${size.twinLogEntries}`, size.twinLogEntries);
     fixtures.push(twin);
     items.push(...MUTATIONS.map((scenario) => ({ fixture: twin, scenario })));
   }
@@ -75,10 +75,10 @@ function sizePhase(size) {
 }
 
 /** The workload shared with Taskwarrior, both tools timed in the same loop. */
-function sharedPhase() {
+async function sharedPhase() {
   log(`shared workload: ${SHARED_TASKS} tasks with dependencies, taskdag and Taskwarrior`);
   const plan = sharedWorkload(SHARED_TASKS);
-  const shared = writeWorkloadProject(inScratch('shared-taskdag'), plan);
+  const shared = await writeWorkloadProject(inScratch('shared-taskdag'), plan);
   const items = SHARED.map((scenario) => ({ fixture: shared, scenario }));
   report.taskwarrior = ensureTaskwarrior(log);
   if (report.taskwarrior.available) {

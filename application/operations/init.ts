@@ -47,13 +47,13 @@ export const init = projectOperation({
 
 type Outcome = Pick<InitResult, 'created' | 'snapshot'>;
 
-function initialize(current: StoredState, force: boolean, snapshots: SnapshotStore, now: string): Rewrite<Outcome> {
+async function initialize(current: StoredState, force: boolean, snapshots: SnapshotStore, now: string): Promise<Rewrite<Outcome>> {
   switch (current.kind) {
     case 'absent':
       return { result: { created: true }, state: freshState(null) };
     case 'valid':
       if (!force) return { result: { created: false }, state: null };
-      return { result: { created: true, snapshot: snapshots.take('force-init', current, now) }, state: freshState(current.state) };
+      return { result: { created: true, snapshot: await snapshots.take('force-init', current, now) }, state: freshState(current.state) };
     case 'unreadable': {
       const legacy = isLegacy(current.text);
       if (legacy && !force) {
@@ -62,7 +62,7 @@ function initialize(current: StoredState, force: boolean, snapshots: SnapshotSto
           form: 'schema-0',
         });
       }
-      const snapshot = snapshots.take(legacy ? 'force-init' : 'corrupt-recovery', current, now);
+      const snapshot = await snapshots.take(legacy ? 'force-init' : 'corrupt-recovery', current, now);
       return { result: { created: true, snapshot }, state: freshState(null) };
     }
   }

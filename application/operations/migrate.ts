@@ -85,11 +85,11 @@ async function survey(store: ProjectStore, now: string): Promise<ProjectMigratio
 
 /** Examines the project again under its exclusive lock (a writer may have run since), then imports. */
 async function importProject(store: ProjectStore, clock: Clock, by: AgentName): Promise<ProjectMigration> {
-  const report = await store.rewrite((current) => {
+  const report = await store.rewrite(async (current) => {
     const now = clock.now();
     const { report, state } = examine(current, now, by);
     if (!state || current.kind === 'absent') return { result: report, state: null };
-    return { result: { ...report, snapshot: store.snapshots.take('pre-migrate', current, now) }, state };
+    return { result: { ...report, snapshot: await store.snapshots.take('pre-migrate', current, now) }, state };
   });
   return { project_id: store.projectId, state_dir: store.location, ...report };
 }

@@ -28,10 +28,10 @@ export const restore = projectOperation({
   result: object({ snapshot: snapshotMetadataSchema }),
   run: async ({ store, clock }, args, agent) => {
     const by = requireAgent('restore', agent);
-    return store.rewrite((current) => {
-      const { metadata, state } = store.snapshots.load(args.snapshot_id);
+    return store.rewrite(async (current) => {
+      const { metadata, state } = await store.snapshots.load(args.snapshot_id);
       const now = clock.now();
-      if (current.kind !== 'absent') store.snapshots.take('pre-restore', current, now);
+      if (current.kind !== 'absent') await store.snapshots.take('pre-restore', current, now);
       const displaced = current.kind === 'valid' ? current.state : null;
       return {
         result: { snapshot: metadata },

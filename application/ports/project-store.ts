@@ -24,7 +24,11 @@ export interface Rewrite<T> {
 
 /**
  * One project's durable state. Reads see one consistent committed state; `transact` runs its
- * function under the project's exclusive lock and makes its changes durable before returning.
+ * function under the project's exclusive lock and makes its changes durable before it resolves.
+ *
+ * Plain data at the boundary: the graph or state a callback gets, and everything it returns or
+ * builds from it, is made of plain objects, arrays and primitives (it survives `structuredClone`),
+ * and stays readable after the call resolves and the lock is released.
  */
 export interface ProjectStore {
   readonly projectId: string;
@@ -32,24 +36,25 @@ export interface ProjectStore {
   readonly location: string;
   /** The snapshots kept beside the state (spec 2.5). */
   readonly snapshots: SnapshotStore;
-  readGraph<T>(read: (graph: Graph) => T): T;
+  readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T>;
   /** Like readGraph, with the whole log; its cost grows with history, so only `state`-like reads use it. */
-  readState<T>(read: (state: State) => T): T;
-  transact<T>(work: (graph: Graph) => Transaction<T>): T;
+  readState<T>(read: (state: State) => T | Promise<T>): Promise<T>;
+  /** The graph `work` gets is its own: changing it changes nothing stored; only `changes` are committed. */
+  transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T>;
   /**
    * Runs `work` under the exclusive lock with whatever the directory holds (a state that does not
    * load included) and replaces the state whole with what it returns; init, restore and migrate.
    * A state that would not load is refused with STORAGE_ERROR before anything is written.
    */
-  rewrite<T>(work: (current: StoredState) => Rewrite<T>): T;
+  rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T>;
   /** Replaces the state whole, whatever was there (for tools that seed a project). */
-  replace(state: State): void;
+  replace(state: State): Promise<void>;
   /** What the directory holds, read without writing anything, not even a lock file (`migrate --dry-run`). */
-  inspect(): StoredState;
+  inspect(): Promise<StoredState>;
 }
 
 export interface ProjectStoreFactory {
   open(projectId: string): ProjectStore;
   /** Ids of every project in the storage root (`migrate --all`). */
-  list(): string[];
+  list(): Promise<string[]>;
 }

@@ -16,13 +16,13 @@ export interface SnapshotMetadata {
 
 /**
  * A project's recoverable snapshots. `take` is called under the project's exclusive lock, before
- * the state it saves is displaced, and is durable when it returns.
+ * the state it saves is displaced, and is durable when it resolves.
  */
 export interface SnapshotStore {
   /** Saves a readable state as its `state` projection, an unreadable one as its raw files. */
-  take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: Timestamp): SnapshotMetadata;
+  take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: Timestamp): Promise<SnapshotMetadata>;
   /** Complete pairs whose metadata id matches their file name, newest first. */
-  list(): SnapshotMetadata[];
+  list(): Promise<SnapshotMetadata[]>;
   /** A snapshot's state, once the pair, its size, its sha256 and every collection are checked. */
-  load(id: string): { metadata: SnapshotMetadata; state: State };
+  load(id: string): Promise<{ metadata: SnapshotMetadata; state: State }>;
 }

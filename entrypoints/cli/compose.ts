@@ -6,6 +6,7 @@ import { OPERATIONS } from '../../application/operations/index.js';
 import type { Checkout, CheckoutLocator } from '../../application/ports/checkout.js';
 import { OperationRegistry } from '../../application/registry.js';
 import { FsCheckoutLocator } from '../../adapters/fs-checkout-locator.js';
+import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import { KernelRandomIdSource } from '../../adapters/kernel-random-id-source.js';
 import { SystemClock } from '../../adapters/system-clock.js';
@@ -25,7 +26,7 @@ export function taskdagHome(env: Record<string, string | undefined>): string {
 /** Local mode over the files under `home`, for the command line and the library alike. */
 export function localDispatcher(home: string): LocalDispatcher {
   return new LocalDispatcher({
-    stores: new FsProjectStoreFactory(home),
+    stores: new FsProjectStoreFactory(home, stateDirectoryLock),
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),

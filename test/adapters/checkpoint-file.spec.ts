@@ -3,8 +3,6 @@ import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from '
 import os from 'node:os';
 import path from 'node:path';
 import { encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
-import { LazyNodes } from '../../adapters/lazy-nodes.js';
-import { headOf } from '../../adapters/node-head.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
 
 function task(id: string, title = `Task ${id}`): GraphNode {
@@ -35,48 +33,29 @@ describe('checkpoint file', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('reads back the graph it wrote, with its ledger position', () => {
+  it('reads back the graph it wrote, with its ledger position, as plain data', () => {
     const graph = graphOf(50);
-    writeFileSync(file, encodeCheckpoint(graph, ledger, null));
+    writeFileSync(file, encodeCheckpoint(graph, ledger));
     const sut = readCheckpoint(file);
-    try {
-      expect(sut.ledger).to.deep.equal(ledger);
-      expect(JSON.parse(JSON.stringify(sut.graph))).to.deep.equal(graph);
-    } finally {
-      sut.close();
-    }
+    expect(sut.ledger).to.deep.equal(ledger);
+    expect(sut.graph).to.deep.equal(graph);
+    expect(structuredClone(sut.graph)).to.deep.equal(graph);
   });
 
-  it('parses only the nodes a reader touches', () => {
-    writeFileSync(file, encodeCheckpoint(graphOf(1000), ledger, null));
-    const sut = readCheckpoint(file);
-    try {
-      expect(sut.graph.nodes['T-500']!.title).to.equal('Task T-500');
-      expect(Object.hasOwn(sut.graph.nodes, 'T-999')).to.equal(true);
-      expect(Object.hasOwn(sut.graph.nodes, 'T-1000')).to.equal(false);
-      const untouched = [...Array(1000).keys()].filter((i) => sut.nodes.untouchedBytes(`T-${i}`) !== null);
-      expect(untouched).to.have.length(998); // T-500 and T-999 (hasOwn reads the node it finds)
-    } finally {
-      sut.close();
-    }
-  });
-
-  it('copies untouched nodes byte for byte and writes changed ones anew', () => {
-    writeFileSync(file, encodeCheckpoint(graphOf(40), ledger, null));
-    const first = readCheckpoint(file);
-    first.graph.nodes['T-3'] = task('T-3', 'renamed');
-    first.graph.nodes['T-new'] = task('T-new');
-    const rewritten = encodeCheckpoint(first.graph, ledger, first.nodes);
-    first.close();
-    writeFileSync(file, rewritten);
-    const sut = readCheckpoint(file);
-    try {
-      expect(sut.graph.nodes['T-3']!.title).to.equal('renamed');
-      expect(sut.graph.nodes['T-new']!.id).to.equal('T-new');
-      expect(Object.keys(sut.graph.nodes)).to.have.length(41);
-    } finally {
-      sut.close();
-    }
+  it('still reads a checkpoint written with a node head section (before plain loading)', () => {
+    const graph = graphOf(3);
+    const heads = Buffer.from(JSON.stringify(Object.keys(graph.nodes).map((id) => [id])));
+    const current = encodeCheckpoint(graph, ledger);
+    const text = current.toString('utf8');
+    const headerEnd = text.indexOf('\n', text.indexOf('\n') + 1);
+    const header = text.slice(text.indexOf('\n') + 1, headerEnd).replace('"head_bytes":0', `"head_bytes":${heads.length}`);
+    const withHeads = Buffer.concat([
+      Buffer.from(`TDCK1 ${String(Buffer.byteLength(header)).padStart(12, '0')}\n${header}\n`),
+      heads,
+      Buffer.from(text.slice(headerEnd + 1)),
+    ]);
+    writeFileSync(file, withHeads);
+    expect(readCheckpoint(file).graph).to.deep.equal(graph);
   });
 
   for (const [name, damage] of [
@@ -86,7 +65,7 @@ describe('checkpoint file', () => {
     ['truncated in the header', () => truncateSync(file, 30)],
   ] as const) {
     it(`refuses a checkpoint that is ${name} with STORAGE_ERROR`, () => {
-      writeFileSync(file, encodeCheckpoint(graphOf(10), ledger, null));
+      writeFileSync(file, encodeCheckpoint(graphOf(10), ledger));
       damage();
       expect(() => readCheckpoint(file)).to.throw().that.satisfies((error: { code: string; details: { cause: string } }) => {
         return error.code === 'STORAGE_ERROR' && error.details.cause === 'EINVALID';
@@ -94,79 +73,29 @@ describe('checkpoint file', () => {
     });
   }
 
-  it('reports a malformed node when it is read, as STORAGE_ERROR', () => {
-    const bytes = encodeCheckpoint(graphOf(3), ledger, null).toString('utf8').replace('"id":"T-1"', '"id":"T-X"');
-    writeFileSync(file, bytes);
-    const sut = readCheckpoint(file);
-    try {
-      expect(() => sut.graph.nodes['T-1']).to.throw().with.property('code', 'STORAGE_ERROR');
-    } finally {
-      sut.close();
-    }
-  });
-});
-
-describe('LazyNodes', () => {
-  const lines = ['{"id":"a","kind":"knowledge","title":"A","body":"long text"}', '{"id":"b","kind":"knowledge","title":"B","body":"more"}'];
-  const section = Buffer.from(lines.join('\n') + '\n');
-
-  function lazy() {
-    const counts = { reads: 0, parses: 0 };
-    const sut = new LazyNodes({
-      ids: ['a', 'b'],
-      ends: [lines[0]!.length, lines[0]!.length + 1 + lines[1]!.length],
-      read: (start, end) => {
-        counts.reads++;
-        return section.subarray(start, end);
-      },
-      parse: (bytes) => {
-        counts.parses++;
-        return JSON.parse(bytes.toString());
-      },
-      heads: () => lines.map((line) => headOf(JSON.parse(line))),
+  for (const [name, from, to] of [
+    ['keyed by another id', '"id":"T-1"', '"id":"T-X"'],
+    ['not JSON', '{"id":"T-1"', '{"id":T-1"'],
+    ['two values on one line', '{"id":"T-1"', '1,{"id":"T-1"'],
+  ] as const) {
+    it(`refuses a checkpoint with a node ${name}, as STORAGE_ERROR naming the node`, () => {
+      const text = encodeCheckpoint(graphOf(3), ledger).toString('utf8').replace(from, to);
+      writeFileSync(file, fixNodeOffsets(text));
+      expect(() => readCheckpoint(file)).to.throw().that.satisfies((error: { code: string; message: string }) => {
+        return error.code === 'STORAGE_ERROR' && error.message.includes('T-1');
+      });
     });
-    return { nodes: sut.record(), counts };
   }
-
-  it('enumerates nodes from their heads, parsing a node only for a field the head lacks', () => {
-    const { nodes, counts } = lazy();
-    const all = Object.values(nodes);
-    expect(all.map((node) => [node.id, node.title, node.kind])).to.deep.equal([
-      ['a', 'A', 'knowledge'],
-      ['b', 'B', 'knowledge'],
-    ]);
-    expect('subkind' in all[0]!).to.equal(false);
-    expect(counts.parses).to.equal(0);
-    expect(all[1]!.body).to.equal('more');
-    expect(counts.parses).to.equal(1);
-    expect({ ...all[0]! }).to.deep.equal(JSON.parse(lines[0]!));
-  });
-
-  it('sees writes through a head-backed node and deletions from the record', () => {
-    const { nodes } = lazy();
-    const [first] = Object.values(nodes);
-    (first as { title: string }).title = 'changed';
-    expect(first!.title).to.equal('changed');
-    delete nodes.a;
-    expect(Object.keys(nodes)).to.deep.equal(['b']);
-  });
 });
 
-describe('checkpoint nodes after close', () => {
-  it('head-backed nodes handed out before close still read in full afterwards', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-checkpoint-'));
-    try {
-      const file = path.join(dir, 'tasks.json');
-      const nodes: Record<string, GraphNode> = {};
-      for (let i = 0; i < 5; i++) nodes[`T-${i}`] = { id: `T-${i}`, kind: 'knowledge', title: `K${i}`, body: `body ${i}` } as unknown as GraphNode;
-      const graph: Graph = { version: 1, fence_generation: 1, revision: 0, initiatives: {}, nodes, edges: [] };
-      writeFileSync(file, encodeCheckpoint(graph, { file: 'ledger.1.jsonl', bytes: 0 }, null));
-      const sut = readCheckpoint(file);
-      const escaped = Object.values(sut.graph.nodes);
-      sut.close();
-      expect(JSON.parse(JSON.stringify(escaped))).to.deep.equal(Object.values(nodes));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
+/** Rewrites the header's node offsets to match the (edited) node lines, so only the edit is wrong. */
+function fixNodeOffsets(text: string): string {
+  const firstNewline = text.indexOf('\n');
+  const headerEnd = text.indexOf('\n', firstNewline + 1);
+  const header = JSON.parse(text.slice(firstNewline + 1, headerEnd));
+  const lines = text.slice(headerEnd + 2).split('\n').slice(0, -1);
+  let offset = 0;
+  header.ends = lines.map((line) => (offset += Buffer.byteLength(line) + 1) - 1);
+  const headerText = JSON.stringify(header);
+  return `TDCK1 ${String(Buffer.byteLength(headerText)).padStart(12, '0')}\n${headerText}\n\n${lines.join('\n')}\n`;
+}

@@ -1,114 +1,106 @@
 import { expect } from 'chai';
-import { appendFileSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { FsProjectStore, FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import { GraphDraft } from '../../domain/draft.js';
 import type { State } from '../../domain/model.js';
-import { NOW, addTask, newDraft, thrownBy } from '../support/graphs.js';
+import { NOW, addTask, newDraft } from '../support/graphs.js';
 import { readCheckpointJson, writeCheckpointJson } from '../support/checkpoint-json.js';
+import { rejectionOf } from '../support/failures.js';
 import { useTempDir } from '../support/temp-dir.js';
 
+/** What only the file store does (its files, generations, damage); shared behaviour is in project-store.contract.spec.ts. */
 describe('FsProjectStore', () => {
   const tempDir = useTempDir();
-  const open = () => new FsProjectStoreFactory(tempDir()).open('demo-1234');
+  const open = () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock).open('demo-1234');
 
-  function initialized(): FsProjectStore {
+  async function initialized(): Promise<FsProjectStore> {
     const store = open();
-    store.replace({ ...newDraft().graph, log: [] });
+    await store.replace({ ...newDraft().graph, log: [] });
     return store;
   }
 
   /** One committed transaction that creates a task (with an optional long body). */
-  function commitTask(store: FsProjectStore, id: string, body = ''): void {
-    store.transact((graph) => {
+  function commitTask(store: FsProjectStore, id: string, body = ''): Promise<null> {
+    return store.transact((graph) => {
       const draft = new GraphDraft(graph, NOW, 'alice');
       addTask(draft, id, { definition: body });
       return { result: null, changes: draft.changes() };
     });
   }
 
-  /** Like commitTask, for a writer that looks at every node first (as status-like rules do). */
-  function commitTaskReadingAll(store: FsProjectStore, id: string): void {
-    store.transact((graph) => {
-      Object.values(graph.nodes);
-      const draft = new GraphDraft(graph, NOW, 'alice');
-      addTask(draft, id);
-      return { result: null, changes: draft.changes() };
-    });
-  }
-
-  const state = (store: FsProjectStore): State => store.readState((value) => JSON.parse(JSON.stringify(value)));
+  const state = (store: FsProjectStore): Promise<State> => store.readState((value) => value);
   const file = (name: string) => path.join(tempDir(), 'projects', 'demo-1234', name);
   const checkpointAsJson = () => readCheckpointJson(file('tasks.json'));
   const ledgerName = () => readdirSync(path.dirname(file('x'))).find((name) => name.startsWith('ledger.'))!;
   const ledger = () => file(ledgerName());
 
-  it('lives in <home>/projects/<project_id>/ and does not exist before its first write', () => {
+  it('lives in <home>/projects/<project_id>/ and creates nothing, not even a lock file, to inspect', async () => {
     const sut = open();
     expect(sut.location).to.equal(path.join(tempDir(), 'projects', 'demo-1234'));
-    expect(sut.inspect()).to.deep.equal({ kind: 'absent' });
-    expect(thrownBy(() => sut.readGraph(() => null))).to.deep.include({ code: 'STORAGE_ERROR' });
+    expect(await sut.inspect()).to.deep.equal({ kind: 'absent' });
+    expect(existsSync(sut.location)).to.equal(false);
   });
 
-  it('reloads exactly what was committed, log included, from a fresh instance', () => {
-    const sut = initialized();
-    commitTask(sut, 'T1');
-    commitTask(sut, 'T2');
-    const reloaded = state(open());
-    expect(reloaded).to.deep.equal(state(sut));
-    expect(Object.keys(reloaded.nodes)).to.deep.equal(['T1', 'T2']);
-    expect(reloaded.log.map((entry) => entry.node)).to.deep.equal(['T1', 'T2']);
-    expect(reloaded.revision).to.equal(2);
-  });
-
-  it('writes nothing when a transaction has no changes, and nothing when it throws', () => {
-    const sut = initialized();
+  it('writes nothing to the ledger when a transaction has no changes, and nothing when it throws', async () => {
+    const sut = await initialized();
     const before = readFileSync(ledger());
-    sut.transact(() => ({ result: null, changes: null }));
-    expect(() =>
+    await sut.transact(() => ({ result: null, changes: null }));
+    await rejectionOf(() =>
       sut.transact((graph) => {
         addTask(new GraphDraft(graph, NOW, 'alice'), 'T1');
         throw new Error('rule broken');
       }),
-    ).to.throw('rule broken');
+    );
     expect(readFileSync(ledger())).to.deep.equal(before);
-    expect(state(open()).nodes).to.deep.equal({});
   });
 
-  it('ignores a torn last ledger line, and the next writer cuts it off', () => {
-    const sut = initialized();
-    commitTask(sut, 'T1');
+  it('ignores a torn last ledger line, and the next writer cuts it off', async () => {
+    const sut = await initialized();
+    await commitTask(sut, 'T1');
     const committed = statSync(ledger()).size;
     appendFileSync(ledger(), '{"revision":2,"log":[{"op":"half');
-    expect(state(open()).revision).to.equal(1);
-    commitTask(open(), 'T2');
+    expect((await state(open())).revision).to.equal(1);
+    await commitTask(open(), 'T2');
     const lines = readFileSync(ledger(), 'utf8').slice(committed).split('\n');
     expect(lines).to.have.length(2);
     expect(JSON.parse(lines[0]!).log[0].node).to.equal('T2');
-    expect(Object.keys(state(open()).nodes)).to.deep.equal(['T1', 'T2']);
+    expect(Object.keys((await state(open())).nodes)).to.deep.equal(['T1', 'T2']);
   });
 
-  it('writes a checkpoint once the ledger tail is long, and still loads the same state', () => {
-    const sut = initialized();
+  it('writes a checkpoint once the ledger tail is long, and still loads the same state', async () => {
+    const sut = await initialized();
     const checkpointBefore = checkpointAsJson();
-    for (let i = 0; i < 6; i++) commitTask(sut, `T${i}`, 'x'.repeat(64 * 1024));
+    for (let i = 0; i < 6; i++) await commitTask(sut, `T${i}`, 'x'.repeat(64 * 1024));
     const checkpoint = checkpointAsJson();
     expect(checkpoint.ledger.bytes).to.be.greaterThan(checkpointBefore.ledger.bytes);
     expect(Object.keys(checkpoint.nodes).length).to.be.greaterThan(0);
-    const reloaded = state(open());
+    const reloaded = await state(open());
     expect(Object.keys(reloaded.nodes)).to.have.length(6);
     expect(reloaded.log).to.have.length(6);
     expect(reloaded.revision).to.equal(6);
   });
 
-  it('replace() starts a new ledger generation and removes the old one', () => {
-    const sut = initialized();
-    commitTask(sut, 'T1');
+  it('writes each whole state to a new ledger generation and removes the old one', async () => {
+    const sut = await initialized();
+    await commitTask(sut, 'T1');
     expect(ledgerName()).to.equal('ledger.1.jsonl');
-    sut.replace({ ...newDraft().graph, log: [] });
+    await sut.replace({ ...newDraft().graph, log: [] });
     expect(ledgerName()).to.equal('ledger.2.jsonl');
     expect(readdirSync(path.dirname(ledger())).filter((name) => name.startsWith('ledger.'))).to.have.length(1);
-    expect(state(open()).nodes).to.deep.equal({});
+    expect((await state(open())).nodes).to.deep.equal({});
+  });
+
+  it('hands a rewrite an unreadable state with its text and why it does not load', async () => {
+    const sut = open();
+    mkdirSync(sut.location, { recursive: true });
+    writeFileSync(file('tasks.json'), '{"version": 1');
+    const seen = await sut.rewrite((current) => ({ result: current, state: null }));
+    expect(seen.kind).to.equal('unreadable');
+    if (seen.kind !== 'unreadable') return;
+    expect(seen.text).to.equal('{"version": 1');
+    expect(seen.error.details.cause).to.equal('EINVALID');
   });
 
   describe('unreadable state is STORAGE_ERROR with the cause, never a crash', () => {
@@ -133,16 +125,15 @@ describe('FsProjectStore', () => {
     }
 
     for (const [name, damage, cause] of cases) {
-      it(name, () => {
-        const sut = initialized();
-        commitTask(sut, 'T1');
+      it(name, async () => {
+        const sut = await initialized();
+        await commitTask(sut, 'T1');
         damage();
-        // Nodes load lazily: a malformed one is found when read, so the read enumerates them.
-        const error = thrownBy(() => open().readState((value) => Object.values(value.nodes)));
+        const error = await rejectionOf(() => open().readState((value) => value));
         expect(error.code).to.equal('STORAGE_ERROR');
         expect(error.details.cause).to.equal(cause);
         expect(error.details.path).to.be.a('string');
-        const failedWrite = thrownBy(() => commitTaskReadingAll(open(), 'T2'));
+        const failedWrite = await rejectionOf(() => commitTask(open(), 'T2'));
         expect(failedWrite.code).to.equal('STORAGE_ERROR');
       });
     }

@@ -5,16 +5,10 @@ import path from 'node:path';
 import { FsSnapshotStore } from '../../adapters/fs-snapshot-store.js';
 import { DomainError } from '../../domain/errors.js';
 import { projectState } from '../../domain/projection.js';
+import { rejectionOf } from '../support/failures.js';
 import { AT, sampleState } from '../support/states.js';
 
-function failure(work: () => unknown): DomainError {
-  try {
-    work();
-  } catch (error) {
-    return error as DomainError;
-  }
-  throw new Error('expected a failure');
-}
+const failure = (work: () => Promise<unknown>) => rejectionOf<DomainError>(work);
 
 describe('FsSnapshotStore', () => {
   let dir: string;
@@ -27,56 +21,56 @@ describe('FsSnapshotStore', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('takes a pair holding the state projection, and loads it back checked', () => {
-    const metadata = sut.take('force-init', valid(), AT);
+  it('takes a pair holding the state projection, and loads it back checked', async () => {
+    const metadata = await sut.take('force-init', valid(), AT);
     const bytes = readFileSync(path.join(dir, 'snapshots', `${metadata.id}.state.json`));
     expect(bytes.toString()).to.equal(JSON.stringify(projectState(sampleState())) + '\n');
     expect(metadata).to.include({ id: '20260102T030405678Z-force-init', created_at: AT, reason: 'force-init', bytes: bytes.length });
-    expect(sut.load(metadata.id)).to.deep.equal({ metadata, state: projectState(sampleState()) });
+    expect(await sut.load(metadata.id)).to.deep.equal({ metadata, state: projectState(sampleState()) });
   });
 
-  it('gives ids that sort by creation even when the clock does not move', () => {
-    const ids = [sut.take('force-init', valid(), AT), sut.take('pre-restore', valid(), AT), sut.take('force-init', valid(), AT)].map((m) => m.id);
+  it('gives ids that sort by creation even when the clock does not move', async () => {
+    const ids = [await sut.take('force-init', valid(), AT), await sut.take('pre-restore', valid(), AT), await sut.take('force-init', valid(), AT)].map((m) => m.id);
     expect(ids).to.deep.equal(['20260102T030405678Z-force-init', '20260102T030405679Z-pre-restore', '20260102T030405680Z-force-init']);
-    expect(sut.list().map((m) => m.id)).to.deep.equal([...ids].reverse());
+    expect((await sut.list()).map((m) => m.id)).to.deep.equal([...ids].reverse());
   });
 
-  it('lists nothing when there are no snapshots, and skips incomplete or mismatched pairs', () => {
-    expect(sut.list()).to.deep.equal([]);
-    const kept = sut.take('force-init', valid(), AT);
-    const orphan = sut.take('force-init', valid(), AT);
-    const renamed = sut.take('force-init', valid(), AT);
+  it('lists nothing when there are no snapshots, and skips incomplete or mismatched pairs', async () => {
+    expect(await sut.list()).to.deep.equal([]);
+    const kept = await sut.take('force-init', valid(), AT);
+    const orphan = await sut.take('force-init', valid(), AT);
+    const renamed = await sut.take('force-init', valid(), AT);
     rmSync(path.join(dir, 'snapshots', `${orphan.id}.meta.json`));
     writeFileSync(path.join(dir, 'snapshots', `${renamed.id}.meta.json`), JSON.stringify({ ...renamed, id: kept.id }));
-    expect(sut.list()).to.deep.equal([kept]);
+    expect(await sut.list()).to.deep.equal([kept]);
   });
 
-  it('keeps the raw files of an unreadable state: the checkpoint as the state, each ledger beside it', () => {
+  it('keeps the raw files of an unreadable state: the checkpoint as the state, each ledger beside it', async () => {
     writeFileSync(path.join(dir, 'tasks.json'), 'not json');
     writeFileSync(path.join(dir, 'ledger.3.jsonl'), '{"revision":1}\n');
     const error = new DomainError('STORAGE_ERROR', 'unreadable', { cause: 'EINVALID' });
-    const metadata = sut.take('corrupt-recovery', { kind: 'unreadable', text: 'not json', error }, AT);
+    const metadata = await sut.take('corrupt-recovery', { kind: 'unreadable', text: 'not json', error }, AT);
     expect(readdirSync(path.join(dir, 'snapshots')).sort()).to.deep.equal([
       `${metadata.id}.ledger.3.jsonl`,
       `${metadata.id}.meta.json`,
       `${metadata.id}.state.json`,
     ]);
     expect(metadata.bytes).to.equal(8);
-    expect(failure(() => sut.load(metadata.id)).details.cause).to.equal('EINVALID');
+    expect((await failure(() => sut.load(metadata.id))).details.cause).to.equal('EINVALID');
   });
 
-  it('refuses ids that are not snapshot ids before touching the disk', () => {
+  it('refuses ids that are not snapshot ids before touching the disk', async () => {
     for (const id of ['../tasks', '', '20260102T030405678Z-force-init/../x', 'latest']) {
-      expect(failure(() => sut.load(id)).code, id).to.equal('INVALID_ARGUMENT');
+      expect((await failure(() => sut.load(id))).code, id).to.equal('INVALID_ARGUMENT');
     }
   });
 
-  it('refuses a missing snapshot and a wrong digest', () => {
-    expect(failure(() => sut.load('20000101T000000000Z-force-init')).details.cause).to.equal('ENOENT');
-    const metadata = sut.take('force-init', valid(), AT);
+  it('refuses a missing snapshot and a wrong digest', async () => {
+    expect((await failure(() => sut.load('20000101T000000000Z-force-init'))).details.cause).to.equal('ENOENT');
+    const metadata = await sut.take('force-init', valid(), AT);
     const file = path.join(dir, 'snapshots', `${metadata.id}.state.json`);
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.replace('"G-1"', '"G-2"'));
-    expect(failure(() => sut.load(metadata.id)).message).to.contain('sha256');
+    expect((await failure(() => sut.load(metadata.id))).message).to.contain('sha256');
   });
 });

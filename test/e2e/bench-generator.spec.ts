@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { FsProjectStore } from '../../adapters/fs-project-store.js';
 import { assertEdgeAllowed } from '../../domain/edges.js';
 import { GraphIndex } from '../../domain/graph-index.js';
@@ -23,9 +24,9 @@ interface Fixture {
   sample: { task: string };
 }
 
-/** Reads the project through the store; the state is only valid inside `check` (nodes load lazily). */
-function withState<T>(fixture: Fixture, check: (state: State) => T): T {
-  return new FsProjectStore(fixture.projectId, fixture.stateDir).readState(check);
+/** Reads the project through the store. */
+function withState<T>(fixture: Fixture, check: (state: State) => T): Promise<T> {
+  return new FsProjectStore(fixture.projectId, fixture.stateDir, stateDirectoryLock(fixture.stateDir)).readState(check);
 }
 
 /** Every edge, added again in order under the product's own rules (kinds, duplicates, cycles). */
@@ -52,8 +53,8 @@ describe('bench project generator (bench/generate.mjs)', () => {
 
   it('writes a project the store and the CLI read, with valid edges and the pools the mutations need', async () => {
     const { writeProject } = await import(GENERATOR);
-    const fixture: Fixture = writeProject(path.join(root, 'small'), 'small', { size: 400, logEntries: 900, poolSize: 3 });
-    withState(fixture, (state) => {
+    const fixture: Fixture = await writeProject(path.join(root, 'small'), 'small', { size: 400, logEntries: 900, poolSize: 3 });
+    await withState(fixture, (state) => {
       expect(Object.keys(state.nodes)).to.have.length(400);
       expect(state.log).to.have.length(900);
       expect(state.revision).to.equal(900);
@@ -74,9 +75,9 @@ describe('bench project generator (bench/generate.mjs)', () => {
   it('gives the shared workload the ready tasks its plan implies', async () => {
     const { sharedWorkload, writeWorkloadProject } = await import(GENERATOR);
     const plan: { done: boolean; deps: number[] }[] = sharedWorkload(300);
-    const fixture: Fixture = writeWorkloadProject(path.join(root, 'shared'), plan);
+    const fixture: Fixture = await writeWorkloadProject(path.join(root, 'shared'), plan);
     const expected = plan.filter((task) => !task.done && task.deps.every((dep) => plan[dep]!.done)).length;
-    withState(fixture, (state) => {
+    await withState(fixture, (state) => {
       assertEdgesValid(state);
       expect(readyTaskIds(state, new GraphIndex(state)).size).to.equal(expected);
     });

@@ -4,15 +4,11 @@ import { encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file
 /** A checkpoint's content as one plain object: the graph's fields and its `ledger` position. */
 export function readCheckpointJson(file: string): Record<string, any> {
   const checkpoint = readCheckpoint(file);
-  try {
-    return { ...JSON.parse(JSON.stringify(checkpoint.graph)), ledger: checkpoint.ledger };
-  } finally {
-    checkpoint.close();
-  }
+  return { ...checkpoint.graph, ledger: checkpoint.ledger };
 }
 
 /** Writes `value` (as read by readCheckpointJson, perhaps damaged) back in the checkpoint format. */
 export function writeCheckpointJson(file: string, value: Record<string, any>): void {
   const { ledger, ...graph } = value;
-  writeFileSync(file, encodeCheckpoint(graph as never, ledger, null));
+  writeFileSync(file, encodeCheckpoint(graph as never, ledger));
 }

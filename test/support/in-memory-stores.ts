@@ -9,17 +9,17 @@ import type { SnapshotMetadata, SnapshotReason, SnapshotStore } from '../../appl
 export class InMemorySnapshotStore implements SnapshotStore {
   readonly taken: { metadata: SnapshotMetadata; displaced: StoredState }[] = [];
 
-  take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: string): SnapshotMetadata {
+  async take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: string): Promise<SnapshotMetadata> {
     const metadata = { id: `${now.replace(/[-:.]/g, '')}-${this.taken.length}-${reason}`, created_at: now, reason, bytes: 0, sha256: '0'.repeat(64) };
     this.taken.push({ metadata, displaced: structuredClone(displaced) });
     return metadata;
   }
 
-  list(): SnapshotMetadata[] {
+  async list(): Promise<SnapshotMetadata[]> {
     return this.taken.map((snapshot) => snapshot.metadata).reverse();
   }
 
-  load(id: string): { metadata: SnapshotMetadata; state: State } {
+  async load(id: string): Promise<{ metadata: SnapshotMetadata; state: State }> {
     const snapshot = this.taken.find((candidate) => candidate.metadata.id === id);
     if (!snapshot || snapshot.displaced.kind !== 'valid') throw new DomainError('STORAGE_ERROR', `No snapshot ${id}`, { cause: 'ENOENT' });
     return { metadata: snapshot.metadata, state: structuredClone(snapshot.displaced.state) };
@@ -28,48 +28,65 @@ export class InMemorySnapshotStore implements SnapshotStore {
 
 /**
  * A project store in memory with the real one's contract: work runs on a copy, and only a
- * returned change set (or whole state) is kept, so a failure changes nothing.
+ * returned change set (or whole state) is kept, so a failure changes nothing. Work on the state
+ * runs one call at a time, as under the real store's exclusive lock.
  */
 export class InMemoryProjectStore implements ProjectStore {
   readonly location = '/memory';
   readonly snapshots = new InMemorySnapshotStore();
   current: StoredState = { kind: 'absent' };
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(readonly projectId = 'memory') {}
 
-  readGraph<T>(read: (graph: Graph) => T): T {
+  async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
     return read(this.copy());
   }
 
-  readState<T>(read: (state: State) => T): T {
+  async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
     return read(this.copy());
   }
 
-  transact<T>(work: (graph: Graph) => Transaction<T>): T {
-    const { result, changes } = work(this.copy());
-    if (changes) {
-      const state = this.copy();
-      applyChangeSet(state, changes);
-      state.log.push(...changes.log);
-      this.current = { kind: 'valid', state };
-    }
-    return result;
+  transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
+    return this.exclusive(async () => {
+      const { result, changes } = await work(this.copy());
+      if (changes) {
+        const state = this.copy();
+        applyChangeSet(state, structuredClone(changes));
+        state.log.push(...structuredClone(changes.log));
+        this.current = { kind: 'valid', state };
+      }
+      return result;
+    });
   }
 
-  rewrite<T>(work: (current: StoredState) => Rewrite<T>): T {
-    const { result, state } = work(structuredClone(this.current));
-    if (state) this.replace(state);
-    return result;
+  rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {
+    return this.exclusive(async () => {
+      const { result, state } = await work(structuredClone(this.current));
+      if (state) this.store(state);
+      return result;
+    });
   }
 
-  replace(state: State): void {
+  replace(state: State): Promise<void> {
+    return this.exclusive(async () => this.store(state));
+  }
+
+  async inspect(): Promise<StoredState> {
+    return structuredClone(this.current);
+  }
+
+  private store(state: State): void {
     const problem = stateProblem(state);
     if (problem) throw new DomainError('STORAGE_ERROR', problem, { cause: 'EINVALID' });
     this.current = { kind: 'valid', state: structuredClone(state) };
   }
 
-  inspect(): StoredState {
-    return structuredClone(this.current);
+  /** Runs `work` after every earlier exclusive call has settled. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private copy(): State {
@@ -78,14 +95,22 @@ export class InMemoryProjectStore implements ProjectStore {
   }
 }
 
+/** In-memory projects by id; `store` is the one services.ts's checkout names. */
 export class InMemoryProjectStores implements ProjectStoreFactory {
-  readonly store = new InMemoryProjectStore();
+  private readonly stores = new Map<string, InMemoryProjectStore>();
 
-  open(): InMemoryProjectStore {
-    return this.store;
+  get store(): InMemoryProjectStore {
+    return this.open('memory');
   }
 
-  list(): string[] {
-    return [this.store.projectId];
+  open(projectId: string): InMemoryProjectStore {
+    let store = this.stores.get(projectId);
+    if (!store) this.stores.set(projectId, (store = new InMemoryProjectStore(projectId)));
+    return store;
+  }
+
+  /** Projects that hold a state, as the file store lists directories it has written. */
+  async list(): Promise<string[]> {
+    return [...this.stores.values()].filter((store) => store.current.kind !== 'absent').map((store) => store.projectId).sort();
   }
 }

@@ -16,9 +16,9 @@ export function inMemoryServices(): DispatcherServices & { stores: InMemoryProje
 }
 
 /** The local dispatcher over an in-memory store that holds the sample state (see states.ts), on project `memory`. */
-export function operationsOverSample() {
+export async function operationsOverSample() {
   const services = inMemoryServices();
-  services.stores.store.replace(sampleState());
+  await services.stores.store.replace(sampleState());
   const dispatcher = new LocalDispatcher(services);
   const sut = {
     run: (operation: string, args: Record<string, unknown>, agent: AgentName | null) => dispatcher.dispatch({ project: 'memory', operation, args, agent }),

@@ -14,9 +14,9 @@ describe('batch (application, in-memory store)', () => {
   const setup = operationsOverSample;
 
   it('applies every item on one draft and commits them as one change, each item as its agent', async () => {
-    const { sut, store } = setup();
+    const { sut, store } = await setup();
     const result = (await sut.run('batch', { operations: [task('T-2'), task('T-3', ['T-2']), { ...task('T-4'), as: 'bob' }] }, 'alice')) as { revision: number };
-    const current = store.inspect();
+    const current = await store.inspect();
     if (current.kind !== 'valid') throw new Error('no state');
     expect(result.revision).to.equal(current.state.revision);
     expect(current.state.log.slice(-3).map((entry) => [entry.node, entry.by])).to.deep.equal([
@@ -28,17 +28,17 @@ describe('batch (application, in-memory store)', () => {
   });
 
   it('changes nothing when an item fails, and names it with its own error', async () => {
-    const { sut, store } = setup();
-    const before = store.inspect();
+    const { sut, store } = await setup();
+    const before = await store.inspect();
     const error = await failure(() => sut.run('batch', { operations: [task('T-2'), task('T-1')] }, 'alice'));
     expect(error.code).to.equal('BATCH_OPERATION_FAILED');
     expect(error.details).to.deep.include({ index: 1, op: 'add-task' });
     expect((error.details.error as { code: string }).code).to.equal('ID_CONFLICT');
-    expect(store.inspect()).to.deep.equal(before);
+    expect((await store.inspect())).to.deep.equal(before);
   });
 
   it('refuses a stale expect_revision with STATE_REVISION_CONFLICT, and a batch without an agent', async () => {
-    const { sut } = setup();
+    const { sut } = await setup();
     expect((await failure(() => sut.run('batch', { operations: [task('T-2')], expect_revision: 0 }, 'alice'))).code).to.equal('STATE_REVISION_CONFLICT');
     expect((await failure(() => sut.run('batch', { operations: [] }, null))).code).to.equal('MISSING_AGENT');
   });

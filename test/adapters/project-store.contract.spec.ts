@@ -1,0 +1,151 @@
+import { expect } from 'chai';
+import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
+import type { ProjectStore, ProjectStoreFactory } from '../../application/ports/project-store.js';
+import { GraphDraft } from '../../domain/draft.js';
+import type { Graph, State } from '../../domain/model.js';
+import { projectState } from '../../domain/projection.js';
+import { rejectionOf } from '../support/failures.js';
+import { NOW, addTask } from '../support/graphs.js';
+import { InMemoryProjectStores } from '../support/in-memory-stores.js';
+import { sampleState } from '../support/states.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+/** Past the file store's checkpoint threshold (256 KiB of ledger): the last commits load from a checkpoint. */
+const CHECKPOINTING_BODY = 'x'.repeat(64 * 1024);
+
+/**
+ * The observable behaviour every ProjectStore shares (issue 8 item 6), run against each
+ * implementation. A store is reached through its factory, as the application reaches it.
+ */
+function projectStoreContract(name: string, factory: () => ProjectStoreFactory): void {
+  describe(`ProjectStore contract: ${name}`, () => {
+    let stores: ProjectStoreFactory;
+    beforeEach(() => {
+      stores = factory();
+    });
+    const open = (): ProjectStore => stores.open('p');
+
+    async function commitTask(store: ProjectStore, id: string, body = ''): Promise<Graph> {
+      return store.transact((graph) => {
+        const draft = new GraphDraft(graph, NOW, 'alice');
+        addTask(draft, id, { definition: body });
+        return { result: graph, changes: draft.changes() };
+      });
+    }
+
+    const stateOf = (store: ProjectStore): Promise<State> => store.readState((state) => state);
+
+    it('has no state before its first write: inspect says absent, reads fail with STORAGE_ERROR', async () => {
+      const sut = open();
+      expect(await sut.inspect()).to.deep.equal({ kind: 'absent' });
+      expect((await rejectionOf(() => sut.readGraph(() => null))).code).to.equal('STORAGE_ERROR');
+    });
+
+    it('gives back exactly what was committed, log included, through another handle', async () => {
+      const sut = open();
+      await sut.replace(sampleState());
+      await commitTask(sut, 'T-2');
+      const reloaded = await stateOf(open());
+      expect(reloaded).to.deep.equal(await stateOf(sut));
+      expect(Object.keys(reloaded.nodes).sort()).to.deep.equal(['G-1', 'K-1', 'T-1', 'T-2']);
+      expect(reloaded.log.at(-1)).to.include({ node: 'T-2', by: 'alice' });
+      expect(reloaded.revision).to.equal(sampleState().revision + 1);
+    });
+
+    it('commits nothing when a transaction returns no changes or rejects', async () => {
+      const sut = open();
+      await sut.replace(sampleState());
+      const before = await stateOf(sut);
+      await sut.transact((graph) => {
+        addTask(new GraphDraft(graph, NOW, 'alice'), 'T-9');
+        return { result: null, changes: null };
+      });
+      const failure = await rejectionOf<Error>(() =>
+        sut.transact(async (graph) => {
+          addTask(new GraphDraft(graph, NOW, 'alice'), 'T-9');
+          throw new Error('rule broken');
+        }),
+      );
+      expect(failure.message).to.equal('rule broken');
+      expect(await stateOf(open())).to.deep.equal(before);
+    });
+
+    it('runs concurrent transactions one at a time: none is lost', async () => {
+      const sut = open();
+      await sut.replace(sampleState());
+      await Promise.all(['A', 'B', 'C', 'D'].map((id) => commitTask(open(), `T-${id}`)));
+      const state = await stateOf(sut);
+      expect(state.revision).to.equal(sampleState().revision + 4);
+      expect(state.log.slice(-4).map((entry) => entry.revision)).to.deep.equal([1, 2, 3, 4].map((n) => sampleState().revision + n));
+    });
+
+    it('hands rewrites the current state (absent, then valid with its log) and replaces it whole', async () => {
+      const sut = open();
+      expect(await sut.rewrite((current) => ({ result: current.kind, state: sampleState() }))).to.equal('absent');
+      const seen = await sut.rewrite(async (current) => ({ result: current, state: null }));
+      expect(seen.kind === 'valid' && projectState(seen.state)).to.deep.equal(projectState(sampleState()));
+      expect(projectState(await stateOf(sut))).to.deep.equal(projectState(sampleState()));
+    });
+
+    it('refuses to store a state that would not load (STORAGE_ERROR, EINVALID) and keeps the current one', async () => {
+      const sut = open();
+      await sut.replace(sampleState());
+      const before = await stateOf(sut);
+      const broken = { ...sampleState(), edges: [{ from: 'T-1', to: 'T-404', type: 'BLOCKS' as const }] };
+      const error = await rejectionOf(() => sut.rewrite(() => ({ result: null, state: broken })));
+      expect(error).to.deep.include({ code: 'STORAGE_ERROR' });
+      expect(error.details.cause).to.equal('EINVALID');
+      expect(await stateOf(open())).to.deep.equal(before);
+    });
+
+    it('lists a project once it has been written', async () => {
+      expect(await stores.list()).to.deep.equal([]);
+      await open().replace(sampleState());
+      expect(await stores.list()).to.deep.equal(['p']);
+    });
+
+    it('takes snapshots of the displaced state, lists them newest first and loads them back', async () => {
+      const sut = open();
+      await sut.replace(sampleState());
+      const current = await sut.inspect();
+      if (current.kind !== 'valid') throw new Error('no state');
+      const first = await sut.snapshots.take('force-init', current, NOW);
+      const second = await sut.snapshots.take('pre-restore', current, NOW);
+      expect((await sut.snapshots.list()).map((snapshot) => snapshot.id)).to.deep.equal([second.id, first.id]);
+      const loaded = await sut.snapshots.load(first.id);
+      expect(loaded.metadata).to.deep.equal(first);
+      expect(projectState(loaded.state)).to.deep.equal(projectState(sampleState()));
+    });
+
+    describe('plain data at the boundary', () => {
+      for (const [size, body] of [
+        ['a small project', ''],
+        ['a checkpointed project', CHECKPOINTING_BODY],
+      ] as const) {
+        it(`on ${size}, every graph and state survives structuredClone and stays readable after the call`, async () => {
+          const sut = open();
+          await sut.replace(sampleState());
+          for (let i = 0; i < 6; i++) await commitTask(sut, `T-${i + 10}`, body);
+          const committed = await commitTask(sut, 'T-99');
+          const read = await sut.readGraph((graph) => graph);
+          const whole = await stateOf(sut);
+          const inspected = await sut.inspect();
+          for (const value of [committed, read, whole, inspected]) expect(structuredClone(value)).to.deep.equal(value);
+          expect(Object.keys(read.nodes)).to.have.length(10);
+          expect(read.nodes['T-10']!.title).to.equal('title of T-10');
+          expect(committed.nodes['T-99']).to.deep.equal(read.nodes['T-99']);
+          const { state } = await sut.snapshots.load((await sut.snapshots.take('pre-migrate', { kind: 'valid', state: whole }, NOW)).id);
+          expect(structuredClone(state)).to.deep.equal(state);
+        });
+      }
+    });
+  });
+}
+
+projectStoreContract('in memory', () => new InMemoryProjectStores());
+
+describe('file store', () => {
+  const tempDir = useTempDir('taskdag-contract-');
+  projectStoreContract('files', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock));
+});
