@@ -3,8 +3,8 @@ import { parseArgs, type ArgsOf, type ArgsSpec } from './args.js';
 import type { Schema } from './contract/schema.js';
 import type { GraphContext, GraphOperation, HostOperation, HostServices, ProjectOperation, ProjectServices } from './operation.js';
 
-interface Common<S extends ArgsSpec, R> {
-  name: string;
+interface Common<N extends string, S extends ArgsSpec, R> {
+  name: N;
   summary: string;
   details?: string;
   examples: readonly (readonly [string, string])[];
@@ -18,9 +18,9 @@ interface Common<S extends ArgsSpec, R> {
   argsFromDocument?: boolean;
 }
 
-function declaration<S extends ArgsSpec, R>(definition: Common<S, R>) {
+function declaration<N extends string, S extends ArgsSpec, R>(definition: Common<N, S, R>) {
   return {
-    name: definition.name,
+    name: definition.name as N,
     summary: definition.summary,
     ...(definition.details === undefined ? {} : { details: definition.details }),
     examples: definition.examples,
@@ -35,24 +35,24 @@ function declaration<S extends ArgsSpec, R>(definition: Common<S, R>) {
 }
 
 /** Declares an operation on a project's graph whose result is finished after the commit, outside the lock. */
-export function graphOperation<S extends ArgsSpec, R, P>(
-  definition: Common<S, R> & {
+export function graphOperation<const N extends string, S extends ArgsSpec, R, P>(
+  definition: Common<N, S, R> & {
     needsLog?: boolean;
     run(context: GraphContext, args: ArgsOf<S>): P;
     finish(context: GraphContext, partial: P, args: ArgsOf<S>): R;
   },
-): GraphOperation<S, R, P>;
+): GraphOperation<S, R, P> & { readonly name: N };
 /** Declares an operation on a project's graph: its contract and its rule. */
-export function graphOperation<S extends ArgsSpec, R>(
-  definition: Common<S, R> & { needsLog?: boolean; run(context: GraphContext, args: ArgsOf<S>): R },
-): GraphOperation<S, R, R>;
-export function graphOperation<S extends ArgsSpec, R, P>(
-  definition: Common<S, R> & {
+export function graphOperation<const N extends string, S extends ArgsSpec, R>(
+  definition: Common<N, S, R> & { needsLog?: boolean; run(context: GraphContext, args: ArgsOf<S>): R },
+): GraphOperation<S, R, R> & { readonly name: N };
+export function graphOperation<N extends string, S extends ArgsSpec, R, P>(
+  definition: Common<N, S, R> & {
     needsLog?: boolean;
     run(context: GraphContext, args: ArgsOf<S>): P;
     finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;
   },
-): GraphOperation<S, R, P> {
+): GraphOperation<S, R, P> & { readonly name: N } {
   return {
     ...declaration(definition),
     scope: 'graph',
@@ -63,15 +63,15 @@ export function graphOperation<S extends ArgsSpec, R, P>(
 }
 
 /** Declares an operation on one project as a whole. */
-export function projectOperation<S extends ArgsSpec, R>(
-  definition: Common<S, R> & { run(services: ProjectServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R> },
-): ProjectOperation<S, R> {
+export function projectOperation<const N extends string, S extends ArgsSpec, R>(
+  definition: Common<N, S, R> & { run(services: ProjectServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R> },
+): ProjectOperation<S, R> & { readonly name: N } {
   return { ...declaration(definition), scope: 'project', run: definition.run };
 }
 
 /** Declares an operation on the host (every project in the storage root). */
-export function hostOperation<S extends ArgsSpec, R>(
-  definition: Common<S, R> & { run(services: HostServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R> },
-): HostOperation<S, R> {
+export function hostOperation<const N extends string, S extends ArgsSpec, R>(
+  definition: Common<N, S, R> & { run(services: HostServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R> },
+): HostOperation<S, R> & { readonly name: N } {
   return { ...declaration(definition), scope: 'host', remote: definition.remote ?? false, run: definition.run };
 }

@@ -1,4 +1,5 @@
-// Type-checks and compiles everything (sources and tests) into build/, then bundles the CLI in
+// Type-checks and compiles everything (sources and tests) into build/, bundles the library
+// (dist/library.js with its declarations in dist/types/), and bundles the CLI in
 // two files: dist/taskdag-cli.js, the whole program in one script (a command loads one file, not
 // a module tree) with its V8 code cache beside it, and dist/taskdag.js, the executable: a few
 // lines that answer --version and --help from text fixed here and load the program only for a
@@ -12,6 +13,7 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 const PROGRAM = 'dist/taskdag-cli.js';
 
 rmSync('build', { recursive: true, force: true });
+rmSync('dist/types', { recursive: true, force: true });
 try {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
 } catch {
@@ -91,3 +93,18 @@ await build({
   banner: { js: '#!/usr/bin/env node' },
 });
 chmodSync('dist/taskdag.js', 0o755);
+
+// The library (`require('taskdag')`): the same operations in process, and their types.
+await build({
+  ...common,
+  entryPoints: ['entrypoints/library/index.ts'],
+  outfile: 'dist/library.js',
+  external: ['fs-ext'],
+  define: { TASKDAG_VERSION: JSON.stringify(version) },
+});
+try {
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.library.json'], { stdio: 'inherit' });
+} catch {
+  console.error('build: the library declarations failed (errors above)');
+  process.exit(1);
+}

@@ -34,7 +34,7 @@ import { update } from './update.js';
  * Every operation the product offers. The order is the order of `--help` and of the usage
  * examples' story (each command's examples run in this order in one project).
  */
-export const OPERATIONS: readonly Operation[] = [
+export const OPERATIONS = [
   init,
   addInitiative,
   addTask,
@@ -66,4 +66,4 @@ export const OPERATIONS: readonly Operation[] = [
   // Last in the examples' story: restoring the newest snapshot rewinds it.
   snapshots,
   restore,
-];
+] as const satisfies readonly Operation[];

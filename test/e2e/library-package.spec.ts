@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** The README's library example, exactly as a newcomer would copy it. */
+function readmeExample(): string {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const match = /<!-- library-example[^>]*-->\n```js\n([\s\S]*?)```/.exec(readme);
+  if (!match) throw new Error('README.md has no library-example block');
+  return match[1]!;
+}
+
+/**
+ * The published package as a user gets it: `npm pack`, installed into a fresh project (from the
+ * npm cache the install of this repository filled), then the README's example runs against it
+ * and a TypeScript file type-checks against its declarations.
+ */
+describe('the library, from the packed package (npm pack + install)', function () {
+  this.timeout(240_000);
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-package-'));
+    env = { ...process.env, TASKDAG_HOME: path.join(dir, 'home'), npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+    for (const key of Object.keys(env)) if (key.startsWith('TASKDAG_') && key !== 'TASKDAG_HOME') delete env[key];
+    const packed = JSON.parse(execFileSync(NPM, ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', env }))[0];
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'uses-taskdag', private: true, allowScripts: { 'fs-ext': true } }));
+    execFileSync(NPM, ['install', '--prefer-offline', '--no-save', path.join(dir, packed.filename)], { cwd: dir, env, stdio: 'pipe' });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('ships the built program, the library with its types, and schemas/, nothing else of the sources', () => {
+    const installed = path.join(dir, 'node_modules', 'taskdag');
+    const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
+    expect(manifest.exports['.']).to.deep.equal({ types: './dist/types/entrypoints/library/index.d.ts', default: './dist/library.js' });
+    expect(() => readFileSync(path.join(installed, 'schemas', 'take.output.json'))).not.to.throw();
+    expect(() => readFileSync(path.join(installed, 'domain', 'model.ts'))).to.throw();
+  });
+
+  it("runs the README's example against the installed package", () => {
+    const checkout = path.join(dir, 'checkout');
+    execFileSync('mkdir', ['-p', checkout]);
+    writeFileSync(path.join(dir, 'example.js'), readmeExample());
+    const run = spawnSync(process.execPath, [path.join(dir, 'example.js')], { cwd: checkout, env, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).to.equal(0);
+    expect(run.stdout).to.equal('in_progress true\nALREADY_CLAIMED alice\n');
+  });
+
+  it('types every operation: names, arguments and results; a wrong call does not compile', () => {
+    writeFileSync(
+      path.join(dir, 'typed.ts'),
+      [
+        "import { openProject, type ResultOf } from 'taskdag';",
+        'export async function typed(): Promise<boolean> {',
+        "  const project = await openProject({ checkout: '.' });",
+        "  const taken: ResultOf<'take'> = await project.run('take', { id: 'T-1' }, { agent: 'alice' });",
+        "  const status = await project.run('status', { limit: 5 });",
+        '  const count: number = status.summary.ready + taken.context.blocking.length;',
+        "  // @ts-expect-error: take has no argument idx",
+        "  await project.run('take', { idx: 'T-1' });",
+        "  // @ts-expect-error: no such operation",
+        "  await project.run('frobnicate', {});",
+        '  return taken.freshly_claimed && count >= 0;',
+        '}',
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: true, types: [], typeRoots: [path.join(ROOT, 'node_modules', '@types')] }, files: ['typed.ts'] }),
+    );
+    const check = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8', timeout: 120_000 });
+    expect(check.status, check.stdout + check.stderr).to.equal(0);
+  });
+});
