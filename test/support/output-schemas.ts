@@ -37,9 +37,15 @@ export function commandOf(args: readonly string[]): string | null {
 export function contractViolation(args: readonly string[], json: unknown): string | null {
   const command = commandOf(args);
   if (command === null || json === undefined) return null;
+  const violation = outputViolation(command, json);
+  return violation && `taskdag ${args.join(' ')} printed JSON outside ${violation}`;
+}
+
+/** Why `json` is neither the failure envelope nor a result of `operation` (its schema and the errors), or null. */
+export function outputViolation(operation: string, json: unknown): string | null {
   const failure = typeof json === 'object' && json !== null && (json as { ok?: unknown }).ok === false;
-  const validate = validators().get(failure ? 'error.json' : `${command}.output.json`);
+  const file = failure ? 'error.json' : `${operation.replace(/ /g, '-')}.output.json`;
+  const validate = validators().get(file);
   if (!validate) return null; // no published schema: the command is not an operation
-  if (validate(json)) return null;
-  return `taskdag ${args.join(' ')} printed JSON outside ${failure ? 'schemas/error.json' : `schemas/${command}.output.json`}: ${JSON.stringify(validate.errors?.slice(0, 5))}`;
+  return validate(json) ? null : `schemas/${file}: ${JSON.stringify(validate.errors?.slice(0, 5))}`;
 }

@@ -1,0 +1,18 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { LocalDispatcher } from '../../../application/dispatcher.js';
+import { localDispatcher } from '../../../entrypoints/cli/compose.js';
+import { dispatcherContract } from '../../support/dispatcher-contract.js';
+import { inMemoryServices } from '../../support/services.js';
+
+dispatcherContract('local, in-memory store', async () => ({
+  dispatcher: new LocalDispatcher(inMemoryServices()),
+  project: 'memory',
+  cleanup: () => undefined,
+}));
+
+dispatcherContract('local, file store', async () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'taskdag-contract-'));
+  return { dispatcher: localDispatcher(home), project: 'contract-1', cleanup: () => rmSync(home, { recursive: true, force: true }) };
+});

@@ -1,0 +1,173 @@
+import { expect } from 'chai';
+import type { OperationDispatcher } from '../../application/operation.js';
+import { OPERATIONS } from '../../application/operations/index.js';
+import type { AgentName } from '../../domain/model.js';
+import { rejectionOf } from './failures.js';
+import { outputViolation } from './output-schemas.js';
+
+export interface DispatcherUnderTest {
+  dispatcher: OperationDispatcher;
+  /** A project with no state yet: the suite runs `init` first. */
+  project: string;
+  cleanup(): Promise<void> | void;
+}
+
+type Failure = Error & { code: string; details: Record<string, unknown> };
+const task = (id: string, blocked_by: string[] = [], extra: Record<string, unknown> = {}) => ({
+  id,
+  initiative: 'core',
+  title: id,
+  body: '',
+  acceptance: 'ok',
+  blocked_by,
+  ...extra,
+});
+const gate = (id: string, extra: Record<string, unknown> = {}) => ({ id, initiative: 'core', title: id, body: '', purpose: 'decide', ...extra });
+
+/**
+ * The observable behaviour of every operation, as any dispatcher must show it: the in-memory and
+ * file-backed local dispatchers today, the HTTP remote when it exists. Every result also matches
+ * its published output schema and survives structuredClone (plain data, nothing lazy).
+ */
+export function dispatcherContract(name: string, open: () => Promise<DispatcherUnderTest>): void {
+  describe(`dispatcher contract: ${name}`, function () {
+    this.timeout(30_000);
+    let sut: DispatcherUnderTest;
+    const covered = new Set<string>();
+
+    const run = async (operation: string, args: Record<string, unknown> = {}, agent: AgentName | null = 'alice'): Promise<any> => {
+      covered.add(operation);
+      const result = await sut.dispatcher.dispatch({ project: sut.project, operation, args, agent });
+      expect(outputViolation(operation, result), operation).to.equal(null);
+      expect(structuredClone(result), operation).to.deep.equal(result);
+      return result;
+    };
+    const failing = async (operation: string, args: Record<string, unknown>, agent: AgentName | null = 'alice'): Promise<Failure> => {
+      covered.add(operation);
+      const before = await sut.dispatcher.dispatch({ project: sut.project, operation: 'state', args: {}, agent: null });
+      const error = await rejectionOf<Failure>(() => sut.dispatcher.dispatch({ project: sut.project, operation, args, agent }));
+      const after = await sut.dispatcher.dispatch({ project: sut.project, operation: 'state', args: {}, agent: null });
+      expect(after, `${operation} failed with ${error.code} but changed the state`).to.deep.equal(before);
+      return error;
+    };
+
+    beforeEach(async () => {
+      sut = await open();
+      await run('init');
+      await run('add-initiative', { name: 'core', desc: 'Core work' });
+    });
+    afterEach(async () => sut.cleanup());
+
+    it('init: creates once, then changes nothing; --force needs an agent and snapshots what it resets', async () => {
+      expect(await run('init')).to.include({ created: false });
+      expect((await failing('init', { force: true }, null)).code).to.equal('MISSING_AGENT');
+      const reset = await run('init', { force: true });
+      expect(reset.created).to.equal(true);
+      expect(reset.snapshot.reason).to.equal('force-init');
+      expect((await run('snapshots')).snapshots.map((snapshot: any) => snapshot.id)).to.deep.equal([reset.snapshot.id]);
+    });
+
+    it('creation: initiatives, tasks (lists normalised), gates, knowledge, raw nodes; failures change nothing', async () => {
+      expect((await failing('add-initiative', { name: 'core' })).code).to.equal('ID_CONFLICT');
+      const { node } = await run('add-task', task('T-1', [' ', ''], { tags: [' a', 'b '] }));
+      expect(node).to.include({ id: 'T-1', status: 'open' });
+      expect(node.tags).to.deep.equal(['a', 'b']);
+      expect((await run('add-gate', gate('G-1'))).node.status).to.equal('open');
+      expect((await run('add-knowledge', { id: 'K-1', initiative: 'core', title: 'k', body: 'tip', scope_tags: ['a'] })).node.status).to.equal('active');
+      expect((await run('add-node', { id: 'T-0', kind: 'resolvable', subkind: 'task', title: 'old', initiative: 'core', status: 'done' })).node.status).to.equal('done');
+      expect((await failing('add-task', task('T-1'))).code).to.equal('ID_CONFLICT');
+      expect((await failing('add-task', { ...task('T-2'), initiative: 'nowhere' })).code).to.equal('INITIATIVE_NOT_FOUND');
+      expect((await failing('add-task', { ...task('T-2'), colour: 'red' })).details).to.include({ field: 'colour' });
+      expect((await failing('add-task', task('T-2'), null)).code).to.equal('MISSING_AGENT');
+      expect((await failing('add-task', { id: 'T-2' })).code).to.equal('MISSING_FIELD');
+    });
+
+    it('edges: add and remove exactly one; cycles and self-edges are refused', async () => {
+      await run('add-task', task('T-1'));
+      await run('add-task', task('T-2', ['T-1']));
+      expect((await failing('add-edge', { from: 'T-2', to: 'T-1', type: 'BLOCKS' })).code).to.equal('CYCLE_DETECTED');
+      expect((await failing('add-edge', { from: 'T-1', to: 'T-1', type: 'BLOCKS' })).code).to.equal('SELF_EDGE');
+      expect((await failing('add-edge', { from: 'T-1', to: 'T-2', type: 'BLOCKS' })).code).to.equal('DUPLICATE_EDGE');
+      expect(await run('remove-edge', { from: 'T-1', to: 'T-2', type: 'BLOCKS' })).to.include({ removed: true });
+      expect(await run('remove-edge', { from: 'T-1', to: 'T-2', type: 'BLOCKS' })).to.include({ removed: false });
+      expect((await run('add-edge', { from: 'T-1', to: 'T-2', type: 'DERIVED_FROM' })).edge).to.deep.equal({ from: 'T-1', to: 'T-2', type: 'DERIVED_FROM' });
+    });
+
+    it('the task loop: take (one claimant), release, submit, reject, accept with newly_ready, reopen, cancel', async () => {
+      await run('add-task', task('T-1'));
+      await run('add-task', task('T-2', ['T-1']));
+      expect((await failing('take', { id: 'T-2' })).code).to.equal('NOT_READY');
+      const taken = await run('take', { id: 'T-1' });
+      expect(taken.freshly_claimed).to.equal(true);
+      expect(taken.context.node.id).to.equal('T-1');
+      expect((await run('take', { id: 'T-1' })).freshly_claimed).to.equal(false);
+      expect((await failing('take', { id: 'T-1' }, 'bob')).code).to.equal('ALREADY_CLAIMED');
+      expect(await run('release', { id: 'T-1' })).to.include({ released: true });
+      await run('take', { id: 'T-1' });
+      expect((await failing('submit', { id: 'T-1' })).code).to.equal('MISSING_FIELD');
+      expect((await run('submit', { id: 'T-1', note: 'done' })).newly_ready).to.deep.equal([]);
+      expect((await run('reject', { id: 'T-1', reason: 'no tests' }, 'bob')).node.status).to.equal('open');
+      await run('take', { id: 'T-1' });
+      await run('submit', { id: 'T-1', note: 'with tests' });
+      const accepted = await run('accept', { id: 'T-1' }, 'bob');
+      expect(accepted.node.status).to.equal('done');
+      expect(accepted.newly_ready).to.deep.equal(['T-2']);
+      expect((await run('reopen', { id: 'T-1', reason: 'regression' })).node.status).to.equal('open');
+      expect((await run('cancel', { id: 'T-2', reason: 'dropped' }, 'orchestrator')).node.status).to.equal('canceled');
+    });
+
+    it('gates and knowledge: resolve with newly_ready, supersede, deprecate; notes and updates', async () => {
+      await run('add-gate', gate('G-1'));
+      await run('add-task', task('T-1', ['G-1']));
+      const resolved = await run('resolve', { id: 'G-1', choice: 'A', rationale: 'cheaper' }, 'bob');
+      expect(resolved.newly_ready).to.deep.equal(['T-1']);
+      expect((await failing('resolve', { id: 'G-1', choice: 'B', rationale: 'again' })).code).to.equal('INVALID_STATUS');
+      expect((await run('add-gate', gate('G-2', { supersedes: 'G-1' }))).node.id).to.equal('G-2');
+      expect((await run('show', { id: 'G-1' })).node.status).to.equal('superseded');
+      await run('add-knowledge', { id: 'K-1', initiative: 'core', title: 'k', body: 'tip', scope_node_ids: ['T-1'] });
+      expect((await run('deprecate-knowledge', { id: 'K-1', reason: 'old' })).node.status).to.equal('deprecated');
+      expect((await run('add-note', { id: 'T-1', text: 'see G-2' })).node.notes.map((note: any) => note.text)).to.deep.equal(['see G-2']);
+      const updated = await run('update', { id: 'T-1', title: 'Renamed', tags: ['x ', ''] });
+      expect(updated.node).to.include({ title: 'Renamed', revision: 3 });
+      expect(updated.node.tags).to.deep.equal(['x']);
+      expect((await failing('update', { id: 'T-1', title: 'Again', if_revision: 1 })).code).to.equal('REVISION_CONFLICT');
+    });
+
+    it('reads: show, state, status, context, search, history, initiatives', async () => {
+      await run('add-task', task('T-1'));
+      await run('add-knowledge', { id: 'K-1', initiative: 'core', title: 'Money is cents', body: 'Never floats', scope_node_ids: ['T-1'] });
+      expect((await run('show', { id: 'T-1' })).type).to.equal('task');
+      expect((await failing('show', { id: 'T-9' })).code).to.equal('NODE_NOT_FOUND');
+      expect(Object.keys((await run('state')).nodes)).to.deep.equal(['K-1', 'T-1']);
+      expect((await run('status')).summary).to.include({ ready: 1, active_knowledge: 1 });
+      const context = await run('context', { id: 'T-1' });
+      expect(context.knowledge.map((entry: any) => entry.node.id)).to.deep.equal(['K-1']);
+      expect(context.allowed_actions).to.include('take');
+      expect((await run('search', { query: 'CENTS' })).count).to.equal(1);
+      expect((await run('history', { id: 'T-1' })).entries.map((entry: any) => entry.op)).to.include('add-task');
+      expect((await run('initiatives')).initiatives.map((initiative: any) => initiative.name)).to.deep.equal(['core']);
+    });
+
+    it('batch: all items in one commit, or none; snapshots and restore', async () => {
+      const batch = await run('batch', { operations: [{ op: 'add-task', args: task('T-1') }, { op: 'take', args: { id: 'T-1' }, as: 'bob' }] });
+      expect(batch.results.map((item: any) => item.op)).to.deep.equal(['add-task', 'take']);
+      expect(batch.results[1].result.context.claim.by).to.equal('bob');
+      const failed = await failing('batch', { operations: [{ op: 'add-task', args: task('T-2') }, { op: 'add-task', args: task('T-1') }] });
+      expect(failed.code).to.equal('BATCH_OPERATION_FAILED');
+      expect(failed.details).to.include({ index: 1 });
+      const { snapshot } = await run('init', { force: true });
+      expect((await run('restore', { snapshot_id: snapshot.id })).snapshot.id).to.equal(snapshot.id);
+      expect(Object.keys((await run('state')).nodes)).to.deep.equal(['T-1']);
+      expect((await failing('restore', { snapshot_id: 'nope' })).code).to.be.oneOf(['INVALID_ARGUMENT', 'STORAGE_ERROR']);
+    });
+
+    it('host: migrate --dry-run reports the project as schema 1 and writes nothing', async () => {
+      const result = await run('migrate', { dry_run: true }, null);
+      expect(result.projects.map((project: any) => [project.form, project.action])).to.deep.equal([['schema-1', 'none']]);
+    });
+
+    it('every declared operation is covered by this suite', () => {
+      expect(OPERATIONS.map((operation) => operation.name).filter((operation) => !covered.has(operation))).to.deep.equal([]);
+    });
+  });
+}
