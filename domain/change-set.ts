@@ -33,3 +33,19 @@ export function applyChangeSet(graph: Graph, changes: ChangeSet): void {
   }
   graph.revision = changes.revision;
 }
+
+/**
+ * Several change sets committed in order, as one: replaying it gives the graph that replaying
+ * each in turn gives (later node and initiative versions win, edge changes and log entries keep
+ * their order). Null when there is nothing to commit.
+ */
+export function mergeChangeSets(sets: readonly ChangeSet[]): ChangeSet | null {
+  if (sets.length === 0) return null;
+  return {
+    revision: sets[sets.length - 1]!.revision,
+    log: sets.flatMap((set) => set.log),
+    nodes: Object.assign({}, ...sets.map((set) => set.nodes)),
+    edges: sets.flatMap((set) => set.edges),
+    initiatives: Object.assign({}, ...sets.map((set) => set.initiatives)),
+  };
+}

@@ -25,6 +25,8 @@ export class GraphDraft {
   private readonly edgeChanges: EdgeChange[] = [];
   private readonly changedInitiatives: Record<string, Initiative> = {};
   private readonly logEntries: LogEntry[] = [];
+  /** How to put the graph back, change by change, if this draft's work fails (see rollback). */
+  private readonly undo: (() => void)[] = [];
 
   constructor(
     readonly graph: Graph,
@@ -61,6 +63,11 @@ export class GraphDraft {
   }
 
   putNode(node: GraphNode): void {
+    const previous = this.node(node.id);
+    this.undo.push(() => {
+      if (previous) this.graph.nodes[node.id] = previous;
+      else delete this.graph.nodes[node.id];
+    });
     this.graph.nodes[node.id] = node;
     this.changedNodes.set(node.id, node);
   }
@@ -69,6 +76,10 @@ export class GraphDraft {
     assertEdgeAllowed(this.graph, this.index, edge);
     const stored = { from: edge.from, to: edge.to, type: edge.type };
     this.graph.edges.push(stored);
+    this.undo.push(() => {
+      const at = this.graph.edges.lastIndexOf(stored);
+      if (at >= 0) this.graph.edges.splice(at, 1);
+    });
     this.edgeChanges.push({ op: 'add', edge: stored });
     this.index.invalidate();
     return stored;
@@ -79,12 +90,18 @@ export class GraphDraft {
     const at = this.graph.edges.findIndex((existing) => sameEdge(existing, edge));
     if (at < 0) return false;
     const [removed] = this.graph.edges.splice(at, 1);
+    this.undo.push(() => this.graph.edges.splice(at, 0, removed!));
     this.edgeChanges.push({ op: 'remove', edge: removed! });
     this.index.invalidate();
     return true;
   }
 
   putInitiative(name: string, initiative: Initiative): void {
+    const previous = Object.hasOwn(this.graph.initiatives, name) ? this.graph.initiatives[name] : undefined;
+    this.undo.push(() => {
+      if (previous) this.graph.initiatives[name] = previous;
+      else delete this.graph.initiatives[name];
+    });
     this.graph.initiatives[name] = initiative;
     this.changedInitiatives[name] = initiative;
   }
@@ -98,9 +115,26 @@ export class GraphDraft {
   /** Appends the log entry of one operation; each operation that changes the graph records one. */
   record(entry: LogInput): LogEntry {
     this.graph.revision += 1;
+    this.undo.push(() => {
+      this.graph.revision -= 1;
+    });
     const logged = { revision: this.graph.revision, at: this.now, by: this.actor(), ...entry } as LogEntry;
     this.logEntries.push(logged);
     return logged;
+  }
+
+  /**
+   * Puts the graph back exactly as it was before this draft changed it, and forgets the changes:
+   * an operation that fails halfway leaves nothing behind for the next one on the same graph
+   * (requests committed together by the server).
+   */
+  rollback(): void {
+    for (let step = this.undo.pop(); step; step = this.undo.pop()) step();
+    this.changedNodes.clear();
+    this.edgeChanges.length = 0;
+    for (const name of Object.keys(this.changedInitiatives)) delete this.changedInitiatives[name];
+    this.logEntries.length = 0;
+    this.index.invalidate();
   }
 
   /** Everything recorded so far, or null when nothing changed. */

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { checkRequest, LocalDispatcher } from '../../application/dispatcher.js';
+import { checkRequest, LocalDispatcher, type DispatcherServices } from '../../application/dispatcher.js';
 import type { OperationRequest } from '../../application/operation.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import type { Checkout, CheckoutLocator } from '../../application/ports/checkout.js';
@@ -23,14 +23,19 @@ export function taskdagHome(env: Record<string, string | undefined>): string {
   return env.TASKDAG_HOME && env.TASKDAG_HOME !== '' ? path.resolve(env.TASKDAG_HOME) : path.join(os.homedir(), '.taskdag');
 }
 
-/** Local mode over the files under `home`, for the command line and the library alike. */
-export function localDispatcher(home: string): LocalDispatcher {
-  return new LocalDispatcher({
+/** What runs operations on the files under `home`: the stores, the clock, ids and every operation. */
+export function fileServices(home: string): DispatcherServices {
+  return {
     stores: new FsProjectStoreFactory(home, stateDirectoryLock),
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),
-  });
+  };
+}
+
+/** Local mode over the files under `home`, for the command line and the library alike. */
+export function localDispatcher(home: string): LocalDispatcher {
+  return new LocalDispatcher(fileServices(home));
 }
 
 /**

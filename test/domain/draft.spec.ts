@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { applyChangeSet, mergeChangeSets } from '../../domain/change-set.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { emptyGraph } from '../../domain/model.js';
 import { NOW, addGate, addTask, newDraft, thrownBy } from '../support/graphs.js';
@@ -58,5 +59,45 @@ describe('GraphDraft', () => {
     const sut = new GraphDraft(emptyGraph(), NOW, 'carol');
     expect(sut.record({ op: 'x', node: null })).to.deep.equal({ revision: 1, at: NOW, by: 'carol', op: 'x', node: null });
     expect(sut.record({ op: 'y', node: 'T1', note: 'n' })).to.deep.equal({ revision: 2, at: NOW, by: 'carol', op: 'y', node: 'T1', note: 'n' });
+  });
+
+  it('rollback puts the graph back exactly as it was, whatever the draft did, and forgets its changes', () => {
+    const base = newDraft('alice');
+    addGate(base, 'G1');
+    addTask(base, 'T1', {}, { blocked_by: ['G1'] });
+    const before = structuredClone(base.graph);
+    const sut = new GraphDraft(base.graph, NOW, 'bob');
+    addTask(sut, 'T2', {}, { blocked_by: ['T1'] });
+    sut.putNode({ ...(sut.requireNode('T1') as any), title: 'changed' });
+    sut.removeEdge({ from: 'G1', to: 'T1', type: 'BLOCKS' });
+    sut.putInitiative('core', { desc: 'rewritten', created_at: NOW });
+    sut.putInitiative('new', { desc: '', created_at: NOW });
+    sut.rollback();
+    expect(sut.graph).to.deep.equal(before);
+    expect(sut.changes()).to.equal(null);
+    addTask(sut, 'T3', {}, { blocked_by: ['T1'] });
+    expect(sut.changes()!.revision).to.equal(before.revision + 1);
+  });
+
+  it('merged change sets replay to the same graph as each replayed in turn', () => {
+    const draft = newDraft('alice');
+    const sets = [];
+    for (const step of [
+      (sut: GraphDraft) => addGate(sut, 'G1'),
+      (sut: GraphDraft) => addTask(sut, 'T1', {}, { blocked_by: ['G1'] }),
+      (sut: GraphDraft) => sut.removeEdge({ from: 'G1', to: 'T1', type: 'BLOCKS' }) && sut.record({ op: 'remove-edge', node: 'T1' }),
+      (sut: GraphDraft) => sut.putNode({ ...(sut.requireNode('T1') as any), title: 'again' }) ?? sut.record({ op: 'update', node: 'T1' }),
+    ]) {
+      const sut = new GraphDraft(draft.graph, NOW, 'alice');
+      step(sut);
+      sets.push(sut.changes()!);
+    }
+    const oneByOne = newDraft('alice').graph;
+    for (const set of sets) applyChangeSet(oneByOne, set);
+    const merged = newDraft('alice').graph;
+    applyChangeSet(merged, mergeChangeSets(sets)!);
+    expect(merged).to.deep.equal(oneByOne);
+    expect(merged).to.deep.equal(draft.graph);
+    expect(mergeChangeSets([])).to.equal(null);
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LocalDispatcher } from '../../../application/dispatcher.js';
-import { localDispatcher } from '../../../entrypoints/cli/compose.js';
+import { GroupCommitDispatcher } from '../../../application/group-commit.js';
+import { fileServices, localDispatcher } from '../../../entrypoints/cli/compose.js';
 import { dispatcherContract } from '../../support/dispatcher-contract.js';
 import { inMemoryServices } from '../../support/services.js';
 
@@ -15,4 +16,9 @@ dispatcherContract('local, in-memory store', async () => ({
 dispatcherContract('local, file store', async () => {
   const home = mkdtempSync(path.join(os.tmpdir(), 'taskdag-contract-'));
   return { dispatcher: localDispatcher(home), project: 'contract-1', cleanup: () => rmSync(home, { recursive: true, force: true }) };
+});
+
+dispatcherContract('group commit (the server), file store', async () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'taskdag-contract-'));
+  return { dispatcher: new GroupCommitDispatcher(fileServices(home)), project: 'contract-1', cleanup: () => rmSync(home, { recursive: true, force: true }) };
 });

@@ -1,0 +1,101 @@
+import { mergeChangeSets, type ChangeSet } from '../domain/change-set.js';
+import { GraphDraft } from '../domain/draft.js';
+import type { AgentName, Graph } from '../domain/model.js';
+import { checkRequest, LocalDispatcher, type DispatcherServices } from './dispatcher.js';
+import type { GraphOperation, OperationDispatcher, OperationRequest } from './operation.js';
+import type { ProjectStore } from './ports/project-store.js';
+
+interface Pending {
+  operation: GraphOperation;
+  args: ReturnType<GraphOperation['parse']>;
+  agent: AgentName | null;
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = { ok: true; result: unknown; changes: ChangeSet | null } | { ok: false; error: unknown };
+
+/**
+ * The server's dispatcher: mutations of one project that arrive while a commit is in flight wait
+ * together and then commit as one transaction, with one ledger append and one fsync (group
+ * commit), so throughput is not bounded by one fsync per mutation. Each request still runs on
+ * the graph as the ones before it left it, so a claim has exactly one winner; a request that
+ * fails is rolled back and answered with its own error without touching the others; every caller
+ * is answered only once the whole group is durable. Everything else runs as the local dispatcher.
+ */
+export class GroupCommitDispatcher implements OperationDispatcher {
+  private readonly local: LocalDispatcher;
+  private readonly queues = new Map<string, ProjectQueue>();
+
+  constructor(private readonly services: DispatcherServices) {
+    this.local = new LocalDispatcher(services);
+  }
+
+  async dispatch(request: OperationRequest): Promise<unknown> {
+    const { operation, args } = checkRequest(this.services.registry, request);
+    if (operation.scope !== 'graph' || !operation.mutates || request.project === null) return this.local.dispatch(request);
+    return this.queueOf(request.project).submit(operation, args, request.agent);
+  }
+
+  private queueOf(project: string): ProjectQueue {
+    let queue = this.queues.get(project);
+    if (!queue) {
+      queue = new ProjectQueue(this.services.stores.open(project), this.services);
+      this.queues.set(project, queue);
+    }
+    return queue;
+  }
+}
+
+class ProjectQueue {
+  private pending: Pending[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly store: ProjectStore,
+    private readonly services: Pick<DispatcherServices, 'clock' | 'ids'>,
+  ) {}
+
+  submit(operation: GraphOperation, args: Pending['args'], agent: AgentName | null): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ operation, args, agent, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        // One turn of the event loop lets the requests that arrived together join the first group.
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const group = this.pending;
+      this.pending = [];
+      try {
+        const outcomes = await this.store.transact((graph) => {
+          const outcomes = group.map((item) => this.runOne(graph, item));
+          const committed = outcomes.flatMap((outcome) => (outcome.ok && outcome.changes ? [outcome.changes] : []));
+          return { result: outcomes, changes: mergeChangeSets(committed) };
+        });
+        outcomes.forEach((outcome, index) => (outcome.ok ? group[index]!.resolve(outcome.result) : group[index]!.reject(outcome.error)));
+      } catch (error) {
+        // The commit itself failed (storage): nothing of the group is durable, so nobody succeeded.
+        for (const item of group) item.reject(error);
+      }
+    }
+    this.flushing = false;
+  }
+
+  private runOne(graph: Graph, item: Pending): Outcome {
+    const draft = new GraphDraft(graph, this.services.clock.now(), item.agent);
+    const context = { draft, ids: this.services.ids, log: [] };
+    try {
+      const partial = item.operation.run(context, item.args);
+      const result = item.operation.finish ? item.operation.finish(context, partial, item.args) : partial;
+      return { ok: true, result, changes: draft.changes() };
+    } catch (error) {
+      draft.rollback();
+      return { ok: false, error };
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import sinon from 'sinon';
+import { GroupCommitDispatcher } from '../../application/group-commit.js';
+import { DomainError } from '../../domain/errors.js';
+import { rejectionOf } from '../support/failures.js';
+import { inMemoryServices } from '../support/services.js';
+
+const task = (id: string, blocked_by: string[] = []) => ({ id, initiative: 'core', title: id, body: '', acceptance: 'ok', blocked_by });
+
+describe('GroupCommitDispatcher (mutations committed together)', () => {
+  async function setup() {
+    const services = inMemoryServices();
+    const sut = new GroupCommitDispatcher(services);
+    const run = (operation: string, args: Record<string, unknown>, agent: string | null = 'alice') =>
+      sut.dispatch({ project: 'memory', operation, args, agent });
+    await run('init', {});
+    await run('add-initiative', { name: 'core' });
+    const transact = sinon.spy(services.stores.store, 'transact');
+    return { sut, run, store: services.stores.store, transact };
+  }
+
+  it('commits the mutations that arrive together in one transaction, each on the graph the previous left', async () => {
+    const { run, transact } = await setup();
+    const results = await Promise.all([run('add-task', task('T-1')), run('add-task', task('T-2', ['T-1'])), run('add-task', task('T-3', ['T-2']))]);
+    expect(results.map((result: any) => result.node.id)).to.deep.equal(['T-1', 'T-2', 'T-3']);
+    expect(transact.callCount).to.equal(1);
+    const state: any = await run('state', {}, null);
+    expect(state.log.slice(-3).map((entry: any) => [entry.revision, entry.node])).to.deep.equal([[2, 'T-1'], [3, 'T-2'], [4, 'T-3']]);
+  });
+
+  it('32 agents racing take in one group: exactly one wins, the others get ALREADY_CLAIMED', async () => {
+    const { run, transact } = await setup();
+    await run('add-task', task('T-1'));
+    transact.resetHistory();
+    const outcomes = await Promise.allSettled(Array.from({ length: 32 }, (_, index) => run('take', { id: 'T-1' }, `agent-${index}`)));
+    const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    expect(won).to.have.length(1);
+    const codes = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as DomainError).code] : []));
+    expect(new Set(codes)).to.deep.equal(new Set(['ALREADY_CLAIMED']));
+    expect(transact.callCount).to.equal(1);
+    expect(((won[0] as PromiseFulfilledResult<any>).value).context.claim.by).to.match(/^agent-/);
+  });
+
+  it('a request that fails halfway is rolled back and answered alone; the others of its group commit', async () => {
+    const { run } = await setup();
+    await run('add-task', task('T-1'));
+    const [first, cyclic, third] = await Promise.allSettled([
+      run('add-task', task('T-2', ['T-1'])),
+      // Creates T-0 then fails on the edge: nothing of it may remain.
+      run('add-node', { id: 'T-0', kind: 'resolvable', subkind: 'task', title: 'x', initiative: 'core', blocked_by: ['T-missing'] }),
+      run('add-task', task('T-3', ['T-2'])),
+    ]);
+    expect(first.status).to.equal('fulfilled');
+    expect(third.status).to.equal('fulfilled');
+    expect(cyclic.status).to.equal('rejected');
+    const state: any = await run('state', {}, null);
+    expect(Object.keys(state.nodes)).to.deep.equal(['T-1', 'T-2', 'T-3']);
+    expect(state.revision).to.equal(state.log.length);
+  });
+
+  it('a failing commit fails every request of the group and commits nothing', async () => {
+    const { run, store, transact } = await setup();
+    transact.restore();
+    const before = await store.inspect();
+    sinon.stub(store, 'transact').rejects(new DomainError('STORAGE_ERROR', 'disk full', { cause: 'ENOSPC' }));
+    const outcomes = await Promise.allSettled([run('add-task', task('T-1')), run('add-task', task('T-2'))]);
+    expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['rejected', 'rejected']);
+    expect(await store.inspect()).to.deep.equal(before);
+  });
+
+  it('reads and invalid requests do not queue: they answer as the local dispatcher does', async () => {
+    const { run, transact } = await setup();
+    expect((await rejectionOf<DomainError>(() => run('add-task', { id: 'T-1' }))).code).to.equal('MISSING_FIELD');
+    expect((await rejectionOf<DomainError>(() => run('add-task', task('T-1'), null))).code).to.equal('MISSING_AGENT');
+    expect(((await run('status', {}, null)) as any).summary.ready).to.equal(0);
+    expect(transact.callCount).to.equal(0);
+  });
+});
