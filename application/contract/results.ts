@@ -82,7 +82,8 @@ export const nodeTypeSchema = oneOf(['task', 'gate', 'knowledge'] as const);
 export const edgeSchema = object({ from: nodeId('Blocker, successor or derived node'), to: nodeId(), type: oneOf(EDGE_TYPES) });
 export const newlyReadySchema = array(nodeId(), 'Tasks that became ready through this change, sorted');
 
-export const nodeSummarySchema = object({
+/** The short form of a node that lists carry; `show` gives the whole node. */
+export const nodeSummaryProperties = {
   id: nodeId(),
   type: nodeTypeSchema,
   title: string(),
@@ -92,7 +93,8 @@ export const nodeSummarySchema = object({
   status: string('The derived status (ready, blocked, backlog for open tasks)'),
   revision: integer(),
   claim: optional(nullable(claimSchema)),
-});
+};
+export const nodeSummarySchema = object(nodeSummaryProperties);
 
 const staleClaimAlert = object({
   kind: literal('STALE_CLAIM'),

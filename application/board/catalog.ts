@@ -1,0 +1,46 @@
+import { isDomainError } from '../../domain/errors.js';
+import { GraphDraft } from '../../domain/draft.js';
+import { statusReport } from '../../domain/status-report.js';
+import { array, boolean, integer, nullable, object, optional, record, string, type Static } from '../contract/schema.js';
+import type { Clock } from '../ports/clock.js';
+import type { ProjectStoreFactory } from '../ports/project-store.js';
+
+export const catalogSchema = object({
+  projects: array(
+    object({
+      id: string(),
+      readable: boolean('False when the state does not load: counters are zeros, and opening it shows the error'),
+      revision: nullable(integer()),
+      summary: record(integer(), 'The status counts (zeros when unreadable)'),
+      error: optional(object({ code: string(), message: string() })),
+    }),
+    'By id',
+  ),
+});
+export type Catalog = Static<typeof catalogSchema>;
+
+const NEUTRAL = { ready: 0, in_progress: 0, blocked: 0, backlog: 0, submitted: 0, open_gates: 0, active_knowledge: 0 };
+
+/**
+ * Every project of a storage root with its counters. A project whose state does not load stays
+ * listed with neutral counters and its error, so one broken project never hides the others.
+ */
+export async function catalog(stores: ProjectStoreFactory, clock: Clock): Promise<Catalog> {
+  const ids = (await stores.list()).sort();
+  const projects = [];
+  for (const id of ids) {
+    try {
+      projects.push(
+        await stores.open(id).readGraph((graph) => {
+          const now = clock.now();
+          const { summary } = statusReport(new GraphDraft(graph, now, null), now, { staleMs: Number.MAX_SAFE_INTEGER, limit: 1, all: false });
+          return { id, readable: true, revision: graph.revision, summary };
+        }),
+      );
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      projects.push({ id, readable: false, revision: null, summary: NEUTRAL, error: { code: error.code, message: error.message } });
+    }
+  }
+  return { projects };
+}
