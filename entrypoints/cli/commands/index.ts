@@ -21,6 +21,9 @@ import { ReopenCommand } from './reopen.js';
 import { ResolveCommand } from './resolve.js';
 import { RestoreCommand } from './restore.js';
 import { SearchCommand } from './search.js';
+import { ServerDoctorCommand } from './server/doctor.js';
+import { ServerInitCommand } from './server/init.js';
+import { ServerSetupCommand } from './server/setup.js';
 import { ShowCommand } from './show.js';
 import { SnapshotsCommand } from './snapshots.js';
 import { StateCommand } from './state.js';
@@ -62,4 +65,8 @@ export const COMMANDS = [
   // Last in the examples' story: restoring the newest snapshot rewinds it.
   SnapshotsCommand,
   RestoreCommand,
+  // Host operations of the server (spec 4.6).
+  ServerInitCommand,
+  ServerDoctorCommand,
+  ServerSetupCommand,
 ];
