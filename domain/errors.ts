@@ -56,6 +56,18 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * Recognised by name and code as well as by class: the server's runtime is a bundle of its own
+ * (scripts/build.mjs) with its own copy of this class, and the code is the contract anyway.
+ */
 export function isDomainError(value: unknown): value is DomainError {
-  return value instanceof DomainError;
+  if (value instanceof DomainError) return true;
+  const candidate = value as Partial<DomainError> | null;
+  return (
+    value instanceof Error &&
+    candidate!.name === 'DomainError' &&
+    (ERROR_CODES as readonly unknown[]).includes(candidate!.code) &&
+    typeof candidate!.details === 'object' &&
+    candidate!.details !== null
+  );
 }

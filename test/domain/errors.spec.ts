@@ -32,5 +32,9 @@ describe('errors (spec 7)', () => {
     expect(new DomainError('CLI_INTERNAL_ERROR', 'x').details).to.deep.equal({});
     expect(isDomainError(sut)).to.equal(true);
     expect(isDomainError(new Error('plain'))).to.equal(false);
+    // A DomainError from another bundle's copy of the class is one too; a look-alike with an unknown code is not.
+    const foreign = Object.assign(new Error('held'), { name: 'DomainError', code: 'SERVER_ALREADY_RUNNING', details: {} });
+    expect(isDomainError(foreign)).to.equal(true);
+    expect(isDomainError(Object.assign(new Error('x'), { name: 'DomainError', code: 'NOPE', details: {} }))).to.equal(false);
   });
 });

@@ -23,6 +23,7 @@ import { RestoreCommand } from './restore.js';
 import { SearchCommand } from './search.js';
 import { ServerDoctorCommand } from './server/doctor.js';
 import { ServerInitCommand } from './server/init.js';
+import { ServerRunCommand } from './server/run.js';
 import { ServerSetupCommand } from './server/setup.js';
 import { ShowCommand } from './show.js';
 import { SnapshotsCommand } from './snapshots.js';
@@ -69,4 +70,5 @@ export const COMMANDS = [
   ServerInitCommand,
   ServerDoctorCommand,
   ServerSetupCommand,
+  ServerRunCommand,
 ];
