@@ -1,7 +1,7 @@
 import { GraphDraft } from '../domain/draft.js';
 import { DomainError } from '../domain/errors.js';
 import type { AgentName } from '../domain/model.js';
-import type { GraphContext, GraphOperation, OperationDispatcher, OperationRequest } from './operation.js';
+import type { GraphContext, GraphOperation, HostPorts, OperationDispatcher, OperationRequest } from './operation.js';
 import type { Clock } from './ports/clock.js';
 import type { IdSource } from './ports/id-source.js';
 import type { ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
@@ -12,6 +12,7 @@ export interface DispatcherServices {
   clock: Clock;
   ids: IdSource;
   registry: OperationRegistry;
+  host: HostPorts;
 }
 
 /**
@@ -25,8 +26,10 @@ export class LocalDispatcher implements OperationDispatcher {
 
   async dispatch(request: OperationRequest): Promise<unknown> {
     const { operation, args } = checkRequest(this.services.registry, request);
-    const { stores, clock, ids, registry } = this.services;
-    if (operation.scope === 'host') return operation.run({ stores, clock, project: request.project }, args, request.agent);
+    const { stores, clock, ids, registry, host } = this.services;
+    if (operation.scope === 'host') {
+      return operation.run({ stores, clock, project: request.project, cwd: host.cwd, system: () => host.system() }, args, request.agent);
+    }
     const store = stores.open(requireProject(request));
     if (operation.scope === 'project') return operation.run({ store, clock, ids, registry }, args, request.agent);
     return runGraphOperation(store, operation, args, request.agent, this.services);

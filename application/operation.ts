@@ -5,6 +5,7 @@ import type { Schema } from './contract/schema.js';
 import type { Clock } from './ports/clock.js';
 import type { IdSource } from './ports/id-source.js';
 import type { ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
+import type { SystemPorts } from './server/system-ports.js';
 import type { OperationRegistry } from './registry.js';
 
 /**
@@ -71,8 +72,16 @@ export interface ProjectOperation<S extends ArgsSpec = any, R = any> extends Dec
   run(services: ProjectServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R>;
 }
 
-/** What a host operation receives: the whole storage root, and the project in hand if any. */
-export interface HostServices {
+/** What host operations reach beyond the storage root: the caller's directory and the machine. */
+export interface HostPorts {
+  /** Where relative paths given by the caller are resolved from. */
+  cwd: string;
+  /** The machine's files, secrets, sockets and installation, for the server's setup; made on first use. */
+  system(): SystemPorts;
+}
+
+/** What a host operation receives: the whole storage root, the project in hand if any, the host. */
+export interface HostServices extends HostPorts {
   stores: ProjectStoreFactory;
   clock: Clock;
   /** The project of the checkout it runs in, when there is one. */

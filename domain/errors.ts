@@ -34,6 +34,10 @@ export const ERROR_CODES = [
   'REMOTE_UNSUPPORTED_OPERATION',
   'SERVER_ALREADY_RUNNING',
   'UNKNOWN_COMMAND',
+  'SERVER_SETUP_CONFLICT',
+  'SERVER_PREFLIGHT_FAILED',
+  'SERVER_BIND_FAILED',
+  'REQUEST_TOO_LARGE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -52,6 +56,18 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * Recognised by name and code as well as by class: the server's runtime is a bundle of its own
+ * (scripts/build.mjs) with its own copy of this class, and the code is the contract anyway.
+ */
 export function isDomainError(value: unknown): value is DomainError {
-  return value instanceof DomainError;
+  if (value instanceof DomainError) return true;
+  const candidate = value as Partial<DomainError> | null;
+  return (
+    value instanceof Error &&
+    candidate!.name === 'DomainError' &&
+    (ERROR_CODES as readonly unknown[]).includes(candidate!.code) &&
+    typeof candidate!.details === 'object' &&
+    candidate!.details !== null
+  );
 }

@@ -65,6 +65,18 @@ const common = {
   logLevel: 'warning',
 };
 
+/**
+ * `server run` loads the server's runtime from its own bundle, dist/taskdag-server.js: koa stays
+ * out of every other command's start-up, and the server is built without the CLI's synchronous
+ * stand-ins (the alias below), so its event loop never blocks on them.
+ */
+const serverRuntimeApart = {
+  name: 'server-runtime-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/server\/run-server\.js$/ }, () => ({ path: './taskdag-server.js', external: true }));
+  },
+};
+
 await build({
   ...common,
   entryPoints: ['entrypoints/cli/program.ts'],
@@ -73,8 +85,15 @@ await build({
   external: ['fs-ext'],
   // The CLI's file I/O is synchronous, where graceful-fs adds nothing but its load cost.
   alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
-  plugins: [clipanionWithoutStdioDefaults],
+  plugins: [clipanionWithoutStdioDefaults, serverRuntimeApart],
   define: { TASKDAG_VERSION: JSON.stringify(version) },
+});
+
+await build({
+  ...common,
+  entryPoints: ['entrypoints/server/run-server.ts'],
+  outfile: 'dist/taskdag-server.js',
+  external: ['fs-ext'],
 });
 
 // Compiled by a fresh Node after the program has run typical commands (scripts/code-cache.mjs).

@@ -11,7 +11,7 @@ export type JsonSchema = { readonly [keyword: string]: unknown };
 export type Schema<T> = JsonSchema & { readonly [STATIC]?: T };
 export type Static<S> = S extends Schema<infer T> ? T : never;
 
-type Optional<T> = Schema<T> & { readonly [OPTIONAL]: true };
+export type Optional<T> = Schema<T> & { readonly [OPTIONAL]: true };
 type Properties = Record<string, Schema<unknown>>;
 type RequiredKeys<P extends Properties> = { [K in keyof P]: P[K] extends { readonly [OPTIONAL]: true } ? never : K }[keyof P];
 type Flatten<T> = { [K in keyof T]: T[K] } & {};

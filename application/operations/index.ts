@@ -22,6 +22,9 @@ import { reopen } from './reopen.js';
 import { resolve } from './resolve.js';
 import { restore } from './restore.js';
 import { search } from './search.js';
+import { serverDoctor } from './server-doctor.js';
+import { serverInit } from './server-init.js';
+import { serverSetup } from './server-setup.js';
 import { show } from './show.js';
 import { snapshots } from './snapshots.js';
 import { state } from './state.js';
@@ -66,4 +69,8 @@ export const OPERATIONS = [
   // Last in the examples' story: restoring the newest snapshot rewinds it.
   snapshots,
   restore,
+  // Host operations of the server (spec 4.6), with a setup root of their own.
+  serverInit,
+  serverDoctor,
+  serverSetup,
 ] as const satisfies readonly Operation[];

@@ -11,6 +11,7 @@ import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import { KernelRandomIdSource } from '../../adapters/kernel-random-id-source.js';
 import { SystemClock } from '../../adapters/system-clock.js';
 import { DomainError } from '../../domain/errors.js';
+import { serverHostPorts } from './server-host.js';
 
 export interface Environment {
   cwd: string;
@@ -24,18 +25,19 @@ export function taskdagHome(env: Record<string, string | undefined>): string {
 }
 
 /** What runs operations on the files under `home`: the stores, the clock, ids and every operation. */
-export function fileServices(home: string): DispatcherServices {
+export function fileServices(home: string, cwd = process.cwd()): DispatcherServices {
   return {
     stores: new FsProjectStoreFactory(home, stateDirectoryLock),
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),
+    host: { cwd, system: serverHostPorts },
   };
 }
 
 /** Local mode over the files under `home`, for the command line and the library alike. */
-export function localDispatcher(home: string): LocalDispatcher {
-  return new LocalDispatcher(fileServices(home));
+export function localDispatcher(home: string, cwd?: string): LocalDispatcher {
+  return new LocalDispatcher(fileServices(home, cwd));
 }
 
 /**
@@ -50,7 +52,7 @@ export async function runInCheckout(environment: Environment, request: Omit<Oper
   const checkouts = new FsCheckoutLocator(environment.cwd, environment.project);
   const found = checkouts.find();
   if (found?.backend) throw unavailableRemote(found);
-  const local = localDispatcher(taskdagHome(environment.env));
+  const local = localDispatcher(taskdagHome(environment.env), environment.cwd);
   if (operation.scope === 'host') return local.dispatch({ ...request, project: found?.project_id ?? null });
   const checkout = found ?? (operation.name === 'init' ? createCheckout(checkouts) : missingCheckout(checkouts));
   const result = await local.dispatch({ ...request, project: checkout.project_id });

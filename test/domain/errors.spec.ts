@@ -14,7 +14,14 @@ const SPEC_CODES = [
 describe('errors (spec 7)', () => {
   it('has every code of the spec, plus only our documented additions', () => {
     expect(ERROR_CODES).to.include.members(SPEC_CODES);
-    expect(ERROR_CODES.filter((code) => !SPEC_CODES.includes(code))).to.deep.equal(['INVALID_ARGUMENT', 'UNKNOWN_COMMAND']);
+    expect(ERROR_CODES.filter((code) => !SPEC_CODES.includes(code))).to.deep.equal([
+      'INVALID_ARGUMENT',
+      'UNKNOWN_COMMAND',
+      'SERVER_SETUP_CONFLICT',
+      'SERVER_PREFLIGHT_FAILED',
+      'SERVER_BIND_FAILED',
+      'REQUEST_TOO_LARGE',
+    ]);
     expect(new Set(ERROR_CODES).size).to.equal(ERROR_CODES.length);
   });
 
@@ -25,5 +32,9 @@ describe('errors (spec 7)', () => {
     expect(new DomainError('CLI_INTERNAL_ERROR', 'x').details).to.deep.equal({});
     expect(isDomainError(sut)).to.equal(true);
     expect(isDomainError(new Error('plain'))).to.equal(false);
+    // A DomainError from another bundle's copy of the class is one too; a look-alike with an unknown code is not.
+    const foreign = Object.assign(new Error('held'), { name: 'DomainError', code: 'SERVER_ALREADY_RUNNING', details: {} });
+    expect(isDomainError(foreign)).to.equal(true);
+    expect(isDomainError(Object.assign(new Error('x'), { name: 'DomainError', code: 'NOPE', details: {} }))).to.equal(false);
   });
 });

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync as spawnSyncProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { OPERATIONS } from '../../application/operations/index.js';
+import { COMMANDS } from '../../entrypoints/cli/commands.js';
 import { BINARY, Sandbox } from '../support/cli.js';
+import { serverProcessesIn } from '../support/server-process.js';
 
 /**
  * Every example in every command's `--help` is a line that runs. The examples of all registered
@@ -23,31 +24,53 @@ describe('usage examples (every example in --help runs)', () => {
   after(() => sandbox.remove());
 
   it('every command has at least one example', () => {
-    const bare = OPERATIONS.filter((operation) => operation.examples.length === 0).map((operation) => operation.name);
+    const bare = COMMANDS.filter((command) => (command.usage?.examples ?? []).length === 0).map((command) => command.paths![0]!.join(' '));
     expect(bare).to.deep.equal([]);
   });
 
   it('the README shows every command with an example', () => {
     const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
-    const undocumented = OPERATIONS.map((operation) => operation.name).filter((name) => !readme.includes(`$ taskdag ${name}`));
+    const undocumented = COMMANDS.map((command) => command.paths![0]!.join(' ')).filter((name) => !readme.includes(`$ taskdag ${name}`));
     expect(undocumented).to.deep.equal([]);
   });
 
-  it('runs every example, in registration order, with exit 0 and one JSON value', () => {
+  it('runs every example, in registration order, with exit 0 and one JSON value', async () => {
     const taskdag = `'${process.execPath}' '${BINARY}'`;
-    for (const operation of OPERATIONS) {
-      for (const [label, line] of operation.examples) {
+    for (const command of COMMANDS) {
+      for (const [label, line] of command.usage?.examples ?? []) {
+        const shellLine = line.replace(/\$0 /g, `${taskdag} `);
+        if (LONG_RUNNING.has(command.paths![0]!.join(' '))) {
+          await expectToServe(shellLine, sandbox, `${command.paths![0]!.join(' ')} example "${label}": ${line}`);
+          continue;
+        }
         // Examples are shell lines (quotes, JSON in single quotes), so a shell runs them.
-        const result = spawnSync('/bin/sh', ['-c', line.replace(/\$0 /g, `${taskdag} `)], {
+        const result = spawnSyncProcess('/bin/sh', ['-c', line.replace(/\$0 /g, `${taskdag} `)], {
           cwd: sandbox.checkout,
           env: sandbox.env() as NodeJS.ProcessEnv,
           encoding: 'utf8',
           timeout: 20_000,
         });
-        const where = `${operation.name} example "${label}": ${line}\n${result.stdout}${result.stderr}`;
+        const where = `${command.paths![0]!.join(' ')} example "${label}": ${line}\n${result.stdout}${result.stderr}`;
         expect(result.status, where).to.equal(0);
         expect(() => JSON.parse(result.stdout), where).not.to.throw();
       }
     }
   });
 });
+
+/** Commands whose example runs until stopped: it must print its one JSON line, then stop cleanly on SIGTERM. */
+const LONG_RUNNING = new Set(['server run']);
+
+async function expectToServe(shellLine: string, sandbox: Sandbox, where: string): Promise<void> {
+  // Its own process group, so the signal reaches the server whatever the shell line forks.
+  const child = spawn('/bin/sh', ['-c', shellLine], { cwd: sandbox.checkout, env: sandbox.env() as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const line = await Promise.race([new Promise<string>((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk)))), exited.then(() => '')]);
+  expect(() => JSON.parse(line), `${where}\n${line}${output}`).not.to.throw();
+  expect(JSON.parse(line), where).to.include({ ok: true });
+  // The server alone gets the signal, as Ctrl-C would reach it; the shell passes on its exit status.
+  for (const pid of serverProcessesIn(child.pid!)) process.kill(pid, 'SIGTERM');
+  expect(await exited, `${where}\n${output}`).to.equal(0);
+}

@@ -12,6 +12,9 @@ export interface DispatcherUnderTest {
   cleanup(): Promise<void> | void;
 }
 
+/** They set a server up on this machine rather than act on a project: test/e2e/server-*.spec.ts covers them. */
+const MACHINE_OPERATIONS = new Set(['server init', 'server doctor', 'server setup']);
+
 type Failure = Error & { code: string; details: Record<string, unknown> };
 const task = (id: string, blocked_by: string[] = [], extra: Record<string, unknown> = {}) => ({
   id,
@@ -167,7 +170,8 @@ export function dispatcherContract(name: string, open: () => Promise<DispatcherU
     });
 
     it('every declared operation is covered by this suite', () => {
-      expect(OPERATIONS.map((operation) => operation.name).filter((operation) => !covered.has(operation))).to.deep.equal([]);
+      const uncovered = OPERATIONS.map((operation) => operation.name).filter((operation) => !covered.has(operation) && !MACHINE_OPERATIONS.has(operation));
+      expect(uncovered).to.deep.equal([]);
     });
   });
 }

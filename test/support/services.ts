@@ -12,6 +12,12 @@ export function inMemoryServices(): DispatcherServices & { stores: InMemoryProje
     clock: { now: () => AT },
     ids: { nodeSuffix: () => '00000000', projectId: () => 'memory' },
     registry: new OperationRegistry(OPERATIONS),
+    host: {
+      cwd: '/checkout',
+      system: () => {
+        throw new Error('the in-memory services have no machine to set a server up on');
+      },
+    },
   };
 }
 

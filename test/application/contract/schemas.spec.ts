@@ -19,8 +19,9 @@ describe('schemas/ (JSON Schemas generated from the operation declarations)', ()
   it('covers every operation, input and output, and describes every argument', () => {
     const files = schemaFiles(OPERATIONS);
     for (const operation of OPERATIONS) {
-      const input = files[`${operation.name}.input.json`] as { properties: Record<string, { description?: string }> };
-      expect(files[`${operation.name}.output.json`], operation.name).to.be.an('object');
+      const base = operation.name.replace(/ /g, '-');
+      const input = files[`${base}.input.json`] as { properties: Record<string, { description?: string }> };
+      expect(files[`${base}.output.json`], operation.name).to.be.an('object');
       for (const [key, property] of Object.entries(input.properties)) expect(property.description, `${operation.name} ${key}`).to.be.a('string').and.not.empty;
     }
   });

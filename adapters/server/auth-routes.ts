@@ -1,0 +1,37 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { AuthService } from '../../application/server/auth-service.js';
+import { readJsonBody } from './request-body.js';
+
+/** `Authorization: Bearer <token>` checked before any route it guards; the session lands in ctx.state. */
+export function requireBearer(auth: AuthService): Middleware {
+  return async (ctx, next) => {
+    ctx.state.session = auth.authenticate(ctx.get('authorization'));
+    await next();
+  };
+}
+
+/**
+ * `POST /v1/auth/login` (spec 5.4): body `{"password": "..."}`, answer `{bearer, expires_at}`.
+ * The client address is what the throttle counts failures against.
+ */
+export function loginRoutes(auth: AuthService, maxBodyBytes: number): Router {
+  const router = new Router();
+  router.post('/v1/auth/login', async (ctx) => {
+    const body = (await readJsonBody(ctx, maxBodyBytes)) as { password?: unknown } | null;
+    const password = typeof body === 'object' && body !== null ? body.password : undefined;
+    ctx.body = await auth.login(password, ctx.request.socket.remoteAddress ?? 'unknown');
+    ctx.set('Cache-Control', 'no-store');
+  });
+  return router;
+}
+
+/** `GET /v1/auth/session`: whether a bearer is still good, and until when (no secret in the answer). */
+export function sessionRoutes(): Router {
+  const router = new Router();
+  router.get('/v1/auth/session', (ctx) => {
+    const { created_at, expires_at } = ctx.state.session as { created_at: string; expires_at: string };
+    ctx.body = { authenticated: true, created_at, expires_at };
+  });
+  return router;
+}

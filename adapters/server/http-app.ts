@@ -1,0 +1,51 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { AuthService } from '../../application/server/auth-service.js';
+import { loginRoutes, requireBearer, sessionRoutes } from './auth-routes.js';
+import { errorEnvelope } from './error-envelope.js';
+import type { PathRedactor } from './path-redactor.js';
+import { requireProtocolVersion } from './protocol-version.js';
+import type { ShutdownHooks } from './shutdown-hooks.js';
+
+/** What a router mounted on the server gets to work with. */
+export interface RouteContext {
+  auth: AuthService;
+  maxBodyBytes: number;
+  shutdown: ShutdownHooks;
+}
+
+export interface HttpAppOptions extends RouteContext {
+  redactor: PathRedactor;
+  log: (line: string) => void;
+  /**
+   * Routes that need a bearer, mounted behind the protocol check and the bearer check (the next
+   * routes: /v1/projects and its live events). Each router's paths are absolute (`/v1/...`).
+   */
+  authenticated?: (context: RouteContext) => Router[];
+}
+
+/**
+ * The server's koa app: one error middleware first (every failure is the CLI's envelope), the
+ * protocol check on /v1, the login route, then every authenticated route behind the bearer check.
+ */
+export function buildHttpApp(options: HttpAppOptions): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.use(errorEnvelope(options.redactor, options.log));
+  app.use(async (ctx, next) => {
+    ctx.set('Cache-Control', 'no-store');
+    await (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? requireProtocolVersion(ctx, next) : next());
+  });
+  const login = loginRoutes(options.auth, options.maxBodyBytes);
+  app.use(login.routes());
+  const guarded = [sessionRoutes(), ...(options.authenticated?.(options) ?? [])];
+  const bearer = requireBearer(options.auth);
+  app.use(async (ctx, next) => {
+    // Only a request some guarded route matches needs a bearer; anything else falls through to 404.
+    const matched = guarded.some((router) => router.match(ctx.path, ctx.method).route);
+    await (matched ? bearer(ctx, next) : next());
+  });
+  for (const router of guarded) app.use(router.routes());
+  return app;
+}

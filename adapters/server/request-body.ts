@@ -1,0 +1,30 @@
+import type { Context } from 'koa';
+import { DomainError } from '../../domain/errors.js';
+
+function tooLarge(limit: number): DomainError {
+  return new DomainError('REQUEST_TOO_LARGE', `The request body is larger than ${limit} bytes (TASKDAG_SERVER_MAX_BODY_BYTES)`, { limit_bytes: limit });
+}
+
+/**
+ * The request's JSON body, read with a cap: a declared Content-Length above it is refused before
+ * reading, and a chunked body is cut off as soon as it passes the cap, so no body is ever held
+ * whole past the limit. An empty body is `{}`.
+ */
+export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new DomainError('INVALID_ARGUMENT', `The request body is not JSON: ${(error as Error).message}`, {});
+  }
+}

@@ -1,0 +1,102 @@
+import { flag, nonEmptyText, nonNegativeInteger, oneOf, optional, text } from '../args.js';
+import { array, boolean, integer, literal, nullable, object, oneOf as oneOfValues, optional as optionalProperty, string } from '../contract/schema.js';
+import { resolvePath } from '../server/posix-path.js';
+import type { ServerInitInput } from '../server/server-init.js';
+
+/** The setup root when `--root` is absent: outside /home, as the unit requires. */
+export const DEFAULT_SERVER_ROOT = '/srv/taskdag';
+
+/** The flags `server init` and `server setup` share (spec 4.6). */
+export const serverInitArgs = {
+  root: optional(nonEmptyText(), `Setup root holding server.json, server.env and the unit (default ${DEFAULT_SERVER_ROOT})`),
+  host: optional(text(), 'Host to listen on, passed to the OS as is (default 127.0.0.1, or what server.json says)'),
+  port: optional(nonNegativeInteger(), 'Port to listen on (default 7407, or what server.json says; 0 picks a free one)'),
+  data_root: optional(nonEmptyText(), 'Project data root (default <root>/data)'),
+  state_home: optional(nonEmptyText(), 'State directory: service lock and remote-auth.json (default <root>/state)'),
+  ui_root: optional(nonEmptyText(), "Built web UI (default the package's ui/dist)"),
+  unit: optional(oneOf(['systemd', 'none'] as const), 'systemd (default) writes taskdag-server.service; none writes only server.json and server.env'),
+  service_user: optional(nonEmptyText(), 'The user the service runs as: prints the ownership commands (never runs them)'),
+  allow_missing_paths: optional(flag(), 'Do not create the data root and state home', { standalone: true }),
+  force: optional(flag(), 'Recreate artifacts that conflict with the options (the password is kept)', { standalone: true }),
+  rotate_password: optional(flag(), 'Write a new secret into server.env, changing nothing else', { standalone: true }),
+  print_secret: optional(flag(), 'Print the secret (unsafe: controlled recovery or handoff only)', { standalone: true }),
+};
+
+type InitArgs = {
+  root?: string;
+  host?: string;
+  port?: number;
+  data_root?: string;
+  state_home?: string;
+  ui_root?: string;
+  unit?: 'systemd' | 'none';
+  service_user?: string;
+  allow_missing_paths?: boolean;
+  force?: boolean;
+  rotate_password?: boolean;
+  print_secret?: boolean;
+};
+
+/** A path as the caller typed it, made absolute against the caller's directory. */
+export function absolute(cwd: string, value: string | undefined): string | undefined {
+  return value === undefined ? undefined : resolvePath(cwd, value);
+}
+
+/** The flags as the use case takes them, every path absolute. */
+export function serverInitInput(cwd: string, args: InitArgs): Omit<ServerInitInput, 'dryRun'> {
+  return {
+    root: absolute(cwd, args.root) ?? DEFAULT_SERVER_ROOT,
+    host: args.host,
+    port: args.port,
+    dataRoot: absolute(cwd, args.data_root),
+    stateHome: absolute(cwd, args.state_home),
+    uiRoot: absolute(cwd, args.ui_root),
+    unit: args.unit ?? 'systemd',
+    serviceUser: args.service_user,
+    allowMissingPaths: args.allow_missing_paths ?? false,
+    force: args.force ?? false,
+    rotatePassword: args.rotate_password ?? false,
+    printSecret: args.print_secret ?? false,
+  };
+}
+
+export const serverConfigSchema = object({
+  version: literal(1),
+  host: string(),
+  port: integer(),
+  dataRoot: string(),
+  stateHome: string(),
+  uiRoot: string(),
+});
+
+export const serverInitResultSchema = object({
+  dry_run: boolean(),
+  root: string(),
+  unit: oneOfValues(['systemd', 'none'] as const),
+  config: serverConfigSchema,
+  files: object({ config: string(), env: string(), unit: nullable(string('The unit file; null with --unit none')) }),
+  actions: array(
+    object({
+      path: string(),
+      action: oneOfValues(['create', 'keep', 'replace', 'rotate-secret', 'defer'] as const),
+      reason: optionalProperty(string()),
+    }),
+    'What happened to each file and directory (what would happen, in a dry run)',
+  ),
+  secret: object({
+    source: oneOfValues(['generated', 'adopted', 'rotated', 'regenerated'] as const),
+    value: optionalProperty(string('Only with --print-secret')),
+  }),
+  ownership: optionalProperty(array(string(), 'With --service-user: the commands that give it its files (never run)')),
+});
+
+export const serverDoctorResultSchema = object({
+  config: string(),
+  env_file: string(),
+  strict: boolean(),
+  probed_bind: boolean(),
+  findings: array(
+    object({ code: string(), severity: oneOfValues(['error', 'warning'] as const), message: string(), fix: string('What to do about it') }),
+    'Warnings only: an error fails the preflight with SERVER_PREFLIGHT_FAILED',
+  ),
+});

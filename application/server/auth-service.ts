@@ -1,0 +1,130 @@
+import { DomainError } from '../../domain/errors.js';
+import type { AuthStore } from '../ports/auth-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { BearerTokens, PasswordHasher } from '../ports/credentials.js';
+import type { AuthRecord, Session } from './auth-record.js';
+import { LoginThrottle } from './login-throttle.js';
+import { SERVER_FILE_NAMES } from './server-config.js';
+
+/** Decided in docs/operating.md: a bearer lives 30 days from login, then the client logs in again. */
+export const BEARER_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+/** Sessions kept at most; past it the oldest are dropped (their clients log in again). */
+export const MAX_SESSIONS = 10_000;
+
+export interface AuthDependencies {
+  store: AuthStore;
+  hasher: PasswordHasher;
+  tokens: BearerTokens;
+  clock: Clock;
+  throttle?: LoginThrottle;
+}
+
+export interface Login {
+  bearer: string;
+  expires_at: string;
+}
+
+/** How startup found the auth file: new, as it was, or rotated to a new password (spec 5.5). */
+export type AuthStartup = 'created' | 'kept' | 'rotated';
+
+/**
+ * Password login and bearer checks (spec 5). The record in memory always equals the one on disk:
+ * every change is written durably first, one at a time, and only then adopted and answered.
+ */
+export class AuthService {
+  private writes: Promise<unknown> = Promise.resolve();
+  private readonly byHash: Map<string, Session>;
+
+  private constructor(
+    private readonly deps: AuthDependencies,
+    private record: AuthRecord,
+    private readonly throttle: LoginThrottle,
+  ) {
+    this.byHash = new Map(record.sessions.map((session) => [session.bearer_hash, session]));
+  }
+
+  /**
+   * Loads the auth file, creating it for a new state home. When the password no longer matches
+   * the verifier (a rotation), the new verifier and an empty session list are written before
+   * this resolves, so no old bearer survives. A corrupt file stops here with the recovery of 5.6.
+   */
+  static async open(deps: AuthDependencies, password: string): Promise<{ service: AuthService; startup: AuthStartup }> {
+    const stored = await deps.store.load();
+    if (stored.kind === 'corrupt') throw corruptAuthFile(deps.store.location, stored.problem);
+    if (stored.kind === 'valid' && (await deps.hasher.matches(password, stored.record.verifier))) {
+      return { service: new AuthService(deps, stored.record, deps.throttle ?? new LoginThrottle()), startup: 'kept' };
+    }
+    const record: AuthRecord = { version: 1, verifier: await deps.hasher.derive(password), sessions: [] };
+    await deps.store.save(record);
+    return { service: new AuthService(deps, record, deps.throttle ?? new LoginThrottle()), startup: stored.kind === 'absent' ? 'created' : 'rotated' };
+  }
+
+  /** Exchanges the password for a new bearer, answered only once its session is durable. */
+  async login(password: unknown, client: string): Promise<Login> {
+    if (typeof password !== 'string' || password === '') {
+      throw new DomainError('MISSING_FIELD', 'The login body needs a non-empty "password" string', { field: 'password' });
+    }
+    const retryAfter = this.throttle.begin(client, this.now());
+    if (retryAfter !== null) {
+      throw new DomainError('AUTH_INVALID', 'Too many failed logins from this client: wait before trying again', { reason: 'rate-limited', retry_after_ms: retryAfter });
+    }
+    let matches = false;
+    try {
+      matches = await this.deps.hasher.matches(password, this.record.verifier);
+    } finally {
+      this.throttle.end(client, matches, this.now());
+    }
+    if (!matches) throw new DomainError('AUTH_INVALID', 'Wrong password', { reason: 'password' });
+    const { bearer, hash } = this.deps.tokens.mint();
+    const now = this.now();
+    const session: Session = { bearer_hash: hash, created_at: new Date(now).toISOString(), expires_at: new Date(now + BEARER_LIFETIME_MS).toISOString() };
+    await this.change((sessions) => [...sessions, session]);
+    return { bearer, expires_at: session.expires_at };
+  }
+
+  /**
+   * The session of an `Authorization: Bearer <token>` header. Sessions are found by the hash of
+   * the bearer: 256 random bits hashed with SHA-512, so the time a lookup takes tells an attacker
+   * nothing they can steer towards a real bearer.
+   */
+  authenticate(authorization: string | undefined): Session {
+    const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
+    if (!match) throw new DomainError('AUTH_INVALID', 'This route needs an Authorization: Bearer header: log in first', { reason: 'missing' });
+    const hash = this.deps.tokens.hashOf(match[1]!);
+    const session = hash === null ? undefined : this.byHash.get(hash);
+    if (!session) throw new DomainError('AUTH_INVALID', 'Unknown or revoked bearer: log in again', { reason: 'unknown' });
+    if (Date.parse(session.expires_at) <= this.now()) throw new DomainError('AUTH_INVALID', 'The bearer has expired: log in again', { reason: 'expired' });
+    return session;
+  }
+
+  /** One write at a time; expired sessions are dropped, and the oldest past MAX_SESSIONS. */
+  private change(edit: (sessions: Session[]) => Session[]): Promise<void> {
+    const write = this.writes.then(async () => {
+      const now = this.now();
+      const live = edit(this.record.sessions).filter((session) => Date.parse(session.expires_at) > now);
+      const next: AuthRecord = { ...this.record, sessions: live.slice(-MAX_SESSIONS) };
+      await this.deps.store.save(next);
+      this.record = next;
+      this.byHash.clear();
+      for (const session of next.sessions) this.byHash.set(session.bearer_hash, session);
+    });
+    this.writes = write.catch(() => undefined);
+    return write;
+  }
+
+  private now(): number {
+    return Date.parse(this.deps.clock.now());
+  }
+}
+
+/** Spec 5.6, in the error itself: what to do is part of the message and of `details.recovery`. */
+function corruptAuthFile(path: string, problem: string): DomainError {
+  const recovery = `Stop the service, back up ${path}, move only that file aside (e.g. mv ${path} ${path}.corrupt), and start the server again with the intended password: it creates fresh auth, leaves every project untouched, and every client logs in again.`;
+  return new DomainError('STORAGE_ERROR', `${SERVER_FILE_NAMES.auth} is corrupt (${problem}). ${recovery}`, {
+    cause: 'EINVALID',
+    file: SERVER_FILE_NAMES.auth,
+    path,
+    problem,
+    recovery,
+  });
+}

@@ -1,0 +1,76 @@
+import { isAbsolutePath, joinPath } from './posix-path.js';
+
+/** `server.json` (spec 2.6): where the server listens and keeps its data. It holds no password. */
+export interface ServerConfig {
+  version: 1;
+  host: string;
+  port: number;
+  dataRoot: string;
+  stateHome: string;
+  uiRoot: string;
+}
+
+export const SERVER_FILE_NAMES = {
+  config: 'server.json',
+  env: 'server.env',
+  unit: 'taskdag-server.service',
+  lock: '.server.lock',
+  auth: 'remote-auth.json',
+} as const;
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 7407;
+
+const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot'] as const;
+
+/** The config a file holds, or what is wrong with it. */
+export function parseServerConfig(text: string): { config: ServerConfig } | { problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { problem: `not JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'not a JSON object' };
+  const record = value as Record<string, unknown>;
+  const unknown = Object.keys(record).filter((key) => !(KEYS as readonly string[]).includes(key));
+  if (unknown.length > 0) return { problem: `unknown fields: ${unknown.join(', ')}` };
+  if (record.version !== 1) return { problem: 'version must be 1' };
+  const problem =
+    hostProblem(record.host) ??
+    portProblem(record.port) ??
+    pathProblem('dataRoot', record.dataRoot) ??
+    pathProblem('stateHome', record.stateHome) ??
+    pathProblem('uiRoot', record.uiRoot);
+  if (problem) return { problem };
+  return { config: record as unknown as ServerConfig };
+}
+
+export function renderServerConfig(config: ServerConfig): string {
+  const ordered = Object.fromEntries(KEYS.map((key) => [key, config[key]]));
+  return `${JSON.stringify(ordered, null, 2)}\n`;
+}
+
+export function sameServerConfig(a: ServerConfig, b: ServerConfig): boolean {
+  return KEYS.every((key) => a[key] === b[key]);
+}
+
+/** Spec 4.6: any non-empty host string goes to the operating system, without a policy of ours. */
+export function hostProblem(host: unknown): string | null {
+  if (typeof host !== 'string' || host === '') return 'host must be a non-empty string';
+  return /[\s\u0000-\u001f]/.test(host) ? 'host must not contain spaces or control characters' : null;
+}
+
+/** Port 0 asks the system for a free port (tests, one-off runs); the server prints the real one. */
+export function portProblem(port: unknown): string | null {
+  return Number.isInteger(port) && (port as number) >= 0 && (port as number) <= 65535 ? null : 'port must be a whole number from 0 to 65535';
+}
+
+export function pathProblem(field: string, value: unknown): string | null {
+  if (typeof value !== 'string' || !isAbsolutePath(value)) return `${field} must be an absolute path`;
+  return /[\u0000-\u001f]/.test(value) ? `${field} must not contain control characters` : null;
+}
+
+export function serverFile(root: string, name: keyof typeof SERVER_FILE_NAMES): string {
+  return joinPath(root, SERVER_FILE_NAMES[name]);
+}

@@ -1,0 +1,134 @@
+import { DomainError } from '../../domain/errors.js';
+import type { BindProbe } from '../ports/bind-probe.js';
+import type { HostFiles } from '../ports/host-files.js';
+import { joinPath } from './posix-path.js';
+import { parseServerConfig, type ServerConfig } from './server-config.js';
+import { parseEnvFile, PASSWORD_KEY } from './server-env.js';
+import { readServerSettings } from './server-settings.js';
+
+export interface ServerDoctorInput {
+  configPath: string;
+  envPath: string;
+  probeBind: boolean;
+  strict: boolean;
+}
+
+export interface ServerDoctorPorts {
+  files: HostFiles;
+  bind: BindProbe;
+}
+
+export interface Finding {
+  code: string;
+  severity: 'error' | 'warning';
+  message: string;
+  /** What the operator does about it, in words. */
+  fix: string;
+}
+
+export interface ServerDoctorResult {
+  config: string;
+  env_file: string;
+  strict: boolean;
+  probed_bind: boolean;
+  /** Warnings only: any error fails the preflight with SERVER_PREFLIGHT_FAILED. */
+  findings: Finding[];
+}
+
+const SHORT_SECRET = 16;
+
+/**
+ * The preflight of spec 4.6: checks what `server run` will need, without starting the server,
+ * taking the service lock or creating anything. Every finding has a code and its fix. Without
+ * `--strict`, a port that cannot be bound and a missing UI build are warnings.
+ */
+export async function serverDoctor(ports: ServerDoctorPorts, input: ServerDoctorInput): Promise<ServerDoctorResult> {
+  const findings: Finding[] = [];
+  const add = (code: string, severity: Finding['severity'], message: string, fix: string) => findings.push({ code, severity, message, fix });
+  const soft = input.strict ? 'error' : 'warning';
+
+  const config = await checkConfig(ports.files, input.configPath, add);
+  await checkEnv(ports.files, input.envPath, add);
+  if (config) {
+    await checkDirectory(ports.files, 'DATA_ROOT', config.dataRoot, add);
+    await checkDirectory(ports.files, 'STATE_HOME', config.stateHome, add);
+    const index = await ports.files.facts(joinPath(config.uiRoot, 'index.html'));
+    if (index?.kind !== 'file') {
+      add('UI_ROOT_MISSING', soft, `No UI build at ${config.uiRoot} (no index.html): the board answers 503, the API works`, 'Build the board into that directory, or run `taskdag server init --force --ui-root <dir>`');
+    }
+    if (input.probeBind) {
+      const failure = await ports.bind.probe(config.host, config.port);
+      if (failure) {
+        add('BIND_UNAVAILABLE', soft, `Cannot listen on ${config.host}:${config.port} (${failure})`, 'Stop whatever holds the port (perhaps a running server), or choose another with `taskdag server init --force --port <n>`');
+      }
+    }
+  }
+
+  const errors = findings.filter((finding) => finding.severity === 'error');
+  const result: ServerDoctorResult = { config: input.configPath, env_file: input.envPath, strict: input.strict, probed_bind: input.probeBind, findings };
+  if (errors.length > 0) {
+    throw new DomainError('SERVER_PREFLIGHT_FAILED', `The preflight found ${errors.length} problem(s): ${errors.map((error) => error.code).join(', ')} (see details.findings)`, { ...result });
+  }
+  return result;
+}
+
+type Add = (code: string, severity: Finding['severity'], message: string, fix: string) => void;
+
+async function checkPrivateFile(files: HostFiles, code: string, path: string, add: Add): Promise<string | null> {
+  const facts = await files.facts(path);
+  if (!facts) {
+    add(`${code}_MISSING`, 'error', `${path} does not exist`, 'Run `taskdag server init --root <dir>` (or pass the right --config / --env-file)');
+    return null;
+  }
+  if (facts.kind !== 'file') {
+    add(`${code}_NOT_FILE`, 'error', `${path} is not a regular file`, 'Move it aside and run `taskdag server init --root <dir>`');
+    return null;
+  }
+  if ((facts.mode & 0o077) !== 0) {
+    add(`${code}_MODE`, 'error', `${path} has mode ${facts.mode.toString(8).padStart(4, '0')}; it must be private (0600)`, `chmod 600 ${path}`);
+  }
+  return files.read(path);
+}
+
+async function checkConfig(files: HostFiles, path: string, add: Add): Promise<ServerConfig | null> {
+  const text = await checkPrivateFile(files, 'CONFIG', path, add);
+  if (text === null) return null;
+  const parsed = parseServerConfig(text);
+  if ('problem' in parsed) {
+    add('CONFIG_INVALID', 'error', `${path} is not a valid server configuration: ${parsed.problem}`, 'Regenerate it with `taskdag server init --root <dir> --force`');
+    return null;
+  }
+  return parsed.config;
+}
+
+async function checkEnv(files: HostFiles, path: string, add: Add): Promise<void> {
+  const text = await checkPrivateFile(files, 'ENV', path, add);
+  if (text === null) return;
+  const parsed = parseEnvFile(text);
+  if ('problem' in parsed) {
+    add('ENV_INVALID', 'error', `${path} is not a valid env file: ${parsed.problem}`, 'Fix the line, or let `taskdag server init --root <dir> --force` write a new file with a new secret');
+    return;
+  }
+  if (parsed.entries.get(PASSWORD_KEY)!.length < SHORT_SECRET) {
+    add('SECRET_WEAK', 'warning', `${PASSWORD_KEY} is shorter than ${SHORT_SECRET} characters`, 'Rotate to a generated secret: `taskdag server init --root <dir> --rotate-password`');
+  }
+  const settings = readServerSettings(parsed.entries);
+  if ('problems' in settings) {
+    for (const problem of settings.problems) {
+      add('SETTING_OUT_OF_RANGE', 'error', `${problem.problem} (${path} says ${JSON.stringify(problem.value)})`, `Correct ${problem.key} in ${path}, or remove the line to use the default`);
+    }
+  }
+}
+
+async function checkDirectory(files: HostFiles, code: string, path: string, add: Add): Promise<void> {
+  const facts = await files.facts(path);
+  if (!facts) {
+    add(`${code}_MISSING`, 'error', `${path} does not exist`, `Create it: mkdir -p -m 700 ${path} (then give it to the service user), or rerun \`taskdag server init\` without --allow-missing-paths`);
+  } else if (facts.kind !== 'directory') {
+    add(`${code}_NOT_DIRECTORY`, 'error', `${path} is not a directory`, 'Move it aside, or choose another path with `taskdag server init --force`');
+  } else if (!(await files.writable(path))) {
+    add(`${code}_NOT_WRITABLE`, 'error', `${path} is not writable by this user`, 'Give it to the user the server runs as (see the ownership commands of `taskdag server init --service-user`)');
+  } else if ((facts.mode & 0o077) !== 0) {
+    add(`${code}_MODE`, 'warning', `${path} has mode ${facts.mode.toString(8).padStart(4, '0')}; other users can reach project data`, `chmod 700 ${path}`);
+  }
+}

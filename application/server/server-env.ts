@@ -1,0 +1,64 @@
+/**
+ * `server.env` (spec 2.6): strict `KEY=VALUE` lines, read by systemd's `EnvironmentFile=` or
+ * sourced by a POSIX shell for `--unit none`. Values are limited to characters that both read
+ * literally (no quotes, escapes, spaces or expansions), so the two can never disagree about the
+ * secret. Blank lines and `#` comments are allowed; a key may appear once.
+ */
+export const PASSWORD_KEY = 'TASKDAG_SERVER_PASSWORD';
+
+const KEY = /^[A-Z_][A-Z0-9_]*$/;
+const LITERAL_VALUE = /^[A-Za-z0-9_@%+=:,./-]*$/;
+const MAX_SECRET_LENGTH = 1024;
+
+export interface EnvFile {
+  entries: Map<string, string>;
+}
+
+/** The entries of a structurally valid env file (it has a usable secret), or what is wrong with it. */
+export function parseEnvFile(text: string): EnvFile | { problem: string } {
+  const entries = new Map<string, string>();
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    const at = `line ${index + 1}`;
+    const equals = line.indexOf('=');
+    if (equals < 0) return { problem: `${at} is not KEY=VALUE` };
+    const key = line.slice(0, equals);
+    const value = line.slice(equals + 1);
+    if (!KEY.test(key)) return { problem: `${at}: ${JSON.stringify(key)} is not an upper-case KEY` };
+    if (!LITERAL_VALUE.test(value)) return { problem: `${at}: the value of ${key} has characters a shell or systemd would not read literally` };
+    if (entries.has(key)) return { problem: `${at}: ${key} appears twice` };
+    entries.set(key, value);
+  }
+  const secret = entries.get(PASSWORD_KEY);
+  if (secret === undefined) return { problem: `no ${PASSWORD_KEY} line` };
+  const problem = secretProblem(secret);
+  return problem ? { problem } : { entries };
+}
+
+/** What makes a password unusable (an operator-chosen one is adopted when it passes). */
+export function secretProblem(secret: string): string | null {
+  if (secret === '') return `${PASSWORD_KEY} is empty`;
+  if (secret.length > MAX_SECRET_LENGTH) return `${PASSWORD_KEY} is longer than ${MAX_SECRET_LENGTH} characters`;
+  return LITERAL_VALUE.test(secret) ? null : `${PASSWORD_KEY} has characters a shell or systemd would not read literally`;
+}
+
+/** A new env file: the secret and the body cap written out, so an operator sees what to tune. */
+export function renderEnvFile(secret: string, maxBodyBytes: number): string {
+  return [
+    '# taskdag server environment: strict KEY=VALUE lines, mode 0600. Never commit or share this file.',
+    '# Rotate the password with `taskdag server init --root <dir> --rotate-password` (see docs/operating.md).',
+    `${PASSWORD_KEY}=${secret}`,
+    `TASKDAG_SERVER_MAX_BODY_BYTES=${maxBodyBytes}`,
+    '',
+  ].join('\n');
+}
+
+/** The same file with only the secret replaced: comments, other keys and their order kept. */
+export function replaceSecret(text: string, secret: string): string {
+  return text
+    .split('\n')
+    .map((line) => (line.startsWith(`${PASSWORD_KEY}=`) ? `${PASSWORD_KEY}=${secret}` : line))
+    .join('\n');
+}

@@ -1,0 +1,133 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { DomainError } from '../../domain/errors.js';
+import { AuthService } from '../../application/server/auth-service.js';
+import { parseServerConfig, type ServerConfig } from '../../application/server/server-config.js';
+import { PASSWORD_KEY, secretProblem } from '../../application/server/server-env.js';
+import { readServerSettings, type ServerSettings } from '../../application/server/server-settings.js';
+import { FsAuthStore } from '../../adapters/server/fs-auth-store.js';
+import { buildHttpApp } from '../../adapters/server/http-app.js';
+import { listen } from '../../adapters/server/http-listener.js';
+import { PathRedactor } from '../../adapters/server/path-redactor.js';
+import { ScryptPasswordHasher } from '../../adapters/server/scrypt-password-hasher.js';
+import { acquireServiceLock } from '../../adapters/server/service-lock.js';
+import { ShutdownHooks } from '../../adapters/server/shutdown-hooks.js';
+import { TweetnaclBearerTokens } from '../../adapters/server/tweetnacl-bearer-tokens.js';
+import { SystemClock } from '../../adapters/system-clock.js';
+
+export interface RunServerOptions {
+  configPath: string;
+  /** The process environment: the password is read from it and then removed from it. */
+  env: Record<string, string | undefined>;
+}
+
+/**
+ * `server run <config>` (spec 4.6, 5.3): refuses to listen without its password, its service
+ * lock and a durable auth file; prints one JSON line `{ok, host, port}` once listening; on
+ * SIGINT or SIGTERM stops accepting, ends live streams, drains in-flight requests within the
+ * drain bound, releases the lock and resolves (exit 0). A second signal cuts the drain short.
+ * This module is its own bundle (dist/taskdag-server.js): nothing of the CLI's synchronous I/O
+ * helpers runs on its event loop; its output goes through process.stdout and process.stderr.
+ */
+export async function runServer(options: RunServerOptions): Promise<void> {
+  const config = readConfig(options.configPath);
+  const password = takePassword(options.env);
+  const settings = readSettings(options.env);
+  for (const dir of [config.dataRoot, config.stateHome]) requireDirectory(dir);
+
+  const lock = acquireServiceLock(config.stateHome);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    const store = new FsAuthStore(config.stateHome);
+    const { service: auth, startup } = await AuthService.open(
+      { store, hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() },
+      password,
+    );
+    if (startup === 'rotated') log('taskdag server: the password changed; every earlier bearer is revoked and clients must log in again');
+    const shutdown = new ShutdownHooks();
+    const redactor = new PathRedactor({
+      dataRoot: config.dataRoot,
+      stateHome: config.stateHome,
+      uiRoot: config.uiRoot,
+      setupRoot: path.dirname(options.configPath),
+    });
+    const app = buildHttpApp({ auth, maxBodyBytes: settings.maxBodyBytes, shutdown, redactor, log });
+    const server = await listen(app, config, settings, shutdown);
+    process.stdout.write(`${JSON.stringify({ ok: true, host: server.host, port: server.port })}\n`);
+    const signal = await nextSignal();
+    const stopWatching = watchSignals(() => server.abort());
+    // The listener is closed by the time stop() returns its promise; the log line says so truthfully.
+    const stopping = server.stop(settings.drainMs).finally(stopWatching);
+    log(`taskdag server: ${signal} received, no longer accepting; draining in-flight requests (at most ${settings.drainMs} ms)`);
+    const { drained } = await stopping;
+    log(drained ? 'taskdag server: stopped' : 'taskdag server: stopped; requests still running at the drain bound were cut off');
+  } finally {
+    lock.release();
+  }
+}
+
+function readConfig(configPath: string): ServerConfig {
+  let text: string;
+  try {
+    text = readFileSync(configPath, 'utf8');
+  } catch (error) {
+    const cause = (error as NodeJS.ErrnoException).code ?? 'EIO';
+    throw new DomainError('STORAGE_ERROR', `Cannot read the server configuration ${configPath} (${cause}): run \`taskdag server init\``, { cause, path: configPath });
+  }
+  const parsed = parseServerConfig(text);
+  if ('problem' in parsed) {
+    throw new DomainError('STORAGE_ERROR', `${configPath} is not a valid server configuration: ${parsed.problem}`, { cause: 'EINVALID', path: configPath, problem: parsed.problem });
+  }
+  return parsed.config;
+}
+
+/** Spec 5.3: the password comes from the environment only, and leaves it at once (no child inherits it). */
+function takePassword(env: Record<string, string | undefined>): string {
+  const password = env[PASSWORD_KEY];
+  delete env[PASSWORD_KEY];
+  if (password === undefined || password === '') {
+    throw new DomainError('MISSING_FIELD', `${PASSWORD_KEY} is not set: start the server through its unit (EnvironmentFile=) or source server.env first (docs/operating.md)`, {
+      field: PASSWORD_KEY,
+      source: 'environment',
+    });
+  }
+  const problem = secretProblem(password);
+  if (problem) throw new DomainError('INVALID_ARGUMENT', `${problem}`, { field: PASSWORD_KEY });
+  return password;
+}
+
+function readSettings(env: Record<string, string | undefined>): ServerSettings {
+  const read = readServerSettings(env);
+  if ('problems' in read) {
+    throw new DomainError('INVALID_ARGUMENT', read.problems.map((problem) => problem.problem).join('; '), { problems: read.problems });
+  }
+  return read.settings;
+}
+
+/** The server never creates its storage: the preflight names what is missing (systemd needs them to exist too). */
+function requireDirectory(dir: string): void {
+  if (existsSync(dir) && statSync(dir).isDirectory()) return;
+  throw new DomainError('STORAGE_ERROR', `${dir} is not a directory: create it (mkdir -p -m 700) or rerun \`taskdag server init\`, then \`taskdag server doctor\``, {
+    cause: 'ENOENT',
+    path: dir,
+  });
+}
+
+/** Calls `handler` on SIGINT or SIGTERM until the returned function is called. */
+function watchSignals(handler: (signal: NodeJS.Signals) => void): () => void {
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = watchSignals((signal) => {
+      stop();
+      resolve(signal);
+    });
+  });
+}

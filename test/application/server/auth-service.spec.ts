@@ -1,0 +1,172 @@
+import { expect } from 'chai';
+import type { AuthRecord, PasswordVerifier } from '../../../application/server/auth-record.js';
+import { AuthService, BEARER_LIFETIME_MS } from '../../../application/server/auth-service.js';
+import { LoginThrottle } from '../../../application/server/login-throttle.js';
+import type { AuthStore, StoredAuth } from '../../../application/ports/auth-store.js';
+import { rejectionOf } from '../../support/failures.js';
+
+/** An auth file in memory; `failNextSave` makes the next write fail as a full disk would. */
+class InMemoryAuthStore implements AuthStore {
+  readonly location = '/srv/taskdag/state/remote-auth.json';
+  saved: AuthRecord[] = [];
+  failNextSave = false;
+  constructor(public stored: StoredAuth = { kind: 'absent' }) {}
+  async load(): Promise<StoredAuth> {
+    return structuredClone(this.stored);
+  }
+  async save(record: AuthRecord): Promise<void> {
+    if (this.failNextSave) {
+      this.failNextSave = false;
+      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    }
+    this.saved.push(structuredClone(record));
+    this.stored = { kind: 'valid', record: structuredClone(record) };
+  }
+}
+
+/** A transparent "KDF" that counts how often it runs. */
+class CountingHasher {
+  derivations = 0;
+  comparisons = 0;
+  async derive(password: string): Promise<PasswordVerifier> {
+    this.derivations += 1;
+    return { kdf: 'scrypt', n: 2, r: 1, p: 1, salt: 's', hash: `h(${password})` };
+  }
+  async matches(password: string, verifier: PasswordVerifier): Promise<boolean> {
+    this.comparisons += 1;
+    return verifier.hash === `h(${password})`;
+  }
+}
+
+class SequentialTokens {
+  minted = 0;
+  mint() {
+    this.minted += 1;
+    return { bearer: `bearer-${this.minted}`, hash: `hash-${this.minted}` };
+  }
+  hashOf(bearer: string) {
+    return bearer.startsWith('bearer-') ? `hash-${bearer.slice(7)}` : null;
+  }
+}
+
+describe('AuthService (application, in-memory store)', () => {
+  const setup = (stored?: StoredAuth) => {
+    let now = Date.parse('2026-01-01T00:00:00.000Z');
+    const clock = { now: () => new Date(now).toISOString() };
+    const deps = { store: new InMemoryAuthStore(stored), hasher: new CountingHasher(), tokens: new SequentialTokens(), clock, throttle: new LoginThrottle(3, 60_000) };
+    return { deps, advance: (ms: number) => (now += ms) };
+  };
+
+  it('creates the auth file on first start, durably, with an empty session list', async () => {
+    const { deps } = setup();
+    const { startup } = await AuthService.open(deps, 'pw');
+    expect(startup).to.equal('created');
+    expect(deps.store.saved).to.deep.equal([{ version: 1, verifier: { kdf: 'scrypt', n: 2, r: 1, p: 1, salt: 's', hash: 'h(pw)' }, sessions: [] }]);
+  });
+
+  it('answers a login only once its session is durable, storing the hash, never the bearer', async () => {
+    const { deps } = setup();
+    const { service } = await AuthService.open(deps, 'pw');
+    const login = await service.login('pw', '10.0.0.1');
+    expect(login).to.deep.equal({ bearer: 'bearer-1', expires_at: '2026-01-31T00:00:00.000Z' });
+    expect(deps.store.saved.at(-1)!.sessions).to.deep.equal([{ bearer_hash: 'hash-1', created_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-31T00:00:00.000Z' }]);
+    expect(JSON.stringify(deps.store.saved)).not.to.include('bearer-1');
+    expect(service.authenticate('Bearer bearer-1').bearer_hash).to.equal('hash-1');
+  });
+
+  it('a login whose session cannot be written fails and grants nothing', async () => {
+    const { deps } = setup();
+    const { service } = await AuthService.open(deps, 'pw');
+    deps.store.failNextSave = true;
+    const error = await rejectionOf(() => service.login('pw', 'c'));
+    expect((error as unknown as Error).message).to.include('ENOSPC');
+    expect((await rejectionOf(() => Promise.resolve().then(() => service.authenticate('Bearer bearer-1')))).code).to.equal('AUTH_INVALID');
+    expect((await service.login('pw', 'c')).bearer).to.equal('bearer-2');
+  });
+
+  it('refuses missing, malformed, unknown and expired bearers with AUTH_INVALID', async () => {
+    const { deps, advance } = setup();
+    const { service } = await AuthService.open(deps, 'pw');
+    await service.login('pw', 'c');
+    const reasonOf = (header: string | undefined) => rejectionOf(() => Promise.resolve().then(() => service.authenticate(header)));
+    expect((await reasonOf(undefined)).details).to.deep.equal({ reason: 'missing' });
+    expect((await reasonOf('Basic abc')).details).to.deep.equal({ reason: 'missing' });
+    expect((await reasonOf('Bearer forged')).details).to.deep.equal({ reason: 'unknown' });
+    expect((await reasonOf('Bearer bearer-9')).details).to.deep.equal({ reason: 'unknown' });
+    advance(BEARER_LIFETIME_MS);
+    const expired = await reasonOf('Bearer bearer-1');
+    expect(expired.code).to.equal('AUTH_INVALID');
+    expect(expired.details).to.deep.equal({ reason: 'expired' });
+  });
+
+  it('drops expired sessions at the next write', async () => {
+    const { deps, advance } = setup();
+    const { service } = await AuthService.open(deps, 'pw');
+    await service.login('pw', 'c');
+    advance(BEARER_LIFETIME_MS + 1);
+    await service.login('pw', 'c');
+    expect(deps.store.saved.at(-1)!.sessions.map((session) => session.bearer_hash)).to.deep.equal(['hash-2']);
+  });
+
+  it('rate-limits failed logins per client before hashing: a blocked attempt never reaches the KDF', async () => {
+    const { deps, advance } = setup();
+    const { service } = await AuthService.open(deps, 'pw');
+    for (let attempt = 0; attempt < 3; attempt++) expect((await rejectionOf(() => service.login('wrong', 'attacker'))).details).to.deep.equal({ reason: 'password' });
+    const comparisons = deps.hasher.comparisons;
+    const blocked = await rejectionOf(() => service.login('pw', 'attacker'));
+    expect(blocked.code).to.equal('AUTH_INVALID');
+    expect(blocked.details).to.deep.include({ reason: 'rate-limited', retry_after_ms: 60_000 });
+    expect(deps.hasher.comparisons).to.equal(comparisons);
+    // Another client is not blocked; the window passes for the first.
+    expect((await service.login('pw', 'someone-else')).bearer).to.be.a('string');
+    advance(60_000);
+    expect((await service.login('pw', 'attacker')).bearer).to.be.a('string');
+  });
+
+  it('counts attempts in flight, so a burst of parallel guesses cannot outrun the limit', async () => {
+    const { deps } = setup();
+    const { service } = await AuthService.open(deps, 'pw');
+    const before = deps.hasher.comparisons;
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => service.login('wrong', 'burst')));
+    expect(results.every((result) => result.status === 'rejected')).to.equal(true);
+    expect(deps.hasher.comparisons - before).to.equal(3);
+  });
+
+  it('serializes concurrent logins: every session is kept', async () => {
+    const { deps } = setup();
+    const { service } = await AuthService.open(deps, 'pw');
+    const logins = await Promise.all(Array.from({ length: 10 }, (_, index) => service.login('pw', `client-${index}`)));
+    expect(deps.store.saved.at(-1)!.sessions).to.have.length(10);
+    for (const login of logins) expect(service.authenticate(`Bearer ${login.bearer}`)).to.be.an('object');
+  });
+
+  it('rotation (spec 5.5): a new password writes a new verifier and no sessions before the service exists', async () => {
+    const { deps } = setup();
+    const first = await AuthService.open(deps, 'old');
+    await first.service.login('old', 'c');
+    const { service, startup } = await AuthService.open(deps, 'new');
+    expect(startup).to.equal('rotated');
+    expect(deps.store.saved.at(-1)).to.deep.include({ sessions: [] });
+    expect(deps.store.saved.at(-1)!.verifier.hash).to.equal('h(new)');
+    expect((await rejectionOf(() => Promise.resolve().then(() => service.authenticate('Bearer bearer-1')))).code).to.equal('AUTH_INVALID');
+  });
+
+  it('a rotation that cannot be written fails startup, and the old file stays as it was', async () => {
+    const { deps } = setup();
+    await (await AuthService.open(deps, 'old')).service.login('old', 'c');
+    const before = structuredClone(deps.store.stored);
+    deps.store.failNextSave = true;
+    const error = await rejectionOf(() => AuthService.open(deps, 'new'));
+    expect((error as unknown as Error).message).to.include('ENOSPC');
+    expect(deps.store.stored).to.deep.equal(before);
+  });
+
+  it('a corrupt auth file stops startup with the recovery of spec 5.6, naming the file', async () => {
+    const { deps } = setup({ kind: 'corrupt', problem: 'not JSON' });
+    const error = await rejectionOf(() => AuthService.open(deps, 'pw'));
+    expect(error.code).to.equal('STORAGE_ERROR');
+    expect(error.details).to.deep.include({ cause: 'EINVALID', file: 'remote-auth.json', path: deps.store.location, problem: 'not JSON' });
+    expect(error.details.recovery).to.match(/move only that file aside/);
+    expect(deps.store.saved).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,203 @@
+import { expect } from 'chai';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Sandbox } from '../support/cli.js';
+import { fileTree, modeOf } from '../support/file-tree.js';
+import { ensureSystemdAnalyze, verifyUnit } from '../support/systemd.js';
+
+const SECRET_LINE = /^TASKDAG_SERVER_PASSWORD=([A-Za-z0-9_-]{43})$/m;
+
+describe('server init (spec 4.6)', function () {
+  this.timeout(60_000);
+  let sandbox: Sandbox;
+  let root: string;
+  const file = (name: string) => path.join(root, name);
+  const secretOf = () => SECRET_LINE.exec(readFileSync(file('server.env'), 'utf8'))?.[1];
+  beforeEach(() => {
+    sandbox = new Sandbox();
+    root = path.join(sandbox.root, 'srv');
+  });
+  afterEach(() => sandbox.remove());
+
+  it('--dry-run reports every file and action and writes nothing', async () => {
+    const result = await sandbox.ok(['server', 'init', '--root', root, '--dry-run']);
+    expect(result.dry_run).to.equal(true);
+    expect(result.files).to.deep.equal({ config: file('server.json'), env: file('server.env'), unit: file('taskdag-server.service') });
+    expect(result.actions.map((step: any) => [path.relative(root, step.path), step.action])).to.deep.equal([
+      ['', 'create'],
+      ['server.json', 'create'],
+      ['server.env', 'create'],
+      ['taskdag-server.service', 'create'],
+      ['data', 'create'],
+      ['state', 'create'],
+    ]);
+    expect(existsSync(root)).to.equal(false);
+  });
+
+  it('writes private files (0600) and directories (0700), a 32-byte base64url secret, and a unit systemd accepts', async function () {
+    this.timeout(600_000);
+    const result = await sandbox.ok(['server', 'init', '--root', root, '--host', '0.0.0.0', '--port', '8123']);
+    expect(result.files.unit).to.equal(file('taskdag-server.service'));
+    expect(result.secret).to.deep.equal({ source: 'generated' });
+    for (const name of ['server.json', 'server.env', 'taskdag-server.service']) expect(modeOf(file(name)), name).to.equal('600');
+    for (const name of ['', 'data', 'state']) expect(modeOf(file(name)), name).to.equal('700');
+    expect(Buffer.from(secretOf()!, 'base64url')).to.have.length(32);
+    expect(JSON.parse(readFileSync(file('server.json'), 'utf8'))).to.deep.equal({ ...result.config, version: 1, host: '0.0.0.0', port: 8123 });
+    expect(readFileSync(file('server.json'), 'utf8')).not.to.include(secretOf()!);
+
+    const unit = readFileSync(file('taskdag-server.service'), 'utf8');
+    expect(unit).to.include('ProtectSystem=strict\n').and.include('ProtectHome=true\n');
+    expect(unit).to.include(`ReadWritePaths=${file('data')} ${file('state')}\n`);
+    expect(unit).to.include(`EnvironmentFile=${file('server.env')}\n`);
+    expect(unit).to.match(new RegExp(`^ExecStart=${process.execPath} \\S+/dist/taskdag\\.js server run ${file('server.json')}$`, 'm'));
+    ensureSystemdAnalyze();
+    const verified = verifyUnit(file('taskdag-server.service'));
+    expect(verified.status, verified.output).to.equal(0);
+    expect(verified.output).to.equal('');
+  });
+
+  it('a re-run touches nothing (content, mode, mtime) and keeps the password; omitted flags keep server.json', async () => {
+    await sandbox.ok(['server', 'init', '--root', root, '--port', '8123']);
+    const before = fileTree(root);
+    const again = await sandbox.ok(['server', 'init', '--root', root]);
+    expect(again.actions.every((step: any) => step.action === 'keep')).to.equal(true);
+    expect(again.secret).to.deep.equal({ source: 'adopted' });
+    expect(again.config.port).to.equal(8123);
+    expect(fileTree(root)).to.deep.equal(before);
+  });
+
+  it('adopts a structurally valid hand-written server.env verbatim, comments and extra keys included', async () => {
+    mkdirSync(root, { mode: 0o700 });
+    const handWritten = '# chosen by the operator\nTASKDAG_SERVER_PASSWORD=correct-horse-battery-staple\n\nTASKDAG_SERVER_MAX_BODY_BYTES=1048576\n';
+    writeFileSync(file('server.env'), handWritten, { mode: 0o600 });
+    const result = await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none', '--print-secret']);
+    expect(result.secret).to.deep.equal({ source: 'adopted', value: 'correct-horse-battery-staple' });
+    expect(readFileSync(file('server.env'), 'utf8')).to.equal(handWritten);
+  });
+
+  it('never prints the secret without --print-secret, and prints the one in server.env with it', async () => {
+    const quiet = await sandbox.run(['server', 'init', '--root', root, '--unit', 'none']);
+    expect(quiet.stdout).not.to.include(secretOf()!);
+    expect(quiet.json.secret).to.deep.equal({ source: 'generated' });
+    const loud = await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none', '--print-secret']);
+    expect(loud.secret).to.deep.equal({ source: 'adopted', value: secretOf() });
+  });
+
+  it('--rotate-password rewrites only the secret: other lines, server.json and the unit stay as they were', async () => {
+    await sandbox.ok(['server', 'init', '--root', root]);
+    writeFileSync(file('server.env'), `${readFileSync(file('server.env'), 'utf8')}# tuned\nTASKDAG_SERVER_DRAIN_MS=2000\n`);
+    const envBefore = readFileSync(file('server.env'), 'utf8');
+    const oldSecret = secretOf()!;
+    const before = fileTree(root);
+    const result = await sandbox.ok(['server', 'init', '--root', root, '--rotate-password']);
+    expect(result.secret).to.deep.equal({ source: 'rotated' });
+    expect(secretOf()).to.match(/^[A-Za-z0-9_-]{43}$/).and.not.equal(oldSecret);
+    expect(readFileSync(file('server.env'), 'utf8')).to.equal(envBefore.replace(oldSecret, secretOf()!));
+    expect(modeOf(file('server.env'))).to.equal('600');
+    const after = fileTree(root);
+    for (const name of ['server.json', 'taskdag-server.service', 'data', 'state']) expect(after[name], name).to.deep.equal(before[name]);
+  });
+
+  it('refuses conflicting artifacts without --force and writes nothing; --force recreates only those and keeps the password', async () => {
+    await sandbox.ok(['server', 'init', '--root', root, '--port', '8123']);
+    const before = fileTree(root);
+    const refused = await sandbox.run(['server', 'init', '--root', root, '--port', '8124', '--data-root', path.join(sandbox.root, 'elsewhere')]);
+    expect(refused.code).to.equal(1);
+    expect(refused.json.error.code).to.equal('SERVER_SETUP_CONFLICT');
+    expect(refused.json.error.details.conflicts.map((conflict: any) => path.basename(conflict.path))).to.deep.equal(['server.json', 'taskdag-server.service']);
+    expect(fileTree(root)).to.deep.equal(before);
+    expect(existsSync(path.join(sandbox.root, 'elsewhere'))).to.equal(false);
+
+    const forced = await sandbox.ok(['server', 'init', '--root', root, '--port', '8124', '--force']);
+    expect(forced.actions.map((step: any) => [path.basename(step.path), step.action])).to.deep.include.members([
+      ['server.json', 'replace'],
+      ['server.env', 'keep'],
+      ['taskdag-server.service', 'keep'],
+    ]);
+    expect(forced.secret.source).to.equal('adopted');
+    expect(fileTree(root)['server.env']).to.deep.equal(before['server.env']);
+    expect(JSON.parse(readFileSync(file('server.json'), 'utf8')).port).to.equal(8124);
+  });
+
+  it('mints a new secret only with --force over a structurally invalid server.env', async () => {
+    await sandbox.ok(['server', 'init', '--root', root]);
+    writeFileSync(file('server.env'), 'TASKDAG_SERVER_PASSWORD="quoted value"\n');
+    const before = fileTree(root);
+    const refused = await sandbox.run(['server', 'init', '--root', root]);
+    expect(refused.json.error.code).to.equal('SERVER_SETUP_CONFLICT');
+    expect(refused.json.error.details.conflicts[0].reason).to.match(/structurally invalid/);
+    expect(fileTree(root)).to.deep.equal(before);
+    const forced = await sandbox.ok(['server', 'init', '--root', root, '--force']);
+    expect(forced.secret).to.deep.equal({ source: 'regenerated' });
+    expect(secretOf()).to.match(/^[A-Za-z0-9_-]{43}$/);
+    expect(fileTree(root)['server.json']).to.deep.equal(before['server.json']);
+  });
+
+  it('regenerates with --force a unit whose start command is not `server run` (a pre-single-binary unit)', async () => {
+    await sandbox.ok(['server', 'init', '--root', root]);
+    const current = readFileSync(file('taskdag-server.service'), 'utf8');
+    writeFileSync(file('taskdag-server.service'), current.replace(/^ExecStart=.*$/m, 'ExecStart=/usr/bin/node /opt/taskdag/server.js'));
+    const refused = await sandbox.run(['server', 'init', '--root', root]);
+    expect(refused.json.error.code).to.equal('SERVER_SETUP_CONFLICT');
+    expect(refused.json.error.details.conflicts).to.deep.equal([
+      { path: file('taskdag-server.service'), reason: 'its start command is not `server run` (a unit from before the single-binary runtime): regenerate it' },
+    ]);
+    await sandbox.ok(['server', 'init', '--root', root, '--force']);
+    expect(readFileSync(file('taskdag-server.service'), 'utf8')).to.equal(current);
+  });
+
+  it('--unit none writes no unit; --service-user prints ownership commands and runs none; --allow-missing-paths creates no directories', async () => {
+    const result = await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none', '--service-user', 'taskdag', '--allow-missing-paths']);
+    expect(result.files.unit).to.equal(null);
+    expect(existsSync(file('taskdag-server.service'))).to.equal(false);
+    expect(result.ownership).to.deep.equal([
+      `sudo chown taskdag: ${root} ${file('server.json')} ${file('server.env')}`,
+      `sudo chown -R taskdag: ${file('data')} ${file('state')}`,
+    ]);
+    expect(result.actions.filter((step: any) => step.action === 'defer').map((step: any) => step.path)).to.deep.equal([file('data'), file('state')]);
+    expect(existsSync(file('data')) || existsSync(file('state'))).to.equal(false);
+  });
+
+  it('puts User= in the unit for --service-user, which systemd still accepts', async function () {
+    this.timeout(600_000);
+    const result = await sandbox.ok(['server', 'init', '--root', root, '--service-user', 'nobody']);
+    expect(result.ownership).to.deep.equal([`sudo chown nobody: ${root} ${file('server.json')}`, `sudo chown -R nobody: ${file('data')} ${file('state')}`]);
+    expect(readFileSync(file('taskdag-server.service'), 'utf8')).to.include('\nUser=nobody\n');
+    // A re-run without the flag keeps the unit's user, like every other option left out.
+    const before = fileTree(root);
+    expect((await sandbox.ok(['server', 'init', '--root', root])).actions.every((step: any) => step.action === 'keep')).to.equal(true);
+    expect(fileTree(root)).to.deep.equal(before);
+    ensureSystemdAnalyze();
+    const verified = verifyUnit(file('taskdag-server.service'));
+    expect(verified.status, verified.output).to.equal(0);
+  });
+
+  it('refuses bad options with a clear error and creates nothing', async () => {
+    const cases: [string[], string, Record<string, unknown>][] = [
+      [['--root', '/home/taskdag-srv'], 'INVALID_ARGUMENT', { field: 'root', hidden_by: 'ProtectHome=true' }],
+      [['--root', root, '--data-root', '/root/taskdag-data'], 'INVALID_ARGUMENT', { field: 'dataRoot' }],
+      [['--root', root, '--port', '70000'], 'INVALID_ARGUMENT', { flag: '--port' }],
+      [['--root', root, '--port', 'http'], 'INVALID_ARGUMENT', { flag: '--port' }],
+      [['--root', root, '--host', ''], 'INVALID_ARGUMENT', { flag: '--host' }],
+      [['--root', root, '--unit', 'upstart'], 'INVALID_ARGUMENT', {}],
+      [['--root', root, '--service-user', 'bad user'], 'INVALID_ARGUMENT', { flag: '--service-user' }],
+      [['--root', root, '--state-home', path.join(root, 'data')], 'INVALID_ARGUMENT', { flag: '--state-home' }],
+    ];
+    for (const [args, code, details] of cases) {
+      const result = await sandbox.run(['server', 'init', ...args]);
+      expect(result.code, args.join(' ')).to.equal(1);
+      expect(result.json.error.code, args.join(' ')).to.equal(code);
+      expect(result.json.error.details, args.join(' ')).to.deep.include(details);
+    }
+    expect(existsSync(root) || existsSync('/home/taskdag-srv') || existsSync('/root/taskdag-data')).to.equal(false);
+  });
+
+  it('refuses, even with --force, a data root that exists and is not a directory', async () => {
+    mkdirSync(root, { mode: 0o700 });
+    writeFileSync(file('data'), 'not a directory');
+    const result = await sandbox.run(['server', 'init', '--root', root, '--force']);
+    expect(result.json.error.code).to.equal('SERVER_SETUP_CONFLICT');
+    expect(result.json.error.details.conflicts).to.deep.equal([{ path: file('data'), reason: 'exists and is not a directory' }]);
+    expect(Object.keys(fileTree(root))).to.deep.equal(['data']);
+  });
+});

@@ -1,0 +1,147 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { runCli, Sandbox } from '../support/cli.js';
+import { modeOf } from '../support/file-tree.js';
+import { initServerRoot, login, request, startServer, type RunningServer } from '../support/server-process.js';
+
+describe('server run (spec 4.6, 5.3)', function () {
+  this.timeout(60_000);
+  let sandbox: Sandbox;
+  const servers: RunningServer[] = [];
+  const start = async (config: string, env: Record<string, string | undefined>) => {
+    const server = await startServer(sandbox, config, env);
+    servers.push(server);
+    return server;
+  };
+  beforeEach(() => {
+    sandbox = new Sandbox();
+  });
+  afterEach(async () => {
+    for (const server of servers.splice(0)) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
+    sandbox.remove();
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`prints one JSON line with the real port, serves, and on ${signal} releases the lock and exits 0`, async () => {
+      const { root, config, env } = await initServerRoot(sandbox);
+      const server = await start(config, env);
+      expect(server.output().stdout).to.equal(`${JSON.stringify({ ok: true, host: '127.0.0.1', port: server.port })}\n`);
+      expect(server.port).to.be.above(0);
+      expect((await login(server.origin, env.TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
+      expect(await server.stop(signal)).to.deep.equal({ code: 0, signal: null });
+      const { stdout, stderr } = server.output();
+      expect(stdout.split('\n').filter(Boolean)).to.have.length(1);
+      expect(`${stdout}${stderr}`).not.to.include(env.TASKDAG_SERVER_PASSWORD!);
+      expect(modeOf(path.join(root, 'state', 'remote-auth.json'))).to.equal('600');
+      expect(modeOf(path.join(root, 'state', '.server.lock'))).to.equal('600');
+      // The lock went with the process: the same state home serves again.
+      const again = await start(config, env);
+      expect((await login(again.origin, env.TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
+    });
+  }
+
+  it('refuses to start without the password, with a bad one, or with an out-of-range setting, creating nothing', async () => {
+    const { root, config, env } = await initServerRoot(sandbox);
+    const cases: [Record<string, string | undefined>, string, Record<string, unknown>][] = [
+      [{}, 'MISSING_FIELD', { field: 'TASKDAG_SERVER_PASSWORD' }],
+      [{ TASKDAG_SERVER_PASSWORD: '' }, 'MISSING_FIELD', { field: 'TASKDAG_SERVER_PASSWORD' }],
+      [{ TASKDAG_SERVER_PASSWORD: 'has space' }, 'INVALID_ARGUMENT', { field: 'TASKDAG_SERVER_PASSWORD' }],
+      [{ ...env, TASKDAG_SERVER_MAX_BODY_BYTES: '12abc' }, 'INVALID_ARGUMENT', {}],
+      [{ ...env, TASKDAG_SERVER_DRAIN_MS: '999999999' }, 'INVALID_ARGUMENT', {}],
+    ];
+    for (const [extra, code, details] of cases) {
+      const result = await sandbox.run(['server', 'run', config], { env: extra });
+      const label = `${JSON.stringify(extra)} -> ${result.stdout}${result.stderr}`;
+      expect(result.code, label).to.equal(1);
+      expect(result.json.error.code, label).to.equal(code);
+      expect(result.json.error.details, label).to.deep.include(details);
+    }
+    expect(existsSync(path.join(root, 'state', 'remote-auth.json'))).to.equal(false);
+    expect(existsSync(path.join(root, 'state', '.server.lock'))).to.equal(false);
+  });
+
+  it('takes the password only from the environment: never from argv', async () => {
+    const { config, env } = await initServerRoot(sandbox);
+    const result = await sandbox.run(['server', 'run', config, env.TASKDAG_SERVER_PASSWORD!]);
+    expect(result.code).to.equal(1);
+    expect(result.json.error.code).to.equal('INVALID_ARGUMENT');
+  });
+
+  it('refuses a missing configuration or storage directory, and never creates them', async () => {
+    const { root, config, env } = await initServerRoot(sandbox);
+    const missingConfig = await sandbox.run(['server', 'run', path.join(sandbox.root, 'none.json')], { env });
+    expect(missingConfig.json.error).to.deep.include({ code: 'STORAGE_ERROR' });
+    expect(missingConfig.json.error.details.cause).to.equal('ENOENT');
+    rmSync(path.join(root, 'data'), { recursive: true });
+    const missingData = await sandbox.run(['server', 'run', config], { env });
+    expect(missingData.json.error.code).to.equal('STORAGE_ERROR');
+    expect(missingData.json.error.details.path).to.equal(path.join(root, 'data'));
+    expect(existsSync(path.join(root, 'data'))).to.equal(false);
+    const noConfig = await sandbox.run(['server', 'run'], { env });
+    expect(noConfig.json.error).to.deep.include({ code: 'MISSING_FIELD' });
+  });
+
+  it('a second server on the same state home fails with SERVER_ALREADY_RUNNING before listening; the first keeps serving', async () => {
+    const { config, env } = await initServerRoot(sandbox);
+    const first = await start(config, env);
+    const second = await sandbox.run(['server', 'run', config], { env });
+    expect(second.code).to.equal(1);
+    expect(second.json.error.code).to.equal('SERVER_ALREADY_RUNNING');
+    expect((await login(first.origin, env.TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
+  });
+
+  it('a port another process holds fails with SERVER_BIND_FAILED and releases the lock', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (holder.address() as net.AddressInfo).port;
+      const { config, env } = await initServerRoot(sandbox, 'srv', []);
+      await sandbox.ok(['server', 'init', '--root', path.dirname(config), '--unit', 'none', '--port', String(port), '--force']);
+      const refused = await sandbox.run(['server', 'run', config], { env });
+      expect(refused.json.error).to.deep.include({ code: 'SERVER_BIND_FAILED' });
+      expect(refused.json.error.details).to.deep.include({ cause: 'EADDRINUSE', port });
+      await sandbox.ok(['server', 'init', '--root', path.dirname(config), '--unit', 'none', '--port', '0', '--force']);
+      await start(config, env);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it("runs from the start command server setup prints for --unit none (the env file sourced by a shell)", async () => {
+    const root = path.join(sandbox.root, 'srv');
+    const setup = await sandbox.ok(['server', 'setup', '--root', root, '--unit', 'none', '--port', '0']);
+    const startLine: string = setup.next_steps[0];
+    expect(startLine).to.match(/^sh -c '/);
+    const child = spawn('/bin/sh', ['-c', startLine.slice("sh -c '".length, -1)], { env: sandbox.env() as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const line = await new Promise<string>((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk))));
+    const { port } = JSON.parse(line);
+    const password = /TASKDAG_SERVER_PASSWORD=(\S+)/.exec(readFileSync(path.join(root, 'server.env'), 'utf8'))![1]!;
+    expect((await login(`http://127.0.0.1:${port}`, password)).status).to.equal(200);
+    child.kill('SIGTERM');
+    expect(await new Promise((resolve) => child.once('exit', (code) => resolve(code)))).to.equal(0);
+  });
+
+  it("runs from the unit's ExecStart= with its EnvironmentFile=, as systemd would start it", async () => {
+    const root = path.join(sandbox.root, 'srv');
+    await sandbox.ok(['server', 'init', '--root', root, '--port', '0']);
+    const unit = readFileSync(path.join(root, 'taskdag-server.service'), 'utf8');
+    const [node, tool, ...args] = /^ExecStart=(.*)$/m.exec(unit)![1]!.split(' ');
+    const envFile = /^EnvironmentFile=(.*)$/m.exec(unit)![1]!;
+    const env = Object.fromEntries(readFileSync(envFile, 'utf8').split('\n').filter((line) => /^[A-Z_]+=/.test(line)).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    expect(args.slice(0, 2)).to.deep.equal(['server', 'run']);
+    const child = spawn(node!, [tool!, ...args], { env: sandbox.env(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const { port } = JSON.parse(await new Promise<string>((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk)))));
+    const answer = await request(`http://127.0.0.1:${port}`, 'POST', '/v1/auth/login', { body: { password: env.TASKDAG_SERVER_PASSWORD } });
+    expect(answer.status).to.equal(200);
+    child.kill('SIGTERM');
+    expect(await new Promise((resolve) => child.once('exit', (code) => resolve(code)))).to.equal(0);
+  });
+
+  it('the global help lists the four server commands', async () => {
+    const help = await runCli(['--help']);
+    for (const command of ['server init', 'server doctor', 'server setup', 'server run']) expect(help.stdout).to.include(`taskdag ${command}`);
+  });
+});
