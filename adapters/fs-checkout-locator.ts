@@ -1,12 +1,12 @@
 import fs from 'graceful-fs';
 import path from 'node:path';
 import { DomainError } from '../domain/errors.js';
+import { isProjectId } from '../domain/ids.js';
 import type { Backend, Checkout, CheckoutLocator } from '../application/ports/checkout.js';
 import { createFileExclusive, readTextIfExists } from './durable-files.js';
 import { storageError } from './storage-error.js';
 
 export const CHECKOUT_FILE = '.taskdag.json';
-const PROJECT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /**
  * Finds `.taskdag.json`: in the `--project` directory when one is given, otherwise in the working
@@ -63,7 +63,7 @@ function readCheckout(dir: string): Checkout | null {
     throw invalidCheckout(file, 'it is not JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidCheckout(file, 'it is not an object');
-  if (typeof value.project_id !== 'string' || !PROJECT_ID.test(value.project_id)) {
+  if (!isProjectId(value.project_id)) {
     throw invalidCheckout(file, 'project_id is missing or not a valid id');
   }
   return { root: dir, project_id: value.project_id, backend: readBackend(value.backend, file) };

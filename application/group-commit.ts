@@ -13,6 +13,13 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/** The revision a commit produced, announced to whoever follows the project (live events). */
+export interface Committed {
+  revision: number;
+  fence_generation: number;
+}
+export type CommitListener = (project: string, committed: Committed) => void;
+
 type Outcome = { ok: true; result: unknown; changes: ChangeSet | null } | { ok: false; error: unknown };
 
 /**
@@ -27,7 +34,10 @@ export class GroupCommitDispatcher implements OperationDispatcher {
   private readonly local: LocalDispatcher;
   private readonly queues = new Map<string, ProjectQueue>();
 
-  constructor(private readonly services: DispatcherServices) {
+  constructor(
+    private readonly services: DispatcherServices,
+    private readonly onCommit: CommitListener = () => undefined,
+  ) {
     this.local = new LocalDispatcher(services);
   }
 
@@ -40,7 +50,7 @@ export class GroupCommitDispatcher implements OperationDispatcher {
   private queueOf(project: string): ProjectQueue {
     let queue = this.queues.get(project);
     if (!queue) {
-      queue = new ProjectQueue(this.services.stores.open(project), this.services);
+      queue = new ProjectQueue(this.services.stores.open(project), this.services, (committed) => this.onCommit(project, committed));
       this.queues.set(project, queue);
     }
     return queue;
@@ -54,6 +64,7 @@ class ProjectQueue {
   constructor(
     private readonly store: ProjectStore,
     private readonly services: Pick<DispatcherServices, 'clock' | 'ids'>,
+    private readonly committed: (committed: Committed) => void,
   ) {}
 
   submit(operation: GraphOperation, args: Pending['args'], agent: AgentName | null): Promise<unknown> {
@@ -72,11 +83,12 @@ class ProjectQueue {
       const group = this.pending;
       this.pending = [];
       try {
-        const outcomes = await this.store.transact((graph) => {
+        const { outcomes, changes, at } = await this.store.transact((graph) => {
           const outcomes = group.map((item) => this.runOne(graph, item));
-          const committed = outcomes.flatMap((outcome) => (outcome.ok && outcome.changes ? [outcome.changes] : []));
-          return { result: outcomes, changes: mergeChangeSets(committed) };
+          const changes = mergeChangeSets(outcomes.flatMap((outcome) => (outcome.ok && outcome.changes ? [outcome.changes] : [])));
+          return { result: { outcomes, changes, at: { revision: graph.revision, fence_generation: graph.fence_generation } }, changes };
         });
+        if (changes) this.committed(at);
         outcomes.forEach((outcome, index) => (outcome.ok ? group[index]!.resolve(outcome.result) : group[index]!.reject(outcome.error)));
       } catch (error) {
         // The commit itself failed (storage): nothing of the group is durable, so nobody succeeded.

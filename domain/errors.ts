@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   'SERVER_PREFLIGHT_FAILED',
   'SERVER_BIND_FAILED',
   'REQUEST_TOO_LARGE',
+  'PROJECT_NOT_FOUND',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -3,6 +3,12 @@ import type { Graph, NodeId, NodeType } from './model.js';
 
 const PREFIX: Record<NodeType, string> = { task: 'T-', gate: 'G-', knowledge: 'K-' };
 const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+const PROJECT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** A project id: 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit (a safe directory name). */
+export function isProjectId(value: unknown): value is string {
+  return typeof value === 'string' && PROJECT_ID.test(value);
+}
 const ATTEMPTS = 16;
 
 /** The 8 random characters after a generated id's prefix; ids and randomness come from outside. */

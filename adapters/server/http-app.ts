@@ -22,6 +22,8 @@ export interface HttpAppOptions extends RouteContext {
    * routes: /v1/projects and its live events). Each router's paths are absolute (`/v1/...`).
    */
   authenticated?: (context: RouteContext) => Router[];
+  /** Answers what no route did: the built web board (GET and HEAD outside /v1). */
+  board?: Koa.Middleware;
 }
 
 /**
@@ -47,5 +49,6 @@ export function buildHttpApp(options: HttpAppOptions): Koa {
     await (matched ? bearer(ctx, next) : next());
   });
   for (const router of guarded) app.use(router.routes());
+  if (options.board) app.use(options.board);
   return app;
 }

@@ -14,6 +14,11 @@ import { acquireServiceLock } from '../../adapters/server/service-lock.js';
 import { ShutdownHooks } from '../../adapters/server/shutdown-hooks.js';
 import { TweetnaclBearerTokens } from '../../adapters/server/tweetnacl-bearer-tokens.js';
 import { SystemClock } from '../../adapters/system-clock.js';
+import { boardFiles } from '../../adapters/server/board-files.js';
+import { projectRoutes } from '../../adapters/server/project-routes.js';
+import { SseHub } from '../../adapters/server/sse-hub.js';
+import { GroupCommitDispatcher } from '../../application/group-commit.js';
+import { fileServices } from '../local-services.js';
 
 export interface RunServerOptions {
   configPath: string;
@@ -51,7 +56,21 @@ export async function runServer(options: RunServerOptions): Promise<void> {
       uiRoot: config.uiRoot,
       setupRoot: path.dirname(options.configPath),
     });
-    const app = buildHttpApp({ auth, maxBodyBytes: settings.maxBodyBytes, shutdown, redactor, log });
+    const services = fileServices(config.dataRoot, path.dirname(options.configPath));
+    const hub = new SseHub();
+    shutdown.add(() => hub.close());
+    const dispatcher = new GroupCommitDispatcher(services, (project, committed) => hub.publish(project, committed));
+    const app = buildHttpApp({
+      auth,
+      maxBodyBytes: settings.maxBodyBytes,
+      shutdown,
+      redactor,
+      log,
+      authenticated: () => [
+        projectRoutes({ dispatcher, registry: services.registry, stores: services.stores, clock: services.clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes }),
+      ],
+      board: boardFiles(config.uiRoot),
+    });
     const server = await listen(app, config, settings, shutdown);
     process.stdout.write(`${JSON.stringify({ ok: true, host: server.host, port: server.port })}\n`);
     const signal = await nextSignal();

@@ -21,6 +21,7 @@ describe('errors (spec 7)', () => {
       'SERVER_PREFLIGHT_FAILED',
       'SERVER_BIND_FAILED',
       'REQUEST_TOO_LARGE',
+      'PROJECT_NOT_FOUND',
     ]);
     expect(new Set(ERROR_CODES).size).to.equal(ERROR_CODES.length);
   });

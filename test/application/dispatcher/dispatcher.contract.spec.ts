@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { LocalDispatcher } from '../../../application/dispatcher.js';
 import { GroupCommitDispatcher } from '../../../application/group-commit.js';
-import { fileServices, localDispatcher } from '../../../entrypoints/cli/compose.js';
+import { fileServices, localDispatcher } from '../../../entrypoints/local-services.js';
 import { dispatcherContract } from '../../support/dispatcher-contract.js';
 import { inMemoryServices } from '../../support/services.js';
 

@@ -1,0 +1,101 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { OperationDispatcher, OperationRequest } from '../../application/operation.js';
+import { DomainError, ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
+
+export const PROTOCOL_HEADER = 'X-Taskdag-Protocol-Version';
+export const PROTOCOL_VERSION = '1';
+/** How long one request may take before it counts as failed (docs/remote.md). */
+export const DEFAULT_REMOTE_TIMEOUT_MS = 30_000;
+
+export interface RemoteOptions {
+  /** The server origin, `http(s)://host:port`, with any base path. */
+  origin: string;
+  bearer: string | null;
+  timeoutMs?: number;
+}
+
+/**
+ * Runs operations on a taskdag server (docs/http-api.md): `POST /v1/projects/:project/ops/:name`
+ * with `{args, agent}` and the bearer. The server's failure envelope comes back as the same
+ * DomainError a local run throws; anything else that goes wrong (refused, reset, timed out, not
+ * our JSON) is REMOTE_REQUEST_FAILED with the cause in `details`. Never a local fallback.
+ */
+export class HttpRemoteDispatcher implements OperationDispatcher {
+  private readonly agent: http.Agent;
+
+  constructor(private readonly options: RemoteOptions) {
+    const secure = new URL(options.origin).protocol === 'https:';
+    this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+  }
+
+  async dispatch(request: OperationRequest): Promise<unknown> {
+    if (request.project === null) {
+      throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', `${request.operation} runs on this machine, not on a server`, { operation: request.operation });
+    }
+    const route = `/v1/projects/${encodeURIComponent(request.project)}/ops/${encodeURIComponent(request.operation)}`;
+    return this.post(route, { args: request.args, agent: request.agent });
+  }
+
+  /** One JSON request; resolves to the body of a 2xx answer, throws the envelope of any other. */
+  async post(route: string, body: unknown): Promise<unknown> {
+    const { status, text } = await this.send('POST', route, JSON.stringify(body));
+    return this.answer(route, status, text);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private answer(route: string, status: number, text: string): unknown {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw failed(`The server answered ${route} with something that is not JSON (HTTP ${status})`, { cause: 'EBADRESPONSE', status });
+    }
+    if (status >= 200 && status < 300) return json;
+    const error = (json as { ok?: unknown; error?: { code?: unknown; message?: unknown; details?: unknown } }).error;
+    if ((json as { ok?: unknown }).ok === false && error && ERROR_CODES.includes(error.code as ErrorCode) && typeof error.message === 'string') {
+      throw new DomainError(error.code as ErrorCode, error.message, isObject(error.details) ? error.details : {});
+    }
+    throw failed(`The server answered ${route} with HTTP ${status} and no taskdag error`, { cause: 'EBADRESPONSE', status });
+  }
+
+  private send(method: string, route: string, body: string): Promise<{ status: number; text: string }> {
+    const url = new URL(route.replace(/^\//, ''), this.options.origin.endsWith('/') ? this.options.origin : `${this.options.origin}/`);
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
+    const headers: Record<string, string> = {
+      [PROTOCOL_HEADER]: PROTOCOL_VERSION,
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(body)),
+    };
+    if (this.options.bearer) headers.Authorization = `Bearer ${this.options.bearer}`;
+    const transport = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const outgoing = transport.request(url, { method, headers, agent: this.agent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', (error) => reject(failed(`The answer from ${url.origin} was cut off: ${error.message}`, { cause: causeOf(error) })));
+      });
+      outgoing.setTimeout(timeoutMs, () => outgoing.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+      outgoing.on('error', (error) =>
+        reject(failed(`Cannot reach the taskdag server at ${url.origin}: ${error.message}`, { cause: causeOf(error), origin: url.origin, timeout_ms: timeoutMs })),
+      );
+      outgoing.end(body);
+    });
+  }
+}
+
+function failed(message: string, details: Record<string, unknown>): DomainError {
+  return new DomainError('REMOTE_REQUEST_FAILED', message, details);
+}
+
+function causeOf(error: Error): string {
+  return (error as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,31 @@
+import os from 'node:os';
+import path from 'node:path';
+import { LocalDispatcher, type DispatcherServices } from '../application/dispatcher.js';
+import { OPERATIONS } from '../application/operations/index.js';
+import { OperationRegistry } from '../application/registry.js';
+import { stateDirectoryLock } from '../adapters/flock-project-lock.js';
+import { FsProjectStoreFactory } from '../adapters/fs-project-store.js';
+import { KernelRandomIdSource } from '../adapters/kernel-random-id-source.js';
+import { SystemClock } from '../adapters/system-clock.js';
+import { serverHostPorts } from './cli/server-host.js';
+
+/** `$TASKDAG_HOME`, else `~/.taskdag`. */
+export function taskdagHome(env: Record<string, string | undefined>): string {
+  return env.TASKDAG_HOME && env.TASKDAG_HOME !== '' ? path.resolve(env.TASKDAG_HOME) : path.join(os.homedir(), '.taskdag');
+}
+
+/** What runs operations on the files under `home`: the stores, the clock, ids and every operation. */
+export function fileServices(home: string, cwd = process.cwd()): DispatcherServices {
+  return {
+    stores: new FsProjectStoreFactory(home, stateDirectoryLock),
+    clock: new SystemClock(),
+    ids: new KernelRandomIdSource(),
+    registry: new OperationRegistry(OPERATIONS),
+    host: { cwd, system: serverHostPorts },
+  };
+}
+
+/** Local mode over the files under `home`, for the command line and the library alike. */
+export function localDispatcher(home: string, cwd?: string): LocalDispatcher {
+  return new LocalDispatcher(fileServices(home, cwd));
+}
