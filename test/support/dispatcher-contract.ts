@@ -9,6 +9,8 @@ export interface DispatcherUnderTest {
   dispatcher: OperationDispatcher;
   /** A project with no state yet: the suite runs `init` first. */
   project: string;
+  /** A server behind HTTP: what it does not offer remotely must answer REMOTE_UNSUPPORTED_OPERATION. */
+  remote?: boolean;
   cleanup(): Promise<void> | void;
 }
 
@@ -61,8 +63,14 @@ export function dispatcherContract(name: string, open: () => Promise<DispatcherU
     });
     afterEach(async () => sut.cleanup());
 
+    /** What only local mode offers: remotely it must be refused, changing nothing. */
+    const localOnly = async (operation: string, args: Record<string, unknown>, agent: AgentName | null = 'alice') => {
+      expect((await failing(operation, args, agent)).code, operation).to.equal('REMOTE_UNSUPPORTED_OPERATION');
+    };
+
     it('init: creates once, then changes nothing; --force needs an agent and snapshots what it resets', async () => {
       expect(await run('init')).to.include({ created: false });
+      if (sut.remote) return localOnly('init', { force: true });
       expect((await failing('init', { force: true }, null)).code).to.equal('MISSING_AGENT');
       const reset = await run('init', { force: true });
       expect(reset.created).to.equal(true);
@@ -158,6 +166,10 @@ export function dispatcherContract(name: string, open: () => Promise<DispatcherU
       const failed = await failing('batch', { operations: [{ op: 'add-task', args: task('T-2') }, { op: 'add-task', args: task('T-1') }] });
       expect(failed.code).to.equal('BATCH_OPERATION_FAILED');
       expect(failed.details).to.include({ index: 1 });
+      if (sut.remote) {
+        await localOnly('snapshots', {});
+        return localOnly('restore', { snapshot_id: 'any' });
+      }
       const { snapshot } = await run('init', { force: true });
       expect((await run('restore', { snapshot_id: snapshot.id })).snapshot.id).to.equal(snapshot.id);
       expect(Object.keys((await run('state')).nodes)).to.deep.equal(['T-1']);
@@ -165,6 +177,7 @@ export function dispatcherContract(name: string, open: () => Promise<DispatcherU
     });
 
     it('host: migrate --dry-run reports the project as schema 1 and writes nothing', async () => {
+      if (sut.remote) return localOnly('migrate', { dry_run: true }, null);
       const result = await run('migrate', { dry_run: true }, null);
       expect(result.projects.map((project: any) => [project.form, project.action])).to.deep.equal([['schema-1', 'none']]);
     });
