@@ -7,6 +7,7 @@ import type { ProjectLock } from '../application/ports/project-lock.js';
 import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
 import { fsyncDirectory, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { encodeCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint-file.js';
+import { encodeRecord, readRecords } from './ledger-records.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
@@ -26,9 +27,10 @@ const CHECKPOINT_EVERY_BYTES = 256 * 1024;
 
 /**
  * Local state: `tasks.json` is a checkpoint of the graph, and an append-only ledger holds every
- * committed change set (and so the log) after it, one JSON line each. A commit is one fsynced
- * append: its cost follows the change, not the history. A torn last line (a crash mid-append) is
- * ignored on read and cut off by the next writer. Replacing the state whole writes a new ledger
+ * committed change set (and so the log) after it, one self-validating record each (see
+ * ledger-records.ts). A commit is one fsynced append: its cost follows the change, not the
+ * history. An invalid last record (a crash mid-append) is ignored on read and cut off by the next
+ * writer; an invalid record followed by valid ones is damage, reported and never cut. Replacing the state whole writes a new ledger
  * under a new name and then the checkpoint that points at it; that rename is the commit.
  * Snapshots live beside the state, in `snapshots/`. Everything read is plain data, parsed whole
  * under the lock, so it outlives the lock and survives `structuredClone`.
@@ -105,7 +107,7 @@ export class FsProjectStore implements ProjectStore {
       const { log, ...graph } = state;
       const ledgerFile = `ledger.${(this.currentGeneration() ?? 0) + 1}.jsonl`;
       const base: ChangeSet = { revision: graph.revision, log, nodes: {}, edges: [], initiatives: {} };
-      const line = Buffer.from(JSON.stringify(base) + '\n');
+      const line = encodeRecord(base);
       removeLeftoverTempFiles(this.location);
       writeFileAtomic(path.join(this.location, ledgerFile), line);
       writeFileAtomic(this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }));
@@ -137,14 +139,12 @@ export class FsProjectStore implements ProjectStore {
       throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
     }
     const graph = checkpoint.graph;
-    let offset = 0;
-    for (let newline = bytes.indexOf(10); newline >= 0; newline = bytes.indexOf(10, offset)) {
-      const changes = parseLedgerLine(bytes.subarray(offset, newline), ledgerPath);
+    const { records, end } = readRecords(bytes, ledgerPath, checkpoint.ledger.bytes);
+    for (const changes of records) {
       if (changes.revision <= graph.revision) throw invalidFile(ledgerPath, `revision ${changes.revision} is out of order`);
       applyChangeSet(graph, changes);
-      offset = newline + 1;
     }
-    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + offset, tail: offset };
+    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, tail: end };
   }
 
   private openCheckpoint(): Checkpoint {
@@ -203,17 +203,15 @@ export class FsProjectStore implements ProjectStore {
       throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
     }
     const log: LogEntry[] = [];
-    let offset = 0;
-    for (let newline = text.indexOf(10); newline >= 0; newline = text.indexOf(10, offset)) {
-      for (const entry of parseLedgerLine(text.subarray(offset, newline), ledgerPath).log) log.push(entry);
-      offset = newline + 1;
-    }
+    const { records, end } = readRecords(text, ledgerPath);
+    if (end !== text.length) throw invalidFile(ledgerPath, `the ledger record at byte ${end}, before the checkpoint's position, is invalid`);
+    for (const changes of records) for (const entry of changes.log) log.push(entry);
     return log;
   }
 
   private commit(loaded: Loaded, changes: ChangeSet): void {
     const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
-    const line = Buffer.from(JSON.stringify(changes) + '\n');
+    const line = encodeRecord(changes);
     try {
       const fd = fs.openSync(ledgerPath, 'r+');
       try {
@@ -306,30 +304,6 @@ function readFrom(file: string, start: number): Buffer {
   } finally {
     fs.closeSync(fd);
   }
-}
-
-function parseLedgerLine(bytes: Buffer, file: string): ChangeSet {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw invalidFile(file, 'a committed ledger line is not JSON');
-  }
-  if (!isChangeSetShape(value)) throw invalidFile(file, 'a committed ledger line is malformed');
-  return value;
-}
-
-function isChangeSetShape(value: unknown): value is ChangeSet {
-  const isRecord = (field: unknown) => typeof field === 'object' && field !== null && !Array.isArray(field);
-  if (!isRecord(value)) return false;
-  const changes = value as Record<string, unknown>;
-  return (
-    Number.isInteger(changes.revision) &&
-    Array.isArray(changes.log) &&
-    isRecord(changes.nodes) &&
-    isRecord(changes.initiatives) &&
-    Array.isArray(changes.edges)
-  );
 }
 
 function writeAllAt(fd: number, buffer: Buffer, position: number): void {
