@@ -167,6 +167,16 @@ describe('snapshots, init --force and restore (spec 2.5, 4.4)', () => {
       ['an edge to a missing node', (state) => state.edges.push({ from: 'T-1', to: 'T-404', type: 'BLOCKS' })],
       ['a log entry without a timestamp', (state) => delete state.log[0].at],
       ['log revisions out of order', (state) => (state.log[0].revision = 99)],
+      ['a revision of 2^53+1', (state) => (state.revision = 2 ** 53 + 1)],
+      [
+        'a BLOCKS cycle',
+        (state) => {
+          state.nodes['T-0'] = { ...state.nodes['T-1'], id: 'T-0' };
+          state.edges.push({ from: 'T-1', to: 'T-0', type: 'BLOCKS' }, { from: 'T-0', to: 'T-1', type: 'BLOCKS' });
+        },
+      ],
+      ['a node id ../x', (state) => (state.nodes['../x'] = { ...state.nodes['T-1'], id: '../x' })],
+      ['an unknown node field', (state) => (state.nodes['T-1'].owner = 'eve')],
     ];
     for (const [problem, edit] of brokenStates) {
       it(`for a snapshot whose state has ${problem}, even with a matching sha256`, async () => {
