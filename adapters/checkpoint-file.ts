@@ -105,6 +105,19 @@ function lineAt(section: Buffer, ends: number[], position: number): Buffer {
   return section.subarray(position === 0 ? 0 : ends[position - 1]! + 1, ends[position]!);
 }
 
+/** What a damaged checkpoint's header still tells, if its header is intact: for salvage, never for loading. */
+export function salvageHeader(bytes: Buffer): { revision?: unknown; fence_generation?: unknown; ledger?: { file?: unknown } } | null {
+  try {
+    const prefix = bytes.toString('latin1', 0, PREFIX_BYTES);
+    if (!prefix.startsWith(MAGIC)) return null;
+    const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
+    const header: unknown = JSON.parse(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
+    return typeof header === 'object' && header !== null ? header : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A JSON document here is a state from before schema 1 (or a hand edit): say how to import it. */
 function notACheckpoint(start: string): string {
   return start.trimStart().startsWith('{')

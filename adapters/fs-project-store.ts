@@ -4,10 +4,10 @@ import { DomainError, isDomainError } from '../domain/errors.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import type { Graph, LogEntry, State } from '../domain/model.js';
 import type { ProjectLock } from '../application/ports/project-lock.js';
-import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
-import { fsyncDirectory, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
-import { encodeCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint-file.js';
-import { encodeRecord, readRecords } from './ledger-records.js';
+import type { ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
+import { fsyncDirectory, readIfExists, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
+import { encodeCheckpoint, readCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
+import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
@@ -73,8 +73,15 @@ export class FsProjectStore implements ProjectStore {
   rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {
     this.ensureDirectory();
     return this.lock.withLock('exclusive', async () => {
-      const { result, state } = await work(this.storedState());
-      if (state) this.writeWhole(state);
+      const current = this.storedState();
+      const snapshotsBefore = this.snapshots.taken;
+      const { result, state } = await work(current);
+      if (!state) return result;
+      this.assertReplaceable(state, current);
+      if (current.kind === 'unreadable' && this.snapshots.taken === snapshotsBefore) {
+        await this.snapshots.take('corrupt-recovery', current, new Date().toISOString());
+      }
+      this.writeWhole(state);
       return result;
     });
   }
@@ -87,26 +94,69 @@ export class FsProjectStore implements ProjectStore {
     return this.lock.withLock('shared', () => this.storedState(), { create: false });
   }
 
+  /** Absent only when neither a checkpoint nor a ledger is there: ledgers alone are a damaged state. */
   private storedState(): StoredState {
     const text = this.readCheckpointText();
-    if (text === null) return { kind: 'absent' };
+    if (text === null && this.ledgerFiles().length === 0) return { kind: 'absent' };
     try {
       return { kind: 'valid', state: this.loadState(this.load()) };
     } catch (error) {
       // A state that does not parse or whose ledger is gone is unreadable; an OS failure is not.
       const cause = isDomainError(error) ? error.details.cause : undefined;
-      if (isDomainError(error) && (cause === 'EINVALID' || cause === 'ENOENT')) return { kind: 'unreadable', text, error };
+      if (isDomainError(error) && (cause === 'EINVALID' || cause === 'ENOENT')) {
+        return { kind: 'unreadable', text: text ?? '', error, reached: this.reached() };
+      }
       throw error;
+    }
+  }
+
+  /** The highest revision and fence generation any of the files still shows. */
+  private reached(): Reached {
+    const reached = { revision: 0, fence_generation: 0 };
+    const header = this.salvagedHeader();
+    if (Number.isSafeInteger(header?.revision)) reached.revision = header!.revision as number;
+    if (Number.isSafeInteger(header?.fence_generation)) reached.fence_generation = header!.fence_generation as number;
+    for (const name of this.ledgerFiles()) {
+      const bytes = readIfExists(path.join(this.location, name));
+      if (!bytes) continue;
+      const inLedger = highestReached(bytes);
+      reached.revision = Math.max(reached.revision, inLedger.revision);
+      reached.fence_generation = Math.max(reached.fence_generation, inLedger.fence_generation);
+    }
+    return reached;
+  }
+
+  /** A replacement must load and must move (fence_generation, revision) forward. */
+  private assertReplaceable(state: State, current: StoredState): void {
+    assertStateShape(state, this.checkpointFile);
+    const reached = current.kind === 'valid' ? current.state : current.kind === 'unreadable' ? current.reached : null;
+    if (!reached) return;
+    const forward =
+      state.fence_generation > reached.fence_generation ||
+      (state.fence_generation === reached.fence_generation && state.revision > reached.revision);
+    if (!forward) {
+      throw new DomainError(
+        'STORAGE_ERROR',
+        `A replacement state at fence generation ${state.fence_generation}, revision ${state.revision} would go back from ${reached.fence_generation}, ${reached.revision}`,
+        { cause: 'EINVALID', path: this.checkpointFile, reached },
+      );
     }
   }
 
   /** Writes a new ledger generation holding the whole log, then the checkpoint that points at it. */
   private writeWhole(state: State): void {
-    assertStateShape(state, this.checkpointFile);
     try {
       const { log, ...graph } = state;
-      const ledgerFile = `ledger.${(this.currentGeneration() ?? 0) + 1}.jsonl`;
-      const base: ChangeSet = { revision: graph.revision, log, nodes: {}, edges: [], initiatives: {} };
+      const ledgerFile = `ledger.${this.highestGeneration() + 1}.jsonl`;
+      // The fence generation rides along in the base record, so it survives the checkpoint's loss.
+      const base: ChangeSet & { fence_generation: number } = {
+        revision: graph.revision,
+        log,
+        nodes: {},
+        edges: [],
+        initiatives: {},
+        fence_generation: graph.fence_generation,
+      };
       const line = encodeRecord(base);
       removeLeftoverTempFiles(this.location);
       writeFileAtomic(path.join(this.location, ledgerFile), line);
@@ -174,20 +224,36 @@ export class FsProjectStore implements ProjectStore {
   }
 
   private noState(): DomainError {
-    return new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, {
-      cause: 'ENOENT',
-      path: this.checkpointFile,
-      project_id: this.projectId,
-    });
+    const details = { cause: 'ENOENT', path: this.checkpointFile, project_id: this.projectId };
+    const ledgers = this.ledgerFiles();
+    if (ledgers.length === 0) return new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, details);
+    return new DomainError(
+      'STORAGE_ERROR',
+      `${this.checkpointFile} is missing beside ${ledgers.join(', ')}: the state is damaged (taskdag restore brings back a snapshot; taskdag init keeps these files as a corrupt-recovery snapshot and starts afresh)`,
+      { ...details, ledgers },
+    );
   }
 
-  /** The ledger generation of a readable checkpoint, if there is one. */
-  private currentGeneration(): number | null {
+  /** Ledger generation files present, whatever the checkpoint says. */
+  private ledgerFiles(): string[] {
     try {
-      return generationOf(readCheckpoint(this.checkpointFile).ledger.file);
-    } catch {
-      return null;
+      return fs.readdirSync(this.location).filter((name) => generationOf(name) !== null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw storageError('Cannot list the project directory', error, { path: this.location });
     }
+  }
+
+  /** Past every generation present or named by the checkpoint (readable or not): a name is never reused. */
+  private highestGeneration(): number {
+    const named = this.salvagedHeader()?.ledger?.file;
+    const names = [...this.ledgerFiles(), typeof named === 'string' ? named : ''];
+    return Math.max(0, ...names.map((name) => generationOf(name) ?? 0));
+  }
+
+  private salvagedHeader(): ReturnType<typeof salvageHeader> {
+    const bytes = readIfExists(this.checkpointFile);
+    return bytes ? salvageHeader(bytes) : null;
   }
 
   private loadState(loaded: Loaded): State {

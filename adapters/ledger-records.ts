@@ -56,6 +56,28 @@ export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
   return { records, end: offset };
 }
 
+/**
+ * The highest revision and fence generation of any intact record in `bytes` (the first record of
+ * a generation carries its fence generation), skipping damage wherever it is: for a ledger that
+ * no longer loads, what a replacement must move past. 0 when there is none.
+ */
+export function highestReached(bytes: Buffer): { revision: number; fence_generation: number } {
+  const highest = { revision: 0, fence_generation: 0 };
+  for (let at: number | null = 0; at !== null && at < bytes.length; ) {
+    const record = recordAt(bytes, at);
+    if (record === null) {
+      at = nextValidRecord(bytes, at + 1);
+      continue;
+    }
+    const value = (record.value ?? {}) as Record<string, unknown>;
+    for (const field of ['revision', 'fence_generation'] as const) {
+      if (Number.isSafeInteger(value[field])) highest[field] = Math.max(highest[field], value[field] as number);
+    }
+    at = record.end;
+  }
+  return highest;
+}
+
 /** The record starting at `offset` and where it ends, or null when none is complete and intact there. */
 function recordAt(bytes: Buffer, offset: number): { value: unknown; end: number } | null {
   if (bytes[offset] !== 0x7b) return null;

@@ -28,7 +28,7 @@ export const restore: ProjectOperation<RestoreArgs, { snapshot: SnapshotMetadata
       const { metadata, state } = await store.snapshots.load(args.snapshot_id);
       const now = services.clock.now();
       if (current.kind !== 'absent') await store.snapshots.take('pre-restore', current, now);
-      const displaced = current.kind === 'valid' ? current.state : null;
+      const displaced = current.kind === 'valid' ? current.state : current.kind === 'unreadable' ? current.reached : null;
       return {
         result: { snapshot: metadata },
         state: restoredState(state, displaced, { snapshot: metadata.id, at: now, by }),

@@ -195,4 +195,21 @@ describe('snapshots, init --force and restore (spec 2.5, 4.4)', () => {
     const [preRestore] = (await sandbox.ok(['snapshots'])).snapshots;
     expect(readFileSync(snapshotFile(preRestore.id, '.state.json'), 'utf8')).to.equal('garbage');
   });
+
+  it('init after tasks.json is deleted keeps the ledger as a corrupt-recovery snapshot, and nothing goes back', async () => {
+    const before = JSON.parse(await state());
+    rmSync(path.join(dir, 'tasks.json'));
+    const refused = await sandbox.run(['show', 'T-1']);
+    expect(refused.json.error.code).to.equal('STORAGE_ERROR');
+    expect(refused.json.error.message).to.contain('is missing beside ledger.');
+    const ledgers = readdirSync(dir).filter((name) => name.startsWith('ledger.'));
+    const ledgerBytes = readFileSync(path.join(dir, ledgers[0]!));
+    const result = await sandbox.ok(['init']);
+    expect(result.snapshot.reason).to.equal('corrupt-recovery');
+    expect(readFileSync(snapshotFile(result.snapshot.id, `.${ledgers[0]}`))).to.deep.equal(ledgerBytes);
+    expect(result.snapshot.raw_files.map((file: { name: string }) => file.name)).to.deep.equal([`${result.snapshot.id}.${ledgers[0]}`]);
+    const after = JSON.parse(await state());
+    expect(after.fence_generation).to.be.greaterThan(before.fence_generation);
+    expect(readdirSync(dir).filter((name) => name.startsWith('ledger.'))).to.not.include(ledgers[0]);
+  });
 });
