@@ -73,23 +73,28 @@ export function decodeCheckpoint(bytes: Buffer, path: string): Checkpoint {
   return { graph: { ...(graphFields as unknown as Omit<Graph, 'nodes'>), nodes }, ledger: assertLedgerRef(ledger, path) };
 }
 
-/** All nodes in one parse (the lines joined as a JSON array); only on failure, line by line to name the culprit. */
+/**
+ * All nodes in one parse: the section's newlines become commas in place (the buffer is ours and
+ * read once), so the section is one JSON array without copying it. Only on failure are the lines
+ * parsed one by one, by their offsets, to name the node at fault.
+ */
 function parseNodes(section: Buffer, layout: { ids: NodeId[]; ends: number[] }, path: string): Record<NodeId, GraphNode> {
-  let parsed: unknown[] | null = null;
-  if (layout.ids.length > 0) {
-    const lines = section.toString('utf8', 0, section.length - 1).split('\n');
-    if (lines.length === layout.ids.length) {
-      try {
-        parsed = JSON.parse(`[${lines.join(',')}]`) as unknown[];
-        if (parsed.length !== layout.ids.length) parsed = null;
-      } catch {
-        parsed = null;
-      }
-    }
-  }
   const nodes: Record<NodeId, GraphNode> = {};
+  if (layout.ids.length === 0) return nodes;
+  for (const end of layout.ends) {
+    if (section[end] !== 0x0a) throw invalidFile(path, 'its node offsets do not match its node lines');
+    section[end] = 0x2c;
+  }
+  section[section.length - 1] = 0x5d;
+  let parsed: unknown[] | null;
+  try {
+    parsed = JSON.parse(`[${section.toString('utf8')}`) as unknown[];
+  } catch {
+    parsed = null;
+  }
+  if (parsed === null || parsed.length !== layout.ids.length) parsed = layout.ids.map((id, at) => parseNode(lineAt(section, layout.ends, at), id, path));
   layout.ids.forEach((id, position) => {
-    const node = parsed ? parsed[position] : parseNode(lineAt(section, layout.ends, position), id, path);
+    const node = parsed![position];
     assertNodeShape(node, id, path);
     nodes[id] = node;
   });
@@ -98,6 +103,19 @@ function parseNodes(section: Buffer, layout: { ids: NodeId[]; ends: number[] }, 
 
 function lineAt(section: Buffer, ends: number[], position: number): Buffer {
   return section.subarray(position === 0 ? 0 : ends[position - 1]! + 1, ends[position]!);
+}
+
+/** What a damaged checkpoint's header still tells, if its header is intact: for salvage, never for loading. */
+export function salvageHeader(bytes: Buffer): { revision?: unknown; fence_generation?: unknown; ledger?: { file?: unknown } } | null {
+  try {
+    const prefix = bytes.toString('latin1', 0, PREFIX_BYTES);
+    if (!prefix.startsWith(MAGIC)) return null;
+    const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
+    const header: unknown = JSON.parse(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
+    return typeof header === 'object' && header !== null ? header : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A JSON document here is a state from before schema 1 (or a hand edit): say how to import it. */

@@ -5,7 +5,7 @@ import path from 'node:path';
  * Replaces `file` with `contents` so that a crash at any instant leaves either the old or the new
  * file: write a temp file beside it, fsync it, rename it over, fsync the directory.
  */
-export function writeFileAtomic(file: string, contents: string | Buffer, mode = 0o644): void {
+export function writeFileAtomic(file: string, contents: string | Buffer, mode = 0o600): void {
   const temp = `${file}.tmp-${process.pid}`;
   const fd = fs.openSync(temp, 'w', mode);
   try {
@@ -66,11 +66,15 @@ export function removeLeftoverTempFiles(dir: string): void {
   }
 }
 
-export function readTextIfExists(file: string): string | null {
+export function readIfExists(file: string): Buffer | null {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+export function readTextIfExists(file: string): string | null {
+  return readIfExists(file)?.toString('utf8') ?? null;
 }

@@ -4,9 +4,10 @@ import { DomainError, isDomainError } from '../domain/errors.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import type { Graph, LogEntry, State } from '../domain/model.js';
 import type { ProjectLock } from '../application/ports/project-lock.js';
-import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
-import { fsyncDirectory, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
-import { encodeCheckpoint, readCheckpoint, type Checkpoint } from './checkpoint-file.js';
+import type { ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
+import { fsyncDirectory, readIfExists, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
+import { encodeCheckpoint, readCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
+import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
@@ -26,9 +27,10 @@ const CHECKPOINT_EVERY_BYTES = 256 * 1024;
 
 /**
  * Local state: `tasks.json` is a checkpoint of the graph, and an append-only ledger holds every
- * committed change set (and so the log) after it, one JSON line each. A commit is one fsynced
- * append: its cost follows the change, not the history. A torn last line (a crash mid-append) is
- * ignored on read and cut off by the next writer. Replacing the state whole writes a new ledger
+ * committed change set (and so the log) after it, one self-validating record each (see
+ * ledger-records.ts). A commit is one fsynced append: its cost follows the change, not the
+ * history. An invalid last record (a crash mid-append) is ignored on read and cut off by the next
+ * writer; an invalid record followed by valid ones is damage, reported and never cut. Replacing the state whole writes a new ledger
  * under a new name and then the checkpoint that points at it; that rename is the commit.
  * Snapshots live beside the state, in `snapshots/`. Everything read is plain data, parsed whole
  * under the lock, so it outlives the lock and survives `structuredClone`.
@@ -71,8 +73,15 @@ export class FsProjectStore implements ProjectStore {
   rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {
     this.ensureDirectory();
     return this.lock.withLock('exclusive', async () => {
-      const { result, state } = await work(this.storedState());
-      if (state) this.writeWhole(state);
+      const current = this.storedState();
+      const snapshotsBefore = this.snapshots.taken;
+      const { result, state } = await work(current);
+      if (!state) return result;
+      this.assertReplaceable(state, current);
+      if (current.kind === 'unreadable' && this.snapshots.taken === snapshotsBefore) {
+        await this.snapshots.take('corrupt-recovery', current, new Date().toISOString());
+      }
+      this.writeWhole(state);
       return result;
     });
   }
@@ -85,27 +94,70 @@ export class FsProjectStore implements ProjectStore {
     return this.lock.withLock('shared', () => this.storedState(), { create: false });
   }
 
+  /** Absent only when neither a checkpoint nor a ledger is there: ledgers alone are a damaged state. */
   private storedState(): StoredState {
     const text = this.readCheckpointText();
-    if (text === null) return { kind: 'absent' };
+    if (text === null && this.ledgerFiles().length === 0) return { kind: 'absent' };
     try {
       return { kind: 'valid', state: this.loadState(this.load()) };
     } catch (error) {
       // A state that does not parse or whose ledger is gone is unreadable; an OS failure is not.
       const cause = isDomainError(error) ? error.details.cause : undefined;
-      if (isDomainError(error) && (cause === 'EINVALID' || cause === 'ENOENT')) return { kind: 'unreadable', text, error };
+      if (isDomainError(error) && (cause === 'EINVALID' || cause === 'ENOENT')) {
+        return { kind: 'unreadable', text: text ?? '', error, reached: this.reached() };
+      }
       throw error;
+    }
+  }
+
+  /** The highest revision and fence generation any of the files still shows. */
+  private reached(): Reached {
+    const reached = { revision: 0, fence_generation: 0 };
+    const header = this.salvagedHeader();
+    if (Number.isSafeInteger(header?.revision)) reached.revision = header!.revision as number;
+    if (Number.isSafeInteger(header?.fence_generation)) reached.fence_generation = header!.fence_generation as number;
+    for (const name of this.ledgerFiles()) {
+      const bytes = readIfExists(path.join(this.location, name));
+      if (!bytes) continue;
+      const inLedger = highestReached(bytes);
+      reached.revision = Math.max(reached.revision, inLedger.revision);
+      reached.fence_generation = Math.max(reached.fence_generation, inLedger.fence_generation);
+    }
+    return reached;
+  }
+
+  /** A replacement must load and must move (fence_generation, revision) forward. */
+  private assertReplaceable(state: State, current: StoredState): void {
+    assertStateShape(state, this.checkpointFile);
+    const reached = current.kind === 'valid' ? current.state : current.kind === 'unreadable' ? current.reached : null;
+    if (!reached) return;
+    const forward =
+      state.fence_generation > reached.fence_generation ||
+      (state.fence_generation === reached.fence_generation && state.revision > reached.revision);
+    if (!forward) {
+      throw new DomainError(
+        'STORAGE_ERROR',
+        `A replacement state at fence generation ${state.fence_generation}, revision ${state.revision} would go back from ${reached.fence_generation}, ${reached.revision}`,
+        { cause: 'EINVALID', path: this.checkpointFile, reached },
+      );
     }
   }
 
   /** Writes a new ledger generation holding the whole log, then the checkpoint that points at it. */
   private writeWhole(state: State): void {
-    assertStateShape(state, this.checkpointFile);
     try {
       const { log, ...graph } = state;
-      const ledgerFile = `ledger.${(this.currentGeneration() ?? 0) + 1}.jsonl`;
-      const base: ChangeSet = { revision: graph.revision, log, nodes: {}, edges: [], initiatives: {} };
-      const line = Buffer.from(JSON.stringify(base) + '\n');
+      const ledgerFile = `ledger.${this.highestGeneration() + 1}.jsonl`;
+      // The fence generation rides along in the base record, so it survives the checkpoint's loss.
+      const base: ChangeSet & { fence_generation: number } = {
+        revision: graph.revision,
+        log,
+        nodes: {},
+        edges: [],
+        initiatives: {},
+        fence_generation: graph.fence_generation,
+      };
+      const line = encodeRecord(base);
       removeLeftoverTempFiles(this.location);
       writeFileAtomic(path.join(this.location, ledgerFile), line);
       writeFileAtomic(this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }));
@@ -137,14 +189,12 @@ export class FsProjectStore implements ProjectStore {
       throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
     }
     const graph = checkpoint.graph;
-    let offset = 0;
-    for (let newline = bytes.indexOf(10); newline >= 0; newline = bytes.indexOf(10, offset)) {
-      const changes = parseLedgerLine(bytes.subarray(offset, newline), ledgerPath);
+    const { records, end } = readRecords(bytes, ledgerPath, checkpoint.ledger.bytes);
+    for (const changes of records) {
       if (changes.revision <= graph.revision) throw invalidFile(ledgerPath, `revision ${changes.revision} is out of order`);
       applyChangeSet(graph, changes);
-      offset = newline + 1;
     }
-    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + offset, tail: offset };
+    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, tail: end };
   }
 
   private openCheckpoint(): Checkpoint {
@@ -174,20 +224,36 @@ export class FsProjectStore implements ProjectStore {
   }
 
   private noState(): DomainError {
-    return new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, {
-      cause: 'ENOENT',
-      path: this.checkpointFile,
-      project_id: this.projectId,
-    });
+    const details = { cause: 'ENOENT', path: this.checkpointFile, project_id: this.projectId };
+    const ledgers = this.ledgerFiles();
+    if (ledgers.length === 0) return new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, details);
+    return new DomainError(
+      'STORAGE_ERROR',
+      `${this.checkpointFile} is missing beside ${ledgers.join(', ')}: the state is damaged (taskdag restore brings back a snapshot; taskdag init keeps these files as a corrupt-recovery snapshot and starts afresh)`,
+      { ...details, ledgers },
+    );
   }
 
-  /** The ledger generation of a readable checkpoint, if there is one. */
-  private currentGeneration(): number | null {
+  /** Ledger generation files present, whatever the checkpoint says. */
+  private ledgerFiles(): string[] {
     try {
-      return generationOf(readCheckpoint(this.checkpointFile).ledger.file);
-    } catch {
-      return null;
+      return fs.readdirSync(this.location).filter((name) => generationOf(name) !== null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw storageError('Cannot list the project directory', error, { path: this.location });
     }
+  }
+
+  /** Past every generation present or named by the checkpoint (readable or not): a name is never reused. */
+  private highestGeneration(): number {
+    const named = this.salvagedHeader()?.ledger?.file;
+    const names = [...this.ledgerFiles(), typeof named === 'string' ? named : ''];
+    return Math.max(0, ...names.map((name) => generationOf(name) ?? 0));
+  }
+
+  private salvagedHeader(): ReturnType<typeof salvageHeader> {
+    const bytes = readIfExists(this.checkpointFile);
+    return bytes ? salvageHeader(bytes) : null;
   }
 
   private loadState(loaded: Loaded): State {
@@ -203,17 +269,15 @@ export class FsProjectStore implements ProjectStore {
       throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
     }
     const log: LogEntry[] = [];
-    let offset = 0;
-    for (let newline = text.indexOf(10); newline >= 0; newline = text.indexOf(10, offset)) {
-      for (const entry of parseLedgerLine(text.subarray(offset, newline), ledgerPath).log) log.push(entry);
-      offset = newline + 1;
-    }
+    const { records, end } = readRecords(text, ledgerPath);
+    if (end !== text.length) throw invalidFile(ledgerPath, `the ledger record at byte ${end}, before the checkpoint's position, is invalid`);
+    for (const changes of records) for (const entry of changes.log) log.push(entry);
     return log;
   }
 
   private commit(loaded: Loaded, changes: ChangeSet): void {
     const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
-    const line = Buffer.from(JSON.stringify(changes) + '\n');
+    const line = encodeRecord(changes);
     try {
       const fd = fs.openSync(ledgerPath, 'r+');
       try {
@@ -306,30 +370,6 @@ function readFrom(file: string, start: number): Buffer {
   } finally {
     fs.closeSync(fd);
   }
-}
-
-function parseLedgerLine(bytes: Buffer, file: string): ChangeSet {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw invalidFile(file, 'a committed ledger line is not JSON');
-  }
-  if (!isChangeSetShape(value)) throw invalidFile(file, 'a committed ledger line is malformed');
-  return value;
-}
-
-function isChangeSetShape(value: unknown): value is ChangeSet {
-  const isRecord = (field: unknown) => typeof field === 'object' && field !== null && !Array.isArray(field);
-  if (!isRecord(value)) return false;
-  const changes = value as Record<string, unknown>;
-  return (
-    Number.isInteger(changes.revision) &&
-    Array.isArray(changes.log) &&
-    isRecord(changes.nodes) &&
-    isRecord(changes.initiatives) &&
-    Array.isArray(changes.edges)
-  );
 }
 
 function writeAllAt(fd: number, buffer: Buffer, position: number): void {

@@ -6,8 +6,8 @@ import { isTimestamp, type Timestamp } from '../domain/clock.js';
 import { projectState } from '../domain/projection.js';
 import type { State } from '../domain/model.js';
 import type { StoredState } from '../application/ports/project-store.js';
-import type { SnapshotMetadata, SnapshotReason, SnapshotStore } from '../application/ports/snapshot-store.js';
-import { readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
+import type { RawFile, SnapshotMetadata, SnapshotReason, SnapshotStore } from '../application/ports/snapshot-store.js';
+import { readIfExists, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
 
@@ -26,6 +26,8 @@ const META_SUFFIX = '.meta.json';
  */
 export class FsSnapshotStore implements SnapshotStore {
   private readonly dir: string;
+  /** How many snapshots this instance has taken (the store checks a rewrite took one). */
+  taken = 0;
 
   constructor(
     private readonly stateDir: string,
@@ -39,13 +41,12 @@ export class FsSnapshotStore implements SnapshotStore {
       fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       removeLeftoverTempFiles(this.dir);
       const id = `${this.nextStamp(now)}-${reason}`;
-      const contents =
-        displaced.kind === 'valid'
-          ? Buffer.from(JSON.stringify(projectState(displaced.state)) + '\n')
-          : this.preserveRawFiles(id);
+      const raw = displaced.kind === 'valid' ? null : this.preserveRawFiles(id);
+      const contents = displaced.kind === 'valid' ? Buffer.from(JSON.stringify(projectState(displaced.state)) + '\n') : raw!.checkpoint;
       writeFileAtomic(this.file(id, STATE_SUFFIX), contents, 0o600);
-      const metadata: SnapshotMetadata = { id, created_at: now, reason, bytes: contents.length, sha256: sha256(contents) };
+      const metadata: SnapshotMetadata = { id, created_at: now, reason, bytes: contents.length, sha256: sha256(contents), ...(raw ? { raw_files: raw.files } : {}) };
       writeFileAtomic(this.file(id, META_SUFFIX), JSON.stringify(metadata) + '\n', 0o600);
+      this.taken++;
       return metadata;
     } catch (error) {
       throw storageError('Cannot take a snapshot', error, { path: this.dir, reason });
@@ -105,11 +106,21 @@ export class FsSnapshotStore implements SnapshotStore {
     return stamp;
   }
 
-  private preserveRawFiles(id: string): Buffer {
-    for (const name of fs.readdirSync(this.stateDir)) {
-      if (/^ledger\.\d+\.jsonl$/.test(name)) fs.copyFileSync(path.join(this.stateDir, name), path.join(this.dir, `${id}.${name}`));
+  /**
+   * Copies each ledger beside the snapshot, durably (written, fsynced, renamed, directory fsynced)
+   * before anything may replace the originals, and returns the raw checkpoint (empty when it is
+   * missing) with the copies' digests.
+   */
+  private preserveRawFiles(id: string): { checkpoint: Buffer; files: RawFile[] } {
+    const files: RawFile[] = [];
+    for (const name of fs.readdirSync(this.stateDir).sort()) {
+      if (!/^ledger\.\d+\.jsonl$/.test(name)) continue;
+      const bytes = fs.readFileSync(path.join(this.stateDir, name));
+      const copy = `${id}.${name}`;
+      writeFileAtomic(path.join(this.dir, copy), bytes, 0o600);
+      files.push({ name: copy, bytes: bytes.length, sha256: sha256(bytes) });
     }
-    return fs.readFileSync(path.join(this.stateDir, this.checkpointName));
+    return { checkpoint: readIfExists(path.join(this.stateDir, this.checkpointName)) ?? Buffer.alloc(0), files };
   }
 
   private readMetadataIfValid(id: string): SnapshotMetadata | null {
@@ -143,8 +154,9 @@ export class FsSnapshotStore implements SnapshotStore {
     if (!isTimestamp(value.created_at)) throw invalidFile(file, 'its created_at is not a timestamp');
     if (!Number.isInteger(value.bytes) || value.bytes! < 0) throw invalidFile(file, 'its bytes is not a size');
     if (typeof value.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(value.sha256)) throw invalidFile(file, 'its sha256 is not a hex digest');
-    const { created_at, reason, bytes, sha256: digest } = value as SnapshotMetadata;
-    return { id, created_at, reason, bytes, sha256: digest };
+    const { created_at, reason, bytes, sha256: digest, raw_files: rawFiles } = value as SnapshotMetadata;
+    if (rawFiles !== undefined && !(Array.isArray(rawFiles) && rawFiles.every(isRawFile))) throw invalidFile(file, 'its raw_files is malformed');
+    return { id, created_at, reason, bytes, sha256: digest, ...(rawFiles ? { raw_files: rawFiles } : {}) };
   }
 
   private readBytes(file: string, id: string): Buffer {
@@ -162,6 +174,11 @@ export class FsSnapshotStore implements SnapshotStore {
   private file(id: string, suffix: string): string {
     return path.join(this.dir, id + suffix);
   }
+}
+
+function isRawFile(value: unknown): value is RawFile {
+  const file = value as Partial<RawFile> | null;
+  return typeof file === 'object' && file !== null && typeof file.name === 'string' && Number.isInteger(file.bytes) && /^[0-9a-f]{64}$/.test(String(file.sha256));
 }
 
 function sha256(contents: Buffer): string {

@@ -1,3 +1,4 @@
+import { assertMetaDepth } from './meta.js';
 import type { GraphDraft } from './draft.js';
 import { DomainError } from './errors.js';
 import { NO_WORK } from './task-work.js';
@@ -63,6 +64,7 @@ export function createNode(draft: GraphDraft, request: CreationRequest, suffix: 
 
 function buildNode(id: NodeId, request: CreationRequest, draft: GraphDraft): GraphNode {
   const { common } = request;
+  if (common.meta !== undefined) assertMetaDepth(common.meta);
   const base = {
     title: common.title,
     body: common.body ?? '',

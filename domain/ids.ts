@@ -14,8 +14,12 @@ const ATTEMPTS = 16;
 /** The 8 random characters after a generated id's prefix; ids and randomness come from outside. */
 export type SuffixSource = () => string;
 
+export function isValidNodeId(id: string): boolean {
+  return NODE_ID.test(id);
+}
+
 export function assertValidNodeId(id: string): void {
-  if (!NODE_ID.test(id)) {
+  if (!isValidNodeId(id)) {
     throw new DomainError(
       'INVALID_ARGUMENT',
       'A node id is 1-128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit',

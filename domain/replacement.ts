@@ -1,13 +1,14 @@
 import type { Timestamp } from './clock.js';
 import { emptyGraph, type AgentName, type Graph, type State } from './model.js';
 
-/** What is known of the state being displaced: nothing when it was absent or unreadable. */
+/** What is known of the state being displaced: nothing when it was absent; what its files still tell when unreadable. */
 export type Displaced = Pick<Graph, 'revision' | 'fence_generation'> | null;
 
 /**
  * The state `init` creates. A reset (`init --force`) starts a new lineage, so it takes the next
  * fence generation: a client holding revision N of the old lineage can tell the new state's
- * revision N apart from it. A first `init` (or one over an unreadable state) starts at 1.
+ * revision N apart from it. A first `init` starts at 1; one over an unreadable state moves past
+ * the fence generation its files still show.
  */
 export function freshState(displaced: Displaced): State {
   return { ...emptyGraph(), fence_generation: (displaced?.fence_generation ?? 0) + 1, log: [] };

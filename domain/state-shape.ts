@@ -1,4 +1,5 @@
 import { isTimestamp } from './clock.js';
+import { isValidNodeId } from './ids.js';
 import {
   EDGE_TYPES,
   GATE_STATUSES,
@@ -12,11 +13,22 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isText = (value: unknown): value is string => typeof value === 'string';
 const isTextList = (value: unknown): boolean => Array.isArray(value) && value.every(isText);
-const isCount = (value: unknown, minimum: number): boolean => Number.isInteger(value) && (value as number) >= minimum;
+/** A safe integer with room for one more: a stored count must be able to grow without losing precision. */
+const isCount = (value: unknown, minimum: number): boolean =>
+  Number.isSafeInteger(value) && (value as number) >= minimum && (value as number) < Number.MAX_SAFE_INTEGER;
 const isEdgeTypeName = (value: unknown): boolean => (EDGE_TYPES as readonly unknown[]).includes(value);
 
 /** The seven collections of spec 2.1, and nothing else (a checkpoint's `ledger` pointer included). */
 const STATE_FIELDS = ['version', 'fence_generation', 'revision', 'initiatives', 'nodes', 'edges', 'log'];
+
+const BASE_FIELDS = ['id', 'kind', 'title', 'body', 'refs', 'meta', 'initiative', 'domain', 'tags', 'revision', 'notes', 'created_at', 'created_by', 'updated_at', 'status'];
+
+/** Every field a node of each type has (domain/model.ts): a state with others was not written by taskdag. */
+const FIELDS_OF: Record<NodeType, ReadonlySet<string>> = {
+  task: new Set([...BASE_FIELDS, 'subkind', 'definition', 'acceptance', 'backlog', 'claim', 'submitted_by', 'submitted_at', 'done_by', 'done_at', 'accepted_by', 'accepted_at', 'note']),
+  gate: new Set([...BASE_FIELDS, 'subkind', 'purpose', 'resolution_mode', 'resolution', 'resolved_by', 'resolved_at']),
+  knowledge: new Set([...BASE_FIELDS, 'knowledge_type', 'mitigation', 'scope', 'deprecation_reason', 'deprecated_at', 'deprecated_by']),
+};
 
 const STATUSES_OF: Record<NodeType, readonly string[]> = {
   task: TASK_STATUSES,
@@ -76,12 +88,14 @@ export function stateProblem(value: unknown): string | null {
   const state = value as Json;
   const stray = Object.keys(state).find((field) => !STATE_FIELDS.includes(field));
   if (stray !== undefined) return `${stray} is not a field of a schema-1 state`;
-  if (!isCount(state.fence_generation, 1)) return 'fence_generation must be at least 1';
-  if (!isCount(state.revision, 0)) return 'revision must not be negative';
+  if (!isCount(state.fence_generation, 1)) return 'fence_generation must be a safe integer of at least 1';
+  if (!isCount(state.revision, 0)) return 'revision must be a safe integer, not negative, with room to grow';
   return (
     initiativesProblem(state.initiatives as Json) ??
     nodesProblem(state.nodes as Json) ??
     edgesProblem(state.edges as Json[], state.nodes as Json) ??
+    cycleProblem(state.edges as Json[], 'BLOCKS') ??
+    cycleProblem(state.edges as Json[], 'SUPERSEDES') ??
     logProblem(state.log, state.revision as number)
   );
 }
@@ -95,6 +109,7 @@ function initiativesProblem(initiatives: Json): string | null {
 
 function nodesProblem(nodes: Json): string | null {
   for (const [id, node] of Object.entries(nodes)) {
+    if (!isValidNodeId(id)) return `node id ${JSON.stringify(id)} is not a valid node id`;
     const problem = nodeProblem(node as Json);
     if (problem) return `node ${id} ${problem}`;
   }
@@ -103,6 +118,8 @@ function nodesProblem(nodes: Json): string | null {
 
 function nodeProblem(node: Json): string | null {
   const type = (node.kind === 'knowledge' ? 'knowledge' : node.subkind) as NodeType;
+  const stray = Object.keys(node).find((field) => !FIELDS_OF[type].has(field));
+  if (stray !== undefined) return `has a field ${JSON.stringify(stray)} that a ${type} does not have`;
   if (!isText(node.title)) return 'has no title';
   if (!isText(node.body)) return 'has no body';
   if (!isText(node.initiative)) return 'has no initiative';
@@ -146,6 +163,32 @@ function edgesProblem(edges: Json[], nodes: Json): string | null {
     if (edge.type === 'SUPERSEDES' && (from.kind !== to.kind || from.subkind !== to.subkind)) return `${label} joins nodes of different types`;
   }
   return null;
+}
+
+/** Edges of `type` must not loop (walked iteratively: chains can be thousands long). */
+function cycleProblem(edges: Json[], type: string): string | null {
+  const successors = new Map<string, string[]>();
+  const incoming = new Map<string, number>();
+  for (const edge of edges) {
+    if (edge.type !== type) continue;
+    const [from, to] = [edge.from as string, edge.to as string];
+    const next = successors.get(from);
+    if (next) next.push(to);
+    else successors.set(from, [to]);
+    incoming.set(to, (incoming.get(to) ?? 0) + 1);
+    if (!incoming.has(from)) incoming.set(from, 0);
+  }
+  const free = [...incoming].filter(([, count]) => count === 0).map(([id]) => id);
+  let removed = 0;
+  for (let id = free.pop(); id !== undefined; id = free.pop()) {
+    removed++;
+    for (const next of successors.get(id) ?? []) {
+      const left = incoming.get(next)! - 1;
+      incoming.set(next, left);
+      if (left === 0) free.push(next);
+    }
+  }
+  return removed === incoming.size ? null : `the ${type} edges form a cycle`;
 }
 
 function logProblem(log: unknown, stateRevision: number): string | null {

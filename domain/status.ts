@@ -17,20 +17,20 @@ export type DerivedTaskStatus =
  * Knowledge never blocks, so it never satisfies either.
  */
 export function isBlockerSatisfied(graph: Graph, index: GraphIndex, blockerId: NodeId): boolean {
-  return satisfies(graph, index, blockerId, null);
-}
-
-function satisfies(graph: Graph, index: GraphIndex, id: NodeId, seen: Set<NodeId> | null): boolean {
-  const node = graph.nodes[id];
-  if (isTask(node)) return node.status === 'done' || node.status === 'archived';
-  if (!isGate(node)) return false;
-  if (node.status === 'resolved') return true;
-  if (node.status !== 'superseded' || seen?.has(id)) return false;
-  seen ??= new Set();
-  seen.add(id);
   // Successors point at the gate they replace (new -SUPERSEDES-> old); any one chain that ends
-  // in a resolved gate carries the decision.
-  return index.into(id, 'SUPERSEDES').some((edge) => satisfies(graph, index, edge.from, seen));
+  // in a resolved gate carries the decision. Chains are walked with a stack, not recursion: a
+  // chain can be thousands of gates long.
+  const pending = [blockerId];
+  const seen = new Set<NodeId>();
+  for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+    const node = graph.nodes[id];
+    if (isTask(node) && (node.status === 'done' || node.status === 'archived')) return true;
+    if (!isGate(node) || seen.has(id)) continue;
+    if (node.status === 'resolved') return true;
+    seen.add(id);
+    if (node.status === 'superseded') for (const edge of index.into(id, 'SUPERSEDES')) pending.push(edge.from);
+  }
+  return false;
 }
 
 /** Blockers of `id` whose BLOCKS edge is not satisfied yet. */

@@ -1,3 +1,4 @@
+import { assertMetaDepth } from './meta.js';
 import type { GraphDraft } from './draft.js';
 import { DomainError } from './errors.js';
 import { assertInitiativeKnown } from './initiatives.js';
@@ -73,6 +74,7 @@ export function updateNode(draft: GraphDraft, id: NodeId, fields: UpdateFields, 
     throw new DomainError('INVALID_ARGUMENT', `--${stray.replace(/_/g, '-')} does not apply to a ${type}`, { id, field: stray, type });
   }
   if (fields.initiative !== undefined) assertInitiativeKnown(draft.graph, fields.initiative, options.allowUnregisteredInitiative);
+  if (fields.meta !== undefined) assertMetaDepth(fields.meta);
   const updated = revise(draft, node, changesFor(node, fields, given));
   draft.record({ op: 'update', node: id, fields: given });
   return { node: updated };

@@ -63,7 +63,7 @@ async function initialize(current: StoredState, force: boolean, snapshots: Snaps
         });
       }
       const snapshot = await snapshots.take(legacy ? 'force-init' : 'corrupt-recovery', current, now);
-      return { result: { created: true, snapshot }, state: freshState(null) };
+      return { result: { created: true, snapshot }, state: freshState(current.reached) };
     }
   }
 }

@@ -32,7 +32,7 @@ export const restore = projectOperation({
       const { metadata, state } = await store.snapshots.load(args.snapshot_id);
       const now = clock.now();
       if (current.kind !== 'absent') await store.snapshots.take('pre-restore', current, now);
-      const displaced = current.kind === 'valid' ? current.state : null;
+      const displaced = current.kind === 'valid' ? current.state : current.kind === 'unreadable' ? current.reached : null;
       return {
         result: { snapshot: metadata },
         state: restoredState(state, displaced, { snapshot: metadata.id, at: now, by }),

@@ -13,8 +13,18 @@ export interface Transaction<T> {
 export type StoredState =
   | { kind: 'absent' }
   | { kind: 'valid'; state: State }
-  /** There is a state file but it does not load: `text` is its content, `error` why it fails. */
-  | { kind: 'unreadable'; text: string; error: DomainError };
+  /**
+   * There are state files but they do not load: `text` is the checkpoint's content ('' when only
+   * ledgers remain), `error` why it fails, `reached` the highest revision and fence generation
+   * that can still be read from the files (0 when none), which a replacement must move past.
+   */
+  | { kind: 'unreadable'; text: string; error: DomainError; reached: Reached };
+
+/** How far a state had come: a state replacing it never goes back (docs/reliability.md). */
+export interface Reached {
+  revision: number;
+  fence_generation: number;
+}
 
 export interface Rewrite<T> {
   result: T;
@@ -44,7 +54,10 @@ export interface ProjectStore {
   /**
    * Runs `work` under the exclusive lock with whatever the directory holds (a state that does not
    * load included) and replaces the state whole with what it returns; init, restore and migrate.
-   * A state that would not load is refused with STORAGE_ERROR before anything is written.
+   * Refused with STORAGE_ERROR before anything is written: a state that would not load, and one
+   * whose (fence_generation, revision) does not move past the displaced state's. An unreadable
+   * state is never replaced without a durable snapshot of its files: if `work` took none, the
+   * store takes a `corrupt-recovery` snapshot itself.
    */
   rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T>;
   /** Replaces the state whole, whatever was there (for tools that seed a project). */

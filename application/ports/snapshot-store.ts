@@ -12,6 +12,17 @@ export interface SnapshotMetadata {
   reason: SnapshotReason;
   bytes: number;
   sha256: string;
+  /**
+   * For a snapshot of a state that did not load: the other raw files kept beside it
+   * (`<id>.<ledger file>`), each with its size and sha256, so the digest covers every file.
+   */
+  raw_files?: RawFile[];
+}
+
+export interface RawFile {
+  name: string;
+  bytes: number;
+  sha256: string;
 }
 
 /**

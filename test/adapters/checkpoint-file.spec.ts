@@ -63,6 +63,7 @@ describe('checkpoint file', () => {
     ['garbage', () => writeFileSync(file, 'not a checkpoint at all')],
     ['truncated in the node section', () => truncateSync(file, readFileSync(file).length - 5)],
     ['truncated in the header', () => truncateSync(file, 30)],
+    ['holding node offsets that do not fall on line ends', () => writeFileSync(file, readFileSync(file, 'utf8').replace(/"ends":\[(\d+)/, (_, end) => `"ends":[${Number(end) - 3}`))],
   ] as const) {
     it(`refuses a checkpoint that is ${name} with STORAGE_ERROR`, () => {
       writeFileSync(file, encodeCheckpoint(graphOf(10), ledger));

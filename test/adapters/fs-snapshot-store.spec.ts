@@ -49,7 +49,7 @@ describe('FsSnapshotStore', () => {
     writeFileSync(path.join(dir, 'tasks.json'), 'not json');
     writeFileSync(path.join(dir, 'ledger.3.jsonl'), '{"revision":1}\n');
     const error = new DomainError('STORAGE_ERROR', 'unreadable', { cause: 'EINVALID' });
-    const metadata = await sut.take('corrupt-recovery', { kind: 'unreadable', text: 'not json', error }, AT);
+    const metadata = await sut.take('corrupt-recovery', { kind: 'unreadable', text: 'not json', error, reached: { revision: 0, fence_generation: 0 } }, AT);
     expect(readdirSync(path.join(dir, 'snapshots')).sort()).to.deep.equal([
       `${metadata.id}.ledger.3.jsonl`,
       `${metadata.id}.meta.json`,

@@ -13,7 +13,7 @@ describe('state shape (what a state must be to load and work)', () => {
     ['a missing collection', (state) => delete state.edges, 'edges is not an array'],
     ['a missing log', (state) => delete state.log, 'log is not an array'],
     ['a field outside the seven collections', (state) => (state.ledger = { file: 'ledger.1.jsonl', bytes: 0 }), 'ledger is not a field of a schema-1 state'],
-    ['a fence generation of 0', (state) => (state.fence_generation = 0), 'fence_generation must be at least 1'],
+    ['a fence generation of 0', (state) => (state.fence_generation = 0), 'fence_generation must be a safe integer of at least 1'],
     ['a malformed initiative', (state) => (state.initiatives.core = { desc: 1 }), 'initiative core is malformed'],
     ['a node under another id', (state) => (state.nodes['T-1'].id = 'T-2'), 'node T-1 is malformed'],
     ['a node of an unknown kind', (state) => (state.nodes['T-1'].kind = 'epic'), 'node T-1 has an unknown kind'],
@@ -34,6 +34,14 @@ describe('state shape (what a state must be to load and work)', () => {
     ['a log entry without an op', (state) => (state.log[1].op = ''), 'log entry 1 has no op'],
     ['log revisions out of order', (state) => (state.log[1].revision = 1), 'log entry 1 has a revision out of order'],
     ['a log past the state revision', (state) => (state.revision = 2), 'the log goes past the state revision 2'],
+    ['a revision past the safe integers', (state) => (state.revision = 2 ** 53 + 1), 'revision must be a safe integer'],
+    ['a revision with no room to grow', (state) => (state.revision = Number.MAX_SAFE_INTEGER), 'revision must be a safe integer'],
+    ['a node id that is a path', (state) => {
+      state.nodes['../x'] = { ...state.nodes['T-1'], id: '../x' };
+    }, 'node id "../x" is not a valid node id'],
+    ['a node field no node type has', (state) => (state.nodes['T-1'].owner = 'eve'), 'node T-1 has a field "owner" that a task does not have'],
+    ['a gate field on a task', (state) => (state.nodes['T-1'].resolution = null), 'node T-1 has a field "resolution"'],
+    ['a BLOCKS cycle', (state) => state.edges.push({ from: 'T-1', to: 'G-1', type: 'BLOCKS' }), 'the BLOCKS edges form a cycle'],
   ];
   for (const [what, breakIt, problem] of breakages) {
     it(`names ${what}`, () => {

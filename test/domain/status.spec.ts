@@ -89,6 +89,20 @@ describe('status (spec 3.1, 3.2)', () => {
       expect(satisfied(draft, 'G2')).to.equal(true);
     });
 
+    it('walks a chain of 5,000 superseded gates without recursion', () => {
+      const draft = newDraft();
+      const gate = addGate(draft, 'G0');
+      // Built directly (the rules add one edge at a time, which is what this test is not about).
+      for (let at = 1; at <= 5000; at++) {
+        draft.graph.nodes[`G${at - 1}`] = { ...gate, id: `G${at - 1}`, status: 'superseded' };
+        draft.graph.nodes[`G${at}`] = { ...gate, id: `G${at}` };
+        draft.graph.edges.push({ from: `G${at}`, to: `G${at - 1}`, type: 'SUPERSEDES' });
+      }
+      expect(satisfied(draft, 'G0')).to.equal(false);
+      draft.graph.nodes.G5000 = { ...gate, id: 'G5000', status: 'resolved' };
+      expect(satisfied(draft, 'G0')).to.equal(true);
+    });
+
     it('a superseded gate does not satisfy when its chain ends in a canceled gate', () => {
       const draft = newDraft();
       addGate(draft, 'G1');

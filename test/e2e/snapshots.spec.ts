@@ -167,6 +167,16 @@ describe('snapshots, init --force and restore (spec 2.5, 4.4)', () => {
       ['an edge to a missing node', (state) => state.edges.push({ from: 'T-1', to: 'T-404', type: 'BLOCKS' })],
       ['a log entry without a timestamp', (state) => delete state.log[0].at],
       ['log revisions out of order', (state) => (state.log[0].revision = 99)],
+      ['a revision of 2^53+1', (state) => (state.revision = 2 ** 53 + 1)],
+      [
+        'a BLOCKS cycle',
+        (state) => {
+          state.nodes['T-0'] = { ...state.nodes['T-1'], id: 'T-0' };
+          state.edges.push({ from: 'T-1', to: 'T-0', type: 'BLOCKS' }, { from: 'T-0', to: 'T-1', type: 'BLOCKS' });
+        },
+      ],
+      ['a node id ../x', (state) => (state.nodes['../x'] = { ...state.nodes['T-1'], id: '../x' })],
+      ['an unknown node field', (state) => (state.nodes['T-1'].owner = 'eve')],
     ];
     for (const [problem, edit] of brokenStates) {
       it(`for a snapshot whose state has ${problem}, even with a matching sha256`, async () => {
@@ -184,5 +194,22 @@ describe('snapshots, init --force and restore (spec 2.5, 4.4)', () => {
     expect(JSON.parse(await state()).nodes).to.have.keys('T-1');
     const [preRestore] = (await sandbox.ok(['snapshots'])).snapshots;
     expect(readFileSync(snapshotFile(preRestore.id, '.state.json'), 'utf8')).to.equal('garbage');
+  });
+
+  it('init after tasks.json is deleted keeps the ledger as a corrupt-recovery snapshot, and nothing goes back', async () => {
+    const before = JSON.parse(await state());
+    rmSync(path.join(dir, 'tasks.json'));
+    const refused = await sandbox.run(['show', 'T-1']);
+    expect(refused.json.error.code).to.equal('STORAGE_ERROR');
+    expect(refused.json.error.message).to.contain('is missing beside ledger.');
+    const ledgers = readdirSync(dir).filter((name) => name.startsWith('ledger.'));
+    const ledgerBytes = readFileSync(path.join(dir, ledgers[0]!));
+    const result = await sandbox.ok(['init']);
+    expect(result.snapshot.reason).to.equal('corrupt-recovery');
+    expect(readFileSync(snapshotFile(result.snapshot.id, `.${ledgers[0]}`))).to.deep.equal(ledgerBytes);
+    expect(result.snapshot.raw_files.map((file: { name: string }) => file.name)).to.deep.equal([`${result.snapshot.id}.${ledgers[0]}`]);
+    const after = JSON.parse(await state());
+    expect(after.fence_generation).to.be.greaterThan(before.fence_generation);
+    expect(readdirSync(dir).filter((name) => name.startsWith('ledger.'))).to.not.include(ledgers[0]);
   });
 });

@@ -1,0 +1,139 @@
+import { crc32 } from 'node:zlib';
+import type { ChangeSet } from '../domain/change-set.js';
+import { DomainError } from '../domain/errors.js';
+import { invalidFile } from './storage-error.js';
+
+/**
+ * One ledger record per line, itself a JSON object so that `jq .change ledger.N.jsonl` works:
+ * `{"crc32":"<8 hex>","bytes":"<10 digits>","change":<change set JSON>}` and a newline. The
+ * prefix has a fixed width; `bytes` is the length of the change set's JSON and `crc32` its
+ * checksum, so a record proves itself complete and intact whatever the bytes around it.
+ */
+const PREFIX = /^\{"crc32":"([0-9a-f]{8})","bytes":"(\d{10})","change":/;
+const PREFIX_BYTES = '{"crc32":"00000000","bytes":"0000000000","change":'.length;
+const SUFFIX = Buffer.from('}\n');
+const START = Buffer.from('{"crc32":"');
+
+export function encodeRecord(changes: ChangeSet): Buffer {
+  const body = Buffer.from(JSON.stringify(changes));
+  const prefix = `{"crc32":"${crc32(body).toString(16).padStart(8, '0')}","bytes":"${String(body.length).padStart(10, '0')}","change":`;
+  return Buffer.concat([Buffer.from(prefix), body, SUFFIX]);
+}
+
+export interface LedgerRead {
+  records: ChangeSet[];
+  /** Where the valid records end (relative to the bytes read); anything after is a torn write. */
+  end: number;
+}
+
+/**
+ * Parses ledger bytes from a record boundary. An invalid record with no valid record after it is
+ * the torn write of a crash (the caller ignores it and the next writer cuts it); an invalid record
+ * followed by a valid one is damage in the middle: STORAGE_ERROR with its byte position, and
+ * nothing is cut. Lines written before records carried checksums (plain change-set JSON) are read
+ * as such: complete when they end with a newline.
+ */
+export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
+  const records: ChangeSet[] = [];
+  let offset = 0;
+  while (offset < bytes.length) {
+    const record = recordAt(bytes, offset);
+    if (record === null) {
+      const next = nextValidRecord(bytes, offset + 1);
+      if (next !== null) {
+        throw new DomainError('STORAGE_ERROR', `${file} is damaged: the ledger record at byte ${base + offset} is invalid, and valid records follow it at byte ${base + next}`, {
+          cause: 'EINVALID',
+          path: file,
+          offset: base + offset,
+          next_valid_offset: base + next,
+        });
+      }
+      return { records, end: offset };
+    }
+    records.push(asChangeSet(record.value, file, base + offset));
+    offset = record.end;
+  }
+  return { records, end: offset };
+}
+
+/**
+ * The highest revision and fence generation of any intact record in `bytes` (the first record of
+ * a generation carries its fence generation), skipping damage wherever it is: for a ledger that
+ * no longer loads, what a replacement must move past. 0 when there is none.
+ */
+export function highestReached(bytes: Buffer): { revision: number; fence_generation: number } {
+  const highest = { revision: 0, fence_generation: 0 };
+  for (let at: number | null = 0; at !== null && at < bytes.length; ) {
+    const record = recordAt(bytes, at);
+    if (record === null) {
+      at = nextValidRecord(bytes, at + 1);
+      continue;
+    }
+    const value = (record.value ?? {}) as Record<string, unknown>;
+    for (const field of ['revision', 'fence_generation'] as const) {
+      if (Number.isSafeInteger(value[field])) highest[field] = Math.max(highest[field], value[field] as number);
+    }
+    at = record.end;
+  }
+  return highest;
+}
+
+/** The record starting at `offset` and where it ends, or null when none is complete and intact there. */
+function recordAt(bytes: Buffer, offset: number): { value: unknown; end: number } | null {
+  if (bytes[offset] !== 0x7b) return null;
+  const head = bytes.toString('latin1', offset, Math.min(bytes.length, offset + PREFIX_BYTES));
+  const match = PREFIX.exec(head);
+  if (match) {
+    const bodyStart = offset + PREFIX_BYTES;
+    const bodyEnd = bodyStart + Number(match[2]);
+    if (bodyEnd + SUFFIX.length > bytes.length || !bytes.subarray(bodyEnd, bodyEnd + SUFFIX.length).equals(SUFFIX)) return null;
+    const body = bytes.subarray(bodyStart, bodyEnd);
+    if (crc32(body).toString(16).padStart(8, '0') !== match[1]) return null;
+    return { value: parseJson(body), end: bodyEnd + SUFFIX.length };
+  }
+  if (head.startsWith('{"crc32"')) return null;
+  return legacyLineAt(bytes, offset);
+}
+
+function legacyLineAt(bytes: Buffer, offset: number): { value: unknown; end: number } | null {
+  const newline = bytes.indexOf(10, offset);
+  if (newline < 0) return null;
+  const value = parseJson(bytes.subarray(offset, newline));
+  return value === undefined ? null : { value, end: newline + 1 };
+}
+
+/** The offset of the first intact record at or after `from`, where a record or a line starts, if any. */
+function nextValidRecord(bytes: Buffer, from: number): number | null {
+  for (let at = bytes.indexOf(0x7b, from); at >= 0; at = bytes.indexOf(0x7b, at + 1)) {
+    const candidate = bytes[at - 1] === 10 || bytes.subarray(at, at + START.length).equals(START);
+    if (candidate && recordAt(bytes, at) !== null) return at;
+  }
+  return null;
+}
+
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** An intact record that is not a change set was written wrong, not torn: always an error. */
+function asChangeSet(value: unknown, file: string, offset: number): ChangeSet {
+  if (!isChangeSetShape(value)) throw invalidFile(file, `the ledger record at byte ${offset} is malformed`);
+  return value;
+}
+
+function isChangeSetShape(value: unknown): value is ChangeSet {
+  const isRecord = (field: unknown) => typeof field === 'object' && field !== null && !Array.isArray(field);
+  if (!isRecord(value)) return false;
+  const changes = value as Record<string, unknown>;
+  return (
+    Number.isSafeInteger(changes.revision) &&
+    Array.isArray(changes.log) &&
+    isRecord(changes.nodes) &&
+    isRecord(changes.initiatives) &&
+    Array.isArray(changes.edges)
+  );
+}
