@@ -61,9 +61,6 @@ export function optional<T>(kind: ValueKind<T>, description: string, options: Ar
   return argument(kind, false, description, options);
 }
 
-/** `meta` nested deeper than this is refused: a user mistake, and a stack hazard for every reader. */
-export const MAX_JSON_DEPTH = 64;
-
 export const text = (): ValueKind<string> => ({ validator: t.isString(), schema: { type: 'string' }, cli: 'text' });
 export const nonEmptyText = (): ValueKind<string> => ({
   validator: t.cascade(t.isString(), [t.hasMinLength(1)]),
@@ -81,15 +78,9 @@ export const textList = (): ValueKind<string[]> => ({
 export const jsonObject = (): ValueKind<Record<string, unknown>> => ({
   validator: t.makeValidator<unknown, Record<string, unknown>>({
     test: (value, state): value is Record<string, unknown> => {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        state?.errors?.push(`${state.p ?? '.'}: expected a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
-        return false;
-      }
-      if (depthOf(value) > MAX_JSON_DEPTH) {
-        state?.errors?.push(`${state.p ?? '.'}: nested more than ${MAX_JSON_DEPTH} levels deep`);
-        return false;
-      }
-      return true;
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return true;
+      state?.errors?.push(`${state.p ?? '.'}: expected a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+      return false;
     },
   }),
   schema: { type: 'object' },
@@ -113,20 +104,6 @@ export const oneOf = <T extends string>(values: readonly T[]): ValueKind<T> => (
 });
 /** A list of JSON values checked one by one later (a batch's items). */
 export const items = (): ValueKind<unknown[]> => ({ validator: t.isArray(t.isUnknown()), schema: { type: 'array' }, cli: 'items' });
-
-/** How deep a JSON value nests, walked with a stack of its own so no depth can overflow ours. */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const pending: [unknown, number][] = [[value, 1]];
-  while (pending.length > 0) {
-    const [current, depth] = pending.pop()!;
-    if (typeof current !== 'object' || current === null) continue;
-    deepest = Math.max(deepest, depth);
-    if (deepest > MAX_JSON_DEPTH) return deepest;
-    for (const child of Object.values(current)) pending.push([child, depth + 1]);
-  }
-  return deepest;
-}
 
 /**
  * Validates an operation's arguments, whatever carried them (flags, a batch file, an HTTP body,

@@ -146,6 +146,12 @@ export const snapshotMetadataSchema = object({
   reason: oneOf(['force-init', 'corrupt-recovery', 'pre-restore', 'pre-migrate'] as const),
   bytes: integer(),
   sha256: string(),
+  raw_files: optional(
+    array(
+      object({ name: string(), bytes: integer(), sha256: string() }),
+      'For a state that did not load: the other raw files kept beside it, each with its size and digest',
+    ),
+  ),
 });
 
 export const logEntrySchema = object(

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { jsonObject, MAX_JSON_DEPTH, nonEmptyText, optional, parseArgs, required, textList } from '../../application/args.js';
+import { jsonObject, nonEmptyText, optional, parseArgs, required, textList } from '../../application/args.js';
 import { thrownBy } from '../support/graphs.js';
 
 describe('args (operation argument parsing)', () => {
@@ -55,19 +55,5 @@ describe('args (operation argument parsing)', () => {
       blocked_by: ['G1', 'G2'],
       tags: ['a', 'b'],
     });
-  });
-
-  it(`refuses meta nested deeper than ${MAX_JSON_DEPTH} levels with INVALID_ARGUMENT, however deep it goes`, () => {
-    const nest = (depth: number) => {
-      let value: Record<string, unknown> = {};
-      for (let level = 1; level < depth; level++) value = { a: value };
-      return value;
-    };
-    expect(sut({ title: 'x', blocked_by: [], meta: nest(MAX_JSON_DEPTH) }).meta).to.be.an('object');
-    for (const depth of [MAX_JSON_DEPTH + 1, 5_000, 200_000]) {
-      const error = thrownBy(() => sut({ title: 'x', blocked_by: [], meta: nest(depth) }));
-      expect(error.code, String(depth)).to.equal('INVALID_ARGUMENT');
-      expect(error.details).to.include({ field: 'meta', flag: '--meta' });
-    }
   });
 });
