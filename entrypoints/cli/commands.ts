@@ -1,9 +1,13 @@
 import { OPERATIONS } from '../../application/operations/index.js';
+import { McpCommand } from './mcp-command.js';
 import { OnboardCommand } from './onboard-command.js';
 import { commandFor } from './operation-command.js';
 
 /** One command per declared operation, in the declarations' order: each prints one JSON value. */
 export const OPERATION_COMMANDS = OPERATIONS.map(commandFor);
 
-/** Every command of the CLI: the operations, then `onboard`, which prints Markdown rather than JSON. */
-export const COMMANDS = [...OPERATION_COMMANDS, OnboardCommand];
+/**
+ * Every command of the CLI: the operations, then the two that are not graph operations and do
+ * not print one JSON value on success (`mcp` speaks MCP on stdio, `onboard` prints Markdown).
+ */
+export const COMMANDS = [...OPERATION_COMMANDS, McpCommand, OnboardCommand];

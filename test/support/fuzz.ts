@@ -13,7 +13,7 @@ interface CommandShape {
 
 /**
  * Every operation command's shape, read from clipanion's own definitions (so new operations are
- * fuzzed too). `onboard` prints no JSON value on success: test/e2e/onboard.spec.ts covers it.
+ * fuzzed too). `mcp` and `onboard` print no JSON value on success: test/e2e/mcp.spec.ts covers them.
  */
 export function commandShapes(): CommandShape[] {
   const cli = new Cli({ binaryName: 'taskdag' });
