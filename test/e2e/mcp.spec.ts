@@ -38,7 +38,7 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
 
   agentLoopOverMcp('in a local project', (sandbox) => sandbox.init());
 
-  it(`lists the agent's tools, derived from the declarations, in at most ${TOOL_LIST_BUDGET} tokens`, async () => {
+  it(`lists the agent's tools, derived from the declarations, in at most ${TOOL_LIST_BUDGET} tokens`, async function () {
     await sandbox.init();
     const session = await start({ after: ['--as', 'alice'] });
     const { tools } = await session.client.listTools();
@@ -50,8 +50,11 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
     }
     const answer = session.received.find((message) => 'result' in message && 'tools' in (message.result as object));
     const text = JSON.stringify(answer);
-    expect(o200kTokens(text), 'o200k_base tokens').to.be.at.most(TOOL_LIST_BUDGET);
-    expect(cl100kTokens(text), 'cl100k_base tokens').to.be.at.most(TOOL_LIST_BUDGET);
+    const measured = { o200k_base: o200kTokens(text), cl100k_base: cl100kTokens(text) };
+    // The figures show in the test's line of the report (docs/agents.md quotes them).
+    this.test!.title += `: ${measured.o200k_base} (o200k_base), ${measured.cl100k_base} (cl100k_base)`;
+    expect(measured.o200k_base, 'o200k_base tokens').to.be.at.most(TOOL_LIST_BUDGET);
+    expect(measured.cl100k_base, 'cl100k_base tokens').to.be.at.most(TOOL_LIST_BUDGET);
   });
 
   it('gives the workflow guide as server instructions and as the workflow prompt', async () => {
