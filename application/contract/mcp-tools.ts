@@ -31,15 +31,22 @@ export interface McpToolDefinition {
   name: string;
   description: string;
   inputSchema: JsonSchema;
+  annotations?: { readOnlyHint: true };
 }
 
 /**
- * A tool as MCP lists it, derived from the operation's declaration: its name, its summary and
- * its arguments' JSON Schema. No output schema is listed (results are the JSON the CLI prints,
- * published in `schemas/`), which keeps the list short.
+ * A tool as MCP lists it, derived from the operation's declaration: its name, its summary, its
+ * arguments' JSON Schema, and for a read the hint that it changes nothing (clients may then run
+ * it without asking). No output schema is listed (results are the JSON the CLI prints, published
+ * in `schemas/`), which keeps the list short.
  */
 export function mcpTool(operation: Declaration): McpToolDefinition {
-  return { name: operation.name, description: operation.summary, inputSchema: argumentsSchema(operation) };
+  return {
+    name: operation.name,
+    description: operation.summary,
+    inputSchema: argumentsSchema(operation),
+    ...(operation.mutates ? {} : { annotations: { readOnlyHint: true } }),
+  };
 }
 
 /** Every tool `taskdag mcp` lists, in the order of an agent's loop. */

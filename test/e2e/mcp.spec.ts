@@ -47,6 +47,7 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
       const operation = OPERATIONS.find((candidate) => candidate.name === tool.name)!;
       expect(tool.description).to.equal(operation.summary);
       expect(tool.inputSchema).to.deep.equal(argumentsSchema(operation));
+      expect(tool.annotations?.readOnlyHint ?? false, tool.name).to.equal(!operation.mutates);
     }
     const answer = session.received.find((message) => 'result' in message && 'tools' in (message.result as object));
     const text = JSON.stringify(answer);

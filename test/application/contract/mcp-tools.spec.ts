@@ -12,8 +12,14 @@ describe('MCP tools (derived from the operation declarations)', () => {
     expect(tools.map((tool) => tool.name)).to.deep.equal([...MCP_TOOL_NAMES]);
     for (const tool of tools) {
       const operation = registry.get(tool.name);
-      expect(tool).to.deep.equal({ name: operation.name, description: operation.summary, inputSchema: argumentsSchema(operation) });
+      expect(tool).to.deep.include({ name: operation.name, description: operation.summary, inputSchema: argumentsSchema(operation) });
     }
+  });
+
+  it('mark the reads read-only, and only them', () => {
+    const readOnly = mcpTools(registry).filter((tool) => tool.annotations?.readOnlyHint === true).map((tool) => tool.name);
+    expect(readOnly).to.deep.equal(['status', 'context', 'search']);
+    expect(readOnly.every((name) => !registry.get(name).mutates)).to.equal(true);
   });
 
   it('take the same arguments as the published input schema, without its file header', () => {
