@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Sandbox } from './cli.js';
-import { callFails, callOk, startMcp, type McpSession } from './mcp.js';
+import { answerOf, callFails, callOk, startMcp, type McpSession } from './mcp.js';
 
 /**
  * Makes the sandbox's checkout a project that `taskdag mcp` and the CLI work in: `init` for a
@@ -91,6 +91,24 @@ export function agentLoopOverMcp(where: string, prepare: PrepareCheckout): void 
       expect((await callFails(alice, 'add-task', { initiative: 'billing', title: 'x', body: '', acceptance: '', blocked_by: 'T-1' })).code).to.equal('INVALID_ARGUMENT');
 
       expect(await state()).to.deep.equal(before);
+    });
+
+    it('serves calls that arrive together, and two servers racing for one task yield one claim', async () => {
+      const ids = Array.from({ length: 8 }, (_, index) => `T-${index}`);
+      await Promise.all(
+        ids.map((id) => callOk(alice, 'add-task', { id, initiative: 'billing', title: id, body: '', acceptance: 'a', blocked_by: [] })),
+      );
+      expect(Object.keys((await state()).nodes).sort()).to.deep.equal(ids);
+
+      const bob = await startMcp(sandbox, { after: ['--as', 'bob'] });
+      try {
+        const outcomes = await Promise.all([alice, bob].map((session) => session.client.callTool({ name: 'take', arguments: { id: 'T-0' } })));
+        const failures = outcomes.filter((outcome) => outcome.isError === true).map((outcome) => answerOf('take', outcome as never).error.code);
+        expect(failures).to.deep.equal(['ALREADY_CLAIMED']);
+        expect(['alice', 'bob']).to.include((await state()).nodes['T-0'].claim.by);
+      } finally {
+        await bob.close();
+      }
     });
 
     it('takes every identity from the start of the server: a call cannot name another agent', async () => {
