@@ -1,9 +1,9 @@
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'chai';
 import { countTokens as cl100kTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as o200kTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { agentGuide } from '../../application/agent-guide.js';
 import { argumentsSchema } from '../../application/contract/json-schemas.js';
@@ -13,6 +13,7 @@ import { BINARY, Sandbox } from '../support/cli.js';
 import { callFails, callOk, exchangeThenClose, startMcp, type McpSession } from '../support/mcp.js';
 import { agentLoopOverMcp } from '../support/mcp-scenario.js';
 
+const { version } = JSON.parse(readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string };
 /** What an agent pays in context for the tool list before any work starts (issue 16). */
 const TOOL_LIST_BUDGET = 3_000;
 
@@ -58,9 +59,10 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
     expect(measured.cl100k_base, 'cl100k_base tokens').to.be.at.most(TOOL_LIST_BUDGET);
   });
 
-  it('gives the workflow guide as server instructions and as the workflow prompt', async () => {
+  it('names itself with the package version, and gives the workflow guide as instructions and as the workflow prompt', async () => {
     await sandbox.init();
     const session = await start({ after: ['--as', 'alice'] });
+    expect(session.client.getServerVersion()).to.deep.include({ name: 'taskdag', version });
     expect(session.client.getInstructions()).to.equal(agentGuide('mcp'));
     expect((await session.client.listPrompts()).prompts.map((prompt) => prompt.name)).to.deep.equal(['workflow']);
     const prompt = await session.client.getPrompt({ name: 'workflow' });
@@ -75,6 +77,7 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
     const session = await start({ after: ['--as', 'alice'] });
     const refused = await session.client.callTool({ name: 'add-initiative', arguments: { name: 'x' } }).then(() => null, (error: unknown) => error);
     expect(refused).to.be.instanceOf(McpError);
+    expect((refused as McpError).code).to.equal(ErrorCode.InvalidParams);
     expect((refused as McpError).data).to.deep.equal({ code: 'UNKNOWN_COMMAND', details: { tool: 'add-initiative' } });
     expect(await sandbox.ok(['state'])).to.deep.equal(before);
   });
