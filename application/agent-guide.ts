@@ -43,9 +43,8 @@ export interface GuideReference {
 
 /** The guide as Markdown, as `taskdag onboard` prints it (an AGENTS.md section) or as the MCP prompt. */
 export function agentGuide(face: GuideFace): string {
-  return GUIDE.map((line) => (typeof line === 'string' ? line : line[face]).replace(REFERENCE, (_, operation, argument, words) =>
-    `\`${render(face, operation, argument, words)}\``,
-  )).join('\n') + '\n';
+  const rendered = GUIDE.map((line) => (typeof line === 'string' ? line : line[face]).replace(REFERENCE, (_, operation, argument, words) => render(face, operation, argument, words)));
+  return rendered.join('\n') + '\n';
 }
 
 /** Every operation and argument the guide names. */
@@ -53,11 +52,26 @@ export function guideReferences(): GuideReference[] {
   const text = GUIDE.map((line) => (typeof line === 'string' ? line : `${line.cli}\n${line.mcp}`)).join('\n');
   return [...text.matchAll(REFERENCE)].map(([, operation, argument, words]) => ({
     operation: operation!,
-    arguments: argument ? [argument] : [...words!.matchAll(/--([a-z-]+)/g)].map(([, flag]) => flag!.replace(/-/g, '_')),
+    arguments: argument ? [argument] : flagsAmong(words!).map(({ key }) => key),
   }));
 }
 
+/**
+ * On the command line, the command as typed (`taskdag submit <id> --note "<evidence>"`); over
+ * MCP, the tool and the arguments its flags name (`submit` with `note`), with a value when the
+ * words give one rather than a placeholder (`status` with `status: "ready"`).
+ */
 function render(face: GuideFace, operation: string, argument: string | undefined, words: string): string {
-  if (argument !== undefined) return face === 'cli' ? flagOf(argument) : argument;
-  return face === 'cli' ? `taskdag ${operation}${words}` : operation;
+  if (argument !== undefined) return `\`${face === 'cli' ? flagOf(argument) : argument}\``;
+  if (face === 'cli') return `\`taskdag ${operation}${words}\``;
+  const named = flagsAmong(words).map(({ key, value }) => `\`${value === undefined ? key : `${key}: ${JSON.stringify(value)}`}\``);
+  return named.length === 0 ? `\`${operation}\`` : `\`${operation}\` with ${named.join(' and ')}`;
+}
+
+/** The flags among a command's words, by argument key, with their value unless it is a `<placeholder>`. */
+function flagsAmong(words: string): { key: string; value?: string }[] {
+  return [...words.matchAll(/--([a-z-]+)(?: ("[^"]*"|[^\s"]+))?/g)].map(([, flag, given]) => {
+    const value = given?.replace(/^"|"$/g, '');
+    return { key: flag!.replace(/-/g, '_'), ...(value === undefined || value.startsWith('<') ? {} : { value }) };
+  });
 }

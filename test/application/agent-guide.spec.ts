@@ -28,6 +28,7 @@ describe('the agent workflow guide', () => {
     const mcp = agentGuide('mcp');
     for (const text of [cli, mcp]) expect(text).to.not.include('[[');
     expect(cli).to.include('`taskdag submit <id> --note "<evidence>"`').and.include('`--blocked-by`').and.include('export TASKDAG_AGENT');
-    expect(mcp).to.include('`submit`').and.include('`blocked_by`').and.not.include('`taskdag ');
+    expect(mcp).to.include('`submit` with `note`').and.include('`status` with `status: "ready"`').and.include('`blocked_by`');
+    expect(mcp).to.include('`resolve` with `choice` and `rationale`').and.not.include('`taskdag ');
   });
 });
