@@ -1,9 +1,10 @@
 // Type-checks and compiles everything (sources and tests) into build/, bundles the library
 // (dist/library.js with its declarations in dist/types/), and bundles the CLI in
-// two files: dist/taskdag-cli.js, the whole program in one script (a command loads one file, not
+// three files: dist/taskdag-cli.js, the whole program in one script (a command loads one file, not
 // a module tree) with its V8 code cache beside it, and dist/taskdag.js, the executable: a few
 // lines that answer --version and --help from text fixed here and load the program only for a
-// real command. Start-up is what an agent pays on every call: see BENCHMARKS.md.
+// real command; and dist/taskdag-mcp.js, the MCP server that only `taskdag mcp` loads. Start-up
+// is what an agent pays on every call: see BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, chmodSync, existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -113,14 +114,16 @@ await build({
 });
 chmodSync('dist/taskdag.js', 0o755);
 
+/** A bundle that runs the operations on the files: the store's native addon stays in node_modules. */
+const operationsBundle = (entry, outfile) =>
+  build({ ...common, entryPoints: [entry], outfile, external: ['fs-ext'], define: { TASKDAG_VERSION: JSON.stringify(version) } });
+
+// The MCP server (`taskdag mcp`) and the MCP SDK, loaded by that command alone so that no other
+// command pays for them. It runs for a whole session, so it keeps graceful-fs and needs no code cache.
+await operationsBundle('entrypoints/mcp/server.ts', 'dist/taskdag-mcp.js');
+
 // The library (`require('taskdag')`): the same operations in process, and their types.
-await build({
-  ...common,
-  entryPoints: ['entrypoints/library/index.ts'],
-  outfile: 'dist/library.js',
-  external: ['fs-ext'],
-  define: { TASKDAG_VERSION: JSON.stringify(version) },
-});
+await operationsBundle('entrypoints/library/index.ts', 'dist/library.js');
 try {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.library.json'], { stdio: 'inherit' });
 } catch {

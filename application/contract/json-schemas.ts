@@ -7,12 +7,19 @@ const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 /** The JSON Schema of an operation's arguments: what a batch item, an HTTP body or a library call passes. */
 export function inputSchema(operation: Declaration): JsonSchema {
-  const fields = Object.entries(operation.args) as [string, Argument<unknown>][];
   return {
     $schema: DIALECT,
     $id: `taskdag:${operation.name}.input`,
     title: `${operation.name} arguments`,
     description: operation.summary,
+    ...argumentsSchema(operation),
+  };
+}
+
+/** The arguments object alone, without the header of a published file: an MCP tool's input schema. */
+export function argumentsSchema(operation: Declaration): JsonSchema {
+  const fields = Object.entries(operation.args) as [string, Argument<unknown>][];
+  return {
     type: 'object',
     properties: Object.fromEntries(fields.map(([key, field]) => [key, { ...field.kind.schema, description: field.description }])),
     required: fields.filter(([, field]) => field.required).map(([key]) => key),

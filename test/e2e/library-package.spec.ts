@@ -1,8 +1,11 @@
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
+import { MCP_TOOL_NAMES } from '../../application/contract/mcp-tools.js';
+import { exchangeThenClose } from '../support/mcp.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -50,6 +53,16 @@ describe('the library, from the packed package (npm pack + install)', function (
     const run = spawnSync(process.execPath, [path.join(dir, 'example.js')], { cwd: checkout, env, encoding: 'utf8', timeout: 60_000 });
     expect(run.status, run.stderr).to.equal(0);
     expect(run.stdout).to.equal('in_progress true\nALREADY_CLAIMED alice\n');
+  });
+
+  it('serves taskdag mcp from its own bundle: the MCP SDK is not installed with the package', async () => {
+    expect(existsSync(path.join(dir, 'node_modules', '@modelcontextprotocol'))).to.equal(false);
+    const checkout = path.join(dir, 'checkout');
+    execFileSync('mkdir', ['-p', checkout]);
+    const binary = path.join(dir, 'node_modules', 'taskdag', 'dist', 'taskdag.js');
+    const { code, answers } = await exchangeThenClose(binary, ['mcp', '--as', 'alice'], { cwd: checkout, env }, [{ method: 'tools/list', params: {} }]);
+    expect(code).to.equal(0);
+    expect(answers[1].result.tools.map((tool: { name: string }) => tool.name)).to.deep.equal([...MCP_TOOL_NAMES]);
   });
 
   it('types every operation: names, arguments and results; a wrong call does not compile', () => {

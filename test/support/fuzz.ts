@@ -1,6 +1,6 @@
 import { Cli } from 'clipanion';
 import { Readable } from 'node:stream';
-import { COMMANDS } from '../../entrypoints/cli/commands.js';
+import { OPERATION_COMMANDS } from '../../entrypoints/cli/commands.js';
 import { main } from '../../entrypoints/cli/main.js';
 import type { Sandbox } from './cli.js';
 
@@ -11,10 +11,13 @@ interface CommandShape {
   positionals: number;
 }
 
-/** Every registered command's shape, read from clipanion's own definitions (so new commands are fuzzed too). */
+/**
+ * Every operation command's shape, read from clipanion's own definitions (so new operations are
+ * fuzzed too). `mcp` and `onboard` print no JSON value on success: test/e2e/mcp.spec.ts covers them.
+ */
 export function commandShapes(): CommandShape[] {
   const cli = new Cli({ binaryName: 'taskdag' });
-  for (const command of COMMANDS) cli.register(command);
+  for (const command of OPERATION_COMMANDS) cli.register(command);
   return cli.definitions().map((definition) => ({
     name: definition.path.replace(/^taskdag /, ''),
     options: definition.options.map((option) => {

@@ -1,0 +1,84 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { agentGuide } from '../../application/agent-guide.js';
+import { mcpTools } from '../../application/contract/mcp-tools.js';
+import { OPERATIONS } from '../../application/operations/index.js';
+import { OperationRegistry } from '../../application/registry.js';
+import type { AgentName } from '../../domain/model.js';
+import { runInCheckout, type Environment } from '../cli/compose.js';
+import { errorEnvelope } from '../cli/envelope.js';
+
+declare const TASKDAG_VERSION: string;
+const VERSION = typeof TASKDAG_VERSION === 'string' ? TASKDAG_VERSION : '0.0.0-dev';
+
+const WORKFLOW_PROMPT = 'workflow';
+
+export interface McpOptions {
+  /** Where checkouts are found (`cwd`, `--project`) and the storage root (`env`), as for any command. */
+  environment: Environment;
+  /** The one identity of every call, fixed at start (docs/agents.md: no per-call override). */
+  agent: AgentName | null;
+  stdin: NodeJS.ReadableStream;
+  stdout: { write(text: string): boolean };
+}
+
+/**
+ * `taskdag mcp`: an MCP server over stdio whose tools are the agent's loop (mcp-tools.ts). Each
+ * call runs through the command line's composition root, so a tool answers exactly what its
+ * command prints, in a local checkout and a linked one alike; the checkout is resolved per call,
+ * as a command would. Resolves when the client closes standard input.
+ */
+export async function serveMcp(options: McpOptions): Promise<void> {
+  const registry = new OperationRegistry(OPERATIONS);
+  const tools = mcpTools(registry);
+  const offered = new Set(tools.map((tool) => tool.name));
+  const guide = agentGuide('mcp');
+  const server = new Server(
+    { name: 'taskdag', version: VERSION },
+    { capabilities: { tools: {}, prompts: {} }, instructions: guide },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
+    if (!offered.has(params.name)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${params.name}: taskdag offers ${[...offered].join(', ')}`, {
+        code: 'UNKNOWN_COMMAND',
+        details: { tool: params.name },
+      });
+    }
+    try {
+      const result = await runInCheckout(options.environment, { operation: params.name, args: params.arguments ?? {}, agent: options.agent });
+      return textResult(result, false);
+    } catch (error) {
+      return textResult(errorEnvelope(error), true);
+    }
+  });
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [{ name: WORKFLOW_PROMPT, description: 'How to work in a taskdag project: pick, claim, hand in with evidence, review, decide gates, record knowledge' }],
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, ({ params }) => {
+    if (params.name !== WORKFLOW_PROMPT) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${params.name}: taskdag offers ${WORKFLOW_PROMPT}`);
+    return { description: 'The taskdag workflow', messages: [{ role: 'user', content: { type: 'text', text: guide } }] };
+  });
+
+  const transport = new StdioServerTransport(options.stdin as NodeJS.ReadStream, options.stdout as unknown as NodeJS.WriteStream);
+  const closed = new Promise<void>((resolve) => (server.onclose = resolve));
+  // The transport does not watch for end of input; a client that goes away must not leave us running.
+  options.stdin.once('end', () => void server.close());
+  await server.connect(transport);
+  await closed;
+}
+
+/** The one JSON value a command would print, as the text of a tool result; a failure is its envelope. */
+function textResult(value: unknown, isError: boolean): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], ...(isError ? { isError: true } : {}) };
+}
