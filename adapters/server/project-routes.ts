@@ -4,6 +4,7 @@ import { activity } from '../../application/board/activity.js';
 import { catalog } from '../../application/board/catalog.js';
 import { nodeDetail } from '../../application/board/node-detail.js';
 import { boardSnapshot, snapshotEtag } from '../../application/board/snapshot.js';
+import { servedRemotely } from '../../application/contract/openapi.js';
 import type { Operation, OperationDispatcher } from '../../application/operation.js';
 import type { Clock } from '../../application/ports/clock.js';
 import type { ProjectStoreFactory } from '../../application/ports/project-store.js';
@@ -40,7 +41,7 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
 
   router.post('/v1/projects/:project/ops/:operation', async (ctx) => {
     const project = projectOf(ctx);
-    const operation = servedRemotely(options.registry, ctx.params.operation!);
+    const operation = remoteOperation(options.registry, ctx.params.operation!);
     const { args, agent } = requestOf(await readJsonBody(ctx, options.maxBodyBytes));
     if (operation.name === 'init' && args.force !== undefined && args.force !== false) {
       throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', 'init --force resets a project: it is not offered remotely', { operation: 'init --force' });
@@ -100,9 +101,9 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
 }
 
 /** The operations a server runs for a linked checkout: the rest answer REMOTE_UNSUPPORTED_OPERATION. */
-function servedRemotely(registry: OperationRegistry, name: string): Operation {
+function remoteOperation(registry: OperationRegistry, name: string): Operation {
   const operation = registry.get(name);
-  if (!operation.remote || operation.scope === 'host') {
+  if (!servedRemotely(operation)) {
     throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', `${name} is not offered by a server: run it in a local checkout`, { operation: name });
   }
   return operation;

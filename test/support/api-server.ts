@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Sandbox } from './cli.js';
+import { openApiViolation } from './openapi-check.js';
 import { initServerRoot, login, request, startServer, type HttpAnswer, type RunningServer } from './server-process.js';
 
 /** A real `server run` on 127.0.0.1 with a logged-in bearer, and helpers to call its /v1 routes. */
@@ -18,6 +19,14 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+/** Every answer the tests get is held to docs/openapi.json (routes that exist, documented bodies). */
+function documented(method: string, route: string, answer: HttpAnswer): HttpAnswer {
+  const known = answer.status !== 404 || answer.json?.error?.code !== 'UNKNOWN_COMMAND';
+  const violation = known ? openApiViolation(method, route, answer.status, answer.json) : null;
+  if (violation) throw new Error(violation);
+  return answer;
+}
+
 export async function startApiServer(extraEnv: Record<string, string> = {}): Promise<ApiServer> {
   const sandbox = new Sandbox();
   const { root, config, env } = await initServerRoot(sandbox);
@@ -31,9 +40,11 @@ export async function startApiServer(extraEnv: Record<string, string> = {}): Pro
     root,
     bearer,
     dataRoot,
-    get: (route, headers = {}) => request(server.origin, 'GET', route, { headers: { ...auth, ...headers } }),
-    op: (project, operation, args = {}, agent = 'alice') =>
-      request(server.origin, 'POST', `/v1/projects/${project}/ops/${operation}`, { headers: auth, body: { args, agent } }),
+    get: async (route, headers = {}) => documented('GET', route, await request(server.origin, 'GET', route, { headers: { ...auth, ...headers } })),
+    op: async (project, operation, args = {}, agent = 'alice') => {
+      const route = `/v1/projects/${project}/ops/${operation}`;
+      return documented('POST', route, await request(server.origin, 'POST', route, { headers: auth, body: { args, agent } }));
+    },
     projectsOnDisk: () => {
       try {
         return readdirSync(path.join(dataRoot, 'projects'));

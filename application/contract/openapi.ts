@@ -1,0 +1,135 @@
+import { activitySchema } from '../board/activity.js';
+import { catalogSchema } from '../board/catalog.js';
+import { nodeDetailSchema } from '../board/node-detail.js';
+import { boardSnapshotSchema } from '../board/snapshot.js';
+import type { Declaration } from '../operation.js';
+import { argumentsSchema } from './json-schemas.js';
+import { errorEnvelopeSchema } from './results.js';
+import { boolean, object, string, type JsonSchema } from './schema.js';
+
+/** Whether a server answers the operation for a linked checkout (docs/http-api.md). */
+export function servedRemotely(operation: Pick<Declaration, 'remote'> & { scope: string }): boolean {
+  return operation.remote && operation.scope !== 'host';
+}
+
+const ERROR = { $ref: '#/components/schemas/Error' };
+const PROTOCOL = { $ref: '#/components/parameters/ProtocolVersion' };
+const PROJECT = { name: 'project', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' } };
+
+const json = (schema: JsonSchema, description: string) => ({ description, content: { 'application/json': { schema } } });
+const failures = {
+  default: json(ERROR, 'The failure envelope; the status follows the error code (docs/http-api.md)'),
+};
+
+function operationPath(operation: Declaration) {
+  return {
+    post: {
+      operationId: operation.name.replace(/[ -](.)/g, (_, letter: string) => letter.toUpperCase()),
+      summary: operation.summary,
+      tags: ['operations'],
+      parameters: [PROTOCOL, PROJECT],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                args: argumentsSchema(operation),
+                agent: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }], description: 'The acting agent (--as); mutations need one' },
+              },
+              additionalProperties: false,
+            },
+          },
+        },
+      },
+      responses: { '200': json(operation.result, 'What the command prints'), ...failures },
+    },
+  };
+}
+
+const read = (summary: string, schema: JsonSchema, extra: object = {}) => ({
+  get: { summary, tags: ['board'], parameters: [PROTOCOL, PROJECT], responses: { '200': json(schema, summary), ...failures }, ...extra },
+});
+
+/**
+ * The OpenAPI 3.1 document of the server's /v1 routes, generated from the operation
+ * declarations and the board's views: what `docs/openapi.json` holds.
+ */
+export function openApiDocument(operations: readonly (Declaration & { scope: string })[], version: string): JsonSchema {
+  const paths: Record<string, unknown> = {
+    '/v1/auth/login': {
+      post: {
+        summary: 'Exchange the password for a bearer',
+        tags: ['auth'],
+        security: [],
+        parameters: [PROTOCOL],
+        requestBody: { required: true, content: { 'application/json': { schema: object({ password: string() }) } } },
+        responses: { '200': json(object({ bearer: string('Send as Authorization: Bearer'), expires_at: string() }), 'A new session'), ...failures },
+      },
+    },
+    '/v1/auth/session': {
+      get: {
+        summary: 'Whether the bearer is still good, and until when',
+        tags: ['auth'],
+        parameters: [PROTOCOL],
+        responses: { '200': json(object({ authenticated: boolean(), created_at: string(), expires_at: string() }), 'The session'), ...failures },
+      },
+    },
+    '/v1/projects': { get: { summary: 'The project catalog', tags: ['board'], parameters: [PROTOCOL], responses: { '200': json(catalogSchema, 'Every project'), ...failures } } },
+    '/v1/projects/{project}/ui/snapshot': read('Everything the board draws, revalidated with ETag', boardSnapshotSchema, {}),
+    '/v1/projects/{project}/ui/nodes/{nodeId}': {
+      get: {
+        summary: 'One node as the detail view shows it',
+        tags: ['board'],
+        parameters: [PROTOCOL, PROJECT, { name: 'nodeId', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': json(nodeDetailSchema, 'The node'), ...failures },
+      },
+    },
+    '/v1/projects/{project}/ui/activity': {
+      get: {
+        summary: 'The log, newest first, a page at a time',
+        tags: ['board'],
+        parameters: [
+          PROTOCOL,
+          PROJECT,
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+          { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 } },
+        ],
+        responses: { '200': json(activitySchema, 'A page'), ...failures },
+      },
+    },
+    '/v1/projects/{project}/ui/events': {
+      get: {
+        summary: 'Server-sent events: `revision` (id: <revision>), `refresh` when the client must reload',
+        tags: ['board'],
+        parameters: [PROTOCOL, PROJECT, { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' } }],
+        responses: { '200': { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...failures },
+      },
+    },
+  };
+  (paths['/v1/projects/{project}/ui/snapshot'] as { get: { responses: Record<string, unknown> } }).get.responses['304'] = {
+    description: 'Not modified: If-None-Match named the current ETag',
+  };
+  for (const operation of operations.filter(servedRemotely)) paths[`/v1/projects/{project}/ops/${operation.name}`] = operationPath(operation);
+  paths['/v1/projects/{project}/ops/{operation}'] = {
+    post: {
+      summary: 'Any other name: a local-only operation (REMOTE_UNSUPPORTED_OPERATION, 400) or none at all (UNKNOWN_COMMAND, 404)',
+      tags: ['operations'],
+      parameters: [PROTOCOL, PROJECT, { name: 'operation', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: failures,
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: { title: 'taskdag server', version, description: 'Remote v1: every operation of a linked checkout, the board reads and live events (docs/http-api.md).' },
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'From POST /v1/auth/login' } },
+      parameters: { ProtocolVersion: { name: 'X-Taskdag-Protocol-Version', in: 'header', required: true, schema: { const: '1' } } },
+      schemas: { Error: errorEnvelopeSchema },
+    },
+  };
+}
