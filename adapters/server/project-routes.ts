@@ -35,6 +35,11 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
   const router = new Router();
   const known = new KnownProjects(options.stores);
 
+  // For operators and leak tests: live streams, and what the process holds open.
+  router.get('/v1/server/status', (ctx) => {
+    ctx.body = { subscribers: options.hub.size, active_resources: process.getActiveResourcesInfo().length, uptime_ms: Math.round(process.uptime() * 1000) };
+  });
+
   router.get('/v1/projects', async (ctx) => {
     ctx.body = await catalog(options.stores, options.clock);
   });

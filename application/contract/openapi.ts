@@ -5,7 +5,7 @@ import { boardSnapshotSchema } from '../board/snapshot.js';
 import type { Declaration } from '../operation.js';
 import { argumentsSchema } from './json-schemas.js';
 import { errorEnvelopeSchema } from './results.js';
-import { boolean, object, string, type JsonSchema } from './schema.js';
+import { boolean, integer, object, string, type JsonSchema } from './schema.js';
 
 /** Whether a server answers the operation for a linked checkout (docs/http-api.md). */
 export function servedRemotely(operation: Pick<Declaration, 'remote'> & { scope: string }): boolean {
@@ -74,6 +74,14 @@ export function openApiDocument(operations: readonly (Declaration & { scope: str
         tags: ['auth'],
         parameters: [PROTOCOL],
         responses: { '200': json(object({ authenticated: boolean(), created_at: string(), expires_at: string() }), 'The session'), ...failures },
+      },
+    },
+    '/v1/server/status': {
+      get: {
+        summary: 'Live event streams open, and the resources the process holds (for operators)',
+        tags: ['server'],
+        parameters: [PROTOCOL],
+        responses: { '200': json(object({ subscribers: integer(), active_resources: integer(), uptime_ms: integer() }), 'Now'), ...failures },
       },
     },
     '/v1/projects': { get: { summary: 'The project catalog', tags: ['board'], parameters: [PROTOCOL], responses: { '200': json(catalogSchema, 'Every project'), ...failures } } },

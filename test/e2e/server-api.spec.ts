@@ -185,3 +185,32 @@ describe('the server serves a built board (spec 4.8)', function () {
     }
   });
 });
+
+describe('live events under churn (spec 4.7)', function () {
+  this.timeout(120_000);
+  let api: ApiServer;
+  before(async () => {
+    api = await startApiServer();
+    await api.op('p-live', 'init', {});
+    await api.op('p-live', 'add-initiative', { name: 'core' });
+    await api.op('p-live', 'add-task', { id: 'T-1', initiative: 'core', title: 'x', body: '', acceptance: 'a', blocked_by: [] });
+  });
+  after(async () => api.close());
+
+  const status = async () => (await api.get('/v1/server/status')).json as { subscribers: number; active_resources: number };
+
+  it('1,000 connect/abort cycles leave the subscriber count and the open resources back at their baseline', async () => {
+    const baseline = await status();
+    for (let round = 0; round < 20; round++) {
+      const streams = await Promise.all(Array.from({ length: 50 }, () => openEvents(api.server.origin, api.bearer, 'p-live')));
+      for (const stream of streams) stream.close();
+    }
+    let now = await status();
+    for (let attempt = 0; attempt < 50 && (now.subscribers > 0 || now.active_resources > baseline.active_resources); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      now = await status();
+    }
+    expect(now.subscribers).to.equal(0);
+    expect(now.active_resources).to.be.at.most(baseline.active_resources);
+  });
+});
