@@ -52,9 +52,14 @@ export async function runServer(options: RunServerOptions): Promise<void> {
       setupRoot: path.dirname(options.configPath),
     });
     const app = buildHttpApp({ auth, maxBodyBytes: settings.maxBodyBytes, shutdown, redactor, log });
-    const server = await listen(app, config, settings, shutdown);
+    // Watched before the ready line goes out: whoever reads it may signal at once.
+    const first = nextSignal();
+    const server = await listen(app, config, settings, shutdown).catch((error: unknown) => {
+      first.cancel();
+      throw error;
+    });
     process.stdout.write(`${JSON.stringify({ ok: true, host: server.host, port: server.port })}\n`);
-    const signal = await nextSignal();
+    const signal = await first.signal;
     const stopWatching = watchSignals(() => server.abort());
     // The listener is closed by the time stop() returns its promise; the log line says so truthfully.
     const stopping = server.stop(settings.drainMs).finally(stopWatching);
@@ -123,11 +128,14 @@ function watchSignals(handler: (signal: NodeJS.Signals) => void): () => void {
   };
 }
 
-function nextSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = watchSignals((signal) => {
-      stop();
-      resolve(signal);
+/** The next SIGINT or SIGTERM; `cancel` stops watching without one. */
+function nextSignal(): { signal: Promise<NodeJS.Signals>; cancel: () => void } {
+  let cancel = () => {};
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    cancel = watchSignals((received) => {
+      cancel();
+      resolve(received);
     });
   });
+  return { signal, cancel };
 }

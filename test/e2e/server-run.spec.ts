@@ -43,6 +43,14 @@ describe('server run (spec 4.6, 5.3)', function () {
     });
   }
 
+  it('handles a signal sent the moment its ready line is read (the handler is in place before the line goes out)', async () => {
+    const { config, env } = await initServerRoot(sandbox);
+    for (let round = 0; round < 5; round++) {
+      const server = await start(config, env);
+      expect(await server.stop(), `round ${round}: ${server.output().stderr}`).to.deep.equal({ code: 0, signal: null });
+    }
+  });
+
   it('refuses to start without the password, with a bad one, or with an out-of-range setting, creating nothing', async () => {
     const { root, config, env } = await initServerRoot(sandbox);
     const cases: [Record<string, string | undefined>, string, Record<string, unknown>][] = [
