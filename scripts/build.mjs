@@ -82,8 +82,9 @@ await build({
   ...common,
   entryPoints: ['entrypoints/cli/program.ts'],
   outfile: PROGRAM,
-  // A native addon cannot be bundled; it is loaded from node_modules on first lock.
-  external: ['fs-ext'],
+  // A native addon cannot be bundled; it is loaded from node_modules on first lock. tweetnacl
+  // serves only `server init` here: left in node_modules, it costs other commands nothing.
+  external: ['fs-ext', 'tweetnacl'],
   // The CLI's file I/O is synchronous, where graceful-fs adds nothing but its load cost.
   alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
   plugins: [clipanionWithoutStdioDefaults, serverRuntimeApart],

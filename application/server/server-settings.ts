@@ -51,5 +51,12 @@ export function readServerSettings(env: ReadonlyMap<string, string> | Record<str
       settings[bound.field] = number;
     }
   }
+  if (problems.length === 0 && settings.headersTimeoutMs > settings.requestTimeoutMs) {
+    problems.push({
+      key: 'TASKDAG_SERVER_HEADERS_TIMEOUT_MS',
+      value: String(settings.headersTimeoutMs),
+      problem: `TASKDAG_SERVER_HEADERS_TIMEOUT_MS (${settings.headersTimeoutMs}) must not exceed TASKDAG_SERVER_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs}): headers are part of the request`,
+    });
+  }
   return problems.length > 0 ? { problems } : { settings };
 }

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type Router from '@koa/router';
+import type Koa from 'koa';
 import { DomainError } from '../../domain/errors.js';
 import { AuthService } from '../../application/server/auth-service.js';
 import { parseServerConfig, type ServerConfig } from '../../application/server/server-config.js';
@@ -41,48 +43,68 @@ export async function runServer(options: RunServerOptions): Promise<void> {
   for (const dir of [config.dataRoot, config.stateHome]) requireDirectory(dir);
 
   const lock = acquireServiceLock(config.stateHome);
-  const log = (line: string) => process.stderr.write(`${line}\n`);
   try {
-    const store = new FsAuthStore(config.stateHome);
-    const { service: auth, startup } = await AuthService.open(
-      { store, hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() },
-      password,
-    );
-    if (startup === 'rotated') log('taskdag server: the password changed; every earlier bearer is revoked and clients must log in again');
+    const auth = await openAuth(config.stateHome, password);
     const shutdown = new ShutdownHooks();
-    const redactor = new PathRedactor({
-      dataRoot: config.dataRoot,
-      stateHome: config.stateHome,
-      uiRoot: config.uiRoot,
-      setupRoot: path.dirname(options.configPath),
-    });
-    const services = fileServices(config.dataRoot, path.dirname(options.configPath));
-    const hub = new SseHub();
-    shutdown.add(() => hub.close());
-    const dispatcher = new GroupCommitDispatcher(services, (project, committed) => hub.publish(project, committed));
+    const redactor = new PathRedactor({ dataRoot: config.dataRoot, stateHome: config.stateHome, uiRoot: config.uiRoot, setupRoot: path.dirname(options.configPath) });
     const app = buildHttpApp({
       auth,
       maxBodyBytes: settings.maxBodyBytes,
       shutdown,
       redactor,
       log,
-      authenticated: () => [
-        projectRoutes({ dispatcher, registry: services.registry, stores: services.stores, clock: services.clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes }),
-      ],
+      authenticated: () => [projectRouter(config, settings, shutdown, path.dirname(options.configPath))],
       board: boardFiles(config.uiRoot),
     });
-    const server = await listen(app, config, settings, shutdown);
-    process.stdout.write(`${JSON.stringify({ ok: true, host: server.host, port: server.port })}\n`);
-    const signal = await nextSignal();
-    const stopWatching = watchSignals(() => server.abort());
-    // The listener is closed by the time stop() returns its promise; the log line says so truthfully.
-    const stopping = server.stop(settings.drainMs).finally(stopWatching);
-    log(`taskdag server: ${signal} received, no longer accepting; draining in-flight requests (at most ${settings.drainMs} ms)`);
-    const { drained } = await stopping;
-    log(drained ? 'taskdag server: stopped' : 'taskdag server: stopped; requests still running at the drain bound were cut off');
+    await serveUntilSignalled(app, config, settings, shutdown);
   } finally {
     lock.release();
   }
+}
+
+/**
+ * The projects of the data root, served: mutations through the group-commit dispatcher, whose
+ * commits feed the live events; reads straight from the store.
+ */
+function projectRouter(config: ServerConfig, settings: ServerSettings, shutdown: ShutdownHooks, setupRoot: string): Router {
+  const services = fileServices(config.dataRoot, setupRoot);
+  const hub = new SseHub();
+  shutdown.add(() => hub.close());
+  const dispatcher = new GroupCommitDispatcher(services, (project, committed) => hub.publish(project, committed));
+  const { registry, stores, clock } = services;
+  return projectRoutes({ dispatcher, registry, stores, clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes });
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** The auth file, created or rotated durably before this resolves (spec 5.3, 5.5). */
+async function openAuth(stateHome: string, password: string): Promise<AuthService> {
+  const { service, startup } = await AuthService.open(
+    { store: new FsAuthStore(stateHome), hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() },
+    password,
+  );
+  if (startup === 'rotated') log('taskdag server: the password changed; every earlier bearer is revoked and clients must log in again');
+  return service;
+}
+
+/** Listens, prints the ready line, and on the first SIGINT or SIGTERM stops gracefully (a second cuts the drain short). */
+async function serveUntilSignalled(app: Koa, config: ServerConfig, settings: ServerSettings, shutdown: ShutdownHooks): Promise<void> {
+  // Watched before the ready line goes out: whoever reads it may signal at once.
+  const first = nextSignal();
+  const server = await listen(app, config, settings, shutdown).catch((error: unknown) => {
+    first.cancel();
+    throw error;
+  });
+  process.stdout.write(`${JSON.stringify({ ok: true, host: server.host, port: server.port })}\n`);
+  const signal = await first.signal;
+  const stopWatching = watchSignals(() => server.abort());
+  // The listener is closed by the time stop() returns its promise; the log line says so truthfully.
+  const stopping = server.stop(settings.drainMs).finally(stopWatching);
+  log(`taskdag server: ${signal} received, no longer accepting; draining in-flight requests (at most ${settings.drainMs} ms)`);
+  const { drained } = await stopping;
+  log(drained ? 'taskdag server: stopped' : 'taskdag server: stopped; requests still running at the drain bound were cut off');
 }
 
 function readConfig(configPath: string): ServerConfig {
@@ -142,11 +164,14 @@ function watchSignals(handler: (signal: NodeJS.Signals) => void): () => void {
   };
 }
 
-function nextSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = watchSignals((signal) => {
-      stop();
-      resolve(signal);
+/** The next SIGINT or SIGTERM; `cancel` stops watching without one. */
+function nextSignal(): { signal: Promise<NodeJS.Signals>; cancel: () => void } {
+  let cancel = () => {};
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    cancel = watchSignals((received) => {
+      cancel();
+      resolve(received);
     });
   });
+  return { signal, cancel };
 }

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BINARY, Sandbox } from '../support/cli.js';
-import { envFileEntries, login, serverProcessesIn } from '../support/server-process.js';
+import { envFileEntries, login, spawnServer, startUnit, type RunningServer } from '../support/server-process.js';
 import { ensureSystemdAnalyze, verifyUnit } from '../support/systemd.js';
 
 const DOC = path.resolve(__dirname, '../../../docs/operating.md');
@@ -24,50 +24,32 @@ describe('docs/operating.md (every command runs)', function () {
   this.timeout(600_000);
   let sandbox: Sandbox;
   /** The servers running: the unit's, and one started by hand. */
-  const running = new Map<'unit' | 'by-hand', { child: ChildProcess; port: number }>();
+  const running = new Map<'unit' | 'by-hand', RunningServer>();
   before(() => {
     sandbox = new Sandbox();
     mkdirSync(sandbox.checkout, { recursive: true });
     ensureSystemdAnalyze();
   });
-  after(() => {
-    for (const { child } of running.values()) child.kill('SIGKILL');
+  after(async () => {
+    for (const server of running.values()) await server.stop('SIGKILL');
     sandbox.remove();
   });
 
   const local = (line: string) =>
     line.replaceAll(' /srv/', ` ${sandbox.root}/srv/`).replace(/(^|[\s(])taskdag(?= )/g, `$1'${process.execPath}' '${BINARY}'`);
 
-  async function startProcess(which: 'unit' | 'by-hand', command: string, args: string[], env: Record<string, string>, envFile: string): Promise<void> {
+  /** Records a started server after checking it lets a client log in with its env file's password. */
+  async function started(which: 'unit' | 'by-hand', server: RunningServer, envFile: string): Promise<void> {
     expect(running.has(which), `the ${which} server is running already`).to.equal(false);
-    const child = spawn(command, args, { env: sandbox.env(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let output = '';
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const line = await new Promise<string>((resolve) => {
-      child.stdout!.once('data', (chunk) => resolve(String(chunk)));
-      child.once('exit', () => resolve(''));
-    });
-    expect(line, output).to.match(/^\{"ok":true,/);
-    const port = JSON.parse(line).port;
-    running.set(which, { child, port });
-    const answer = await login(`http://127.0.0.1:${port}`, envFileEntries(envFile).TASKDAG_SERVER_PASSWORD!);
+    running.set(which, server);
+    const answer = await login(server.origin, envFileEntries(envFile).TASKDAG_SERVER_PASSWORD!);
     expect(answer.status, answer.text).to.equal(200);
   }
 
-  async function stopProcess(which: 'unit' | 'by-hand'): Promise<void> {
+  async function stopped(which: 'unit' | 'by-hand'): Promise<void> {
     expect(running.has(which), `the ${which} server is not running`).to.equal(true);
-    const { child } = running.get(which)!;
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    // The server itself, as systemd's KillSignal= or Ctrl-C reaches it (a shell before it passes on its status).
-    for (const pid of serverProcessesIn(child.pid!)) process.kill(pid, 'SIGTERM');
-    expect(await exited).to.equal(0);
+    expect(await running.get(which)!.stop()).to.deep.equal({ code: 0, signal: null });
     running.delete(which);
-  }
-
-  function unitOf(name: string): { execStart: string[]; envFile: string } {
-    const unitFile = path.join(sandbox.root, 'srv', 'taskdag', name);
-    const unit = readFileSync(unitFile, 'utf8');
-    return { execStart: /^ExecStart=(.*)$/m.exec(unit)![1]!.split(' '), envFile: /^EnvironmentFile=(.*)$/m.exec(unit)![1]! };
   }
 
   it('runs the whole procedure: setup, install, start, stop, rotation, recovery, and a server by hand', async () => {
@@ -84,17 +66,17 @@ describe('docs/operating.md (every command runs)', function () {
       } else if (original === 'sudo systemctl daemon-reload') {
         continue;
       } else if ((match = /^sudo systemctl (enable --now|start) (\S+)$/.exec(original))) {
-        const unit = unitOf(match[2]!);
-        await startProcess('unit', unit.execStart[0]!, unit.execStart.slice(1), envFileEntries(unit.envFile), unit.envFile);
+        const server = await startUnit(sandbox, path.join(sandbox.root, 'srv', 'taskdag', match[2]!));
+        await started('unit', server, server.envFile);
       } else if (/^sudo systemctl stop /.test(original)) {
-        await stopProcess('unit');
+        await stopped('unit');
       } else if (/^systemctl status /.test(original)) {
         expect(running.get('unit')?.child.exitCode).to.equal(null);
       } else if (/^(cp|mv) /.test(original)) {
         const result = spawnSync('/bin/sh', ['-c', line], { encoding: 'utf8' });
         expect(result.status, `${original}: ${result.stderr}`).to.equal(0);
-      } else if (/^\(set -a && \. (\S+) /.test(original)) {
-        await startProcess('by-hand', '/bin/sh', ['-c', line], {}, /^\(set -a && \. (\S+) /.exec(line)![1]!);
+      } else if ((match = /^\(set -a && \. (\S+) /.exec(line))) {
+        await started('by-hand', await spawnServer('/bin/sh', ['-c', line], { env: sandbox.env() }), match[1]!);
       } else if (/^taskdag /.test(original)) {
         const result = spawnSync('/bin/sh', ['-c', line], { cwd: sandbox.checkout, env: sandbox.env() as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 60_000 });
         expect(result.status, `${original}\n${result.stdout}${result.stderr}`).to.equal(0);
@@ -103,6 +85,6 @@ describe('docs/operating.md (every command runs)', function () {
         expect.fail(`docs/operating.md shows a command no test runs: ${original}`);
       }
     }
-    for (const which of [...running.keys()]) await stopProcess(which);
+    for (const which of [...running.keys()]) await stopped(which);
   });
 });

@@ -190,3 +190,25 @@ describe('server attack battery', function () {
     expect(await server.exited).to.deep.equal({ code: 0, signal: null });
   });
 });
+
+describe('server attack battery: slow bodies', function () {
+  this.timeout(60_000);
+  it('a client that sends its body too slowly is cut off at the request timeout; the server keeps serving', async () => {
+    const sandbox = new Sandbox();
+    const { config, env } = await initServerRoot(sandbox);
+    const server = await startServer(sandbox, config, { ...env, TASKDAG_SERVER_HEADERS_TIMEOUT_MS: '500', TASKDAG_SERVER_REQUEST_TIMEOUT_MS: '1000' });
+    try {
+      const socket = net.connect(server.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(`POST /v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Taskdag-Protocol-Version: 1\r\nContent-Length: 100\r\n\r\n{"pass`);
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk));
+      await new Promise((resolve) => socket.once('close', resolve));
+      expect(answer).to.match(/^HTTP\/1\.1 408/);
+      expect((await login(server.origin, env.TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
+    } finally {
+      await server.stop();
+      sandbox.remove();
+    }
+  });
+});

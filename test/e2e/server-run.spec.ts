@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { runCli, Sandbox } from '../support/cli.js';
 import { modeOf } from '../support/file-tree.js';
-import { initServerRoot, login, request, startServer, type RunningServer } from '../support/server-process.js';
+import { envFileEntries, initServerRoot, login, spawnServer, startServer, startUnit, type RunningServer } from '../support/server-process.js';
 
 describe('server run (spec 4.6, 5.3)', function () {
   this.timeout(60_000);
@@ -42,6 +41,14 @@ describe('server run (spec 4.6, 5.3)', function () {
       expect((await login(again.origin, env.TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
     });
   }
+
+  it('handles a signal sent the moment its ready line is read (the handler is in place before the line goes out)', async () => {
+    const { config, env } = await initServerRoot(sandbox);
+    for (let round = 0; round < 5; round++) {
+      const server = await start(config, env);
+      expect(await server.stop(), `round ${round}: ${server.output().stderr}`).to.deep.equal({ code: 0, signal: null });
+    }
+  });
 
   it('refuses to start without the password, with a bad one, or with an out-of-range setting, creating nothing', async () => {
     const { root, config, env } = await initServerRoot(sandbox);
@@ -114,30 +121,20 @@ describe('server run (spec 4.6, 5.3)', function () {
     const root = path.join(sandbox.root, 'srv');
     const setup = await sandbox.ok(['server', 'setup', '--root', root, '--unit', 'none', '--port', '0']);
     const startLine: string = setup.next_steps[0];
-    expect(startLine).to.match(/^sh -c '/);
-    const child = spawn('/bin/sh', ['-c', startLine.slice("sh -c '".length, -1)], { env: sandbox.env() as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    const line = await new Promise<string>((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk))));
-    const { port } = JSON.parse(line);
-    const password = /TASKDAG_SERVER_PASSWORD=(\S+)/.exec(readFileSync(path.join(root, 'server.env'), 'utf8'))![1]!;
-    expect((await login(`http://127.0.0.1:${port}`, password)).status).to.equal(200);
-    child.kill('SIGTERM');
-    expect(await new Promise((resolve) => child.once('exit', (code) => resolve(code)))).to.equal(0);
+    expect(startLine).to.match(/^sh -c '.* server run \S+'$/);
+    const server = await spawnServer('/bin/sh', ['-c', startLine.slice("sh -c '".length, -1)], { env: sandbox.env() });
+    servers.push(server);
+    expect((await login(server.origin, envFileEntries(path.join(root, 'server.env')).TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
+    expect(await server.stop()).to.deep.equal({ code: 0, signal: null });
   });
 
   it("runs from the unit's ExecStart= with its EnvironmentFile=, as systemd would start it", async () => {
     const root = path.join(sandbox.root, 'srv');
     await sandbox.ok(['server', 'init', '--root', root, '--port', '0']);
-    const unit = readFileSync(path.join(root, 'taskdag-server.service'), 'utf8');
-    const [node, tool, ...args] = /^ExecStart=(.*)$/m.exec(unit)![1]!.split(' ');
-    const envFile = /^EnvironmentFile=(.*)$/m.exec(unit)![1]!;
-    const env = Object.fromEntries(readFileSync(envFile, 'utf8').split('\n').filter((line) => /^[A-Z_]+=/.test(line)).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
-    expect(args.slice(0, 2)).to.deep.equal(['server', 'run']);
-    const child = spawn(node!, [tool!, ...args], { env: sandbox.env(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    const { port } = JSON.parse(await new Promise<string>((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk)))));
-    const answer = await request(`http://127.0.0.1:${port}`, 'POST', '/v1/auth/login', { body: { password: env.TASKDAG_SERVER_PASSWORD } });
-    expect(answer.status).to.equal(200);
-    child.kill('SIGTERM');
-    expect(await new Promise((resolve) => child.once('exit', (code) => resolve(code)))).to.equal(0);
+    const server = await startUnit(sandbox, path.join(root, 'taskdag-server.service'));
+    servers.push(server);
+    expect((await login(server.origin, envFileEntries(server.envFile).TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
+    expect(await server.stop()).to.deep.equal({ code: 0, signal: null });
   });
 
   it('the global help lists the four server commands', async () => {

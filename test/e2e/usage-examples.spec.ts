@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { spawn, spawnSync as spawnSyncProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMMANDS } from '../../entrypoints/cli/commands.js';
 import { BINARY, Sandbox } from '../support/cli.js';
-import { serverProcessesIn } from '../support/server-process.js';
+import { spawnServer } from '../support/server-process.js';
 
 /**
  * Every example in every command's `--help` is a line that runs. The examples of all registered
@@ -44,7 +44,7 @@ describe('usage examples (every example in --help runs)', () => {
           continue;
         }
         // Examples are shell lines (quotes, JSON in single quotes), so a shell runs them.
-        const result = spawnSyncProcess('/bin/sh', ['-c', line.replace(/\$0 /g, `${taskdag} `)], {
+        const result = spawnSync('/bin/sh', ['-c', line.replace(/\$0 /g, `${taskdag} `)], {
           cwd: sandbox.checkout,
           env: sandbox.env() as NodeJS.ProcessEnv,
           encoding: 'utf8',
@@ -62,19 +62,11 @@ describe('usage examples (every example in --help runs)', () => {
 /** Commands that, on success, print something else than one JSON value. */
 const OWN_OUTPUT = new Set(['mcp', 'onboard']);
 
-/** Commands whose example runs until stopped: it must print its one JSON line, then stop cleanly on SIGTERM. */
+/** Commands whose example runs until stopped: it must print its ready line, then stop cleanly on SIGTERM. */
 const LONG_RUNNING = new Set(['server run']);
 
 async function expectToServe(shellLine: string, sandbox: Sandbox, where: string): Promise<void> {
-  // Its own process group, so the signal reaches the server whatever the shell line forks.
-  const child = spawn('/bin/sh', ['-c', shellLine], { cwd: sandbox.checkout, env: sandbox.env() as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let output = '';
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const line = await Promise.race([new Promise<string>((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk)))), exited.then(() => '')]);
-  expect(() => JSON.parse(line), `${where}\n${line}${output}`).not.to.throw();
-  expect(JSON.parse(line), where).to.include({ ok: true });
-  // The server alone gets the signal, as Ctrl-C would reach it; the shell passes on its exit status.
-  for (const pid of serverProcessesIn(child.pid!)) process.kill(pid, 'SIGTERM');
-  expect(await exited, `${where}\n${output}`).to.equal(0);
+  const server = await spawnServer('/bin/sh', ['-c', shellLine], { env: sandbox.env(), cwd: sandbox.checkout });
+  const stopped = await server.stop();
+  expect(stopped, `${where}\n${server.output().stderr}`).to.deep.equal({ code: 0, signal: null });
 }

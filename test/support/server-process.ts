@@ -31,24 +31,43 @@ export function envFileEntries(envFile: string): Record<string, string> {
  * Spawns the built binary's `server run <config>` with the sandbox's environment plus `env`, and
  * resolves once it printed its ready line, or rejects with what it printed if it exits first.
  */
-export function startServer(sandbox: Sandbox, configPath: string, env: Record<string, string | undefined>, timeoutMs = 20_000): Promise<RunningServer> {
-  const child = spawn(process.execPath, [BINARY, 'server', 'run', configPath], { env: sandbox.env(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startServer(sandbox: Sandbox, configPath: string, env: Record<string, string | undefined>): Promise<RunningServer> {
+  return spawnServer(process.execPath, [BINARY, 'server', 'run', configPath], { env: sandbox.env(env) });
+}
+
+/**
+ * Spawns a command that runs a server (the binary itself, a unit's ExecStart=, or a shell line
+ * that ends in `server run`) in a process group of its own, and resolves once the ready line
+ * `{"ok":true,...}` is out. `stop` signals the server process itself, as systemd's KillSignal=
+ * or Ctrl-C reaches it, so a shell in front of it passes its exit status on.
+ */
+export function spawnServer(command: string, args: string[], options: { env: Record<string, string | undefined>; cwd?: string; timeoutMs?: number }): Promise<RunningServer> {
+  const child = spawn(command, args, { env: options.env as NodeJS.ProcessEnv, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const timeoutMs = options.timeoutMs ?? 20_000;
   return new Promise((resolve, reject) => {
+    const fail = (why: string) => reject(Object.assign(new Error(`${why}: ${stdout}${stderr}`), { stdout, stderr }));
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`server run printed no ready line in ${timeoutMs} ms: ${stdout}${stderr}`));
+      process.kill(-child.pid!, 'SIGKILL');
+      fail(`no ready line in ${timeoutMs} ms`);
     }, timeoutMs);
     const ready = () => {
-      const line = stdout.split('\n')[0]!;
       if (!stdout.includes('\n')) return;
       clearTimeout(timer);
       child.stdout!.off('data', ready);
-      const { port } = JSON.parse(line);
+      let port: number;
+      try {
+        const line = JSON.parse(stdout.split('\n')[0]!);
+        if (line.ok !== true || !Number.isInteger(line.port)) throw new Error('not a ready line');
+        port = line.port;
+      } catch {
+        fail('the first line is not the ready line');
+        return;
+      }
       resolve({
         child,
         port,
@@ -56,7 +75,7 @@ export function startServer(sandbox: Sandbox, configPath: string, env: Record<st
         output: () => ({ stdout, stderr }),
         exited,
         stop: (signal = 'SIGTERM') => {
-          child.kill(signal);
+          for (const pid of serverProcessesIn(child.pid!)) process.kill(pid, signal);
           return exited;
         },
       });
@@ -64,9 +83,17 @@ export function startServer(sandbox: Sandbox, configPath: string, env: Record<st
     child.stdout!.on('data', ready);
     void exited.then(() => {
       clearTimeout(timer);
-      reject(Object.assign(new Error(`server run exited before it was ready: ${stdout}${stderr}`), { stdout, stderr }));
+      fail('exited before it was ready');
     });
   });
+}
+
+/** Starts a unit as systemd would: its ExecStart= with the entries of its EnvironmentFile= (and nothing of the unit's sandboxing). */
+export function startUnit(sandbox: Sandbox, unitFile: string): Promise<RunningServer & { envFile: string }> {
+  const unit = readFileSync(unitFile, 'utf8');
+  const [command, ...args] = /^ExecStart=(.*)$/m.exec(unit)![1]!.split(' ');
+  const envFile = /^EnvironmentFile=(.*)$/m.exec(unit)![1]!;
+  return spawnServer(command!, args, { env: sandbox.env(envFileEntries(envFile)) }).then((server) => ({ ...server, envFile }));
 }
 
 /** A server root made by the real `server init` (no unit, port 0), with its env file's entries. */

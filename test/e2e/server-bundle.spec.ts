@@ -1,0 +1,19 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const DIST = path.resolve(__dirname, '../../../dist');
+
+describe('the server runtime ships as its own bundle', () => {
+  it('dist/taskdag-server.js has koa and none of the CLI\'s blocking waits; the CLI bundle has no koa', () => {
+    const server = readFileSync(path.join(DIST, 'taskdag-server.js'), 'utf8');
+    const cli = readFileSync(path.join(DIST, 'taskdag-cli.js'), 'utf8');
+    // koa's own message for app.use(non-function) survives minification: it marks koa's code.
+    const koaMarker = 'middleware must be a function!';
+    expect(server).to.include(koaMarker);
+    expect(cli).to.include('Atomics.wait');
+    expect(server).not.to.include('Atomics.wait');
+    expect(cli).not.to.include(koaMarker);
+    expect(cli).to.include('require("./taskdag-server.js")');
+  });
+});
