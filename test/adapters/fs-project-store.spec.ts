@@ -194,7 +194,7 @@ describe('FsProjectStore', () => {
 
     it('reports a bug while decoding as the bug, never as an unreadable state', async () => {
       const sut = await initialized();
-      sinon.stub(checkpointFile, 'readCheckpoint').throws(new TypeError('x is not a function'));
+      sinon.stub(checkpointFile, 'decodeCheckpoint').throws(new TypeError('x is not a function'));
       const error = await rejectionOf<Error>(() => sut.inspect());
       expect(error).to.be.instanceOf(TypeError);
       expect((await rejectionOf<Error>(() => sut.rewrite(() => ({ result: null, state: fresh(2) })))).name).to.equal('TypeError');
