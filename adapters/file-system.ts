@@ -80,12 +80,6 @@ export const nodeFileSystem: FileSystem = {
   },
   rename: (from, to) => fs.renameSync(from, to),
   remove: (file) => fs.rmSync(file, { force: true }),
-  syncDirectory(dir) {
-    const fd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  },
+  // A directory is synced through a read-only descriptor, like a file.
+  syncDirectory: (dir) => nodeFileSystem.sync(dir),
 };

@@ -38,6 +38,8 @@ const CHECKPOINT_EVERY_BYTES = 256 * 1024;
  */
 export class FsProjectStore implements ProjectStore {
   private readonly checkpointFile: string;
+  /** The ledger the last load read, to tell a ledger replaced meanwhile from a missing one. */
+  private lastLedgerFile: string | null = null;
   readonly snapshots: FsSnapshotStore;
 
   constructor(
@@ -52,14 +54,12 @@ export class FsProjectStore implements ProjectStore {
 
   async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    const loaded = await this.lock.withLock('shared', () => this.load());
-    return read(loaded.graph);
+    return read(this.loadCommitted(() => this.load()).graph);
   }
 
   async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    const state = await this.lock.withLock('shared', () => this.loadState(this.load()));
-    return read(state);
+    return read(this.loadCommitted(() => this.loadState(this.load())));
   }
 
   transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
@@ -177,9 +177,29 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
-  /** The checkpoint with the ledger replayed on it (call under the lock). */
+  /**
+   * Reads take no lock, so they never wait for a writer and never hold one up: the checkpoint is
+   * only ever replaced by a rename, and ledger records prove themselves, so a load sees one
+   * committed state (an append in progress is an invalid last record, which it ignores). If a
+   * whole-state rewrite removed the ledger it was reading, the checkpoint names another one by
+   * then: it loads again.
+   */
+  private loadCommitted<T>(load: () => T): T {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return load();
+      } catch (error) {
+        const replaced = isDomainError(error) && error.details.cause === 'ENOENT' && this.salvagedHeader()?.ledger?.file !== this.lastLedgerFile;
+        if (!replaced || attempt >= 5) throw error;
+      }
+    }
+  }
+
+  /** The checkpoint with the ledger replayed on it. */
   private load(): Loaded {
-    return this.replayLedger(this.openCheckpoint());
+    const checkpoint = this.openCheckpoint();
+    this.lastLedgerFile = checkpoint.ledger.file;
+    return this.replayLedger(checkpoint);
   }
 
   private replayLedger(checkpoint: Checkpoint): Loaded {

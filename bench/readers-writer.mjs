@@ -39,14 +39,17 @@ function writer(fixture, label, count) {
 
 /** A process polling `taskdag status` until stopped; resolves to the number of reads it completed. */
 function poller(fixture) {
+  // Asynchronous spawns, so that the SIGTERM handler runs between reads.
   const script = `
-    const { spawnSync } = require('node:child_process');
+    const { spawn } = require('node:child_process');
     let reads = 0, failures = 0;
     process.on('SIGTERM', () => { process.stdout.write(JSON.stringify({ reads, failures })); process.exit(0); });
-    for (;;) {
-      const result = spawnSync(process.execPath, [${JSON.stringify(cli)}, 'status'], { stdio: ['ignore', 'ignore', 'ignore'] });
-      if (result.status === 0) reads++; else failures++;
-    }`;
+    (async () => {
+      for (;;) {
+        const status = await new Promise((resolve) => spawn(process.execPath, [${JSON.stringify(cli)}, 'status'], { stdio: 'ignore' }).on('exit', resolve));
+        if (status === 0) reads++; else failures++;
+      }
+    })();`;
   const child = spawn(process.execPath, ['-e', script], { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
