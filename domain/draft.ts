@@ -70,17 +70,19 @@ export class GraphDraft {
     const stored = { from: edge.from, to: edge.to, type: edge.type };
     this.graph.edges.push(stored);
     this.edgeChanges.push({ op: 'add', edge: stored });
-    this.index.invalidate();
+    this.index.added(stored);
     return stored;
   }
 
   /** Removes the exact edge; false when it was not there (removal is idempotent). */
   removeEdge(edge: Edge): boolean {
-    const at = this.graph.edges.findIndex((existing) => sameEdge(existing, edge));
+    // From the end: the edges a transaction removes are often ones it or a recent one added.
+    let at = this.graph.edges.length - 1;
+    while (at >= 0 && !sameEdge(this.graph.edges[at]!, edge)) at--;
     if (at < 0) return false;
     const [removed] = this.graph.edges.splice(at, 1);
     this.edgeChanges.push({ op: 'remove', edge: removed! });
-    this.index.invalidate();
+    this.index.removed(removed!);
     return true;
   }
 
