@@ -1,9 +1,9 @@
-import type { ChangeSet, EdgeChange } from './change-set.js';
+import type { ChangeSet, EdgeChange, NoteAppended } from './change-set.js';
 import type { Timestamp } from './clock.js';
 import { assertEdgeAllowed, sameEdge } from './edges.js';
 import { DomainError } from './errors.js';
 import { GraphIndex } from './graph-index.js';
-import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId } from './model.js';
+import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note } from './model.js';
 
 /** A log entry before the draft stamps it with the revision, time and agent. */
 export interface LogInput {
@@ -22,6 +22,7 @@ export interface LogInput {
 export class GraphDraft {
   readonly index: GraphIndex;
   private readonly changedNodes = new Map<NodeId, GraphNode>();
+  private readonly appendedNotes: NoteAppended[] = [];
   private readonly edgeChanges: EdgeChange[] = [];
   private readonly changedInitiatives: Record<string, Initiative> = {};
   private readonly logEntries: LogEntry[] = [];
@@ -63,6 +64,15 @@ export class GraphDraft {
   putNode(node: GraphNode): void {
     this.graph.nodes[node.id] = node;
     this.changedNodes.set(node.id, node);
+  }
+
+  /** Appends a note to a node (a new revision of it), recorded as the note alone unless the node is written whole too. */
+  appendNote(node: GraphNode, note: Note): GraphNode {
+    const next = { ...node, notes: [...node.notes, note], revision: node.revision + 1, updated_at: this.now };
+    this.graph.nodes[node.id] = next;
+    if (this.changedNodes.has(node.id)) this.changedNodes.set(node.id, next);
+    else this.appendedNotes.push({ node: node.id, note, revision: next.revision, updated_at: next.updated_at });
+    return next;
   }
 
   addEdge(edge: Edge): Edge {
@@ -108,10 +118,13 @@ export class GraphDraft {
   /** Everything recorded so far, or null when nothing changed. */
   changes(): ChangeSet | null {
     if (this.logEntries.length === 0) return null;
+    // A node written whole already holds its notes.
+    const notes = this.appendedNotes.filter((appended) => !this.changedNodes.has(appended.node));
     return {
       revision: this.graph.revision,
       log: [...this.logEntries],
       nodes: Object.fromEntries(this.changedNodes),
+      ...(notes.length > 0 ? { notes } : {}),
       edges: [...this.edgeChanges],
       initiatives: { ...this.changedInitiatives },
     };

@@ -8,6 +8,7 @@ import { FlockProjectLock, stateDirectoryLock } from '../../adapters/flock-proje
 import { nodeFileSystem as files } from '../../adapters/file-system.js';
 import { FsProjectStore, FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { addNote } from '../../domain/lifecycle.js';
 import type { State } from '../../domain/model.js';
 import { NOW, addTask, newDraft } from '../support/graphs.js';
 import { readCheckpointJson, writeCheckpointJson } from '../support/checkpoint-json.js';
@@ -146,6 +147,23 @@ describe('FsProjectStore', () => {
     const graph = await open().readGraph((value) => value);
     expect(graph.fence_generation).to.equal(2);
     expect(graph.nodes).to.deep.equal({});
+  });
+
+  it('grows the ledger by the note, not the node, for each note added (no quadratic growth)', async () => {
+    const sut = await initialized();
+    await commitTask(sut, 'T1');
+    const sizes: number[] = [];
+    for (let at = 0; at < 200; at++) {
+      const before = statSync(ledger()).size;
+      await sut.transact((graph) => {
+        const draft = new GraphDraft(graph, NOW, 'alice');
+        addNote(draft, 'T1', `note ${at}`);
+        return { result: null, changes: draft.changes() };
+      });
+      sizes.push(statSync(ledger()).size - before);
+    }
+    expect(Math.max(...sizes), `the 200th note costs what the first did: ${sizes.join(' ')}`).to.be.below(sizes[0]! + 40);
+    expect((await state(open())).nodes.T1!.notes).to.have.length(200);
   });
 
   it('writes a checkpoint once the ledger tail is long, and still loads the same state', async () => {
