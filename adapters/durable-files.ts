@@ -1,27 +1,23 @@
 import fs from 'graceful-fs';
 import path from 'node:path';
+import { nodeFileSystem, type FileSystem } from './file-system.js';
 
 /**
  * Replaces `file` with `contents` so that a crash at any instant leaves either the old or the new
- * file: write a temp file beside it, fsync it, rename it over, fsync the directory.
+ * file: write a temp file beside it, sync it, rename it over, sync the directory.
  */
-export function writeFileAtomic(file: string, contents: string | Buffer, mode = 0o600): void {
+export function writeFileAtomic(files: FileSystem, file: string, contents: string | Buffer, mode = 0o600): void {
   const temp = `${file}.tmp-${process.pid}`;
-  const fd = fs.openSync(temp, 'w', mode);
   try {
-    try {
-      fs.writeFileSync(fd, contents);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temp, file);
+    files.write(temp, contents, mode);
+    files.sync(temp);
+    files.rename(temp, file);
   } catch (error) {
     // On a full disk the partial temp file holds space the next attempt needs.
-    fs.rmSync(temp, { force: true });
+    files.remove(temp);
     throw error;
   }
-  fsyncDirectory(path.dirname(file));
+  files.syncDirectory(path.dirname(file));
 }
 
 /**
@@ -46,29 +42,21 @@ export function createFileExclusive(file: string, contents: string): boolean {
   } finally {
     fs.rmSync(temp, { force: true });
   }
-  fsyncDirectory(path.dirname(file));
+  nodeFileSystem.syncDirectory(path.dirname(file));
   return true;
 }
 
-export function fsyncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 /** Removes temp files a crashed writer left in `dir` (call under the lock that guards `dir`). */
-export function removeLeftoverTempFiles(dir: string): void {
-  for (const name of fs.readdirSync(dir)) {
-    if (name.includes('.tmp-')) fs.rmSync(path.join(dir, name), { force: true });
+export function removeLeftoverTempFiles(files: FileSystem, dir: string): void {
+  for (const name of files.list(dir)) {
+    if (name.includes('.tmp-')) files.remove(path.join(dir, name));
   }
 }
 
-export function readIfExists(file: string): Buffer | null {
+export function readIfExists(files: FileSystem, file: string): Buffer | null {
   try {
-    return fs.readFileSync(file);
+    return files.read(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
@@ -76,5 +64,5 @@ export function readIfExists(file: string): Buffer | null {
 }
 
 export function readTextIfExists(file: string): string | null {
-  return readIfExists(file)?.toString('utf8') ?? null;
+  return readIfExists(nodeFileSystem, file)?.toString('utf8') ?? null;
 }

@@ -5,8 +5,9 @@ import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import type { Graph, LogEntry, State } from '../domain/model.js';
 import type { ProjectLock } from '../application/ports/project-lock.js';
 import type { ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
-import { fsyncDirectory, readIfExists, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
-import { encodeCheckpoint, readCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
+import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
+import { nodeFileSystem, type FileSystem } from './file-system.js';
+import { decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
 import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertStateShape } from './state-validation.js';
@@ -37,27 +38,28 @@ const CHECKPOINT_EVERY_BYTES = 256 * 1024;
  */
 export class FsProjectStore implements ProjectStore {
   private readonly checkpointFile: string;
+  /** The ledger the last load read, to tell a ledger replaced meanwhile from a missing one. */
+  private lastLedgerFile: string | null = null;
   readonly snapshots: FsSnapshotStore;
 
   constructor(
     readonly projectId: string,
     readonly location: string,
     private readonly lock: ProjectLock,
+    private readonly files: FileSystem = nodeFileSystem,
   ) {
     this.checkpointFile = path.join(location, CHECKPOINT);
-    this.snapshots = new FsSnapshotStore(location, CHECKPOINT);
+    this.snapshots = new FsSnapshotStore(location, CHECKPOINT, files);
   }
 
   async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    const loaded = await this.lock.withLock('shared', () => this.load());
-    return read(loaded.graph);
+    return read(this.loadCommitted(() => this.load()).graph);
   }
 
   async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    const state = await this.lock.withLock('shared', () => this.loadState(this.load()));
-    return read(state);
+    return read(this.loadCommitted(() => this.loadState(this.load())));
   }
 
   transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
@@ -117,7 +119,7 @@ export class FsProjectStore implements ProjectStore {
     if (Number.isSafeInteger(header?.revision)) reached.revision = header!.revision as number;
     if (Number.isSafeInteger(header?.fence_generation)) reached.fence_generation = header!.fence_generation as number;
     for (const name of this.ledgerFiles()) {
-      const bytes = readIfExists(path.join(this.location, name));
+      const bytes = readIfExists(this.files, path.join(this.location, name));
       if (!bytes) continue;
       const inLedger = highestReached(bytes);
       reached.revision = Math.max(reached.revision, inLedger.revision);
@@ -158,9 +160,9 @@ export class FsProjectStore implements ProjectStore {
         fence_generation: graph.fence_generation,
       };
       const line = encodeRecord(base);
-      removeLeftoverTempFiles(this.location);
-      writeFileAtomic(path.join(this.location, ledgerFile), line);
-      writeFileAtomic(this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }));
+      removeLeftoverTempFiles(this.files, this.location);
+      writeFileAtomic(this.files, path.join(this.location, ledgerFile), line);
+      writeFileAtomic(this.files, this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }));
       this.removeStaleLedgers(ledgerFile);
     } catch (error) {
       throw storageError('Cannot write the project state', error, { path: this.location });
@@ -169,22 +171,42 @@ export class FsProjectStore implements ProjectStore {
 
   private ensureDirectory(): void {
     try {
-      fs.mkdirSync(this.location, { recursive: true, mode: 0o700 });
+      this.files.makeDirectory(this.location);
     } catch (error) {
       throw storageError('Cannot create the project directory', error, { path: this.location });
     }
   }
 
-  /** The checkpoint with the ledger replayed on it (call under the lock). */
+  /**
+   * Reads take no lock, so they never wait for a writer and never hold one up: the checkpoint is
+   * only ever replaced by a rename, and ledger records prove themselves, so a load sees one
+   * committed state (an append in progress is an invalid last record, which it ignores). If a
+   * whole-state rewrite removed the ledger it was reading, the checkpoint names another one by
+   * then: it loads again.
+   */
+  private loadCommitted<T>(load: () => T): T {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return load();
+      } catch (error) {
+        const replaced = isDomainError(error) && error.details.cause === 'ENOENT' && this.salvagedHeader()?.ledger?.file !== this.lastLedgerFile;
+        if (!replaced || attempt >= 5) throw error;
+      }
+    }
+  }
+
+  /** The checkpoint with the ledger replayed on it. */
   private load(): Loaded {
-    return this.replayLedger(this.openCheckpoint());
+    const checkpoint = this.openCheckpoint();
+    this.lastLedgerFile = checkpoint.ledger.file;
+    return this.replayLedger(checkpoint);
   }
 
   private replayLedger(checkpoint: Checkpoint): Loaded {
     const ledgerPath = path.join(this.location, checkpoint.ledger.file);
     let bytes: Buffer;
     try {
-      bytes = readFrom(ledgerPath, checkpoint.ledger.bytes);
+      bytes = this.readFrom(ledgerPath, checkpoint.ledger.bytes);
     } catch (error) {
       throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
     }
@@ -199,7 +221,7 @@ export class FsProjectStore implements ProjectStore {
 
   private openCheckpoint(): Checkpoint {
     try {
-      return readCheckpoint(this.checkpointFile);
+      return decodeCheckpoint(this.files.read(this.checkpointFile), this.checkpointFile);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw this.noState();
       throw storageError('Cannot read the project state', error, { path: this.checkpointFile });
@@ -208,14 +230,14 @@ export class FsProjectStore implements ProjectStore {
 
   private readCheckpointText(): string | null {
     try {
-      return readTextIfExists(this.checkpointFile);
+      return readIfExists(this.files, this.checkpointFile)?.toString('utf8') ?? null;
     } catch (error) {
       throw storageError('Cannot read the project state', error, { path: this.checkpointFile });
     }
   }
 
   private exists(): boolean {
-    return fs.existsSync(this.checkpointFile);
+    return this.files.exists(this.checkpointFile);
   }
 
   /** Reads of a project that was never initialized fail before creating anything for it. */
@@ -237,7 +259,7 @@ export class FsProjectStore implements ProjectStore {
   /** Ledger generation files present, whatever the checkpoint says. */
   private ledgerFiles(): string[] {
     try {
-      return fs.readdirSync(this.location).filter((name) => generationOf(name) !== null);
+      return this.files.list(this.location).filter((name) => generationOf(name) !== null);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw storageError('Cannot list the project directory', error, { path: this.location });
@@ -252,7 +274,7 @@ export class FsProjectStore implements ProjectStore {
   }
 
   private salvagedHeader(): ReturnType<typeof salvageHeader> {
-    const bytes = readIfExists(this.checkpointFile);
+    const bytes = readIfExists(this.files, this.checkpointFile);
     return bytes ? salvageHeader(bytes) : null;
   }
 
@@ -264,7 +286,7 @@ export class FsProjectStore implements ProjectStore {
     const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
     let text: Buffer;
     try {
-      text = readFrom(ledgerPath, 0).subarray(0, loaded.ledgerEnd);
+      text = this.readFrom(ledgerPath, 0).subarray(0, loaded.ledgerEnd);
     } catch (error) {
       throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
     }
@@ -279,19 +301,11 @@ export class FsProjectStore implements ProjectStore {
     const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
     const line = encodeRecord(changes);
     try {
-      const fd = fs.openSync(ledgerPath, 'r+');
-      try {
-        // Cut a torn append left by a crashed writer, then append at the end of what is valid.
-        if (fs.fstatSync(fd).size !== loaded.ledgerEnd) fs.ftruncateSync(fd, loaded.ledgerEnd);
-        writeAllAt(fd, line, loaded.ledgerEnd);
-        fs.fdatasyncSync(fd);
-      } catch (error) {
-        tryTruncate(fd, loaded.ledgerEnd);
-        throw error;
-      } finally {
-        fs.closeSync(fd);
-      }
+      // Cut a torn append left by a crashed writer, then append at the end of what is valid.
+      this.files.writeAt(ledgerPath, line, loaded.ledgerEnd);
+      this.files.sync(ledgerPath);
     } catch (error) {
+      this.tryCut(ledgerPath, loaded.ledgerEnd);
       throw storageError('Cannot append to the project ledger', error, { path: ledgerPath });
     }
     if (loaded.tail + line.length >= CHECKPOINT_EVERY_BYTES) {
@@ -302,20 +316,34 @@ export class FsProjectStore implements ProjectStore {
   /** A failed checkpoint loses nothing (the ledger has it all), so it is best-effort. */
   private writeCheckpoint(loaded: Loaded, ledgerBytes: number): void {
     try {
-      removeLeftoverTempFiles(this.location);
+      removeLeftoverTempFiles(this.files, this.location);
       const ledger = { file: loaded.checkpoint.ledger.file, bytes: ledgerBytes };
-      writeFileAtomic(this.checkpointFile, encodeCheckpoint(loaded.graph, ledger));
+      writeFileAtomic(this.files, this.checkpointFile, encodeCheckpoint(loaded.graph, ledger));
     } catch {
       // The next commit tries again.
     }
   }
 
-  private removeStaleLedgers(current: string): void {
-    for (const name of fs.readdirSync(this.location)) {
-      if (/^ledger\.\d+\.jsonl$/.test(name) && name !== current) fs.rmSync(path.join(this.location, name), { force: true });
+  /** The ledger's bytes from `start`; a ledger shorter than its checkpoint says is damaged. */
+  private readFrom(file: string, start: number): Buffer {
+    const size = this.files.size(file);
+    if (size < start) throw invalidFile(file, `it is shorter (${size} bytes) than its checkpoint says (${start})`);
+    return this.files.readFrom(file, start);
+  }
+
+  /** After a failed append: the torn bytes are ignored by readers and cut by the next writer anyway. */
+  private tryCut(file: string, length: number): void {
+    try {
+      this.files.writeAt(file, Buffer.alloc(0), length);
+    } catch {
+      // Nothing more to do: the next writer cuts them.
     }
-    removeLeftoverTempFiles(this.location);
-    fsyncDirectory(this.location);
+  }
+
+  private removeStaleLedgers(current: string): void {
+    for (const name of this.ledgerFiles()) if (name !== current) this.files.remove(path.join(this.location, name));
+    removeLeftoverTempFiles(this.files, this.location);
+    this.files.syncDirectory(this.location);
   }
 }
 
@@ -324,11 +352,12 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
   constructor(
     private readonly home: string,
     private readonly lockFor: (location: string) => ProjectLock,
+    private readonly files: FileSystem = nodeFileSystem,
   ) {}
 
   open(projectId: string): FsProjectStore {
     const location = path.join(this.projects, projectId);
-    return new FsProjectStore(projectId, location, this.lockFor(location));
+    return new FsProjectStore(projectId, location, this.lockFor(location), this.files);
   }
 
   async list(): Promise<string[]> {
@@ -352,36 +381,4 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
 function generationOf(ledgerFile: string | undefined): number | null {
   const match = ledgerFile ? /^ledger\.(\d+)\.jsonl$/.exec(ledgerFile) : null;
   return match ? Number(match[1]) : null;
-}
-
-function readFrom(file: string, start: number): Buffer {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const size = fs.fstatSync(fd).size;
-    if (size < start) throw invalidFile(file, `it is shorter (${size} bytes) than its checkpoint says (${start})`);
-    const buffer = Buffer.allocUnsafe(size - start);
-    let read = 0;
-    while (read < buffer.length) {
-      const got = fs.readSync(fd, buffer, read, buffer.length - read, start + read);
-      if (got === 0) break;
-      read += got;
-    }
-    return buffer.subarray(0, read);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function writeAllAt(fd: number, buffer: Buffer, position: number): void {
-  for (let written = 0; written < buffer.length; ) {
-    written += fs.writeSync(fd, buffer, written, buffer.length - written, position + written);
-  }
-}
-
-function tryTruncate(fd: number, length: number): void {
-  try {
-    fs.ftruncateSync(fd, length);
-  } catch {
-    // The torn bytes are ignored by readers and cut by the next writer anyway.
-  }
 }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import fs from 'graceful-fs';
 import path from 'node:path';
 import { DomainError } from '../domain/errors.js';
 import { isTimestamp, type Timestamp } from '../domain/clock.js';
@@ -7,7 +6,8 @@ import { projectState } from '../domain/projection.js';
 import type { State } from '../domain/model.js';
 import type { StoredState } from '../application/ports/project-store.js';
 import type { RawFile, SnapshotMetadata, SnapshotReason, SnapshotStore } from '../application/ports/snapshot-store.js';
-import { readIfExists, readTextIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
+import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
+import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
 
@@ -32,20 +32,21 @@ export class FsSnapshotStore implements SnapshotStore {
   constructor(
     private readonly stateDir: string,
     private readonly checkpointName: string,
+    private readonly files: FileSystem = nodeFileSystem,
   ) {
     this.dir = path.join(stateDir, 'snapshots');
   }
 
   async take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: Timestamp): Promise<SnapshotMetadata> {
     try {
-      fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      removeLeftoverTempFiles(this.dir);
+      this.files.makeDirectory(this.dir);
+      removeLeftoverTempFiles(this.files, this.dir);
       const id = `${this.nextStamp(now)}-${reason}`;
       const raw = displaced.kind === 'valid' ? null : this.preserveRawFiles(id);
       const contents = displaced.kind === 'valid' ? Buffer.from(JSON.stringify(projectState(displaced.state)) + '\n') : raw!.checkpoint;
-      writeFileAtomic(this.file(id, STATE_SUFFIX), contents, 0o600);
+      writeFileAtomic(this.files, this.file(id, STATE_SUFFIX), contents);
       const metadata: SnapshotMetadata = { id, created_at: now, reason, bytes: contents.length, sha256: sha256(contents), ...(raw ? { raw_files: raw.files } : {}) };
-      writeFileAtomic(this.file(id, META_SUFFIX), JSON.stringify(metadata) + '\n', 0o600);
+      writeFileAtomic(this.files, this.file(id, META_SUFFIX), JSON.stringify(metadata) + '\n');
       this.taken++;
       return metadata;
     } catch (error) {
@@ -56,7 +57,7 @@ export class FsSnapshotStore implements SnapshotStore {
   async list(): Promise<SnapshotMetadata[]> {
     let names: string[];
     try {
-      names = fs.readdirSync(this.dir);
+      names = this.files.list(this.dir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw storageError('Cannot list the snapshots', error, { path: this.dir });
@@ -96,8 +97,8 @@ export class FsSnapshotStore implements SnapshotStore {
   /** A stamp after every existing snapshot's, so that ids sort by creation even within one millisecond. */
   private nextStamp(now: Timestamp): string {
     let stamp = compactStamp(now);
-    const newest = fs
-      .readdirSync(this.dir)
+    const newest = this.files
+      .list(this.dir)
       .map((name) => SNAPSHOT_ID.exec(name.split('.')[0]!)?.[1])
       .filter((existing): existing is string => existing !== undefined)
       .sort()
@@ -113,14 +114,14 @@ export class FsSnapshotStore implements SnapshotStore {
    */
   private preserveRawFiles(id: string): { checkpoint: Buffer; files: RawFile[] } {
     const files: RawFile[] = [];
-    for (const name of fs.readdirSync(this.stateDir).sort()) {
+    for (const name of this.files.list(this.stateDir).sort()) {
       if (!/^ledger\.\d+\.jsonl$/.test(name)) continue;
-      const bytes = fs.readFileSync(path.join(this.stateDir, name));
+      const bytes = this.files.read(path.join(this.stateDir, name));
       const copy = `${id}.${name}`;
-      writeFileAtomic(path.join(this.dir, copy), bytes, 0o600);
+      writeFileAtomic(this.files, path.join(this.dir, copy), bytes);
       files.push({ name: copy, bytes: bytes.length, sha256: sha256(bytes) });
     }
-    return { checkpoint: readIfExists(path.join(this.stateDir, this.checkpointName)) ?? Buffer.alloc(0), files };
+    return { checkpoint: readIfExists(this.files, path.join(this.stateDir, this.checkpointName)) ?? Buffer.alloc(0), files };
   }
 
   private readMetadataIfValid(id: string): SnapshotMetadata | null {
@@ -135,7 +136,7 @@ export class FsSnapshotStore implements SnapshotStore {
     const file = this.file(id, META_SUFFIX);
     let text: string | null;
     try {
-      text = readTextIfExists(file);
+      text = readIfExists(this.files, file)?.toString('utf8') ?? null;
     } catch (error) {
       throw storageError('Cannot read the snapshot metadata', error, { path: file, snapshot_id: id });
     }
@@ -161,7 +162,7 @@ export class FsSnapshotStore implements SnapshotStore {
 
   private readBytes(file: string, id: string): Buffer {
     try {
-      return fs.readFileSync(file);
+      return this.files.read(file);
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
       throw storageError(missing ? `Snapshot ${id} is incomplete: its state file is missing` : 'Cannot read the snapshot', error, {

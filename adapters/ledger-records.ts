@@ -134,6 +134,20 @@ function isChangeSetShape(value: unknown): value is ChangeSet {
     Array.isArray(changes.log) &&
     isRecord(changes.nodes) &&
     isRecord(changes.initiatives) &&
-    Array.isArray(changes.edges)
+    Array.isArray(changes.edges) &&
+    (changes.notes === undefined || (Array.isArray(changes.notes) && changes.notes.every(isNoteAppended)))
+  );
+}
+
+function isNoteAppended(value: unknown): boolean {
+  const appended = value as Record<string, unknown> | null;
+  return (
+    typeof appended === 'object' &&
+    appended !== null &&
+    typeof appended.node === 'string' &&
+    typeof appended.note === 'object' &&
+    appended.note !== null &&
+    Number.isSafeInteger(appended.revision) &&
+    typeof appended.updated_at === 'string'
   );
 }

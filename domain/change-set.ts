@@ -1,20 +1,32 @@
 import { sameEdge } from './edges.js';
-import type { Edge, Graph, GraphNode, Initiative, LogEntry, NodeId } from './model.js';
+import type { Timestamp } from './clock.js';
+import type { Edge, Graph, GraphNode, Initiative, LogEntry, Note, NodeId } from './model.js';
 
 export interface EdgeChange {
   op: 'add' | 'remove';
   edge: Edge;
 }
 
+/** A note appended to a node that was not otherwise rewritten: the note, and the node's new revision and time. */
+export interface NoteAppended {
+  node: NodeId;
+  note: Note;
+  revision: number;
+  updated_at: Timestamp;
+}
+
 /**
  * What one committed transaction changed: the new state revision, the log entries it appended,
- * every node it wrote (whole), its edge changes in order, and initiatives it registered. It is
- * the unit the store appends to its ledger, so its size follows the change, not the graph.
+ * every node it wrote (whole), notes appended to nodes it did not write whole, its edge changes
+ * in order, and initiatives it registered. It is the unit the store appends to its ledger, so its
+ * size follows the change, not the graph (a note on a node with a thousand notes is one note).
+ * `notes` is absent in change sets written before it existed.
  */
 export interface ChangeSet {
   revision: number;
   log: LogEntry[];
   nodes: Record<NodeId, GraphNode>;
+  notes?: NoteAppended[];
   edges: EdgeChange[];
   initiatives: Record<string, Initiative>;
 }
@@ -22,6 +34,10 @@ export interface ChangeSet {
 /** Replays a committed change set onto a graph (used when loading the ledger). */
 export function applyChangeSet(graph: Graph, changes: ChangeSet): void {
   Object.assign(graph.nodes, changes.nodes);
+  for (const appended of changes.notes ?? []) {
+    const node = graph.nodes[appended.node];
+    if (node) graph.nodes[appended.node] = { ...node, notes: [...node.notes, appended.note], revision: appended.revision, updated_at: appended.updated_at };
+  }
   Object.assign(graph.initiatives, changes.initiatives);
   for (const change of changes.edges) {
     if (change.op === 'add') {

@@ -1,9 +1,9 @@
-import type { ChangeSet, EdgeChange } from './change-set.js';
+import type { ChangeSet, EdgeChange, NoteAppended } from './change-set.js';
 import type { Timestamp } from './clock.js';
 import { assertEdgeAllowed, sameEdge } from './edges.js';
 import { DomainError } from './errors.js';
 import { GraphIndex } from './graph-index.js';
-import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId } from './model.js';
+import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note } from './model.js';
 
 /** A log entry before the draft stamps it with the revision, time and agent. */
 export interface LogInput {
@@ -22,6 +22,7 @@ export interface LogInput {
 export class GraphDraft {
   readonly index: GraphIndex;
   private readonly changedNodes = new Map<NodeId, GraphNode>();
+  private readonly appendedNotes: NoteAppended[] = [];
   private readonly edgeChanges: EdgeChange[] = [];
   private readonly changedInitiatives: Record<string, Initiative> = {};
   private readonly logEntries: LogEntry[] = [];
@@ -72,6 +73,15 @@ export class GraphDraft {
     this.changedNodes.set(node.id, node);
   }
 
+  /** Appends a note to a node (a new revision of it), recorded as the note alone unless the node is written whole too. */
+  appendNote(node: GraphNode, note: Note): GraphNode {
+    const next = { ...node, notes: [...node.notes, note], revision: node.revision + 1, updated_at: this.now };
+    this.graph.nodes[node.id] = next;
+    if (this.changedNodes.has(node.id)) this.changedNodes.set(node.id, next);
+    else this.appendedNotes.push({ node: node.id, note, revision: next.revision, updated_at: next.updated_at });
+    return next;
+  }
+
   addEdge(edge: Edge): Edge {
     assertEdgeAllowed(this.graph, this.index, edge);
     const stored = { from: edge.from, to: edge.to, type: edge.type };
@@ -81,18 +91,20 @@ export class GraphDraft {
       if (at >= 0) this.graph.edges.splice(at, 1);
     });
     this.edgeChanges.push({ op: 'add', edge: stored });
-    this.index.invalidate();
+    this.index.added(stored);
     return stored;
   }
 
   /** Removes the exact edge; false when it was not there (removal is idempotent). */
   removeEdge(edge: Edge): boolean {
-    const at = this.graph.edges.findIndex((existing) => sameEdge(existing, edge));
+    // From the end: the edges a transaction removes are often ones it or a recent one added.
+    let at = this.graph.edges.length - 1;
+    while (at >= 0 && !sameEdge(this.graph.edges[at]!, edge)) at--;
     if (at < 0) return false;
     const [removed] = this.graph.edges.splice(at, 1);
     this.undo.push(() => this.graph.edges.splice(at, 0, removed!));
     this.edgeChanges.push({ op: 'remove', edge: removed! });
-    this.index.invalidate();
+    this.index.removed(removed!);
     return true;
   }
 
@@ -140,10 +152,13 @@ export class GraphDraft {
   /** Everything recorded so far, or null when nothing changed. */
   changes(): ChangeSet | null {
     if (this.logEntries.length === 0) return null;
+    // A node written whole already holds its notes.
+    const notes = this.appendedNotes.filter((appended) => !this.changedNodes.has(appended.node));
     return {
       revision: this.graph.revision,
       log: [...this.logEntries],
       nodes: Object.fromEntries(this.changedNodes),
+      ...(notes.length > 0 ? { notes } : {}),
       edges: [...this.edgeChanges],
       initiatives: { ...this.changedInitiatives },
     };

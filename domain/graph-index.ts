@@ -5,9 +5,11 @@ type Adjacency = Map<string, Edge[]>;
 const NONE: readonly Edge[] = Object.freeze([]);
 
 /**
- * Edge lookups by endpoint, built once per graph on first use. Rules that walk the graph
- * (derived status, cycles, supersede chains) use it so that a command over tens of thousands of
- * nodes stays linear instead of scanning the edge list per node.
+ * Edge lookups by endpoint, built once per graph on first use and then kept current edge by edge
+ * (a batch of N edge changes costs O(N), not N rebuilds). Rules that walk the graph (derived
+ * status, cycles, supersede chains) use it so that a command over tens of thousands of nodes
+ * stays linear instead of scanning the edge list per node. Lists are replaced, never changed in
+ * place, so a caller may change edges while iterating a list it got.
  */
 export class GraphIndex {
   private incoming: Adjacency | null = null;
@@ -25,10 +27,23 @@ export class GraphIndex {
     return this.outgoingMap().get(slot(id, type)) ?? NONE;
   }
 
-  /** Drops the cached maps; called whenever the edge list changes. */
+  /** Drops the cached maps (for code that changes the edge list behind the index's back). */
   invalidate(): void {
     this.incoming = null;
     this.outgoing = null;
+  }
+
+  /** Records `edge`, just appended to the graph's edges. */
+  added(edge: Edge): void {
+    if (this.incoming) replaceList(this.incoming, slot(edge.to, edge.type), (list) => [...list, edge]);
+    if (this.outgoing) replaceList(this.outgoing, slot(edge.from, edge.type), (list) => [...list, edge]);
+  }
+
+  /** Forgets `edge` (the stored object), just removed from the graph's edges. */
+  removed(edge: Edge): void {
+    const without = (list: readonly Edge[]) => list.filter((existing) => existing !== edge);
+    if (this.incoming) replaceList(this.incoming, slot(edge.to, edge.type), without);
+    if (this.outgoing) replaceList(this.outgoing, slot(edge.from, edge.type), without);
   }
 
   private incomingMap(): Adjacency {
@@ -44,6 +59,10 @@ export class GraphIndex {
 
 function slot(id: NodeId, type: EdgeType): string {
   return `${type} ${id}`;
+}
+
+function replaceList(map: Adjacency, key: string, change: (list: readonly Edge[]) => Edge[]): void {
+  map.set(key, change(map.get(key) ?? NONE));
 }
 
 function groupBy(edges: Edge[], key: (edge: Edge) => NodeId): Adjacency {

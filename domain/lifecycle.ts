@@ -104,7 +104,7 @@ export function deprecateKnowledge(draft: GraphDraft, id: NodeId, reason: string
 /** Notes are append-only: a new one is added with its time and author, earlier ones never change. */
 export function addNote(draft: GraphDraft, id: NodeId, text: string): { node: GraphNode } {
   const target = permitted<GraphNode>(draft, id, 'add-note');
-  const node = revise(draft, target, { notes: [...target.notes, { at: draft.now, by: draft.actor(), text }] });
+  const node = draft.appendNote(target, { at: draft.now, by: draft.actor(), text });
   draft.record({ op: 'add-note', node: id, note: text });
   return { node };
 }

@@ -2,7 +2,7 @@
 // middle of mutations, batches and restores; 16 processes x 25 mutations at once; a large fuzz of
 // random command lines. `npm run torture` builds first. Sizes can be changed through the
 // environment (TORTURE_KILLS, TORTURE_RESTORE_KILLS, TORTURE_CONCURRENT_ROUNDS, TORTURE_FUZZ,
-// TORTURE_FUZZ_BINARY, TORTURE_SEED). Prints one line per battery and a JSON summary at the end;
+// TORTURE_FUZZ_BINARY, TORTURE_POWER_LOSSES, TORTURE_SEED). Prints one line per battery and a JSON summary at the end;
 // exits 1 if any proof failed.
 import { createRequire } from 'node:module';
 
@@ -12,6 +12,7 @@ const { readCheckpointJson } = require('../build/test/support/checkpoint-json.js
 const path = require('node:path');
 const { concurrentWriters, crashMutationWriter, crashRestores, loadState, projectDir } = require('../build/test/support/durability.js');
 const { fuzz, fuzzTarget } = require('../build/test/support/fuzz.js');
+const { powerLossBattery } = require('../build/test/support/power-loss.js');
 
 const size = (name, fallback) => Number(process.env[name] ?? fallback);
 const KILLS = size('TORTURE_KILLS', 240);
@@ -19,6 +20,7 @@ const RESTORE_KILLS = size('TORTURE_RESTORE_KILLS', 60);
 const CONCURRENT_ROUNDS = size('TORTURE_CONCURRENT_ROUNDS', 3);
 const FUZZ = size('TORTURE_FUZZ', 10_000);
 const FUZZ_BINARY = size('TORTURE_FUZZ_BINARY', 300);
+const POWER_LOSSES = size('TORTURE_POWER_LOSSES', 5000);
 const SEED = size('TORTURE_SEED', Date.now() % 1_000_000);
 
 const summary = { node: process.version, seed: SEED, batteries: {} };
@@ -72,6 +74,12 @@ await battery('crash: SIGKILL during mutations and batches', async (sandbox) => 
     final_revision: state.revision,
     final_nodes: Object.keys(state.nodes).length,
   };
+});
+
+await battery('power loss: random crash points on the crash file system', async () => {
+  const figures = await powerLossBattery(SEED, POWER_LOSSES);
+  if (figures.violations.length > 0) throw new Error(`${figures.violations.length} violations, first: ${JSON.stringify(figures.violations.slice(0, 3))}`);
+  return { ...figures, violations: 0 };
 });
 
 await battery('crash: SIGKILL during restores', async (sandbox) => {

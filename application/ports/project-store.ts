@@ -33,8 +33,9 @@ export interface Rewrite<T> {
 }
 
 /**
- * One project's durable state. Reads see one consistent committed state; `transact` runs its
- * function under the project's exclusive lock and makes its changes durable before it resolves.
+ * One project's durable state. Reads see one consistent committed state, and never wait for a
+ * writer nor hold one up; `transact` runs its function under the project's exclusive lock and
+ * makes its changes durable before it resolves.
  *
  * Plain data at the boundary: the graph or state a callback gets, and everything it returns or
  * builds from it, is made of plain objects, arrays and primitives (it survives `structuredClone`),

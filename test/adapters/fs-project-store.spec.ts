@@ -4,9 +4,11 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSyn
 import path from 'node:path';
 import sinon from 'sinon';
 import * as checkpointFile from '../../adapters/checkpoint-file.js';
-import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { FlockProjectLock, stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { nodeFileSystem as files } from '../../adapters/file-system.js';
 import { FsProjectStore, FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { addNote } from '../../domain/lifecycle.js';
 import type { State } from '../../domain/model.js';
 import { NOW, addTask, newDraft } from '../support/graphs.js';
 import { readCheckpointJson, writeCheckpointJson } from '../support/checkpoint-json.js';
@@ -98,6 +100,70 @@ describe('FsProjectStore', () => {
     expect(error.details).to.deep.include({ cause: 'EINVALID', offset: start, next_valid_offset: end });
     expect((await rejectionOf(() => commitTask(open(), 'T4'))).code).to.equal('STORAGE_ERROR');
     expect(readFileSync(ledger())).to.deep.equal(bytes);
+  });
+
+  it('reads without waiting for a writer that holds the lock, and sees the last committed state', async () => {
+    const sut = await initialized();
+    await commitTask(sut, 'T1');
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started = () => {};
+    const inTransaction = new Promise<void>((resolve) => (started = resolve));
+    const writer = sut.transact(async (graph) => {
+      const draft = new GraphDraft(graph, NOW, 'alice');
+      addTask(draft, 'T2');
+      started();
+      await held;
+      return { result: null, changes: draft.changes() };
+    });
+    await inTransaction;
+    const timedOut = new FlockProjectLock(path.join(sut.location, 'lock'), 100);
+    expect((await rejectionOf(() => timedOut.withLock('shared', () => null))).details.cause, 'the lock is held').to.equal('ELOCKTIMEOUT');
+    expect(Object.keys((await state(open())).nodes)).to.deep.equal(['T1']);
+    release();
+    await writer;
+    expect(Object.keys((await state(open())).nodes)).to.deep.equal(['T1', 'T2']);
+  });
+
+  it('reads again when a whole-state rewrite removed the ledger it was reading', async () => {
+    const sut = await initialized();
+    await commitTask(sut, 'T1');
+    const before = { checkpoint: readFileSync(file('tasks.json')), ledger: readFileSync(file('ledger.1.jsonl')) };
+    await sut.replace({ ...newDraft().graph, fence_generation: 2, log: [] });
+    const after = { checkpoint: readFileSync(file('tasks.json')), ledger: readFileSync(file('ledger.2.jsonl')) };
+    writeFileSync(file('tasks.json'), before.checkpoint);
+    writeFileSync(file('ledger.1.jsonl'), before.ledger);
+    rmSync(file('ledger.2.jsonl'));
+    const real = files.readFrom.bind(files);
+    sinon.stub(files, 'readFrom').callsFake((name: string, start: number) => {
+      if (name === file('ledger.1.jsonl')) {
+        // The reader has the old checkpoint; a rewrite now replaces the state and removes its ledger.
+        writeFileSync(file('ledger.2.jsonl'), after.ledger);
+        writeFileSync(file('tasks.json'), after.checkpoint);
+        rmSync(name);
+      }
+      return real(name, start);
+    });
+    const graph = await open().readGraph((value) => value);
+    expect(graph.fence_generation).to.equal(2);
+    expect(graph.nodes).to.deep.equal({});
+  });
+
+  it('grows the ledger by the note, not the node, for each note added (no quadratic growth)', async () => {
+    const sut = await initialized();
+    await commitTask(sut, 'T1');
+    const sizes: number[] = [];
+    for (let at = 0; at < 200; at++) {
+      const before = statSync(ledger()).size;
+      await sut.transact((graph) => {
+        const draft = new GraphDraft(graph, NOW, 'alice');
+        addNote(draft, 'T1', `note ${at}`);
+        return { result: null, changes: draft.changes() };
+      });
+      sizes.push(statSync(ledger()).size - before);
+    }
+    expect(Math.max(...sizes), `the 200th note costs what the first did: ${sizes.join(' ')}`).to.be.below(sizes[0]! + 40);
+    expect((await state(open())).nodes.T1!.notes).to.have.length(200);
   });
 
   it('writes a checkpoint once the ledger tail is long, and still loads the same state', async () => {
@@ -194,7 +260,7 @@ describe('FsProjectStore', () => {
 
     it('reports a bug while decoding as the bug, never as an unreadable state', async () => {
       const sut = await initialized();
-      sinon.stub(checkpointFile, 'readCheckpoint').throws(new TypeError('x is not a function'));
+      sinon.stub(checkpointFile, 'decodeCheckpoint').throws(new TypeError('x is not a function'));
       const error = await rejectionOf<Error>(() => sut.inspect());
       expect(error).to.be.instanceOf(TypeError);
       expect((await rejectionOf<Error>(() => sut.rewrite(() => ({ result: null, state: fresh(2) })))).name).to.equal('TypeError');

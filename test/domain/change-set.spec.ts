@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { applyChangeSet } from '../../domain/change-set.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { addNote } from '../../domain/lifecycle.js';
 import { NOW, addGate, addKnowledge, addTask, newDraft } from '../support/graphs.js';
 
 describe('change-set (ledger replay)', () => {
@@ -17,6 +18,41 @@ describe('change-set (ledger replay)', () => {
 
     const replayed = structuredClone(start);
     applyChangeSet(replayed, transaction.changes()!);
+    expect(replayed).to.deep.equal(transaction.graph);
+  });
+
+  it('records an appended note as the note, not the node, and replays it to the same node', () => {
+    const sut = newDraft('alice');
+    addTask(sut, 'T1', { definition: 'x'.repeat(10_000) });
+    const start = structuredClone(sut.graph);
+    const transaction = new GraphDraft(structuredClone(start), NOW, 'alice');
+    addNote(transaction, 'T1', 'first');
+    addNote(transaction, 'T1', 'second');
+    const changes = transaction.changes()!;
+    expect(changes.nodes).to.deep.equal({});
+    expect(changes.notes!.map((appended) => [appended.node, appended.note.text, appended.revision])).to.deep.equal([
+      ['T1', 'first', 2],
+      ['T1', 'second', 3],
+    ]);
+    expect(JSON.stringify(changes).length, 'the change set does not carry the 10 KB definition').to.be.below(2000);
+    const replayed = structuredClone(start);
+    applyChangeSet(replayed, changes);
+    expect(replayed).to.deep.equal(transaction.graph);
+  });
+
+  it('records a node written whole in the same transaction once, its notes included', () => {
+    const sut = newDraft('alice');
+    addTask(sut, 'T1');
+    const start = structuredClone(sut.graph);
+    const transaction = new GraphDraft(structuredClone(start), NOW, 'alice');
+    addNote(transaction, 'T1', 'before the rewrite');
+    transaction.putNode({ ...transaction.requireNode('T1'), title: 'renamed' });
+    addNote(transaction, 'T1', 'after the rewrite');
+    const changes = transaction.changes()!;
+    expect(changes.notes).to.equal(undefined);
+    expect(changes.nodes.T1!.notes.map((note) => note.text)).to.deep.equal(['before the rewrite', 'after the rewrite']);
+    const replayed = structuredClone(start);
+    applyChangeSet(replayed, changes);
     expect(replayed).to.deep.equal(transaction.graph);
   });
 

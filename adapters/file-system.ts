@@ -1,0 +1,85 @@
+import fs from 'graceful-fs';
+import path from 'node:path';
+
+/**
+ * The file operations the store makes, and nothing more: what a write makes durable is explicit
+ * (`sync`, `syncDirectory`), so a test file system can model a power loss (what was written but
+ * not synced may be lost or torn). Failures are Node's errors, with their `code` (ENOENT, ENOSPC).
+ */
+export interface FileSystem {
+  /** The whole file. */
+  read(file: string): Buffer;
+  /** The file's bytes from `start` on (fewer than asked, if it is shorter). */
+  readFrom(file: string, start: number): Buffer;
+  size(file: string): number;
+  exists(file: string): boolean;
+  list(dir: string): string[];
+  /** Creates `dir` and missing parents, 0700, durably (each new entry's parent is synced). */
+  makeDirectory(dir: string): void;
+  /** Creates or replaces the file's content (mode for a new file); not durable before `sync`. */
+  write(file: string, data: Buffer | string, mode: number): void;
+  /** Cuts the existing file at `position`, then writes `data` there; not durable before `sync`. */
+  writeAt(file: string, data: Buffer, position: number): void;
+  /** Makes the file's content durable. */
+  sync(file: string): void;
+  /** Atomic; durable once the directory is synced. */
+  rename(from: string, to: string): void;
+  /** Removes the file if it exists; durable once the directory is synced. */
+  remove(file: string): void;
+  /** Makes the directory's entries (creations, renames, removals) durable. */
+  syncDirectory(dir: string): void;
+}
+
+/** The real file system (graceful-fs, synchronous calls: each is short and never waits on a lock). */
+export const nodeFileSystem: FileSystem = {
+  read: (file) => fs.readFileSync(file),
+  readFrom(file, start) {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buffer = Buffer.allocUnsafe(Math.max(0, size - start));
+      let read = 0;
+      while (read < buffer.length) {
+        const got = fs.readSync(fd, buffer, read, buffer.length - read, start + read);
+        if (got === 0) break;
+        read += got;
+      }
+      return buffer.subarray(0, read);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+  size: (file) => fs.statSync(file).size,
+  exists: (file) => fs.existsSync(file),
+  list: (dir) => fs.readdirSync(dir),
+  makeDirectory(dir) {
+    const first = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (first === undefined) return;
+    for (let created = dir; ; created = path.dirname(created)) {
+      nodeFileSystem.syncDirectory(path.dirname(created));
+      if (created === first) break;
+    }
+  },
+  write: (file, data, mode) => fs.writeFileSync(file, data, { mode }),
+  writeAt(file, data, position) {
+    const fd = fs.openSync(file, 'r+');
+    try {
+      fs.ftruncateSync(fd, position);
+      for (let written = 0; written < data.length; ) written += fs.writeSync(fd, data, written, data.length - written, position + written);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+  sync(file) {
+    const fd = fs.openSync(file, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+  rename: (from, to) => fs.renameSync(from, to),
+  remove: (file) => fs.rmSync(file, { force: true }),
+  // A directory is synced through a read-only descriptor, like a file.
+  syncDirectory: (dir) => nodeFileSystem.sync(dir),
+};
