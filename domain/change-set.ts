@@ -57,10 +57,25 @@ export function applyChangeSet(graph: Graph, changes: ChangeSet): void {
  */
 export function mergeChangeSets(sets: readonly ChangeSet[]): ChangeSet | null {
   if (sets.length === 0) return null;
+  const nodes: Record<NodeId, GraphNode> = {};
+  let notes: NoteAppended[] = [];
+  for (const set of sets) {
+    for (const [id, node] of Object.entries(set.nodes)) {
+      nodes[id] = node;
+      // The node written whole was made from a graph that already held its earlier notes.
+      notes = notes.filter((appended) => appended.node !== id);
+    }
+    for (const appended of set.notes ?? []) {
+      const whole = nodes[appended.node];
+      if (whole) nodes[appended.node] = { ...whole, notes: [...whole.notes, appended.note], revision: appended.revision, updated_at: appended.updated_at };
+      else notes.push(appended);
+    }
+  }
   return {
     revision: sets[sets.length - 1]!.revision,
     log: sets.flatMap((set) => set.log),
-    nodes: Object.assign({}, ...sets.map((set) => set.nodes)),
+    nodes,
+    ...(notes.length > 0 ? { notes } : {}),
     edges: sets.flatMap((set) => set.edges),
     initiatives: Object.assign({}, ...sets.map((set) => set.initiatives)),
   };

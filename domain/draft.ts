@@ -76,6 +76,11 @@ export class GraphDraft {
   /** Appends a note to a node (a new revision of it), recorded as the note alone unless the node is written whole too. */
   appendNote(node: GraphNode, note: Note): GraphNode {
     const next = { ...node, notes: [...node.notes, note], revision: node.revision + 1, updated_at: this.now };
+    const previous = this.node(node.id);
+    this.undo.push(() => {
+      if (previous) this.graph.nodes[node.id] = previous;
+      else delete this.graph.nodes[node.id];
+    });
     this.graph.nodes[node.id] = next;
     if (this.changedNodes.has(node.id)) this.changedNodes.set(node.id, next);
     else this.appendedNotes.push({ node: node.id, note, revision: next.revision, updated_at: next.updated_at });
@@ -143,6 +148,7 @@ export class GraphDraft {
   rollback(): void {
     for (let step = this.undo.pop(); step; step = this.undo.pop()) step();
     this.changedNodes.clear();
+    this.appendedNotes.length = 0;
     this.edgeChanges.length = 0;
     for (const name of Object.keys(this.changedInitiatives)) delete this.changedInitiatives[name];
     this.logEntries.length = 0;

@@ -72,6 +72,8 @@ describe('GraphDraft', () => {
     sut.removeEdge({ from: 'G1', to: 'T1', type: 'BLOCKS' });
     sut.putInitiative('core', { desc: 'rewritten', created_at: NOW });
     sut.putInitiative('new', { desc: '', created_at: NOW });
+    sut.appendNote(sut.requireNode('G1'), { at: NOW, by: 'bob', text: 'gone' });
+    sut.record({ op: 'add-note', node: 'G1' });
     sut.rollback();
     expect(sut.graph).to.deep.equal(before);
     expect(sut.changes()).to.equal(null);
@@ -86,7 +88,10 @@ describe('GraphDraft', () => {
       (sut: GraphDraft) => addGate(sut, 'G1'),
       (sut: GraphDraft) => addTask(sut, 'T1', {}, { blocked_by: ['G1'] }),
       (sut: GraphDraft) => sut.removeEdge({ from: 'G1', to: 'T1', type: 'BLOCKS' }) && sut.record({ op: 'remove-edge', node: 'T1' }),
+      (sut: GraphDraft) => sut.appendNote(sut.requireNode('T1'), { at: NOW, by: 'alice', text: 'one' }) && sut.record({ op: 'add-note', node: 'T1' }),
       (sut: GraphDraft) => sut.putNode({ ...(sut.requireNode('T1') as any), title: 'again' }) ?? sut.record({ op: 'update', node: 'T1' }),
+      (sut: GraphDraft) => sut.appendNote(sut.requireNode('T1'), { at: NOW, by: 'alice', text: 'two' }) && sut.record({ op: 'add-note', node: 'T1' }),
+      (sut: GraphDraft) => sut.appendNote(sut.requireNode('G1'), { at: NOW, by: 'alice', text: 'three' }) && sut.record({ op: 'add-note', node: 'G1' }),
     ]) {
       const sut = new GraphDraft(draft.graph, NOW, 'alice');
       step(sut);
