@@ -40,13 +40,21 @@ export class FsProjectStore implements ProjectStore {
   private readonly checkpointFile: string;
   /** The ledger the last load read, to tell a ledger replaced meanwhile from a missing one. */
   private lastLedgerFile: string | null = null;
+  /** With `hot`: the state as last loaded or committed, and the ledger size it stands for. */
+  private hot: { loaded: Loaded; ledgerSize: number } | null = null;
   readonly snapshots: FsSnapshotStore;
 
+  /**
+   * `hot` keeps the state in memory between calls, for a long-lived process that owns the
+   * project (the server): a call then costs what it does, not a load. The ledger's size is
+   * checked on every call, so a commit by any other process is still seen.
+   */
   constructor(
     readonly projectId: string,
     readonly location: string,
     private readonly lock: ProjectLock,
     private readonly files: FileSystem = nodeFileSystem,
+    private readonly keepHot = false,
   ) {
     this.checkpointFile = path.join(location, CHECKPOINT);
     this.snapshots = new FsSnapshotStore(location, CHECKPOINT, files);
@@ -66,9 +74,18 @@ export class FsProjectStore implements ProjectStore {
     this.ensureDirectory();
     return this.lock.withLock('exclusive', async () => {
       const loaded = this.load();
-      const { result, changes } = await work(loaded.graph);
-      if (changes) this.commit(loaded, changes);
-      return result;
+      try {
+        // A work that answers at once is committed in the same turn: nothing else runs, and
+        // so no reader sees, the changed graph before it is durable.
+        const done = work(loaded.graph);
+        const { result, changes } = done instanceof Promise ? await done : done;
+        if (changes) this.commit(loaded, changes);
+        return result;
+      } catch (error) {
+        // The graph in hand may hold changes that were never committed.
+        this.hot = null;
+        throw error;
+      }
     });
   }
 
@@ -195,11 +212,23 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
-  /** The checkpoint with the ledger replayed on it. */
+  /** The checkpoint with the ledger replayed on it (kept, when hot, while the ledger does not change). */
   private load(): Loaded {
+    if (this.hot && this.ledgerSize(this.hot.loaded) === this.hot.ledgerSize) return this.hot.loaded;
     const checkpoint = this.openCheckpoint();
     this.lastLedgerFile = checkpoint.ledger.file;
-    return this.replayLedger(checkpoint);
+    const loaded = this.replayLedger(checkpoint);
+    if (this.keepHot) this.hot = { loaded, ledgerSize: this.ledgerSize(loaded) };
+    return loaded;
+  }
+
+  /** The size of the ledger a load read; -1 once it is gone (a whole-state rewrite replaced it). */
+  private ledgerSize(loaded: Loaded): number {
+    try {
+      return this.files.size(path.join(this.location, loaded.checkpoint.ledger.file));
+    } catch {
+      return -1;
+    }
   }
 
   private replayLedger(checkpoint: Checkpoint): Loaded {
@@ -311,6 +340,15 @@ export class FsProjectStore implements ProjectStore {
     if (loaded.tail + line.length >= CHECKPOINT_EVERY_BYTES) {
       this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length);
     }
+    if (this.hot?.loaded === loaded) this.keep(loaded, line.length);
+  }
+
+  /** The hot state after its own commit: the graph in hand is now what the files hold. */
+  private keep(loaded: Loaded, appended: number): void {
+    loaded.ledgerEnd += appended;
+    loaded.tail += appended;
+    if (loaded.tail >= CHECKPOINT_EVERY_BYTES) this.hot = null;
+    else this.hot = { loaded, ledgerSize: this.ledgerSize(loaded) };
   }
 
   /** A failed checkpoint loses nothing (the ledger has it all), so it is best-effort. */
@@ -349,15 +387,23 @@ export class FsProjectStore implements ProjectStore {
 
 export class FsProjectStoreFactory implements ProjectStoreFactory {
   /** `lockFor` gives the lock of a project's state directory (FlockProjectLock on its `lock` file in the CLI). */
+  private readonly opened = new Map<string, FsProjectStore>();
+
+  /** `hot` (a server): each project's store is made once and keeps its state in memory. */
   constructor(
     private readonly home: string,
     private readonly lockFor: (location: string) => ProjectLock,
     private readonly files: FileSystem = nodeFileSystem,
+    private readonly hot = false,
   ) {}
 
   open(projectId: string): FsProjectStore {
+    const known = this.opened.get(projectId);
+    if (known) return known;
     const location = path.join(this.projects, projectId);
-    return new FsProjectStore(projectId, location, this.lockFor(location), this.files);
+    const store = new FsProjectStore(projectId, location, this.lockFor(location), this.files, this.hot);
+    if (this.hot) this.opened.set(projectId, store);
+    return store;
   }
 
   async list(): Promise<string[]> {

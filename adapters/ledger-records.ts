@@ -1,4 +1,4 @@
-import { crc32 } from 'node:zlib';
+import { crc32 } from './crc32.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import { DomainError } from '../domain/errors.js';
 import { invalidFile } from './storage-error.js';

@@ -86,7 +86,7 @@ function fsyncRate(dir) {
 
 function startServer(config, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BINARY, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), BINARY, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.once('data', (chunk) => {
       const { port } = JSON.parse(String(chunk).split('\n')[0]);
       child.port = port;

@@ -11,7 +11,7 @@ export function projectState(state: State): State {
     revision: state.revision,
     initiatives: sortedByKey(state.initiatives),
     nodes: sortedByKey(state.nodes),
-    edges: state.edges,
+    edges: [...state.edges],
     log: state.log,
   };
 }

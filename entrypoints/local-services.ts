@@ -4,6 +4,7 @@ import { LocalDispatcher, type DispatcherServices } from '../application/dispatc
 import { OPERATIONS } from '../application/operations/index.js';
 import { OperationRegistry } from '../application/registry.js';
 import { stateDirectoryLock } from '../adapters/flock-project-lock.js';
+import { nodeFileSystem } from '../adapters/file-system.js';
 import { FsProjectStoreFactory } from '../adapters/fs-project-store.js';
 import { KernelRandomIdSource } from '../adapters/kernel-random-id-source.js';
 import { SystemClock } from '../adapters/system-clock.js';
@@ -14,10 +15,13 @@ export function taskdagHome(env: Record<string, string | undefined>): string {
   return env.TASKDAG_HOME && env.TASKDAG_HOME !== '' ? path.resolve(env.TASKDAG_HOME) : path.join(os.homedir(), '.taskdag');
 }
 
-/** What runs operations on the files under `home`: the stores, the clock, ids and every operation. */
-export function fileServices(home: string, cwd = process.cwd()): DispatcherServices {
+/**
+ * What runs operations on the files under `home`: the stores, the clock, ids and every operation.
+ * `hot` keeps each project's state in memory between calls (the server, which owns its data root).
+ */
+export function fileServices(home: string, cwd = process.cwd(), options: { hot?: boolean } = {}): DispatcherServices {
   return {
-    stores: new FsProjectStoreFactory(home, stateDirectoryLock),
+    stores: new FsProjectStoreFactory(home, stateDirectoryLock, nodeFileSystem, options.hot ?? false),
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DomainError } from '../../domain/errors.js';
 import type { TaskdagContext } from './context.js';
@@ -24,7 +24,7 @@ async function readNamedFile(cwd: string, name: Occurrence): Promise<string> {
   if (typeof name !== 'string') throw new DomainError('INVALID_ARGUMENT', '--file needs a path', { flag: '--file' });
   const file = path.resolve(cwd, name);
   try {
-    return await readFile(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (error) {
     throw new DomainError('INVALID_ARGUMENT', `Cannot read ${file}: ${(error as Error).message}`, {
       flag: '--file',

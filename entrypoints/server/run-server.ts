@@ -67,7 +67,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
  * commits feed the live events; reads straight from the store.
  */
 function projectRouter(config: ServerConfig, settings: ServerSettings, shutdown: ShutdownHooks, setupRoot: string): Router {
-  const services = fileServices(config.dataRoot, setupRoot);
+  const services = fileServices(config.dataRoot, setupRoot, { hot: true });
   const hub = new SseHub();
   shutdown.add(() => hub.close());
   const dispatcher = new GroupCommitDispatcher(services, (project, committed) => hub.publish(project, committed));
