@@ -53,7 +53,13 @@ try {
     }
   }
 } finally {
-  server?.kill('SIGKILL');
+  // A profiled server (BENCH_SERVER_NODE_ARGS="--cpu-prof") must exit cleanly to write its profile.
+  if (server && process.env.BENCH_SERVER_NODE_ARGS) {
+    server.kill('SIGINT');
+    await new Promise((resolve) => server.once('exit', resolve));
+  } else {
+    server?.kill('SIGKILL');
+  }
   rmSync(scratch, { recursive: true, force: true });
 }
 mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });

@@ -34,7 +34,7 @@ export class GraphDraft {
     readonly now: Timestamp,
     private acting: AgentName | null,
   ) {
-    this.index = new GraphIndex(graph);
+    this.index = GraphIndex.of(graph);
   }
 
   /** The agent the current operation acts as. */
@@ -146,13 +146,15 @@ export class GraphDraft {
    * (requests committed together by the server).
    */
   rollback(): void {
+    // The shared index follows the edge list; only edge changes undone behind its back stale it.
+    const edgesChanged = this.edgeChanges.length > 0;
     for (let step = this.undo.pop(); step; step = this.undo.pop()) step();
     this.changedNodes.clear();
     this.appendedNotes.length = 0;
     this.edgeChanges.length = 0;
     for (const name of Object.keys(this.changedInitiatives)) delete this.changedInitiatives[name];
     this.logEntries.length = 0;
-    this.index.invalidate();
+    if (edgesChanged) this.index.invalidate();
   }
 
   /** Everything recorded so far, or null when nothing changed. */

@@ -12,10 +12,26 @@ const NONE: readonly Edge[] = Object.freeze([]);
  * place, so a caller may change edges while iterating a list it got.
  */
 export class GraphIndex {
+  private static readonly shared = new WeakMap<Graph, GraphIndex>();
   private incoming: Adjacency | null = null;
   private outgoing: Adjacency | null = null;
+  /** How many edges the maps stand for: a graph changed behind the index's back is seen and re-indexed. */
+  private edgeCount = -1;
 
   constructor(private readonly graph: Graph) {}
+
+  /**
+   * The index of `graph`, one per graph object: a long-lived graph (a server's, kept in memory)
+   * is indexed once, and every draft over it keeps that index current.
+   */
+  static of(graph: Graph): GraphIndex {
+    let index = GraphIndex.shared.get(graph);
+    if (!index) {
+      index = new GraphIndex(graph);
+      GraphIndex.shared.set(graph, index);
+    }
+    return index;
+  }
 
   /** Edges of `type` that end at `id` (for BLOCKS: the blockers of `id`). Do not modify it. */
   into(id: NodeId, type: EdgeType): readonly Edge[] {
@@ -35,25 +51,35 @@ export class GraphIndex {
 
   /** Records `edge`, just appended to the graph's edges. */
   added(edge: Edge): void {
+    this.edgeCount += 1;
     if (this.incoming) replaceList(this.incoming, slot(edge.to, edge.type), (list) => [...list, edge]);
     if (this.outgoing) replaceList(this.outgoing, slot(edge.from, edge.type), (list) => [...list, edge]);
   }
 
   /** Forgets `edge` (the stored object), just removed from the graph's edges. */
   removed(edge: Edge): void {
+    this.edgeCount -= 1;
     const without = (list: readonly Edge[]) => list.filter((existing) => existing !== edge);
     if (this.incoming) replaceList(this.incoming, slot(edge.to, edge.type), without);
     if (this.outgoing) replaceList(this.outgoing, slot(edge.from, edge.type), without);
   }
 
   private incomingMap(): Adjacency {
+    this.checkCurrent();
     this.incoming ??= groupBy(this.graph.edges, (edge) => edge.to);
     return this.incoming;
   }
 
   private outgoingMap(): Adjacency {
+    this.checkCurrent();
     this.outgoing ??= groupBy(this.graph.edges, (edge) => edge.from);
     return this.outgoing;
+  }
+
+  private checkCurrent(): void {
+    if (this.edgeCount === this.graph.edges.length) return;
+    this.invalidate();
+    this.edgeCount = this.graph.edges.length;
   }
 }
 
