@@ -20,11 +20,21 @@ interface Loaded {
   ledgerEnd: number;
   /** Bytes appended since the checkpoint. */
   tail: number;
+  /** The checkpoint's own size: rewriting it costs that much, so it is rewritten that much less often. */
+  checkpointBytes: number;
 }
 
 const CHECKPOINT = 'tasks.json';
-/** Past this much unreplayed ledger, a commit also writes a new checkpoint, so loads stay cheap. */
+/**
+ * Past this much unreplayed ledger (or half the checkpoint's size, if larger), a commit also writes
+ * a new checkpoint, so loads stay cheap while a large graph is not rewritten every few hundred
+ * commits: replaying the tail costs at most half what parsing the checkpoint does.
+ */
 const CHECKPOINT_EVERY_BYTES = 256 * 1024;
+
+function checkpointDue(loaded: Loaded, tail: number): boolean {
+  return tail >= Math.max(CHECKPOINT_EVERY_BYTES, loaded.checkpointBytes / 2);
+}
 
 /**
  * Local state: `tasks.json` is a checkpoint of the graph, and an append-only ledger holds every
@@ -231,7 +241,7 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
-  private replayLedger(checkpoint: Checkpoint): Loaded {
+  private replayLedger(checkpoint: Checkpoint & { bytes: number }): Loaded {
     const ledgerPath = path.join(this.location, checkpoint.ledger.file);
     let bytes: Buffer;
     try {
@@ -245,12 +255,13 @@ export class FsProjectStore implements ProjectStore {
       if (changes.revision <= graph.revision) throw invalidFile(ledgerPath, `revision ${changes.revision} is out of order`);
       applyChangeSet(graph, changes);
     }
-    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, tail: end };
+    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, tail: end, checkpointBytes: checkpoint.bytes };
   }
 
-  private openCheckpoint(): Checkpoint {
+  private openCheckpoint(): Checkpoint & { bytes: number } {
     try {
-      return decodeCheckpoint(this.files.read(this.checkpointFile), this.checkpointFile);
+      const bytes = this.files.read(this.checkpointFile);
+      return { ...decodeCheckpoint(bytes, this.checkpointFile), bytes: bytes.length };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw this.noState();
       throw storageError('Cannot read the project state', error, { path: this.checkpointFile });
@@ -337,28 +348,32 @@ export class FsProjectStore implements ProjectStore {
       this.tryCut(ledgerPath, loaded.ledgerEnd);
       throw storageError('Cannot append to the project ledger', error, { path: ledgerPath });
     }
-    if (loaded.tail + line.length >= CHECKPOINT_EVERY_BYTES) {
-      this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length);
-    }
-    if (this.hot?.loaded === loaded) this.keep(loaded, line.length);
+    const checkpointed = checkpointDue(loaded, loaded.tail + line.length) ? this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length) : null;
+    if (this.hot?.loaded === loaded) this.keep(loaded, line.length, checkpointed);
   }
 
   /** The hot state after its own commit: the graph in hand is now what the files hold. */
-  private keep(loaded: Loaded, appended: number): void {
+  private keep(loaded: Loaded, appended: number, checkpointBytes: number | null): void {
     loaded.ledgerEnd += appended;
     loaded.tail += appended;
-    if (loaded.tail >= CHECKPOINT_EVERY_BYTES) this.hot = null;
-    else this.hot = { loaded, ledgerSize: this.ledgerSize(loaded) };
+    if (checkpointBytes !== null) {
+      loaded.tail = 0;
+      loaded.checkpointBytes = checkpointBytes;
+    }
+    this.hot = { loaded, ledgerSize: this.ledgerSize(loaded) };
   }
 
-  /** A failed checkpoint loses nothing (the ledger has it all), so it is best-effort. */
-  private writeCheckpoint(loaded: Loaded, ledgerBytes: number): void {
+  /** A failed checkpoint loses nothing (the ledger has it all), so it is best-effort; its size, or null. */
+  private writeCheckpoint(loaded: Loaded, ledgerBytes: number): number | null {
     try {
       removeLeftoverTempFiles(this.files, this.location);
       const ledger = { file: loaded.checkpoint.ledger.file, bytes: ledgerBytes };
-      writeFileAtomic(this.files, this.checkpointFile, encodeCheckpoint(loaded.graph, ledger));
+      const encoded = encodeCheckpoint(loaded.graph, ledger);
+      writeFileAtomic(this.files, this.checkpointFile, encoded);
+      return encoded.length;
     } catch {
       // The next commit tries again.
+      return null;
     }
   }
 

@@ -3,7 +3,7 @@ import type { Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import type { GraphView } from './graph-index.js';
 import { GATE_STATUSES, KNOWLEDGE_STATUSES, isTask, nodeType, type AgentName, type GraphNode, type NodeType } from './model.js';
-import { oldestFirst, summarize, type NodeSummary } from './node-summary.js';
+import { oldest, summarize, type NodeSummary } from './node-summary.js';
 import { derivedStatus } from './status.js';
 
 /** The statuses `--status` accepts: every derived task status, and those of gates and knowledge. */
@@ -54,13 +54,14 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
     // Knowledge is counted by default and listed with --all; both need its items grouped.
     knowledge: emptyGroups(KNOWLEDGE_STATUSES),
   };
-  const nodes = oldestFirst(Object.values(view.graph.nodes));
+  // Counting needs every node; only the listed ones need ordering (see `oldest`).
+  const nodes = Object.values(view.graph.nodes);
   for (const node of nodes) {
     const status = derivedStatus(view.graph, view.index, node);
     if (!inScope(node, status, filters)) continue;
     groups[nodeType(node)].get(status)?.push(node);
   }
-  const list = (found: GraphNode[]) => found.slice(0, filters.limit).map((node) => summarize(view.graph, view.index, node));
+  const list = (found: GraphNode[]) => oldest(found, filters.limit).map((node) => summarize(view.graph, view.index, node));
   const listed = (map: Map<string, GraphNode[]>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
   const count = (type: NodeType, group: string) => groups[type].get(group)?.length ?? 0;
   const summary = {
