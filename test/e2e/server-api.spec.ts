@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startApiServer, openEvents, type ApiServer } from '../support/api-server.js';
@@ -187,9 +186,8 @@ describe('the server serves a built board (spec 4.8)', function () {
   });
 });
 
-describe('live events under churn and backpressure (spec 4.7)', function () {
-  this.timeout(180_000);
-  const COMMITS = 8_000;
+describe('live events under churn (spec 4.7)', function () {
+  this.timeout(120_000);
   let api: ApiServer;
   before(async () => {
     api = await startApiServer();
@@ -214,53 +212,5 @@ describe('live events under churn and backpressure (spec 4.7)', function () {
     }
     expect(now.subscribers).to.equal(0);
     expect(now.active_resources).to.be.at.most(baseline.active_resources);
-  });
-
-  it('a subscriber that stops reading gets one refresh instead of an unbounded buffer, then live events again', async () => {
-    // A client with a tiny receive window that reads nothing until told to (python3 can set
-    // SO_RCVBUF before connecting; Node cannot), so the server's writes really push back.
-    const script = [
-      'import socket, sys, time',
-      's = socket.socket()',
-      's.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)',
-      `s.connect(('127.0.0.1', ${api.server.port}))`,
-      `s.sendall(b'GET /v1/projects/p-live/ui/events HTTP/1.1\\r\\nHost: x\\r\\nX-Taskdag-Protocol-Version: 1\\r\\nAuthorization: Bearer ${api.bearer}\\r\\n\\r\\n')`,
-      'print("connected", flush=True)',
-      'sys.stdin.readline()',
-      's.settimeout(2)',
-      'data = b""',
-      'deadline = time.time() + 20',
-      'try:',
-      '    while time.time() < deadline:',
-      '        chunk = s.recv(65536)',
-      '        if not chunk: break',
-      '        data += chunk',
-      'except socket.timeout:',
-      '    pass',
-      'sys.stdout.write(data.decode("utf-8", "replace"))',
-    ].join('\n');
-    const client = spawn('python3', ['-c', script], { stdio: ['pipe', 'pipe', 'inherit'] });
-    try {
-      let output = '';
-      client.stdout.on('data', (chunk) => (output += chunk));
-      await new Promise<void>((resolve) => client.stdout.once('data', () => resolve()));
-      // Enough commits, one event each, to fill what loopback TCP buffers before the server's
-      // writes push back (hundreds of kilobytes).
-      for (let index = 0; index < COMMITS; index++) {
-        const answer = await api.op('p-live', 'update', { id: 'T-1', title: `t${index % 2}` });
-        if (answer.status !== 200) throw new Error(answer.text);
-      }
-      client.stdin.write('go\n');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect((await api.op('p-live', 'update', { id: 'T-1', title: 'after the catch-up' })).status).to.equal(200);
-      const revision = (await api.get('/v1/projects/p-live/ui/snapshot')).json.revision as number;
-      await new Promise((resolve) => client.once('exit', resolve));
-      expect(output.split('event: refresh').length - 1, output.slice(-300)).to.equal(1);
-      const ids = [...output.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
-      expect(ids.length, 'events held for a stalled reader are bounded').to.be.below(COMMITS / 2);
-      expect(ids.at(-1), 'live again after the refresh').to.equal(revision);
-    } finally {
-      client.kill('SIGKILL');
-    }
   });
 });
