@@ -3,7 +3,8 @@
 // accept and status, on a 1k and a 50k-node project. Reports durable mutations per second and
 // p50/p99 latency at 1, 8, 32 and 128 agents, next to this machine's single-stream append+fsync
 // rate measured in the same run (the ceiling a server without group commit cannot pass).
-// Writes bench/results/server.{json,md}. Options: --seconds N per step (default 3), --quick (1k only).
+// Writes bench/results/server.{json,md} and server-chart.svg. Options: --seconds N per step
+// (default 3), --quick (1k only), --publish (also copies the chart to docs/server-bench-chart.svg).
 import { spawn } from 'node:child_process';
 import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import http from 'node:http';
@@ -19,7 +20,7 @@ const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
 const { FsProjectStore } = require('../build/adapters/fs-project-store.js');
 const { stateDirectoryLock } = require('../build/adapters/flock-project-lock.js');
 
-const { values: options } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, quick: { type: 'boolean', default: false } } });
+const { values: options } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, quick: { type: 'boolean', default: false }, publish: { type: 'boolean', default: false } } });
 const SECONDS = Number(options.seconds);
 const AGENTS = [1, 8, 32, 128];
 const SIZES = options.quick ? [{ name: '1k', size: 1_000 }] : [{ name: '1k', size: 1_000 }, { name: '50k', size: 50_000 }];
@@ -65,6 +66,8 @@ try {
 mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
 writeFileSync(path.join(ROOT, 'bench', 'results', 'server.json'), JSON.stringify(report, null, 2) + '\n');
 writeFileSync(path.join(ROOT, 'bench', 'results', 'server.md'), markdown(report));
+writeFileSync(path.join(ROOT, 'bench', 'results', 'server-chart.svg'), chart(report));
+if (options.publish) writeFileSync(path.join(ROOT, 'docs', 'server-bench-chart.svg'), chart(report));
 process.stdout.write(markdown(report));
 
 function run(args) {
@@ -171,4 +174,28 @@ function markdown(result) {
     ...rows,
     '',
   ].join('\n');
+}
+
+/** Durable mutations per second by agents, one bar per project, and the single-stream fsync rate as a line. */
+function chart(result) {
+  const width = 640;
+  const height = 320;
+  const left = 70;
+  const bottom = 40;
+  const top = 30;
+  const projects = [...new Set(result.steps.map((step) => step.project))];
+  const max = Math.max(result.fsync_per_second, ...result.steps.map((step) => step.mutations_per_second)) * 1.1;
+  const y = (value) => top + (height - top - bottom) * (1 - value / max);
+  const group = (width - left - 20) / AGENTS.length;
+  const bar = (group - 20) / projects.length;
+  const colours = ['#3b82f6', '#f59e0b', '#10b981'];
+  const bars = result.steps.map((step) => {
+    const x = left + AGENTS.indexOf(step.agents) * group + 10 + projects.indexOf(step.project) * bar;
+    return `<rect x="${x.toFixed(1)}" y="${y(step.mutations_per_second).toFixed(1)}" width="${(bar - 4).toFixed(1)}" height="${(y(0) - y(step.mutations_per_second)).toFixed(1)}" fill="${colours[projects.indexOf(step.project)]}"><title>${step.project}, ${step.agents} agents: ${step.mutations_per_second}/s</title></rect>`;
+  });
+  const labels = AGENTS.map((agents, index) => `<text x="${(left + index * group + group / 2).toFixed(1)}" y="${height - bottom + 18}" text-anchor="middle">${agents} agents</text>`);
+  const legend = projects.map((project, index) => `<rect x="${left + index * 90}" y="6" width="12" height="12" fill="${colours[index]}"/><text x="${left + index * 90 + 16}" y="17">${project} nodes</text>`);
+  const ceiling = `<line x1="${left}" x2="${width - 20}" y1="${y(result.fsync_per_second).toFixed(1)}" y2="${y(result.fsync_per_second).toFixed(1)}" stroke="#ef4444" stroke-dasharray="4 3"/><text x="${width - 22}" y="${(y(result.fsync_per_second) - 4).toFixed(1)}" text-anchor="end" fill="#ef4444">single-stream append+fsync ${result.fsync_per_second}/s</text>`;
+  const axis = [0, 0.25, 0.5, 0.75, 1].map((share) => `<text x="${left - 6}" y="${(y(max * share) + 4).toFixed(1)}" text-anchor="end">${Math.round(max * share)}</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12"><rect width="100%" height="100%" fill="white"/>${legend.join('')}${axis.join('')}<text x="14" y="${height / 2}" transform="rotate(-90 14 ${height / 2})" text-anchor="middle">durable mutations/s</text>${bars.join('')}${ceiling}${labels.join('')}</svg>\n`;
 }
