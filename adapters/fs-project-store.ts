@@ -26,14 +26,15 @@ interface Loaded {
 
 const CHECKPOINT = 'tasks.json';
 /**
- * Past this much unreplayed ledger (or half the checkpoint's size, if larger), a commit also writes
- * a new checkpoint, so loads stay cheap while a large graph is not rewritten every few hundred
- * commits: replaying the tail costs at most half what parsing the checkpoint does.
+ * Past this much unreplayed ledger, a commit also writes a new checkpoint, so loads stay cheap. A
+ * process that keeps its state in memory waits for half the checkpoint's size, if larger, so a
+ * large graph is not re-encoded every few hundred commits.
  */
 const CHECKPOINT_EVERY_BYTES = 256 * 1024;
 
-function checkpointDue(loaded: Loaded, tail: number): boolean {
-  return tail >= Math.max(CHECKPOINT_EVERY_BYTES, loaded.checkpointBytes / 2);
+function checkpointDue(loaded: Loaded, tail: number, hot: boolean): boolean {
+  // A process that keeps its state (the server) never replays the tail: only the rewrite costs.
+  return tail >= (hot ? Math.max(CHECKPOINT_EVERY_BYTES, loaded.checkpointBytes / 2) : CHECKPOINT_EVERY_BYTES);
 }
 
 /**
@@ -348,7 +349,7 @@ export class FsProjectStore implements ProjectStore {
       this.tryCut(ledgerPath, loaded.ledgerEnd);
       throw storageError('Cannot append to the project ledger', error, { path: ledgerPath });
     }
-    const checkpointed = checkpointDue(loaded, loaded.tail + line.length) ? this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length) : null;
+    const checkpointed = checkpointDue(loaded, loaded.tail + line.length, this.keepHot) ? this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length) : null;
     if (this.hot?.loaded === loaded) this.keep(loaded, line.length, checkpointed);
   }
 
