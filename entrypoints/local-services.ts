@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { LocalDispatcher, type DispatcherServices } from '../application/dispatcher.js';
+import type { ClientPorts } from '../application/remote/client-ports.js';
+import { DomainError } from '../domain/errors.js';
 import { OPERATIONS } from '../application/operations/index.js';
 import { OperationRegistry } from '../application/registry.js';
 import { stateDirectoryLock } from '../adapters/flock-project-lock.js';
@@ -15,17 +17,22 @@ export function taskdagHome(env: Record<string, string | undefined>): string {
 }
 
 /** What runs operations on the files under `home`: the stores, the clock, ids and every operation. */
-export function fileServices(home: string, cwd = process.cwd()): DispatcherServices {
+export function fileServices(home: string, cwd = process.cwd(), client: () => ClientPorts = noClient): DispatcherServices {
   return {
     stores: new FsProjectStoreFactory(home, stateDirectoryLock),
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),
-    host: { cwd, system: serverHostPorts },
+    host: { cwd, system: serverHostPorts, client },
   };
 }
 
+/** The library and the server run no checkout's remote commands. */
+function noClient(): never {
+  throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', 'The remote commands of a checkout (link, login, logout, push, pull) run from the command line', {});
+}
+
 /** Local mode over the files under `home`, for the command line and the library alike. */
-export function localDispatcher(home: string, cwd?: string): LocalDispatcher {
-  return new LocalDispatcher(fileServices(home, cwd));
+export function localDispatcher(home: string, cwd?: string, client?: () => ClientPorts): LocalDispatcher {
+  return new LocalDispatcher(fileServices(home, cwd, client));
 }

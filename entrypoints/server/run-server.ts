@@ -17,6 +17,7 @@ import { SystemClock } from '../../adapters/system-clock.js';
 import { boardFiles } from '../../adapters/server/board-files.js';
 import { projectRoutes } from '../../adapters/server/project-routes.js';
 import { SseHub } from '../../adapters/server/sse-hub.js';
+import { transferRoutes } from '../../adapters/server/transfer-routes.js';
 import { GroupCommitDispatcher } from '../../application/group-commit.js';
 import { fileServices } from '../local-services.js';
 
@@ -68,6 +69,12 @@ export async function runServer(options: RunServerOptions): Promise<void> {
       log,
       authenticated: () => [
         projectRoutes({ dispatcher, registry: services.registry, stores: services.stores, clock: services.clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes }),
+        transferRoutes({
+          stores: services.stores,
+          clock: services.clock,
+          maxBodyBytes: settings.maxBodyBytes,
+          announce: (project, committed) => hub.publish(project, committed),
+        }),
       ],
       board: boardFiles(config.uiRoot),
     });
