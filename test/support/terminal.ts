@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BINARY, type CliResult, type Sandbox } from './cli.js';
@@ -51,7 +51,9 @@ export interface TerminalResult extends CliResult {
 export function runInTerminal(sandbox: Sandbox, args: string[], password: string, options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<TerminalResult> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-pty-'));
   const outFile = path.join(scratch, 'stdout');
-  const spec = JSON.stringify([[process.execPath, BINARY, ...args], outFile, options.cwd ?? sandbox.checkout]);
+  const cwd = options.cwd ?? sandbox.checkout;
+  mkdirSync(cwd, { recursive: true });
+  const spec = JSON.stringify([[process.execPath, BINARY, ...args], outFile, cwd]);
   return new Promise((resolve, reject) => {
     const child = spawn('python3', ['-c', DRIVER, spec], { env: sandbox.env(options.env) as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let terminal = '';
