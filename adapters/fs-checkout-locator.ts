@@ -1,9 +1,10 @@
+import { nodeFileSystem } from './file-system.js';
 import fs from 'graceful-fs';
 import path from 'node:path';
 import { DomainError } from '../domain/errors.js';
 import { isProjectId } from '../domain/ids.js';
-import type { Backend, Checkout, CheckoutLocator } from '../application/ports/checkout.js';
-import { createFileExclusive, readTextIfExists } from './durable-files.js';
+import type { Backend, Checkout, CheckoutLocator, RetiredMarker } from '../application/ports/checkout.js';
+import { createFileExclusive, readTextIfExists, writeFileAtomic } from './durable-files.js';
 import { storageError } from './storage-error.js';
 
 export const CHECKOUT_FILE = '.taskdag.json';
@@ -43,12 +44,45 @@ export class FsCheckoutLocator implements CheckoutLocator {
       throw storageError('Cannot write the checkout file', error, { path: file });
     }
     // Two `init`s racing in one directory agree on the first one's project.
-    return created ? { root, project_id: projectId, backend: null } : readCheckout(root)!;
+    return created ? { root, project_id: projectId, backend: null, retired: null } : readCheckout(root)!;
+  }
+
+  save(root: string, projectId: string, backend: Backend | null): Checkout {
+    const file = path.join(root, CHECKOUT_FILE);
+    try {
+      const { project_id: _id, backend: _backend, [RETIRED_FIELD]: _retired, ...others } = readObject(file) ?? {};
+      const record = { project_id: projectId, ...(backend ? { backend: { type: backend.type, url: backend.url } } : {}), ...others };
+      fs.mkdirSync(root, { recursive: true });
+      // The checkout file is shared through git: readable by all, like any file in a repository.
+      writeFileAtomic(nodeFileSystem, file, JSON.stringify(record, null, 2) + '\n', 0o644);
+    } catch (error) {
+      throw error instanceof DomainError ? error : storageError('Cannot write the checkout file', error, { path: file });
+    }
+    return { root, project_id: projectId, backend, retired: null };
   }
 }
 
+/** The field a pre-v1 client wrote (docs/remote.md), in `backend` or at the top level. */
+const RETIRED_FIELD = 'protocol_version';
+
 function readCheckout(dir: string): Checkout | null {
   const file = path.join(dir, CHECKOUT_FILE);
+  const value = readObject(file);
+  if (value === null) return null;
+  if (!isProjectId(value.project_id)) {
+    throw invalidCheckout(file, 'project_id is missing or not a valid id');
+  }
+  return { root: dir, project_id: value.project_id, backend: readBackend(value.backend, file), retired: retiredMarker(value) };
+}
+
+function retiredMarker(value: Record<string, unknown>): RetiredMarker | null {
+  const backend = value.backend as Record<string, unknown> | undefined | null;
+  if (backend && RETIRED_FIELD in backend) return { field: `backend.${RETIRED_FIELD}`, value: backend[RETIRED_FIELD] };
+  if (RETIRED_FIELD in value) return { field: RETIRED_FIELD, value: value[RETIRED_FIELD] };
+  return null;
+}
+
+function readObject(file: string): Record<string, unknown> | null {
   let text: string | null;
   try {
     text = readTextIfExists(file);
@@ -63,10 +97,7 @@ function readCheckout(dir: string): Checkout | null {
     throw invalidCheckout(file, 'it is not JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidCheckout(file, 'it is not an object');
-  if (!isProjectId(value.project_id)) {
-    throw invalidCheckout(file, 'project_id is missing or not a valid id');
-  }
-  return { root: dir, project_id: value.project_id, backend: readBackend(value.backend, file) };
+  return value;
 }
 
 function readBackend(value: unknown, file: string): Backend | null {

@@ -71,7 +71,17 @@ export function projectOperation<const N extends string, S extends ArgsSpec, R>(
 
 /** Declares an operation on the host (every project in the storage root). */
 export function hostOperation<const N extends string, S extends ArgsSpec, R>(
-  definition: Common<N, S, R> & { run(services: HostServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R> },
+  definition: Common<N, S, R> & {
+    /** Defaults to true. */
+    inLinkedCheckout?: boolean;
+    run(services: HostServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R>;
+  },
 ): HostOperation<S, R> & { readonly name: N } {
-  return { ...declaration(definition), scope: 'host', remote: definition.remote ?? false, run: definition.run };
+  return {
+    ...declaration(definition),
+    scope: 'host',
+    remote: definition.remote ?? false,
+    inLinkedCheckout: definition.inLinkedCheckout ?? true,
+    run: definition.run,
+  };
 }

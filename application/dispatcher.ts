@@ -28,7 +28,7 @@ export class LocalDispatcher implements OperationDispatcher {
     const { operation, args } = checkRequest(this.services.registry, request);
     const { stores, clock, ids, registry, host } = this.services;
     if (operation.scope === 'host') {
-      return operation.run({ stores, clock, project: request.project, cwd: host.cwd, system: () => host.system() }, args, request.agent);
+      return operation.run({ stores, clock, project: request.project, cwd: host.cwd, system: () => host.system(), client: () => host.client() }, args, request.agent);
     }
     const store = stores.open(requireProject(request));
     if (operation.scope === 'project') return operation.run({ store, clock, ids, registry }, args, request.agent);

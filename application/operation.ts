@@ -5,6 +5,7 @@ import type { Schema } from './contract/schema.js';
 import type { Clock } from './ports/clock.js';
 import type { IdSource } from './ports/id-source.js';
 import type { ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
+import type { ClientPorts } from './remote/client-ports.js';
 import type { SystemPorts } from './server/system-ports.js';
 import type { OperationRegistry } from './registry.js';
 
@@ -78,6 +79,8 @@ export interface HostPorts {
   cwd: string;
   /** The machine's files, secrets, sockets and installation, for the server's setup; made on first use. */
   system(): SystemPorts;
+  /** The checkout, session profile, terminal and servers of the remote commands; made on first use. */
+  client(): ClientPorts;
 }
 
 /** What a host operation receives: the whole storage root, the project in hand if any, the host. */
@@ -91,6 +94,12 @@ export interface HostServices extends HostPorts {
 /** An operation on the host rather than one project (`migrate --all`). */
 export interface HostOperation<S extends ArgsSpec = any, R = any> extends Declaration<S, R> {
   readonly scope: 'host';
+  /**
+   * Whether it runs in a checkout linked to a server: the machine's commands (server ..., link,
+   * login, push...) do; one that works on the checkout's local state (migrate) answers
+   * REMOTE_UNSUPPORTED_OPERATION there.
+   */
+  readonly inLinkedCheckout: boolean;
   parse(raw: unknown): ArgsOf<S>;
   run(services: HostServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R>;
 }

@@ -1,10 +1,12 @@
 import os from 'node:os';
 import path from 'node:path';
 import { LocalDispatcher, type DispatcherServices } from '../application/dispatcher.js';
+import type { ClientPorts } from '../application/remote/client-ports.js';
+import { DomainError } from '../domain/errors.js';
 import { OPERATIONS } from '../application/operations/index.js';
 import { OperationRegistry } from '../application/registry.js';
-import { stateDirectoryLock } from '../adapters/flock-project-lock.js';
 import { nodeFileSystem } from '../adapters/file-system.js';
+import { stateDirectoryLock } from '../adapters/flock-project-lock.js';
 import { FsProjectStoreFactory } from '../adapters/fs-project-store.js';
 import { KernelRandomIdSource } from '../adapters/kernel-random-id-source.js';
 import { SystemClock } from '../adapters/system-clock.js';
@@ -15,21 +17,30 @@ export function taskdagHome(env: Record<string, string | undefined>): string {
   return env.TASKDAG_HOME && env.TASKDAG_HOME !== '' ? path.resolve(env.TASKDAG_HOME) : path.join(os.homedir(), '.taskdag');
 }
 
-/**
- * What runs operations on the files under `home`: the stores, the clock, ids and every operation.
- * `hot` keeps each project's state in memory between calls (the server, which owns its data root).
- */
-export function fileServices(home: string, cwd = process.cwd(), options: { hot?: boolean } = {}): DispatcherServices {
+export interface FileServicesOptions {
+  /** Keep each project's state in memory between calls (the server, which owns its data root). */
+  hot?: boolean;
+  /** The checkout's remote ports (session profile, password prompt, server connector): the command line's. */
+  client?: () => ClientPorts;
+}
+
+/** What runs operations on the files under `home`: the stores, the clock, ids and every operation. */
+export function fileServices(home: string, cwd = process.cwd(), options: FileServicesOptions = {}): DispatcherServices {
   return {
     stores: new FsProjectStoreFactory(home, stateDirectoryLock, nodeFileSystem, options.hot ?? false),
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),
-    host: { cwd, system: serverHostPorts },
+    host: { cwd, system: serverHostPorts, client: options.client ?? noClient },
   };
 }
 
+/** The library and the server run no checkout's remote commands. */
+function noClient(): never {
+  throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', 'The remote commands of a checkout (link, login, logout, push, pull) run from the command line', {});
+}
+
 /** Local mode over the files under `home`, for the command line and the library alike. */
-export function localDispatcher(home: string, cwd?: string): LocalDispatcher {
-  return new LocalDispatcher(fileServices(home, cwd));
+export function localDispatcher(home: string, cwd?: string, client?: () => ClientPorts): LocalDispatcher {
+  return new LocalDispatcher(fileServices(home, cwd, client ? { client } : {}));
 }

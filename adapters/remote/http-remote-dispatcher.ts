@@ -1,7 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { OperationDispatcher, OperationRequest } from '../../application/operation.js';
+import type { OperationRequest } from '../../application/operation.js';
+import type { LoginAnswer, RemoteServer, TransferAnswer, TransferUpload } from '../../application/ports/remote-server.js';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
+import type { State } from '../../domain/model.js';
 
 export const PROTOCOL_HEADER = 'X-Taskdag-Protocol-Version';
 export const PROTOCOL_VERSION = '1';
@@ -17,11 +19,12 @@ export interface RemoteOptions {
 
 /**
  * Runs operations on a taskdag server (docs/http-api.md): `POST /v1/projects/:project/ops/:name`
- * with `{args, agent}` and the bearer. The server's failure envelope comes back as the same
- * DomainError a local run throws; anything else that goes wrong (refused, reset, timed out, not
- * our JSON) is REMOTE_REQUEST_FAILED with the cause in `details`. Never a local fallback.
+ * with `{args, agent}` and the bearer; logs in and moves whole states for push and pull. The
+ * server's failure envelope comes back as the same DomainError a local run throws; anything else
+ * that goes wrong (refused, reset, timed out, not our JSON) is REMOTE_REQUEST_FAILED with the
+ * cause in `details`. Never a local fallback.
  */
-export class HttpRemoteDispatcher implements OperationDispatcher {
+export class HttpRemoteDispatcher implements RemoteServer {
   private readonly agent: http.Agent;
 
   constructor(private readonly options: RemoteOptions) {
@@ -37,9 +40,37 @@ export class HttpRemoteDispatcher implements OperationDispatcher {
     return this.post(route, { args: request.args, agent: request.agent });
   }
 
+  async login(password: string): Promise<LoginAnswer> {
+    const answer = (await this.post('/v1/auth/login', { password })) as Partial<LoginAnswer>;
+    if (typeof answer?.bearer !== 'string' || answer.bearer === '') {
+      throw failed('The server answered the login without a bearer', { cause: 'EBADRESPONSE', origin: this.options.origin });
+    }
+    return { bearer: answer.bearer, expires_at: typeof answer.expires_at === 'string' ? answer.expires_at : null };
+  }
+
+  async download(project: string): Promise<State> {
+    const answer = (await this.call('GET', transferRoute(project), null)) as { state?: State };
+    if (typeof answer?.state !== 'object' || answer.state === null) {
+      throw failed('The server answered the transfer without a state', { cause: 'EBADRESPONSE', origin: this.options.origin });
+    }
+    return answer.state;
+  }
+
+  async upload(project: string, upload: TransferUpload): Promise<TransferAnswer> {
+    const answer = (await this.call('PUT', transferRoute(project), upload)) as Partial<TransferAnswer>;
+    if (!Number.isSafeInteger(answer?.revision) || !Number.isSafeInteger(answer?.replaced_revision)) {
+      throw failed('The server answered the transfer without its revisions', { cause: 'EBADRESPONSE', origin: this.options.origin });
+    }
+    return answer as TransferAnswer;
+  }
+
   /** One JSON request; resolves to the body of a 2xx answer, throws the envelope of any other. */
   async post(route: string, body: unknown): Promise<unknown> {
-    const { status, text } = await this.send('POST', route, JSON.stringify(body));
+    return this.call('POST', route, body);
+  }
+
+  private async call(method: string, route: string, body: unknown): Promise<unknown> {
+    const { status, text } = await this.send(method, route, body === null ? '' : JSON.stringify(body));
     return this.answer(route, status, text);
   }
 
@@ -73,19 +104,33 @@ export class HttpRemoteDispatcher implements OperationDispatcher {
     if (this.options.bearer) headers.Authorization = `Bearer ${this.options.bearer}`;
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
+      // A whole-request deadline, not an idle timer: a server that trickles bytes is cut off too.
+      const deadline = setTimeout(
+        () => outgoing.destroy(Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+        timeoutMs,
+      );
+      const settle = <T>(settler: (value: T) => void) => (value: T) => {
+        clearTimeout(deadline);
+        settler(value);
+      };
       const outgoing = transport.request(url, { method, headers, agent: this.agent }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', (error) => reject(failed(`The answer from ${url.origin} was cut off: ${error.message}`, { cause: causeOf(error) })));
+        response.on('end', () => settle(resolve)({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', (error) =>
+          settle(reject)(failed(`The answer from ${url.origin} was cut off: ${error.message}`, { cause: causeOf(error), origin: url.origin, timeout_ms: timeoutMs })),
+        );
       });
-      outgoing.setTimeout(timeoutMs, () => outgoing.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
       outgoing.on('error', (error) =>
-        reject(failed(`Cannot reach the taskdag server at ${url.origin}: ${error.message}`, { cause: causeOf(error), origin: url.origin, timeout_ms: timeoutMs })),
+        settle(reject)(failed(`Cannot reach the taskdag server at ${url.origin}: ${error.message}`, { cause: causeOf(error), origin: url.origin, timeout_ms: timeoutMs })),
       );
       outgoing.end(body);
     });
   }
+}
+
+function transferRoute(project: string): string {
+  return `/v1/projects/${encodeURIComponent(project)}/transfer`;
 }
 
 function failed(message: string, details: Record<string, unknown>): DomainError {

@@ -14,7 +14,12 @@ import { deprecateKnowledge } from './deprecate-knowledge.js';
 import { history } from './history.js';
 import { init } from './init.js';
 import { initiatives } from './initiatives.js';
+import { link } from './link.js';
+import { login } from './login.js';
+import { logout } from './logout.js';
 import { migrate } from './migrate.js';
+import { pull } from './pull.js';
+import { push } from './push.js';
 import { reject } from './reject.js';
 import { release } from './release.js';
 import { removeEdge } from './remove-edge.js';
@@ -73,4 +78,10 @@ export const OPERATIONS = [
   serverInit,
   serverDoctor,
   serverSetup,
+  // The remote commands of a checkout (spec 4.5); logout last in the examples' story.
+  link,
+  login,
+  push,
+  pull,
+  logout,
 ] as const satisfies readonly Operation[];

@@ -8,6 +8,7 @@ import { projectOperation } from '../define.js';
 import { requireAgent } from '../dispatcher.js';
 import type { Rewrite, StoredState } from '../ports/project-store.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
+import { warningsField } from '../remote/warnings.js';
 
 const initResult = object({
   project_id: string(),
@@ -15,6 +16,7 @@ const initResult = object({
   checkout: optionalProperty(string('The checkout root whose .taskdag.json names the project (command line only)')),
   state_dir: optionalProperty(string('Where the state lives (local mode only)')),
   snapshot: optionalProperty(snapshotMetadataSchema),
+  warnings: warningsField,
 });
 export type InitResult = Static<typeof initResult>;
 

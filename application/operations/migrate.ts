@@ -39,6 +39,7 @@ export const migrate = hostOperation({
   ],
   mutates: false,
   needsAgent: false,
+  inLinkedCheckout: false,
   args: {
     all: optional(flag(), "Every project under TASKDAG_HOME, not only this checkout's", { standalone: true }),
     dry_run: optional(flag(), "Report each project's form; write nothing", { standalone: true }),

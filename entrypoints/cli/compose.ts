@@ -1,12 +1,16 @@
 import { checkRequest } from '../../application/dispatcher.js';
-import type { OperationRequest } from '../../application/operation.js';
+import type { Operation, OperationRequest } from '../../application/operation.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import type { Checkout, CheckoutLocator } from '../../application/ports/checkout.js';
+import type { ClientPorts } from '../../application/remote/client-ports.js';
+import { originOf, refuseRetiredMarker, requireBearer } from '../../application/remote/linked.js';
+import { insecureHttpWarnings } from '../../application/remote/warnings.js';
 import { OperationRegistry } from '../../application/registry.js';
 import { FsCheckoutLocator } from '../../adapters/fs-checkout-locator.js';
 import { KernelRandomIdSource } from '../../adapters/kernel-random-id-source.js';
 import { DomainError } from '../../domain/errors.js';
 import { localDispatcher, taskdagHome } from '../local-services.js';
+import { clientPorts } from './client-ports.js';
 
 export interface Environment {
   cwd: string;
@@ -16,21 +20,44 @@ export interface Environment {
 
 /**
  * The composition root of the command line: resolves the checkout to its project and chooses
- * where the request runs, in this one place. A linked checkout never touches local state (its
- * `init` included); a checkout-less directory has no project, except for `init`, which makes one
- * (its `.taskdag.json`) once the request is known to be valid.
+ * where the request runs, in this one place. A checkout carrying a retired protocol marker runs
+ * nothing but `link` (REMOTE_CONFIG_OUTDATED, before any other I/O). A linked checkout sends
+ * every project operation to its server with the stored bearer and never touches local state
+ * (no fallback); the machine's own commands (link, login, push, server ...) run here. A
+ * checkout-less directory has no project, except for `init`, which makes one (its
+ * `.taskdag.json`) once the request is known to be valid.
  */
 export async function runInCheckout(environment: Environment, request: Omit<OperationRequest, 'project'>): Promise<unknown> {
   const registry = new OperationRegistry(OPERATIONS);
   const { operation } = checkRequest(registry, request);
   const checkouts = new FsCheckoutLocator(environment.cwd, environment.project);
   const found = checkouts.find();
-  if (found?.backend) throw unavailableRemote(found);
-  const local = localDispatcher(taskdagHome(environment.env), environment.cwd);
+  if (operation.name !== 'link') refuseRetiredMarker(found);
+  const home = taskdagHome(environment.env);
+  let client: ClientPorts | null = null;
+  const ports = () => (client ??= clientPorts(home, checkouts, environment.env));
+  if (found?.backend && operation.scope !== 'host') return runOnServer(found, operation, request, ports());
+  if (found?.backend && operation.scope === 'host' && !operation.inLinkedCheckout) throw unsupportedRemotely(operation.name, found);
+  const local = localDispatcher(home, environment.cwd, ports);
   if (operation.scope === 'host') return local.dispatch({ ...request, project: found?.project_id ?? null });
   const checkout = found ?? (operation.name === 'init' ? createCheckout(checkouts) : missingCheckout(checkouts));
   const result = await local.dispatch({ ...request, project: checkout.project_id });
   return operation.name === 'init' ? withCheckout(result as Record<string, unknown>, checkout) : result;
+}
+
+/** A linked checkout's project operation, on its server (spec 4.5): the same JSON as local mode. */
+async function runOnServer(checkout: Checkout, operation: Operation, request: Omit<OperationRequest, 'project'>, client: ClientPorts): Promise<unknown> {
+  const isInit = operation.name === 'init';
+  if (!operation.remote) throw unsupportedRemotely(operation.name, checkout);
+  if (isInit && request.args.force !== undefined && request.args.force !== false) throw unsupportedRemotely('init --force', checkout);
+  const origin = originOf(checkout);
+  const server = client.remote.connect(origin, await requireBearer(client.sessions, origin));
+  try {
+    const result = await server.dispatch({ ...request, project: checkout.project_id });
+    return isInit ? { ...withCheckout(result as Record<string, unknown>, checkout), ...insecureHttpWarnings('init', origin) } : result;
+  } finally {
+    server.close();
+  }
 }
 
 function createCheckout(checkouts: CheckoutLocator): Checkout {
@@ -49,10 +76,10 @@ function withCheckout({ project_id, created, ...rest }: Record<string, unknown>,
   return { project_id, created, checkout: checkout.root, ...rest };
 }
 
-function unavailableRemote(checkout: Checkout): DomainError {
+function unsupportedRemotely(operation: string, checkout: Checkout): DomainError {
   return new DomainError(
     'REMOTE_UNSUPPORTED_OPERATION',
-    `This checkout is linked to ${checkout.backend!.url}, and this build of taskdag has no remote client; remove "backend" from .taskdag.json to work locally`,
-    { backend: checkout.backend },
+    `${operation} is not offered in a checkout linked to a server (${checkout.backend!.url}): pull, remove "backend" from .taskdag.json and run it locally (docs/remote.md)`,
+    { operation, backend: checkout.backend },
   );
 }

@@ -18,7 +18,8 @@ import { TweetnaclBearerTokens } from '../../adapters/server/tweetnacl-bearer-to
 import { SystemClock } from '../../adapters/system-clock.js';
 import { boardFiles } from '../../adapters/server/board-files.js';
 import { projectRoutes } from '../../adapters/server/project-routes.js';
-import { SseHub } from '../../adapters/server/sse-hub.js';
+import { SseHub, type RevisionEvent } from '../../adapters/server/sse-hub.js';
+import { transferRoutes } from '../../adapters/server/transfer-routes.js';
 import { GroupCommitDispatcher } from '../../application/group-commit.js';
 import { fileServices } from '../local-services.js';
 
@@ -53,7 +54,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
       shutdown,
       redactor,
       log,
-      authenticated: () => [projectRouter(config, settings, shutdown, path.dirname(options.configPath))],
+      authenticated: () => projectRouters(config, settings, shutdown, path.dirname(options.configPath)),
       board: boardFiles(config.uiRoot),
     });
     await serveUntilSignalled(app, config, settings, shutdown);
@@ -63,16 +64,20 @@ export async function runServer(options: RunServerOptions): Promise<void> {
 }
 
 /**
- * The projects of the data root, served: mutations through the group-commit dispatcher, whose
- * commits feed the live events; reads straight from the store.
+ * The projects of the data root, served: mutations through the group-commit dispatcher and whole
+ * transfers, both feeding the live events; reads straight from the store.
  */
-function projectRouter(config: ServerConfig, settings: ServerSettings, shutdown: ShutdownHooks, setupRoot: string): Router {
+function projectRouters(config: ServerConfig, settings: ServerSettings, shutdown: ShutdownHooks, setupRoot: string): Router[] {
   const services = fileServices(config.dataRoot, setupRoot, { hot: true });
   const hub = new SseHub();
   shutdown.add(() => hub.close());
-  const dispatcher = new GroupCommitDispatcher(services, (project, committed) => hub.publish(project, committed));
+  const announce = (project: string, committed: RevisionEvent) => hub.publish(project, committed);
+  const dispatcher = new GroupCommitDispatcher(services, announce);
   const { registry, stores, clock } = services;
-  return projectRoutes({ dispatcher, registry, stores, clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes });
+  return [
+    projectRoutes({ dispatcher, registry, stores, clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes }),
+    transferRoutes({ stores, clock, maxBodyBytes: settings.maxBodyBytes, announce }),
+  ];
 }
 
 function log(line: string): void {

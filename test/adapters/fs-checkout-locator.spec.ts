@@ -22,6 +22,7 @@ describe('FsCheckoutLocator', () => {
       root: path.join(tempDir(), 'repo'),
       project_id: 'repo-1',
       backend: null,
+      retired: null,
     });
     expect(new FsCheckoutLocator(dir('repo', 'nested', 'x'), undefined).find()!.project_id).to.equal('nested-1');
   });
@@ -45,8 +46,28 @@ describe('FsCheckoutLocator', () => {
 
   it('creates .taskdag.json holding only the project id, in the selected root', () => {
     const sut = new FsCheckoutLocator(tempDir(), 'new-project');
-    expect(sut.create('new-1')).to.deep.equal({ root: path.join(tempDir(), 'new-project'), project_id: 'new-1', backend: null });
+    expect(sut.create('new-1')).to.deep.equal({ root: path.join(tempDir(), 'new-project'), project_id: 'new-1', backend: null, retired: null });
     expect(JSON.parse(readFileSync(path.join(tempDir(), 'new-project', CHECKOUT_FILE), 'utf8'))).to.deep.equal({ project_id: 'new-1' });
+  });
+
+  it('reports a retired protocol marker, in backend or at the top level', () => {
+    writeCheckout(dir('a'), { project_id: 'a-1', backend: { type: 'http', url: 'http://127.0.0.1:1', protocol_version: 0 } });
+    writeCheckout(dir('b'), { project_id: 'b-1', protocol_version: '0' });
+    expect(new FsCheckoutLocator(dir('a'), undefined).find()!.retired).to.deep.equal({ field: 'backend.protocol_version', value: 0 });
+    expect(new FsCheckoutLocator(dir('b'), undefined).find()!.retired).to.deep.equal({ field: 'protocol_version', value: '0' });
+  });
+
+  it('save rewrites the backend and project id, drops the retired marker and keeps every other field', () => {
+    writeCheckout(dir('repo'), { project_id: 'repo-1', protocol_version: 0, backend: { type: 'http', url: 'http://old', protocol_version: 0 }, team: 'x' });
+    const sut = new FsCheckoutLocator(dir('repo'), undefined);
+    sut.save(path.join(tempDir(), 'repo'), 'repo-1', { type: 'http', url: 'https://new.test' });
+    expect(JSON.parse(readFileSync(path.join(tempDir(), 'repo', CHECKOUT_FILE), 'utf8'))).to.deep.equal({
+      project_id: 'repo-1',
+      backend: { type: 'http', url: 'https://new.test' },
+      team: 'x',
+    });
+    sut.save(path.join(tempDir(), 'repo'), 'repo-1', null);
+    expect(sut.find()).to.deep.equal({ root: path.join(tempDir(), 'repo'), project_id: 'repo-1', backend: null, retired: null });
   });
 
   describe('an invalid .taskdag.json is STORAGE_ERROR naming the file', () => {

@@ -4,7 +4,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMMANDS } from '../../entrypoints/cli/commands.js';
 import { BINARY, Sandbox } from '../support/cli.js';
-import { spawnServer } from '../support/server-process.js';
+import { startLinkedServer, type LinkedServer } from '../support/linked-server.js';
+import { login, request, spawnServer } from '../support/server-process.js';
+import { runInTerminal } from '../support/terminal.js';
 
 /**
  * Every example in every command's `--help` is a line that runs. The examples of all registered
@@ -21,7 +23,11 @@ describe('usage examples (every example in --help runs)', () => {
     const plan = { operations: [{ op: 'add-note', args: { id: 'T-invoice-api', text: 'Noted from plan.json' } }] };
     writeFileSync(path.join(sandbox.checkout, 'plan.json'), JSON.stringify(plan));
   });
-  after(() => sandbox.remove());
+  let server: LinkedServer | null = null;
+  after(async () => {
+    await server?.close();
+    sandbox.remove();
+  });
 
   it('every command has at least one example', () => {
     const bare = COMMANDS.filter((command) => (command.usage?.examples ?? []).length === 0).map((command) => command.paths![0]!.join(' '));
@@ -37,7 +43,16 @@ describe('usage examples (every example in --help runs)', () => {
   it('runs every example, in registration order, with exit 0 and one JSON value', async () => {
     const taskdag = `'${process.execPath}' '${BINARY}'`;
     for (const command of COMMANDS) {
-      for (const [label, line] of command.usage?.examples ?? []) {
+      const name = command.paths![0]!.join(' ');
+      if (AGAINST_A_SERVER.has(name)) server ??= await serverFor(sandbox);
+      for (const [label, example] of command.usage?.examples ?? []) {
+        // The remote examples name a server on this machine: the story's server answers for both origins.
+        const line = server ? example.replace(/http:\/\/127\.0\.0\.1:8080/g, server.origin).replace(/http:\/\/127\.0\.0\.1:8081/g, server.origin.replace('127.0.0.1', 'localhost')) : example;
+        if (name === 'login') {
+          const typed = await runInTerminal(sandbox, line.replace(/^\$0 /, '').split(' '), server!.password);
+          expect(typed.code, `login example "${label}": ${line}\n${typed.stdout}${typed.terminal}`).to.equal(0);
+          continue;
+        }
         const shellLine = line.replace(/\$0 /g, `${taskdag} `);
         if (LONG_RUNNING.has(command.paths![0]!.join(' '))) {
           await expectToServe(shellLine, sandbox, `${command.paths![0]!.join(' ')} example "${label}": ${line}`);
@@ -61,6 +76,22 @@ describe('usage examples (every example in --help runs)', () => {
 
 /** Commands that, on success, print something else than one JSON value. */
 const OWN_OUTPUT = new Set(['mcp', 'onboard']);
+
+/**
+ * Commands whose examples talk to a server: the story links its checkout to a real `server run`
+ * on 127.0.0.1 that holds the story's project, pristine (as remote `init` leaves it), and types
+ * the password at a real terminal for `login`.
+ */
+const AGAINST_A_SERVER = new Set(['link', 'login', 'push', 'pull', 'logout']);
+
+async function serverFor(sandbox: Sandbox): Promise<LinkedServer> {
+  const server = await startLinkedServer();
+  const { project_id } = JSON.parse(readFileSync(path.join(sandbox.checkout, '.taskdag.json'), 'utf8'));
+  const { bearer } = (await login(server.origin, server.password)).json;
+  const provisioned = await request(server.origin, 'POST', `/v1/projects/${project_id}/ops/init`, { headers: { Authorization: `Bearer ${bearer}` }, body: { args: {}, agent: null } });
+  expect(provisioned.status).to.equal(200);
+  return server;
+}
 
 /** Commands whose example runs until stopped: it must print its ready line, then stop cleanly on SIGTERM. */
 const LONG_RUNNING = new Set(['server run']);

@@ -99,7 +99,8 @@ export function startUnit(sandbox: Sandbox, unitFile: string): Promise<RunningSe
 /** A server root made by the real `server init` (no unit, port 0), with its env file's entries. */
 export async function initServerRoot(sandbox: Sandbox, name = 'srv', extra: string[] = []): Promise<{ root: string; config: string; env: Record<string, string> }> {
   const root = path.join(sandbox.root, name);
-  await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', ...extra]);
+  const port = extra.includes('--port') ? [] : ['--port', '0'];
+  await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none', ...port, ...extra]);
   return { root, config: path.join(root, 'server.json'), env: envFileEntries(path.join(root, 'server.env')) };
 }
 

@@ -17,6 +17,9 @@ export function inMemoryServices(): DispatcherServices & { stores: InMemoryProje
       system: () => {
         throw new Error('the in-memory services have no machine to set a server up on');
       },
+      client: () => {
+        throw new Error('the in-memory services have no checkout, terminal or server');
+      },
     },
   };
 }

@@ -1,0 +1,43 @@
+import { nodeFileSystem } from './file-system.js';
+import fs from 'graceful-fs';
+import { writeFileAtomic } from './durable-files.js';
+import { invalidFile, storageError } from './storage-error.js';
+
+/** Creates `dir` (and its parents) and makes it private to the user (0700), whatever umask says. */
+export function ensurePrivateDirectory(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(dir, 0o700);
+  } catch (error) {
+    throw storageError('Cannot create a private directory', error, { path: dir });
+  }
+}
+
+/** A JSON object file, or null when absent; anything else there is STORAGE_ERROR naming the file. */
+export function readJsonObject(file: string): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw storageError('Cannot read a file', error, { path: file });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalidFile(file, 'it is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidFile(file, 'it is not a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** Replaces `file` atomically (temp, fsync, rename, fsync the directory) with mode 0600. */
+export function writePrivateJson(file: string, value: unknown): void {
+  try {
+    writeFileAtomic(nodeFileSystem, file, JSON.stringify(value, null, 2) + '\n', 0o600);
+    fs.chmodSync(file, 0o600);
+  } catch (error) {
+    throw storageError('Cannot write a file', error, { path: file });
+  }
+}

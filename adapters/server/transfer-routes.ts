@@ -1,0 +1,97 @@
+import Router from '@koa/router';
+import type { Clock } from '../../application/ports/clock.js';
+import type { ProjectStore, ProjectStoreFactory } from '../../application/ports/project-store.js';
+import { destinationOf } from '../../application/remote/transfer.js';
+import { DomainError } from '../../domain/errors.js';
+import { isProjectId } from '../../domain/ids.js';
+import type { State } from '../../domain/model.js';
+import { stateProblem } from '../../domain/state-shape.js';
+import { transferredState } from '../../domain/transfer.js';
+import { readJsonBody } from './request-body.js';
+import type { RevisionEvent } from './sse-hub.js';
+
+export interface TransferRoutesOptions {
+  stores: ProjectStoreFactory;
+  clock: Clock;
+  maxBodyBytes: number;
+  /** Told of the revision a transfer committed (live events). */
+  announce(project: string, committed: RevisionEvent): void;
+}
+
+/**
+ * The routes of `push` and `pull` (docs/http-api.md, spec 4.5). `GET .../transfer` answers
+ * `{project_id, state}`, the whole state. `PUT .../transfer` with `{state, expected_revision,
+ * force, agent}` replaces the project whole under its lock, if its revision is still
+ * `expected_revision` (null: it must be pristine); otherwise 409 STATE_REVISION_CONFLICT naming
+ * both revisions, nothing changed. Neither ever provisions: an absent project is PROJECT_NOT_FOUND.
+ */
+export function transferRoutes(options: TransferRoutesOptions): Router {
+  const router = new Router();
+
+  router.get('/v1/projects/:project/transfer', async (ctx) => {
+    const store = await existing(options.stores, ctx.params.project);
+    const current = await store.inspect();
+    if (current.kind !== 'valid') throw current.kind === 'absent' ? notFound(store.projectId) : current.error;
+    ctx.body = { project_id: store.projectId, state: current.state };
+  });
+
+  router.put('/v1/projects/:project/transfer', async (ctx) => {
+    const store = await existing(options.stores, ctx.params.project);
+    const upload = uploadOf(await readJsonBody(ctx, options.maxBodyBytes));
+    const answer = await store.rewrite((current) => {
+      if (current.kind === 'absent') throw notFound(store.projectId);
+      const destination = destinationOf(current, upload.force);
+      const state = transferredState(destination, {
+        direction: 'push',
+        incoming: upload.state,
+        expected: upload.expected_revision,
+        force: upload.force,
+        at: options.clock.now(),
+        by: upload.agent,
+      });
+      return { result: { state, replaced_revision: destination?.revision ?? 0 }, state };
+    });
+    options.announce(store.projectId, { revision: answer.state.revision, fence_generation: answer.state.fence_generation });
+    ctx.body = { project_id: store.projectId, revision: answer.state.revision, replaced_revision: answer.replaced_revision };
+  });
+
+  return router;
+}
+
+async function existing(stores: ProjectStoreFactory, project: string | undefined): Promise<ProjectStore> {
+  if (!isProjectId(project)) throw new DomainError('INVALID_ARGUMENT', 'A project id is 1-128 letters, digits, ".", "_" or "-"', { project });
+  if (!(await stores.list()).includes(project)) throw notFound(project);
+  return stores.open(project);
+}
+
+function notFound(project: string): DomainError {
+  return new DomainError('PROJECT_NOT_FOUND', `This server holds no project ${project}: run taskdag init in the linked checkout to provision it`, { project });
+}
+
+interface Upload {
+  state: State;
+  expected_revision: number | null;
+  force: boolean;
+  agent: string;
+}
+
+function uploadOf(body: unknown): Upload {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalid('The body is a JSON object {"state", "expected_revision", "force", "agent"}', 'body');
+  }
+  const { state, expected_revision = null, force = false, agent, ...rest } = body as Record<string, unknown>;
+  const stray = Object.keys(rest)[0];
+  if (stray !== undefined) throw invalid(`The body takes state, expected_revision, force and agent, not ${stray}`, stray);
+  const problem = stateProblem(state);
+  if (problem) throw invalid(`state is not a schema-1 state: ${problem}`, 'state');
+  if (expected_revision !== null && !(Number.isSafeInteger(expected_revision) && (expected_revision as number) >= 0)) {
+    throw invalid('expected_revision is a revision (a whole number) or null', 'expected_revision');
+  }
+  if (typeof force !== 'boolean') throw invalid('force is true or false', 'force');
+  if (typeof agent !== 'string' || agent.trim() === '') throw invalid('agent names who transfers', 'agent');
+  return { state: state as State, expected_revision: expected_revision as number | null, force, agent };
+}
+
+function invalid(message: string, field: string): DomainError {
+  return new DomainError('INVALID_ARGUMENT', message, { field });
+}

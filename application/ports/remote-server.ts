@@ -1,0 +1,35 @@
+import type { AgentName, State } from '../../domain/model.js';
+import type { OperationDispatcher } from '../operation.js';
+
+export interface LoginAnswer {
+  bearer: string;
+  expires_at: string | null;
+}
+
+/** What a transfer asks of the server's copy: replace it whole if it is still at `expected_revision`. */
+export interface TransferUpload {
+  state: State;
+  /** The server revision of the last confirmed transfer; null without one (the server must be pristine). */
+  expected_revision: number | null;
+  force: boolean;
+  agent: AgentName;
+}
+
+export interface TransferAnswer {
+  /** The server's revision after the transfer. */
+  revision: number;
+  replaced_revision: number;
+}
+
+/** One taskdag server, as a client sees it (docs/remote.md). */
+export interface RemoteServer extends OperationDispatcher {
+  login(password: string): Promise<LoginAnswer>;
+  /** The project's whole state; PROJECT_NOT_FOUND when the server holds none (nothing is provisioned). */
+  download(project: string): Promise<State>;
+  upload(project: string, upload: TransferUpload): Promise<TransferAnswer>;
+  close(): void;
+}
+
+export interface RemoteConnector {
+  connect(origin: string, bearer: string | null): RemoteServer;
+}
