@@ -12,6 +12,7 @@ import { OPERATIONS } from '../../application/operations/index.js';
 import { BINARY, Sandbox } from '../support/cli.js';
 import { callFails, callOk, exchangeThenClose, startMcp, type McpSession } from '../support/mcp.js';
 import { agentLoopOverMcp } from '../support/mcp-scenario.js';
+import { loginAt, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 
 const { version } = JSON.parse(readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string };
 /** What an agent pays in context for the tool list before any work starts (issue 16). */
@@ -38,6 +39,18 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
   });
 
   agentLoopOverMcp('in a local project', (sandbox) => sandbox.init());
+
+  // The same loop on a real `server run`: the checkout is linked and logged in, so every tool call
+  // goes through the remote client to the server.
+  const servers: LinkedServer[] = [];
+  after(async () => Promise.all(servers.splice(0).map((server) => server.close())));
+  agentLoopOverMcp('in a checkout linked to a real server run', async (sandbox) => {
+    const server = await startLinkedServer();
+    servers.push(server);
+    await sandbox.ok(['link', server.origin]);
+    await loginAt(sandbox, server.password);
+    await sandbox.ok(['init']);
+  });
 
   it(`lists the agent's tools, derived from the declarations, in at most ${TOOL_LIST_BUDGET} tokens`, async function () {
     await sandbox.init();
@@ -109,15 +122,14 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
     expect((await sandbox.ok(['state'])).nodes['T-1'].created_by).to.equal('alice');
   });
 
-  it('runs through the composition root: a linked checkout answers REMOTE_UNSUPPORTED_OPERATION and nothing is written locally', async () => {
+  it('runs through the composition root: a linked checkout without a login answers AUTH_INVALID and nothing is written locally', async () => {
     mkdirSync(sandbox.checkout, { recursive: true });
     const checkoutFile = path.join(sandbox.checkout, '.taskdag.json');
     writeFileSync(checkoutFile, JSON.stringify({ project_id: 'linked-1', backend: { type: 'http', url: 'http://127.0.0.1:9/' } }));
     const session = await start({ after: ['--as', 'alice'] });
     for (const [tool, args] of [['status', {}], ['add-task', { initiative: 'x', title: 't', body: '', acceptance: '', blocked_by: [] }]] as const) {
       const failure = await callFails(session, tool, args);
-      expect(failure.code, tool).to.equal('REMOTE_UNSUPPORTED_OPERATION');
-      expect(failure.details.backend).to.deep.equal({ type: 'http', url: 'http://127.0.0.1:9/' });
+      expect(failure.code, tool).to.equal('AUTH_INVALID');
     }
     const home = path.join(sandbox.home, '.taskdag');
     expect(existsSync(home) ? readdirSync(home) : []).to.deep.equal([]);
