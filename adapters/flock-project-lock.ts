@@ -1,6 +1,5 @@
 import fs from 'graceful-fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '../domain/errors.js';
 import type { LockMode, LockOptions, ProjectLock } from '../application/ports/project-lock.js';
 import { storageError } from './storage-error.js';
@@ -74,7 +73,7 @@ export class FlockProjectLock implements ProjectLock {
           path: this.lockFile,
         });
       }
-      await sleep(pause + Math.random() * pause);
+      await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause));
     }
   }
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { DomainError } from '../domain/errors.js';
 import { isTimestamp, type Timestamp } from '../domain/clock.js';
@@ -183,7 +182,7 @@ function isRawFile(value: unknown): value is RawFile {
 }
 
 function sha256(contents: Buffer): string {
-  return createHash('sha256').update(contents).digest('hex');
+  return (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(contents).digest('hex');
 }
 
 /** `2026-11-22T04:56:39.123Z` -> `20261122T045639123Z` */

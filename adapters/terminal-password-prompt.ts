@@ -1,7 +1,10 @@
 import fs from 'graceful-fs';
-import tty from 'node:tty';
+import type tty from 'node:tty';
+import { onFirstUse } from './lazy-builtin.js';
 import { DomainError } from '../domain/errors.js';
 import type { PasswordPrompt } from '../application/ports/password-prompt.js';
+
+const ttyModule = onFirstUse(() => require('node:tty') as typeof import('node:tty'));
 
 const ENTER = new Set(['\r', '\n']);
 const CANCEL = new Set(['\u0003', '\u0004']); // Ctrl-C, Ctrl-D
@@ -17,7 +20,7 @@ export class TerminalPasswordPrompt implements PasswordPrompt {
 
   async ask(question: string): Promise<string> {
     const fd = this.open();
-    const input = new tty.ReadStream(fd);
+    const input = new (ttyModule().ReadStream)(fd);
     try {
       input.setRawMode(true);
       fs.writeSync(fd, question);
@@ -32,7 +35,7 @@ export class TerminalPasswordPrompt implements PasswordPrompt {
   private open(): number {
     try {
       const fd = fs.openSync(this.device, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
-      if (tty.isatty(fd)) return fd;
+      if (ttyModule().isatty(fd)) return fd;
       fs.closeSync(fd);
     } catch {
       // No controlling terminal: reported below, whatever the errno.

@@ -1,9 +1,12 @@
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import { onFirstUse } from '../lazy-builtin.js';
 import type { OperationRequest } from '../../application/operation.js';
 import type { LoginAnswer, RemoteServer, TransferAnswer, TransferUpload } from '../../application/ports/remote-server.js';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
 import type { State } from '../../domain/model.js';
+
+const httpModule = onFirstUse(() => require('node:http') as typeof import('node:http'));
+const httpsModule = onFirstUse(() => require('node:https') as typeof import('node:https'));
 
 export const PROTOCOL_HEADER = 'X-Taskdag-Protocol-Version';
 export const PROTOCOL_VERSION = '1';
@@ -29,7 +32,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
 
   constructor(private readonly options: RemoteOptions) {
     const secure = new URL(options.origin).protocol === 'https:';
-    this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    this.agent = secure ? new (httpsModule().Agent)({ keepAlive: true }) : new (httpModule().Agent)({ keepAlive: true });
   }
 
   async dispatch(request: OperationRequest): Promise<unknown> {
@@ -102,7 +105,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
       'Content-Length': String(Buffer.byteLength(body)),
     };
     if (this.options.bearer) headers.Authorization = `Bearer ${this.options.bearer}`;
-    const transport = url.protocol === 'https:' ? https : http;
+    const transport = url.protocol === 'https:' ? httpsModule() : httpModule();
     return new Promise((resolve, reject) => {
       // A whole-request deadline, not an idle timer: a server that trickles bytes is cut off too.
       const deadline = setTimeout(

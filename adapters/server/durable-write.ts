@@ -1,6 +1,9 @@
 import { constants } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { onFirstUse } from '../lazy-builtin.js';
 import path from 'node:path';
+
+// Loaded on first use: every command line loads this module, few ever set a server up.
+const fsp = onFirstUse(() => require('node:fs/promises') as typeof import('node:fs/promises'));
 
 /**
  * Asynchronous twin of adapters/durable-files.ts for code that runs on the server's event loop:
@@ -10,7 +13,7 @@ import path from 'node:path';
 export async function writeFileDurably(file: string, contents: string, mode: number): Promise<void> {
   const temp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   try {
-    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+    const handle = await fsp().open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
     try {
       await handle.chmod(mode); // the umask may have narrowed or the caller widened it
       await handle.writeFile(contents);
@@ -18,16 +21,16 @@ export async function writeFileDurably(file: string, contents: string, mode: num
     } finally {
       await handle.close();
     }
-    await rename(temp, file);
+    await fsp().rename(temp, file);
   } catch (error) {
-    await rm(temp, { force: true });
+    await fsp().rm(temp, { force: true });
     throw error;
   }
   await syncDirectory(path.dirname(file));
 }
 
 export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, constants.O_RDONLY);
+  const handle = await fsp().open(dir, constants.O_RDONLY);
   try {
     await handle.sync();
   } finally {
