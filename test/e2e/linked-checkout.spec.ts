@@ -4,6 +4,8 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { Sandbox } from '../support/cli.js';
+import { CliDispatcher } from '../support/cli-dispatcher.js';
+import { dispatcherContract } from '../support/dispatcher-contract.js';
 import { fileTree } from '../support/file-tree.js';
 import { linkedClient, loginAt, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 import { envFileEntries, request } from '../support/server-process.js';
@@ -206,3 +208,19 @@ function seedSession(client: Sandbox, origin: string, bearer = 'bearer-for-a-fak
   profile.sessions[origin] = { bearer, expires_at: null, stored_at: '2026-01-01T00:00:00.000Z' };
   writeFileSync(file, JSON.stringify(profile), { mode: 0o600 });
 }
+
+/** The dispatcher contract suite through the command line of a checkout linked to a real server. */
+describe('a linked checkout, through the command line (dispatcher contract)', function () {
+  this.timeout(120_000);
+  let linked: LinkedServer;
+  before(async () => {
+    linked = await startLinkedServer();
+  });
+  after(async () => linked?.close());
+
+  dispatcherContract('CLI in a linked checkout (server run on 127.0.0.1)', async () => {
+    const client = await linkedClient(linked, { init: false });
+    const { project_id } = JSON.parse(readFileSync(path.join(client.checkout, '.taskdag.json'), 'utf8'));
+    return { dispatcher: new CliDispatcher(client), project: project_id, remote: true, commandLine: true, cleanup: () => client.remove() };
+  });
+});

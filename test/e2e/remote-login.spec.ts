@@ -58,6 +58,16 @@ describe('login, the session profile and logout', function () {
     expect(await client.ok(['logout'])).to.include({ removed: false });
   });
 
+  it('logins to two origins at once both keep their entries (one writer at a time on the profile)', async () => {
+    const other = linked.origin.replace('127.0.0.1', 'localhost');
+    const results = await Promise.all([
+      runInTerminal(client, ['login', '--server', linked.origin], linked.password),
+      runInTerminal(client, ['login', '--server', other], linked.password),
+    ]);
+    expect(results.map((result) => result.code)).to.deep.equal([0, 0]);
+    expect(Object.keys(profile().sessions).sort()).to.deep.equal([linked.origin, other].sort());
+  });
+
   it('a wrong password is AUTH_INVALID and the profile is left as it was', async () => {
     const result = await runInTerminal(client, ['login'], 'not-the-password');
     expect(result.code).to.equal(1);
