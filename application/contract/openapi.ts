@@ -4,8 +4,8 @@ import { nodeDetailSchema } from '../board/node-detail.js';
 import { boardSnapshotSchema } from '../board/snapshot.js';
 import type { Declaration } from '../operation.js';
 import { argumentsSchema } from './json-schemas.js';
-import { errorEnvelopeSchema } from './results.js';
-import { boolean, integer, object, string, type JsonSchema } from './schema.js';
+import { errorEnvelopeSchema, stateSchema } from './results.js';
+import { boolean, integer, nullable, object, string, type JsonSchema } from './schema.js';
 
 /** Whether a server answers the operation for a linked checkout (docs/http-api.md). */
 export function servedRemotely(operation: Pick<Declaration, 'remote'> & { scope: string }): boolean {
@@ -105,6 +105,36 @@ export function openApiDocument(operations: readonly (Declaration & { scope: str
           { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 } },
         ],
         responses: { '200': json(activitySchema, 'A page'), ...failures },
+      },
+    },
+    '/v1/projects/{project}/transfer': {
+      get: {
+        summary: 'pull: the whole state of the project (never provisions it)',
+        tags: ['transfer'],
+        parameters: [PROTOCOL, PROJECT],
+        responses: { '200': json(object({ project_id: string(), state: stateSchema }), 'The state'), ...failures },
+      },
+      put: {
+        summary: 'push: replace the whole state if the server is still at expected_revision (null: pristine); 409 STATE_REVISION_CONFLICT otherwise',
+        tags: ['transfer'],
+        parameters: [PROTOCOL, PROJECT],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: object({
+                state: stateSchema,
+                expected_revision: nullable(integer('The server revision of the last confirmed transfer')),
+                force: boolean('Replace whatever the server holds'),
+                agent: string(),
+              }),
+            },
+          },
+        },
+        responses: {
+          '200': json(object({ project_id: string(), revision: integer('The server revision after the transfer'), replaced_revision: integer() }), 'Replaced'),
+          ...failures,
+        },
       },
     },
     '/v1/projects/{project}/ui/events': {

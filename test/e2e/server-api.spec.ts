@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startApiServer, openEvents, type ApiServer } from '../support/api-server.js';
 import { outputViolation } from '../support/output-schemas.js';
+import { openApiViolation } from '../support/openapi-check.js';
 import { request } from '../support/server-process.js';
 
 const task = (id: string, blocked_by: string[] = []) => ({ id, initiative: 'core', title: id, body: '', acceptance: 'ok', blocked_by });
@@ -112,6 +113,24 @@ describe('the server /v1 API (spec 4.7, 4.8, 6)', function () {
     expect(page.json.entries.map((entry: any) => entry.revision)).to.deep.equal([3, 2]);
     expect(page.json.next_before).to.equal(2);
     expect((await api.get('/v1/projects/p-2/ui/activity?limit=x')).status).to.equal(400);
+  });
+
+  it('transfers: GET answers the whole state, a stale PUT is 409 naming both revisions, neither provisions', async () => {
+    await ok('p-5', 'init', {}, null);
+    await ok('p-5', 'add-initiative', { name: 'core' });
+    const auth = { Authorization: `Bearer ${api.bearer}` };
+    const checked = (method: string, route: string, answer: Awaited<ReturnType<typeof request>>) => {
+      expect(openApiViolation(method, route, answer.status, answer.json)).to.equal(null);
+      return answer;
+    };
+    const pulled = checked('GET', '/v1/projects/p-5/transfer', await request(api.server.origin, 'GET', '/v1/projects/p-5/transfer', { headers: auth }));
+    expect(pulled.json.state.revision).to.equal(1);
+    const body = { state: pulled.json.state, expected_revision: 0, force: false, agent: 'alice' };
+    const stale = checked('PUT', '/v1/projects/p-5/transfer', await request(api.server.origin, 'PUT', '/v1/projects/p-5/transfer', { headers: auth, body }));
+    expect([stale.status, stale.json.error.code]).to.deep.equal([409, 'STATE_REVISION_CONFLICT']);
+    const absent = checked('GET', '/v1/projects/p-none/transfer', await request(api.server.origin, 'GET', '/v1/projects/p-none/transfer', { headers: auth }));
+    expect(absent.json.error.code).to.equal('PROJECT_NOT_FOUND');
+    expect(api.projectsOnDisk()).not.to.include('p-none');
   });
 
   it('live events: a mutation arrives as id: <revision>; a reconnect with Last-Event-ID misses nothing', async () => {
