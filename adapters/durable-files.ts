@@ -63,6 +63,3 @@ export function readIfExists(files: FileSystem, file: string): Buffer | null {
   }
 }
 
-export function readTextIfExists(file: string): string | null {
-  return readIfExists(nodeFileSystem, file)?.toString('utf8') ?? null;
-}

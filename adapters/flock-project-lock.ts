@@ -2,16 +2,13 @@ import fs from 'graceful-fs';
 import path from 'node:path';
 import { DomainError } from '../domain/errors.js';
 import type { LockMode, LockOptions, ProjectLock } from '../application/ports/project-lock.js';
+import { onFirstUse } from './lazy-builtin.js';
 import { storageError } from './storage-error.js';
 
 type FsExt = { flockSync(fd: number, flags: 'sh' | 'ex' | 'shnb' | 'exnb' | 'un'): void };
 
 // Loaded on first lock: commands that never touch a project (help, version) skip the native addon.
-let fsExt: FsExt | null = null;
-function flock(): FsExt {
-  fsExt ??= require('fs-ext') as FsExt;
-  return fsExt;
-}
+const flock = onFirstUse(() => require('fs-ext') as FsExt);
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 

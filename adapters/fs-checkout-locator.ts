@@ -4,7 +4,8 @@ import path from 'node:path';
 import { DomainError } from '../domain/errors.js';
 import { isProjectId } from '../domain/ids.js';
 import type { Backend, Checkout, CheckoutLocator, RetiredMarker } from '../application/ports/checkout.js';
-import { createFileExclusive, readTextIfExists, writeFileAtomic } from './durable-files.js';
+import { createFileExclusive, writeFileAtomic } from './durable-files.js';
+import { readJsonObject } from './private-files.js';
 import { storageError } from './storage-error.js';
 
 export const CHECKOUT_FILE = '.taskdag.json';
@@ -83,21 +84,7 @@ function retiredMarker(value: Record<string, unknown>): RetiredMarker | null {
 }
 
 function readObject(file: string): Record<string, unknown> | null {
-  let text: string | null;
-  try {
-    text = readTextIfExists(file);
-  } catch (error) {
-    throw storageError('Cannot read the checkout file', error, { path: file });
-  }
-  if (text === null) return null;
-  let value: Record<string, unknown>;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw invalidCheckout(file, 'it is not JSON');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidCheckout(file, 'it is not an object');
-  return value;
+  return readJsonObject(file, invalidCheckout, 'the checkout file');
 }
 
 function readBackend(value: unknown, file: string): Backend | null {

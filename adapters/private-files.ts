@@ -1,6 +1,7 @@
 import { nodeFileSystem } from './file-system.js';
 import fs from 'graceful-fs';
-import { writeFileAtomic } from './durable-files.js';
+import { readIfExists, writeFileAtomic } from './durable-files.js';
+import type { DomainError } from '../domain/errors.js';
 import { invalidFile, storageError } from './storage-error.js';
 
 /** Creates `dir` (and its parents) and makes it private to the user (0700), whatever umask says. */
@@ -13,22 +14,29 @@ export function ensurePrivateDirectory(dir: string): void {
   }
 }
 
-/** A JSON object file, or null when absent; anything else there is STORAGE_ERROR naming the file. */
-export function readJsonObject(file: string): Record<string, unknown> | null {
-  let text: string;
+/**
+ * A JSON object file, or null when absent; anything else there is STORAGE_ERROR naming the file
+ * (`invalid` says how a file of that kind is reported, `name` what it is in a read failure).
+ */
+export function readJsonObject(
+  file: string,
+  invalid: (file: string, problem: string) => DomainError = invalidFile,
+  name = 'a file',
+): Record<string, unknown> | null {
+  let bytes: Buffer | null;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    bytes = readIfExists(nodeFileSystem, file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw storageError('Cannot read a file', error, { path: file });
+    throw storageError(`Cannot read ${name}`, error, { path: file });
   }
+  if (bytes === null) return null;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
-    throw invalidFile(file, 'it is not JSON');
+    throw invalid(file, 'it is not JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidFile(file, 'it is not a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(file, 'it is not a JSON object');
   return value as Record<string, unknown>;
 }
 

@@ -35,12 +35,12 @@ interface ArgumentOptions {
 
 export type ArgsSpec = Record<string, Argument<any>>;
 
-type Parsed<S extends ArgsSpec> = {
+/** The arguments an operation receives, as its spec declares them (required ones present). */
+export type ArgsOf<S extends ArgsSpec> = {
   [K in keyof S as S[K] extends { required: true } ? K : never]: S[K] extends Argument<infer T> ? T : never;
 } & {
   [K in keyof S as S[K] extends { required: true } ? never : K]?: S[K] extends Argument<infer T> ? T : never;
 };
-export type ArgsOf<S extends ArgsSpec> = Parsed<S>;
 
 function argument<T, R extends boolean>(kind: ValueKind<T>, required: R, description: string, options: ArgumentOptions) {
   const positional = options.positional === 'rest' ? 'rest' : options.positional ? 'single' : undefined;
@@ -112,7 +112,7 @@ export const items = (): ValueKind<unknown[]> => ({ validator: t.isArray(t.isUnk
  * `INVALID_ARGUMENT`. `details.field` names the argument; `details.flag` the command-line
  * spelling of a flag, `details.argument` that of a positional (`<id>`).
  */
-export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, spec: S): Parsed<S> {
+export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, spec: S): ArgsOf<S> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new DomainError('INVALID_ARGUMENT', `Arguments of ${operation} must be an object`, { operation });
   }
@@ -140,7 +140,7 @@ export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, s
     }
     parsed[key] = field.kind.normalise ? field.kind.normalise(value) : value;
   }
-  return parsed as Parsed<S>;
+  return parsed as ArgsOf<S>;
 }
 
 function fieldDetails(operation: string, key: string, field: Argument<unknown>) {

@@ -1,7 +1,7 @@
 import { GraphDraft } from '../domain/draft.js';
 import { DomainError } from '../domain/errors.js';
 import type { AgentName } from '../domain/model.js';
-import type { GraphContext, GraphOperation, HostPorts, OperationDispatcher, OperationRequest } from './operation.js';
+import type { GraphContext, GraphOperation, HostPorts, Operation, OperationDispatcher, OperationRequest } from './operation.js';
 import type { Clock } from './ports/clock.js';
 import type { IdSource } from './ports/id-source.js';
 import type { ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
@@ -25,12 +25,16 @@ export class LocalDispatcher implements OperationDispatcher {
   constructor(private readonly services: DispatcherServices) {}
 
   async dispatch(request: OperationRequest): Promise<unknown> {
-    const { operation, args } = checkRequest(this.services.registry, request);
+    return this.run(checkRequest(this.services.registry, request), request);
+  }
+
+  /** Runs a request `checkRequest` already passed (a caller that had to check it first), with its normalised arguments. */
+  async run({ operation, args }: CheckedRequest, request: Pick<OperationRequest, 'project' | 'agent'>): Promise<unknown> {
     const { stores, clock, ids, registry, host } = this.services;
     if (operation.scope === 'host') {
       return operation.run({ stores, clock, project: request.project, cwd: host.cwd, system: () => host.system(), client: () => host.client() }, args, request.agent);
     }
-    const store = stores.open(requireProject(request));
+    const store = stores.open(requireProject(operation.name, request.project));
     if (operation.scope === 'project') return operation.run({ store, clock, ids, registry }, args, request.agent);
     return runGraphOperation(store, operation, args, request.agent, this.services);
   }
@@ -40,10 +44,15 @@ export class LocalDispatcher implements OperationDispatcher {
  * What every driver checks before anything runs: the operation exists, an agent is there when
  * it must be, and the arguments are valid; they come back normalised.
  */
-export function checkRequest(registry: OperationRegistry, request: Pick<OperationRequest, 'operation' | 'args' | 'agent'>) {
+export function checkRequest(registry: OperationRegistry, request: Pick<OperationRequest, 'operation' | 'args' | 'agent'>): CheckedRequest {
   const operation = registry.get(request.operation);
   if (operation.needsAgent) requireAgent(operation.name, request.agent);
   return { operation, args: operation.parse(request.args) };
+}
+
+export interface CheckedRequest {
+  operation: Operation;
+  args: ReturnType<Operation['parse']>;
 }
 
 /** Mutating commands need an agent identity (spec 1.1); MISSING_AGENT names the operation. */
@@ -54,11 +63,19 @@ export function requireAgent(operation: string, agent: AgentName | null): AgentN
   return agent;
 }
 
-function requireProject(request: OperationRequest): string {
-  if (request.project === null) {
-    throw new DomainError('INVALID_ARGUMENT', `${request.operation} runs on a project: name one`, { operation: request.operation });
-  }
-  return request.project;
+function requireProject(operation: string, project: string | null): string {
+  if (project === null) throw new DomainError('INVALID_ARGUMENT', `${operation} runs on a project: name one`, { operation });
+  return project;
+}
+
+/** The rest of a result an operation finishes (`take`'s context), or the result as `run` left it. */
+function finished(operation: GraphOperation, context: GraphContext, partial: unknown, args: ReturnType<GraphOperation['parse']>): unknown {
+  return operation.finish ? operation.finish(context, partial, args) : partial;
+}
+
+/** An operation's whole result, run and finished in one go, on the same draft (a batch item, a group commit). */
+export function wholeResult(operation: GraphOperation, context: GraphContext, args: ReturnType<GraphOperation['parse']>): unknown {
+  return finished(operation, context, operation.run(context, args), args);
 }
 
 /**
@@ -78,19 +95,15 @@ async function runGraphOperation(
     ids: services.ids,
     log,
   });
-  const complete = (context: GraphContext, partial: unknown) => (operation.finish ? operation.finish(context, partial, args) : partial);
   if (operation.mutates) {
     const { context, partial } = await store.transact((graph) => {
       const context = contextOver(graph, []);
       const partial = operation.run(context, args);
       return { result: { context, partial }, changes: context.draft.changes() };
     });
-    return complete(context, partial);
+    return finished(operation, context, partial, args);
   }
-  const read = (graph: GraphContext['draft']['graph'], log: GraphContext['log']) => {
-    const context = contextOver(graph, log);
-    return complete(context, operation.run(context, args));
-  };
+  const read = (graph: GraphContext['draft']['graph'], log: GraphContext['log']) => wholeResult(operation, contextOver(graph, log), args);
   if (operation.needsLog) return store.readState((state) => read(state, state.log));
   return store.readGraph((graph) => read(graph, []));
 }

@@ -1,7 +1,7 @@
 import { mergeChangeSets, type ChangeSet } from '../domain/change-set.js';
 import { GraphDraft } from '../domain/draft.js';
 import type { AgentName, Graph } from '../domain/model.js';
-import { checkRequest, LocalDispatcher, type DispatcherServices } from './dispatcher.js';
+import { checkRequest, LocalDispatcher, wholeResult, type DispatcherServices } from './dispatcher.js';
 import type { GraphOperation, OperationDispatcher, OperationRequest } from './operation.js';
 import type { ProjectStore } from './ports/project-store.js';
 
@@ -42,8 +42,9 @@ export class GroupCommitDispatcher implements OperationDispatcher {
   }
 
   async dispatch(request: OperationRequest): Promise<unknown> {
-    const { operation, args } = checkRequest(this.services.registry, request);
-    if (operation.scope !== 'graph' || !operation.mutates || request.project === null) return this.local.dispatch(request);
+    const checked = checkRequest(this.services.registry, request);
+    const { operation, args } = checked;
+    if (operation.scope !== 'graph' || !operation.mutates || request.project === null) return this.local.run(checked, request);
     return this.queueOf(request.project).submit(operation, args, request.agent);
   }
 
@@ -102,8 +103,7 @@ class ProjectQueue {
     const draft = new GraphDraft(graph, this.services.clock.now(), item.agent);
     const context = { draft, ids: this.services.ids, log: [] };
     try {
-      const partial = item.operation.run(context, item.args);
-      const result = item.operation.finish ? item.operation.finish(context, partial, item.args) : partial;
+      const result = wholeResult(item.operation, context, item.args);
       return { ok: true, result, changes: draft.changes() };
     } catch (error) {
       draft.rollback();

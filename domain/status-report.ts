@@ -101,3 +101,8 @@ function staleClaims(nodes: GraphNode[], now: Timestamp, filters: StatusFilters)
   }
   return alerts.sort((a, b) => b.age_ms - a.age_ms || (a.node < b.node ? -1 : 1));
 }
+
+/** The counts of `status` alone, for the whole project (the board's catalog and snapshot). */
+export function statusSummary(view: GraphView, now: Timestamp): StatusReport['summary'] {
+  return statusReport(view, now, { staleMs: Number.MAX_SAFE_INTEGER, limit: 1, all: false }).summary;
+}

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { LocalDispatcher, type DispatcherServices } from '../application/dispatcher.js';
+import type { DispatcherServices } from '../application/dispatcher.js';
 import type { ClientPorts } from '../application/remote/client-ports.js';
 import { DomainError } from '../domain/errors.js';
 import { OPERATIONS } from '../application/operations/index.js';
@@ -38,9 +38,4 @@ export function fileServices(home: string, cwd = process.cwd(), options: FileSer
 /** The library and the server run no checkout's remote commands. */
 function noClient(): never {
   throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', 'The remote commands of a checkout (link, login, logout, push, pull) run from the command line', {});
-}
-
-/** Local mode over the files under `home`, for the command line and the library alike. */
-export function localDispatcher(home: string, cwd?: string, client?: () => ClientPorts): LocalDispatcher {
-  return new LocalDispatcher(fileServices(home, cwd, client ? { client } : {}));
 }

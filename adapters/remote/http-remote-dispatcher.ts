@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { onFirstUse } from '../lazy-builtin.js';
+import { PROTOCOL_HEADER, PROTOCOL_VERSION } from '../protocol.js';
 import type { OperationRequest } from '../../application/operation.js';
 import type { LoginAnswer, RemoteServer, TransferAnswer, TransferUpload } from '../../application/ports/remote-server.js';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
@@ -8,8 +9,6 @@ import type { State } from '../../domain/model.js';
 const httpModule = onFirstUse(() => require('node:http') as typeof import('node:http'));
 const httpsModule = onFirstUse(() => require('node:https') as typeof import('node:https'));
 
-export const PROTOCOL_HEADER = 'X-Taskdag-Protocol-Version';
-export const PROTOCOL_VERSION = '1';
 /** How long one request may take before it counts as failed (docs/remote.md). */
 export const DEFAULT_REMOTE_TIMEOUT_MS = 30_000;
 

@@ -4,13 +4,13 @@ import { activity } from '../../application/board/activity.js';
 import { catalog } from '../../application/board/catalog.js';
 import { nodeDetail } from '../../application/board/node-detail.js';
 import { boardSnapshot, snapshotEtag } from '../../application/board/snapshot.js';
-import { servedRemotely } from '../../application/contract/openapi.js';
-import type { Operation, OperationDispatcher } from '../../application/operation.js';
+import { refusedRemotely, servedRemotely } from '../../application/remote-offer.js';
+import type { OperationDispatcher } from '../../application/operation.js';
 import type { Clock } from '../../application/ports/clock.js';
 import type { ProjectStoreFactory } from '../../application/ports/project-store.js';
 import type { OperationRegistry } from '../../application/registry.js';
 import { DomainError } from '../../domain/errors.js';
-import { isProjectId } from '../../domain/ids.js';
+import { KnownProjects, projectIdOf } from './known-projects.js';
 import { readJsonBody } from './request-body.js';
 import type { ShutdownHooks } from './shutdown-hooks.js';
 import type { RevisionEvent, SseHub } from './sse-hub.js';
@@ -23,6 +23,8 @@ export interface ProjectRoutesOptions {
   hub: SseHub;
   shutdown: ShutdownHooks;
   maxBodyBytes: number;
+  /** The projects the server holds, shared with the transfer routes. */
+  projects: KnownProjects;
 }
 
 /**
@@ -33,7 +35,7 @@ export interface ProjectRoutesOptions {
  */
 export function projectRoutes(options: ProjectRoutesOptions): Router {
   const router = new Router();
-  const known = new KnownProjects(options.stores);
+  const known = options.projects;
 
   // For operators and leak tests: live streams, and what the process holds open.
   router.get('/v1/server/status', (ctx) => {
@@ -45,12 +47,13 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
   });
 
   router.post('/v1/projects/:project/ops/:operation', async (ctx) => {
-    const project = projectOf(ctx);
-    const operation = remoteOperation(options.registry, ctx.params.operation!);
+    const project = projectIdOf(ctx.params.project);
+    const operation = options.registry.get(ctx.params.operation!);
+    // A local-only operation is refused before its body is read; `init --force` once it is.
+    if (!servedRemotely(operation)) throw notOffered(operation.name);
     const { args, agent } = requestOf(await readJsonBody(ctx, options.maxBodyBytes));
-    if (operation.name === 'init' && args.force !== undefined && args.force !== false) {
-      throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', 'init --force resets a project: it is not offered remotely', { operation: 'init --force' });
-    }
+    const refused = refusedRemotely(operation, args);
+    if (refused !== null) throw notOffered(refused);
     if (operation.name !== 'init') await known.require(project);
     const result = await options.dispatcher.dispatch({ project, operation: operation.name, args, agent });
     if (operation.name === 'init') known.add(project);
@@ -60,7 +63,7 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
   });
 
   router.get('/v1/projects/:project/ui/snapshot', async (ctx) => {
-    const project = projectOf(ctx);
+    const project = projectIdOf(ctx.params.project);
     await known.require(project);
     const answer = await options.stores.open(project).readGraph((graph) => {
       const etag = snapshotEtag(graph);
@@ -73,20 +76,20 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
   });
 
   router.get('/v1/projects/:project/ui/nodes/:nodeId', async (ctx) => {
-    const project = projectOf(ctx);
+    const project = projectIdOf(ctx.params.project);
     await known.require(project);
     ctx.body = await options.stores.open(project).readState((state) => nodeDetail(state, ctx.params.nodeId!, options.clock.now()));
   });
 
   router.get('/v1/projects/:project/ui/activity', async (ctx) => {
-    const project = projectOf(ctx);
+    const project = projectIdOf(ctx.params.project);
     await known.require(project);
     const page = { limit: numberParam(ctx, 'limit'), before: numberParam(ctx, 'before') };
     ctx.body = await options.stores.open(project).readState((state) => activity(state.log, page));
   });
 
   router.get('/v1/projects/:project/ui/events', async (ctx) => {
-    const project = projectOf(ctx);
+    const project = projectIdOf(ctx.params.project);
     await known.require(project);
     const current = await revisionOf(options.stores, project);
     const lastEventId = ctx.get('last-event-id');
@@ -105,19 +108,8 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
   return router;
 }
 
-/** The operations a server runs for a linked checkout: the rest answer REMOTE_UNSUPPORTED_OPERATION. */
-function remoteOperation(registry: OperationRegistry, name: string): Operation {
-  const operation = registry.get(name);
-  if (!servedRemotely(operation)) {
-    throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', `${name} is not offered by a server: run it in a local checkout`, { operation: name });
-  }
-  return operation;
-}
-
-function projectOf(ctx: { params: Record<string, string> }): string {
-  const project = ctx.params.project;
-  if (!isProjectId(project)) throw new DomainError('INVALID_ARGUMENT', 'A project id is 1-128 letters, digits, ".", "_" or "-"', { project });
-  return project;
+function notOffered(operation: string): DomainError {
+  return new DomainError('REMOTE_UNSUPPORTED_OPERATION', `${operation} is not offered by a server: run it in a local checkout`, { operation });
 }
 
 /** The body of an operation request: `{args: {...}, agent: "alice" | null}`. */
@@ -152,23 +144,4 @@ async function revisionOf(stores: ProjectStoreFactory, project: string): Promise
 
 async function announce(options: ProjectRoutesOptions, project: string): Promise<void> {
   options.hub.publish(project, await revisionOf(options.stores, project));
-}
-
-/** The projects this server holds; one server owns its data root, so a project, once seen, stays. */
-class KnownProjects {
-  private readonly ids = new Set<string>();
-
-  constructor(private readonly stores: ProjectStoreFactory) {}
-
-  add(project: string): void {
-    this.ids.add(project);
-  }
-
-  async require(project: string): Promise<void> {
-    if (this.ids.has(project)) return;
-    for (const id of await this.stores.list()) this.ids.add(id);
-    if (!this.ids.has(project)) {
-      throw new DomainError('PROJECT_NOT_FOUND', `This server holds no project ${project}: run taskdag init in the linked checkout to provision it`, { project });
-    }
-  }
 }

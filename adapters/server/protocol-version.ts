@@ -1,8 +1,7 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../../domain/errors.js';
+import { PROTOCOL_HEADER, PROTOCOL_VERSION } from '../protocol.js';
 
-export const PROTOCOL_HEADER = 'X-Taskdag-Protocol-Version';
-export const PROTOCOL_VERSION = '1';
 
 /**
  * Every /v1 request carries `X-Taskdag-Protocol-Version: 1` (spec 9.2). A missing header or

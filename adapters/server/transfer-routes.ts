@@ -3,7 +3,7 @@ import type { Clock } from '../../application/ports/clock.js';
 import type { ProjectStore, ProjectStoreFactory } from '../../application/ports/project-store.js';
 import { destinationOf } from '../../application/remote/transfer.js';
 import { DomainError } from '../../domain/errors.js';
-import { isProjectId } from '../../domain/ids.js';
+import { projectIdOf, projectNotFound, type KnownProjects } from './known-projects.js';
 import type { State } from '../../domain/model.js';
 import { stateProblem } from '../../domain/state-shape.js';
 import { transferredState } from '../../domain/transfer.js';
@@ -14,6 +14,8 @@ export interface TransferRoutesOptions {
   stores: ProjectStoreFactory;
   clock: Clock;
   maxBodyBytes: number;
+  /** The projects the server holds, shared with the project routes. */
+  projects: KnownProjects;
   /** Told of the revision a transfer committed (live events). */
   announce(project: string, committed: RevisionEvent): void;
 }
@@ -29,17 +31,17 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
   const router = new Router();
 
   router.get('/v1/projects/:project/transfer', async (ctx) => {
-    const store = await existing(options.stores, ctx.params.project);
+    const store = await existing(options, ctx.params.project);
     const current = await store.inspect();
-    if (current.kind !== 'valid') throw current.kind === 'absent' ? notFound(store.projectId) : current.error;
+    if (current.kind !== 'valid') throw current.kind === 'absent' ? projectNotFound(store.projectId) : current.error;
     ctx.body = { project_id: store.projectId, state: current.state };
   });
 
   router.put('/v1/projects/:project/transfer', async (ctx) => {
-    const store = await existing(options.stores, ctx.params.project);
+    const store = await existing(options, ctx.params.project);
     const upload = uploadOf(await readJsonBody(ctx, options.maxBodyBytes));
     const answer = await store.rewrite((current) => {
-      if (current.kind === 'absent') throw notFound(store.projectId);
+      if (current.kind === 'absent') throw projectNotFound(store.projectId);
       const destination = destinationOf(current, upload.force);
       const state = transferredState(destination, {
         direction: 'push',
@@ -58,14 +60,11 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
   return router;
 }
 
-async function existing(stores: ProjectStoreFactory, project: string | undefined): Promise<ProjectStore> {
-  if (!isProjectId(project)) throw new DomainError('INVALID_ARGUMENT', 'A project id is 1-128 letters, digits, ".", "_" or "-"', { project });
-  if (!(await stores.list()).includes(project)) throw notFound(project);
-  return stores.open(project);
-}
-
-function notFound(project: string): DomainError {
-  return new DomainError('PROJECT_NOT_FOUND', `This server holds no project ${project}: run taskdag init in the linked checkout to provision it`, { project });
+/** The store of a project the server holds; a transfer never provisions one. */
+async function existing(options: TransferRoutesOptions, project: unknown): Promise<ProjectStore> {
+  const id = projectIdOf(project);
+  await options.projects.require(id);
+  return options.stores.open(id);
 }
 
 interface Upload {

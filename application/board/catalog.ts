@@ -1,6 +1,6 @@
 import { isDomainError } from '../../domain/errors.js';
 import { GraphDraft } from '../../domain/draft.js';
-import { statusReport } from '../../domain/status-report.js';
+import { statusSummary } from '../../domain/status-report.js';
 import { array, boolean, integer, nullable, object, optional, record, string, type Static } from '../contract/schema.js';
 import type { Clock } from '../ports/clock.js';
 import type { ProjectStoreFactory } from '../ports/project-store.js';
@@ -33,8 +33,7 @@ export async function catalog(stores: ProjectStoreFactory, clock: Clock): Promis
       projects.push(
         await stores.open(id).readGraph((graph) => {
           const now = clock.now();
-          const { summary } = statusReport(new GraphDraft(graph, now, null), now, { staleMs: Number.MAX_SAFE_INTEGER, limit: 1, all: false });
-          return { id, readable: true, revision: graph.revision, summary };
+          return { id, readable: true, revision: graph.revision, summary: statusSummary(new GraphDraft(graph, now, null), now) };
         }),
       );
     } catch (error) {

@@ -2,7 +2,7 @@ import { GraphDraft } from '../../domain/draft.js';
 import type { Timestamp } from '../../domain/clock.js';
 import type { Graph } from '../../domain/model.js';
 import { oldestFirst, summarize } from '../../domain/node-summary.js';
-import { statusReport } from '../../domain/status-report.js';
+import { statusSummary } from '../../domain/status-report.js';
 import { edgeSchema, nodeSummaryProperties } from '../contract/results.js';
 import { array, integer, object, record, string, type Static } from '../contract/schema.js';
 
@@ -31,12 +31,11 @@ export function snapshotEtag(graph: Pick<Graph, 'revision' | 'fence_generation'>
  */
 export function boardSnapshot(project: string, graph: Graph, now: Timestamp): BoardSnapshot {
   const draft = new GraphDraft(graph, now, null);
-  const { summary } = statusReport(draft, now, { staleMs: Number.MAX_SAFE_INTEGER, limit: 1, all: false });
   return {
     project,
     revision: graph.revision,
     fence_generation: graph.fence_generation,
-    summary,
+    summary: statusSummary(draft, now),
     initiatives: Object.keys(graph.initiatives)
       .sort()
       .map((name) => ({ name, ...graph.initiatives[name]! })),

@@ -2,15 +2,11 @@ import { activitySchema } from '../board/activity.js';
 import { catalogSchema } from '../board/catalog.js';
 import { nodeDetailSchema } from '../board/node-detail.js';
 import { boardSnapshotSchema } from '../board/snapshot.js';
-import type { Declaration } from '../operation.js';
+import type { Declaration, Operation } from '../operation.js';
+import { servedRemotely } from '../remote-offer.js';
 import { argumentsSchema } from './json-schemas.js';
 import { errorEnvelopeSchema, stateSchema } from './results.js';
 import { boolean, integer, nullable, object, string, type JsonSchema } from './schema.js';
-
-/** Whether a server answers the operation for a linked checkout (docs/http-api.md). */
-export function servedRemotely(operation: Pick<Declaration, 'remote'> & { scope: string }): boolean {
-  return operation.remote && operation.scope !== 'host';
-}
 
 const ERROR = { $ref: '#/components/schemas/Error' };
 const PROTOCOL = { $ref: '#/components/parameters/ProtocolVersion' };
@@ -56,7 +52,7 @@ const read = (summary: string, schema: JsonSchema, extra: object = {}) => ({
  * The OpenAPI 3.1 document of the server's /v1 routes, generated from the operation
  * declarations and the board's views: what `docs/openapi.json` holds.
  */
-export function openApiDocument(operations: readonly (Declaration & { scope: string })[], version: string): JsonSchema {
+export function openApiDocument(operations: readonly Operation[], version: string): JsonSchema {
   const paths: Record<string, unknown> = {
     '/v1/auth/login': {
       post: {

@@ -4,7 +4,7 @@ import type { AgentName } from '../../domain/model.js';
 import { items, nonNegativeInteger, optional, required } from '../args.js';
 import { anyJson, array, integer, object, string } from '../contract/schema.js';
 import { projectOperation } from '../define.js';
-import { requireAgent } from '../dispatcher.js';
+import { requireAgent, wholeResult } from '../dispatcher.js';
 import type { GraphContext, GraphOperation } from '../operation.js';
 import type { OperationRegistry } from '../registry.js';
 
@@ -59,18 +59,12 @@ export const batch = projectOperation({
       const context: GraphContext = { draft, ids, log: [] };
       const results = steps.map((step) => ({
         op: step.operation.name,
-        result: failingAs(step.index, step.operation.name, () => draft.actingAs(step.agent, () => runStep(context, step))),
+        result: failingAs(step.index, step.operation.name, () => draft.actingAs(step.agent, () => wholeResult(step.operation, context, step.args))),
       }));
       return { result: { revision: draft.graph.revision, results }, changes: draft.changes() };
     });
   },
 });
-
-/** An item's whole result, as its command would print it (a take's context included). */
-function runStep(context: GraphContext, { operation, args }: Step): unknown {
-  const partial = operation.run(context, args);
-  return operation.finish ? operation.finish(context, partial, args) : partial;
-}
 
 /** Checks one item before anything runs: its shape, its operation, its arguments. */
 function prepare(registry: OperationRegistry, item: unknown, index: number, caller: AgentName): Step {

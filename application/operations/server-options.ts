@@ -1,4 +1,4 @@
-import { flag, nonEmptyText, nonNegativeInteger, oneOf, optional, text } from '../args.js';
+import { flag, nonEmptyText, nonNegativeInteger, oneOf, optional, text, type ArgsOf } from '../args.js';
 import { array, boolean, integer, literal, nullable, object, oneOf as oneOfValues, optional as optionalProperty, string } from '../contract/schema.js';
 import { resolvePath } from '../server/posix-path.js';
 import type { ServerInitInput } from '../server/server-init.js';
@@ -22,20 +22,7 @@ export const serverInitArgs = {
   print_secret: optional(flag(), 'Print the secret (unsafe: controlled recovery or handoff only)', { standalone: true }),
 };
 
-type InitArgs = {
-  root?: string;
-  host?: string;
-  port?: number;
-  data_root?: string;
-  state_home?: string;
-  ui_root?: string;
-  unit?: 'systemd' | 'none';
-  service_user?: string;
-  allow_missing_paths?: boolean;
-  force?: boolean;
-  rotate_password?: boolean;
-  print_secret?: boolean;
-};
+type InitArgs = ArgsOf<typeof serverInitArgs>;
 
 /** A path as the caller typed it, made absolute against the caller's directory. */
 export function absolute(cwd: string, value: string | undefined): string | undefined {

@@ -1,15 +1,14 @@
-import { checkRequest } from '../../application/dispatcher.js';
+import { checkRequest, LocalDispatcher } from '../../application/dispatcher.js';
 import type { Operation, OperationRequest } from '../../application/operation.js';
-import { OPERATIONS } from '../../application/operations/index.js';
 import type { Checkout, CheckoutLocator } from '../../application/ports/checkout.js';
 import type { ClientPorts } from '../../application/remote/client-ports.js';
 import { originOf, refuseRetiredMarker, requireBearer } from '../../application/remote/linked.js';
+import { refusedRemotely } from '../../application/remote-offer.js';
 import { insecureHttpWarnings } from '../../application/remote/warnings.js';
-import { OperationRegistry } from '../../application/registry.js';
 import { FsCheckoutLocator } from '../../adapters/fs-checkout-locator.js';
 import { KernelRandomIdSource } from '../../adapters/kernel-random-id-source.js';
 import { DomainError } from '../../domain/errors.js';
-import { localDispatcher, taskdagHome } from '../local-services.js';
+import { fileServices, taskdagHome } from '../local-services.js';
 import { clientPorts } from './client-ports.js';
 
 export interface Environment {
@@ -28,28 +27,30 @@ export interface Environment {
  * `.taskdag.json`) once the request is known to be valid.
  */
 export async function runInCheckout(environment: Environment, request: Omit<OperationRequest, 'project'>): Promise<unknown> {
-  const registry = new OperationRegistry(OPERATIONS);
-  const { operation } = checkRequest(registry, request);
   const checkouts = new FsCheckoutLocator(environment.cwd, environment.project);
-  const found = checkouts.find();
-  if (operation.name !== 'link') refuseRetiredMarker(found);
   const home = taskdagHome(environment.env);
   let client: ClientPorts | null = null;
   const ports = () => (client ??= clientPorts(home, checkouts, environment.env));
+  const services = fileServices(home, environment.cwd, { client: ports });
+  const checked = checkRequest(services.registry, request);
+  const { operation } = checked;
+  const found = checkouts.find();
+  if (operation.name !== 'link') refuseRetiredMarker(found);
   if (found?.backend && operation.scope !== 'host') return runOnServer(found, operation, request, ports());
   if (found?.backend && operation.scope === 'host' && !operation.inLinkedCheckout) throw unsupportedRemotely(operation.name, found);
-  const local = localDispatcher(home, environment.cwd, ports);
-  if (operation.scope === 'host') return local.dispatch({ ...request, project: found?.project_id ?? null });
+  // Checked once, above: the local run takes the normalised arguments as they are.
+  const local = new LocalDispatcher(services);
+  if (operation.scope === 'host') return local.run(checked, { project: found?.project_id ?? null, agent: request.agent });
   const checkout = found ?? (operation.name === 'init' ? createCheckout(checkouts) : missingCheckout(checkouts));
-  const result = await local.dispatch({ ...request, project: checkout.project_id });
+  const result = await local.run(checked, { project: checkout.project_id, agent: request.agent });
   return operation.name === 'init' ? withCheckout(result as Record<string, unknown>, checkout) : result;
 }
 
 /** A linked checkout's project operation, on its server (spec 4.5): the same JSON as local mode. */
 async function runOnServer(checkout: Checkout, operation: Operation, request: Omit<OperationRequest, 'project'>, client: ClientPorts): Promise<unknown> {
   const isInit = operation.name === 'init';
-  if (!operation.remote) throw unsupportedRemotely(operation.name, checkout);
-  if (isInit && request.args.force !== undefined && request.args.force !== false) throw unsupportedRemotely('init --force', checkout);
+  const refused = refusedRemotely(operation, request.args);
+  if (refused !== null) throw unsupportedRemotely(refused, checkout);
   const origin = originOf(checkout);
   const server = client.remote.connect(origin, await requireBearer(client.sessions, origin));
   try {

@@ -20,6 +20,7 @@ import { boardFiles } from '../../adapters/server/board-files.js';
 import { projectRoutes } from '../../adapters/server/project-routes.js';
 import { SseHub, type RevisionEvent } from '../../adapters/server/sse-hub.js';
 import { transferRoutes } from '../../adapters/server/transfer-routes.js';
+import { KnownProjects } from '../../adapters/server/known-projects.js';
 import { GroupCommitDispatcher } from '../../application/group-commit.js';
 import { fileServices } from '../local-services.js';
 
@@ -74,9 +75,10 @@ function projectRouters(config: ServerConfig, settings: ServerSettings, shutdown
   const announce = (project: string, committed: RevisionEvent) => hub.publish(project, committed);
   const dispatcher = new GroupCommitDispatcher(services, announce);
   const { registry, stores, clock } = services;
+  const projects = new KnownProjects(stores);
   return [
-    projectRoutes({ dispatcher, registry, stores, clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes }),
-    transferRoutes({ stores, clock, maxBodyBytes: settings.maxBodyBytes, announce }),
+    projectRoutes({ dispatcher, registry, stores, clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes, projects }),
+    transferRoutes({ stores, clock, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
   ];
 }
 

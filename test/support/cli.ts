@@ -75,17 +75,28 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      let json: unknown;
       try {
-        json = stdout.trim() === '' ? undefined : JSON.parse(stdout);
-      } catch {
-        json = undefined;
+        resolve(checkedResult(args, code, stdout, stderr));
+      } catch (error) {
+        reject(error);
       }
-      // Every end-to-end run holds the output to the published schemas (schemas/).
-      const violation = contractViolation(args, json);
-      if (violation) reject(new Error(violation));
-      else resolve({ code, stdout, stderr, json });
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * What a run of `args` printed, parsed; every end-to-end run holds its output to the published
+ * schemas (schemas/), so output outside them throws.
+ */
+export function checkedResult(args: readonly string[], code: number | null, stdout: string, stderr: string): CliResult {
+  let json: unknown;
+  try {
+    json = stdout.trim() === '' ? undefined : JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  const violation = contractViolation(args, json);
+  if (violation) throw new Error(violation);
+  return { code, stdout, stderr, json };
 }

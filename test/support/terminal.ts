@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BINARY, type CliResult, type Sandbox } from './cli.js';
-import { contractViolation } from './output-schemas.js';
+import { BINARY, checkedResult, type CliResult, type Sandbox } from './cli.js';
 
 /**
  * Runs the binary in a real pseudo-terminal (python3's pty module, on every machine this project
@@ -66,15 +65,11 @@ export function runInTerminal(sandbox: Sandbox, args: string[], password: string
       clearTimeout(timer);
       const stdout = readFileSync(outFile, 'utf8');
       rmSync(scratch, { recursive: true, force: true });
-      let json: unknown;
       try {
-        json = stdout.trim() === '' ? undefined : JSON.parse(stdout);
-      } catch {
-        json = undefined;
+        resolve({ ...checkedResult(args, code, stdout, stderr), terminal });
+      } catch (error) {
+        reject(error);
       }
-      const violation = contractViolation(args, json);
-      if (violation) reject(new Error(violation));
-      else resolve({ code, stdout, stderr, json, terminal });
     });
     child.stdin.end(`${password}\n`);
   });

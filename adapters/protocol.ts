@@ -1,0 +1,3 @@
+/** Remote v1 (spec 9.2): the header every /v1 request carries, and the one version spoken. */
+export const PROTOCOL_HEADER = 'X-Taskdag-Protocol-Version';
+export const PROTOCOL_VERSION = '1';
