@@ -79,19 +79,19 @@ export function randomArgv(random: Random, shapes: CommandShape[]): string[] {
  * Keeps a command line's effects inside the sandbox and this machine: the server's host commands
  * write where their paths say (default root /srv/taskdag) and probe their host, so they get a
  * root in the sandbox, no value that climbs out of it, and host 127.0.0.1. Through the binary,
- * `--env-file` is left out: Node 20 itself reads that flag anywhere on its command line and exits
- * 9 when the file is missing, before taskdag runs (docs/operating.md); in process it is fuzzed.
+ * `--env-file` is left out of every command line (the fuzzer gives any command any flag): Node 20
+ * itself reads that flag anywhere on its command line and exits 9 when the file is missing,
+ * before taskdag runs (docs/operating.md); in process it is fuzzed.
  */
 export function confined(argv: string[], viaBinary: boolean): string[] {
-  const at = argv.indexOf('server');
-  if (at < 0 || at === argv.length - 1) return argv;
-  const words = argv.slice(at + 2).map((word) => (word.includes('..') ? 'srv-fuzz' : word.startsWith('--host=') ? '--host=127.0.0.1' : word));
-  const kept = words
-    .map((word, index) => (index > 0 && words[index - 1] === '--host' ? '127.0.0.1' : word))
-    .filter((word, index) => !viaBinary || !(word.startsWith('--env-file') || (index > 0 && words[index - 1] === '--env-file')));
-  const command = argv[at + 1]!;
+  const line = viaBinary ? argv.filter((word, index) => !(word.startsWith('--env-file') || (index > 0 && argv[index - 1] === '--env-file'))) : argv;
+  const at = line.indexOf('server');
+  if (at < 0 || at === line.length - 1) return line;
+  const words = line.slice(at + 2).map((word) => (word.includes('..') ? 'srv-fuzz' : word.startsWith('--host=') ? '--host=127.0.0.1' : word));
+  const kept = words.map((word, index) => (index > 0 && words[index - 1] === '--host' ? '127.0.0.1' : word));
+  const command = line[at + 1]!;
   const rooted = command === 'init' || command === 'setup' ? ['--root', 'srv-fuzz'] : [];
-  return [...argv.slice(0, at + 2), ...rooted, ...kept];
+  return [...line.slice(0, at + 2), ...rooted, ...kept];
 }
 
 /** Why an outcome breaks the contract (one JSON value; exit 0, 1 or 2; never CLI_INTERNAL_ERROR), or null. */
