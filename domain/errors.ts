@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'SERVER_BIND_FAILED',
   'REQUEST_TOO_LARGE',
   'PROJECT_NOT_FOUND',
+  'UI_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

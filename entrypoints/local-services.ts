@@ -31,7 +31,7 @@ export function fileServices(home: string, cwd = process.cwd(), options: FileSer
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),
-    host: { cwd, system: serverHostPorts, client: options.client ?? noClient },
+    host: { cwd, system: () => serverHostPorts(home), client: options.client ?? noClient },
   };
 }
 

@@ -117,7 +117,7 @@ chmodSync('dist/taskdag.js', 0o755);
 
 /** A bundle that runs the operations on the files: the store's native addon stays in node_modules. */
 const operationsBundle = (entry, outfile) =>
-  build({ ...common, entryPoints: [entry], outfile, external: ['fs-ext'], define: { TASKDAG_VERSION: JSON.stringify(version) } });
+  build({ ...common, entryPoints: [entry], outfile, external: ['fs-ext'], plugins: [serverRuntimeApart], define: { TASKDAG_VERSION: JSON.stringify(version) } });
 
 // The MCP server (`taskdag mcp`) and the MCP SDK, loaded by that command alone so that no other
 // command pays for them. It runs for a whole session, so it keeps graceful-fs and needs no code cache.

@@ -9,7 +9,8 @@ import type { ShutdownHooks } from './shutdown-hooks.js';
 
 /** What a router mounted on the server gets to work with. */
 export interface RouteContext {
-  auth: AuthService;
+  /** Null for the local board (`taskdag ui`): loopback only, no login and no bearer (spec 5.1). */
+  auth: AuthService | null;
   maxBodyBytes: number;
   shutdown: ShutdownHooks;
 }
@@ -22,33 +23,39 @@ export interface HttpAppOptions extends RouteContext {
    * routes: /v1/projects and its live events). Each router's paths are absolute (`/v1/...`).
    */
   authenticated?: (context: RouteContext) => Router[];
+  /** Runs first after the error envelope, on every request (the local board's loopback guard). */
+  admit?: Koa.Middleware;
   /** Answers what no route did: the built web board (GET and HEAD outside /v1). */
   board?: Koa.Middleware;
 }
 
 /**
  * The server's koa app: one error middleware first (every failure is the CLI's envelope), the
- * protocol check on /v1, the login route, then every authenticated route behind the bearer check.
+ * protocol check on /v1, the login route, then every authenticated route behind the bearer check;
+ * without `auth` (the local board), the routes with neither.
  */
 export function buildHttpApp(options: HttpAppOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
   app.use(errorEnvelope(options.redactor, options.log));
+  if (options.admit) app.use(options.admit);
   app.use(async (ctx, next) => {
     ctx.set('Cache-Control', 'no-store');
     await (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? requireProtocolVersion(ctx, next) : next());
   });
-  const login = loginRoutes(options.auth, options.maxBodyBytes);
-  app.use(login.routes());
-  const guarded = [sessionRoutes(), ...(options.authenticated?.(options) ?? [])];
-  const bearer = requireBearer(options.auth);
-  app.use(async (ctx, next) => {
-    // Only a request some guarded route matches needs a bearer; anything else falls through to 404.
-    const matched = guarded.some((router) => router.match(ctx.path, ctx.method).route);
-    await (matched ? bearer(ctx, next) : next());
-  });
-  for (const router of guarded) app.use(router.routes());
+  const routers = options.authenticated?.(options) ?? [];
+  if (options.auth) {
+    app.use(loginRoutes(options.auth, options.maxBodyBytes).routes());
+    routers.unshift(sessionRoutes());
+    const bearer = requireBearer(options.auth);
+    app.use(async (ctx, next) => {
+      // Only a request some guarded route matches needs a bearer; anything else falls through to 404.
+      const matched = routers.some((router) => router.match(ctx.path, ctx.method).route);
+      await (matched ? bearer(ctx, next) : next());
+    });
+  }
+  for (const router of routers) app.use(router.routes());
   if (options.board) app.use(options.board);
   return app;
 }

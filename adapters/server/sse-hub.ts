@@ -54,6 +54,11 @@ export class SseHub {
     return this.subscriberCount;
   }
 
+  /** The projects someone is following now. */
+  get followed(): string[] {
+    return [...this.projects].filter(([, entry]) => entry.subscribers.size > 0).map(([project]) => project);
+  }
+
   /** Announces a committed revision to every subscriber of the project. */
   publish(project: string, event: RevisionEvent): void {
     const entry = this.entry(project);

@@ -36,7 +36,9 @@ import { state } from './state.js';
 import { status } from './status.js';
 import { submit } from './submit.js';
 import { take } from './take.js';
+import { ui } from './ui.js';
 import { update } from './update.js';
+import { urls } from './urls.js';
 
 /**
  * Every operation the product offers. The order is the order of `--help` and of the usage
@@ -84,4 +86,7 @@ export const OPERATIONS = [
   push,
   pull,
   logout,
+  // The web board (spec 4.4): its deep links, then the local board, which serves until stopped.
+  urls,
+  ui,
 ] as const satisfies readonly Operation[];

@@ -1,5 +1,6 @@
+import type { BoardHost } from '../ports/board-host.js';
 import type { ServerDoctorPorts } from './server-doctor.js';
 import type { ServerInitPorts } from './server-init.js';
 
-/** The machine as the server's setup operations (init, doctor, setup) see it. */
-export type SystemPorts = ServerInitPorts & ServerDoctorPorts;
+/** The machine as the server's setup operations (init, doctor, setup) and the local board (`ui`) see it. */
+export type SystemPorts = ServerInitPorts & ServerDoctorPorts & { board: BoardHost };

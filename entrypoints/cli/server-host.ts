@@ -1,12 +1,15 @@
+import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import type { BoardHost } from '../../application/ports/board-host.js';
 import type { SystemPorts } from '../../application/server/system-ports.js';
 import { NodeHostFiles } from '../../adapters/server/node-host-files.js';
 import { TcpBindProbe } from '../../adapters/server/tcp-bind-probe.js';
 import { TweetnaclSecretSource } from '../../adapters/server/tweetnacl-secret-source.js';
+import { loadServerRuntime } from './server-runtime.js';
 
-/** The composition root of the server's host operations (init, doctor, setup). */
-export function serverHostPorts(): SystemPorts {
+/** The composition root of the host operations that reach the machine (server init, doctor, setup; ui), for the storage root `home`. */
+export function serverHostPorts(home: string): SystemPorts {
   // The running executable (dist/taskdag.js), symlinks resolved, is what the unit starts.
   const toolPath = realpathSync(process.argv[1]!);
   return {
@@ -15,5 +18,30 @@ export function serverHostPorts(): SystemPorts {
     bind: new TcpBindProbe(),
     installation: { nodePath: process.execPath, toolPath },
     defaultUiRoot: path.resolve(path.dirname(toolPath), '..', 'ui', 'dist'),
+    board: localBoard(home),
   };
+}
+
+/** The local board runs in the server's runtime bundle (koa stays out of every other command). */
+function localBoard(home: string): BoardHost {
+  return {
+    serve: (options) => loadServerRuntime().serveBoard({ ...options, home }),
+    open: (url) => openInBrowser(url),
+  };
+}
+
+/**
+ * `$BROWSER` when set (the convention xdg-open and Python's webbrowser follow; tests point it at a
+ * script), else the platform's opener. Detached: the browser outlives nothing of ours.
+ */
+function openInBrowser(url: string): Promise<string | null> {
+  const command = process.env.BROWSER || (process.platform === 'darwin' ? 'open' : 'xdg-open');
+  return new Promise((resolve) => {
+    const child = spawn(command, [url], { detached: true, stdio: 'ignore' });
+    child.once('error', (error: NodeJS.ErrnoException) => resolve(`${command}: ${error.code ?? error.message}`));
+    child.once('spawn', () => {
+      child.unref();
+      resolve(null);
+    });
+  });
 }

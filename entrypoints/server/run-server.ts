@@ -17,12 +17,16 @@ import { ShutdownHooks } from '../../adapters/server/shutdown-hooks.js';
 import { TweetnaclBearerTokens } from '../../adapters/server/tweetnacl-bearer-tokens.js';
 import { SystemClock } from '../../adapters/system-clock.js';
 import { boardFiles } from '../../adapters/server/board-files.js';
+import { boardRoutes } from '../../adapters/server/board-routes.js';
 import { projectRoutes } from '../../adapters/server/project-routes.js';
 import { SseHub, type RevisionEvent } from '../../adapters/server/sse-hub.js';
 import { transferRoutes } from '../../adapters/server/transfer-routes.js';
 import { KnownProjects } from '../../adapters/server/known-projects.js';
 import { GroupCommitDispatcher } from '../../application/group-commit.js';
 import { fileServices } from '../local-services.js';
+
+// `taskdag ui` runs the local board in this same runtime bundle.
+export { serveBoard } from './run-board.js';
 
 export interface RunServerOptions {
   configPath: string;
@@ -76,8 +80,10 @@ function projectRouters(config: ServerConfig, settings: ServerSettings, shutdown
   const dispatcher = new GroupCommitDispatcher(services, announce);
   const { registry, stores, clock } = services;
   const projects = new KnownProjects(stores);
+  const reads = { stores, clock, hub, shutdown, projects };
   return [
-    projectRoutes({ dispatcher, registry, stores, clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes, projects }),
+    boardRoutes(reads),
+    projectRoutes({ ...reads, dispatcher, registry, maxBodyBytes: settings.maxBodyBytes }),
     transferRoutes({ stores, clock, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
   ];
 }

@@ -22,6 +22,7 @@ describe('errors (spec 7)', () => {
       'SERVER_BIND_FAILED',
       'REQUEST_TOO_LARGE',
       'PROJECT_NOT_FOUND',
+      'UI_UNAVAILABLE',
     ]);
     expect(new Set(ERROR_CODES).size).to.equal(ERROR_CODES.length);
   });

@@ -94,7 +94,7 @@ async function serverFor(sandbox: Sandbox): Promise<LinkedServer> {
 }
 
 /** Commands whose example runs until stopped: it must print its ready line, then stop cleanly on SIGTERM. */
-const LONG_RUNNING = new Set(['server run']);
+const LONG_RUNNING = new Set(['server run', 'ui']);
 
 async function expectToServe(shellLine: string, sandbox: Sandbox, where: string): Promise<void> {
   const server = await spawnServer('/bin/sh', ['-c', shellLine], { env: sandbox.env(), cwd: sandbox.checkout });

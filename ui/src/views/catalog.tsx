@@ -1,0 +1,64 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, catalog } from '../api';
+import { projectHref } from '../routes';
+import type { CatalogEntry } from '../types';
+import { ErrorBox } from './common';
+
+const COUNTERS = ['ready', 'in_progress', 'submitted', 'blocked', 'backlog', 'open_gates', 'active_knowledge'] as const;
+const REFRESH_MS = 5000;
+
+/** Every project with its counters; an unreadable one stays listed with zeros and its error. */
+export function CatalogView() {
+  const [projects, setProjects] = useState<CatalogEntry[] | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  useEffect(() => {
+    let stopped = false;
+    const load = () =>
+      catalog().then(
+        (list) => !stopped && (setProjects(list), setError(null)),
+        (failure: ApiError) => !stopped && setError(failure),
+      );
+    void load();
+    const timer = setInterval(load, REFRESH_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, []);
+  if (error) return <ErrorBox error={error} />;
+  if (!projects) return <p class="loading">Loading projects…</p>;
+  return (
+    <section class="catalog">
+      <h1>Projects</h1>
+      {projects.length === 0 ? (
+        <p class="empty">No projects yet: run taskdag init in a checkout.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Project</th>
+              <th>Revision</th>
+              {COUNTERS.map((counter) => (
+                <th>{counter.replace('_', ' ')}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {projects.map((project) => (
+              <tr data-project={project.id} class={project.readable ? '' : 'unreadable'}>
+                <td>
+                  <a href={projectHref(project.id)}>{project.id}</a>
+                  {project.error ? <span class="badge-error" title={project.error.message}> {project.error.code}</span> : null}
+                </td>
+                <td>{project.revision ?? '—'}</td>
+                {COUNTERS.map((counter) => (
+                  <td data-counter={counter}>{project.summary[counter] ?? 0}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
