@@ -149,7 +149,7 @@ export function session(origin: string, bearer: string): Promise<HttpAnswer> {
   return request(origin, 'GET', '/v1/auth/session', { headers: { Authorization: `Bearer ${bearer}` } });
 }
 
-/** The `taskdag server run` processes of a process group. */
+/** The `taskdag server run` and `taskdag ui` processes of a process group. */
 export function serverProcessesIn(group: number): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
@@ -157,7 +157,7 @@ export function serverProcessesIn(group: number): number[] {
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return Number(fields[2]) === group && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('server\0run');
+        return Number(fields[2]) === group && /\0(server\0run|ui)\0/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
       } catch {
         return false; // gone meanwhile
       }
