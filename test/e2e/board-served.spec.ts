@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { eventually, launchChromium, openPage } from '../support/browser.js';
+import { Sandbox } from '../support/cli.js';
+import { linkedClient, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
+import { initServerRoot, request, startServer } from '../support/server-process.js';
+
+describe('the board served by `server run`, in Chromium', function () {
+  this.timeout(120_000);
+  let browser: Browser;
+  let linked: LinkedServer;
+  let client: Sandbox;
+  let project: string;
+  let page: Page;
+  let errors: string[];
+  let closePage: () => Promise<void>;
+
+  before(async () => {
+    linked = await startLinkedServer();
+    client = await linkedClient(linked);
+    project = JSON.parse(readFileSync(path.join(client.checkout, '.taskdag.json'), 'utf8')).project_id;
+    await client.ok(['add-initiative', 'billing', '--as', 'alice']);
+    await client.ok(['add-task', 'T-1', '--initiative', 'billing', '--title', 'First', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'alice']);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await linked?.close();
+    client?.remove();
+  });
+  beforeEach(async () => {
+    ({ page, errors, close: closePage } = await openPage(browser));
+  });
+  afterEach(async () => {
+    await closePage();
+    expect(errors, 'script errors in the page').to.deep.equal([]);
+  });
+
+  /** Types a password into the login gate and submits it. */
+  async function logIn(password: string): Promise<void> {
+    await page.fill('input[name="password"]', password);
+    await page.click('button[type="submit"]');
+  }
+
+  it('shows the login gate; a wrong password is refused, the right one opens the catalog, and the bearer never enters the address', async () => {
+    await page.goto(`${linked.origin}/projects/${project}`);
+    await page.locator('form.login').waitFor();
+    await logIn('not the password');
+    const refusal = page.locator('form.login [role="alert"]');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).to.contain('Wrong password');
+    expect(await page.evaluate(() => sessionStorage.getItem('taskdag.bearer'))).to.equal(null);
+
+    await logIn(linked.password);
+    await page.locator(`[data-column="ready"] li.card[data-node="T-1"]`).waitFor();
+    const bearer = await page.evaluate(() => sessionStorage.getItem('taskdag.bearer'));
+    expect(bearer).to.be.a('string').and.not.equal('');
+    expect(page.url()).to.equal(`${linked.origin}/projects/${project}`);
+    expect(page.url()).not.to.contain(bearer!);
+    expect(await page.evaluate(() => Object.keys(localStorage))).to.deep.equal([]);
+    // The same tab keeps its session: a reload goes straight in.
+    await page.reload();
+    await page.locator(`[data-column="ready"] li.card[data-node="T-1"]`).waitFor();
+    expect(await page.locator('form.login').count()).to.equal(0);
+  });
+
+  it("follows the server's live events: a change from a linked checkout shows at once, and again after the server restarts", async () => {
+    await page.goto(`${linked.origin}/`);
+    await logIn(linked.password);
+    await page.locator(`tr[data-project="${project}"] a`).click();
+    await page.locator('[data-live="live"]').waitFor();
+    await client.ok(['take', 'T-1', '--as', 'bob']);
+    await eventually('T-1 in progress after `take`', async () => (await page.locator('[data-column="in_progress"] li.card[data-node="T-1"]').count()) === 1);
+
+    await linked.restart();
+    await client.ok(['release', 'T-1', '--as', 'bob']);
+    await eventually('T-1 ready again after the restart', async () => (await page.locator('[data-column="ready"] li.card[data-node="T-1"]').count()) === 1, 20_000);
+  });
+
+  it('answers 503 with a hint when the board is not built, and the API keeps working', async () => {
+    const host = new Sandbox();
+    try {
+      const empty = path.join(host.root, 'no-board');
+      mkdirSync(empty);
+      const setup = await initServerRoot(host, 'bare', ['--ui-root', empty]);
+      const server = await startServer(host, setup.config, setup.env);
+      try {
+        const answer = await page.goto(`${server.origin}/projects/anything`);
+        expect(answer!.status()).to.equal(503);
+        expect(await page.textContent('body')).to.contain('not built').and.contain('npm run build:ui');
+        const login = await request(server.origin, 'POST', '/v1/auth/login', { body: { password: setup.env.TASKDAG_SERVER_PASSWORD } });
+        expect(login.status).to.equal(200);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      host.remove();
+    }
+  });
+});
