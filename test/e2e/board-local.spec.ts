@@ -116,6 +116,7 @@ describe('the local board in Chromium (taskdag ui)', function () {
     expect(await detail.locator('section[aria-label="Notes"]').textContent()).to.contain('Waits for the schema decision');
     expect(await detail.locator('section[aria-label="History"] li.entry').allTextContents()).to.satisfy((entries: string[]) => entries.some((entry) => entry.includes('add-task')));
     await page.goto(`${origin}/projects/${project}/nodes/T-schema`);
+    await page.locator('article.node-detail[data-node="T-schema"]').waitFor();
     expect(await page.locator('section[aria-label="Blocks"] li.card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-node')))).to.deep.equal(['T-api']);
   });
 

@@ -29,7 +29,8 @@ function documented(method: string, route: string, answer: HttpAnswer): HttpAnsw
 
 export async function startApiServer(extraEnv: Record<string, string> = {}): Promise<ApiServer> {
   const sandbox = new Sandbox();
-  const { root, config, env } = await initServerRoot(sandbox);
+  // No board is built at its UI root: the API must not depend on one, and the 503 hint is tested on it.
+  const { root, config, env } = await initServerRoot(sandbox, 'srv', ['--ui-root', path.join(sandbox.root, 'no-board')]);
   const server = await startServer(sandbox, config, { ...env, ...extraEnv });
   const bearer = (await login(server.origin, env.TASKDAG_SERVER_PASSWORD!)).json.bearer as string;
   const auth = { Authorization: `Bearer ${bearer}` };
