@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { BoardHost } from '../../application/ports/board-host.js';
 import type { SystemPorts } from '../../application/server/system-ports.js';
 import { NodeHostFiles } from '../../adapters/server/node-host-files.js';
+import { openInBrowser } from '../../adapters/system-browser.js';
 import { TcpBindProbe } from '../../adapters/server/tcp-bind-probe.js';
 import { TweetnaclSecretSource } from '../../adapters/server/tweetnacl-secret-source.js';
 import { loadServerRuntime } from './server-runtime.js';
@@ -26,22 +26,6 @@ export function serverHostPorts(home: string): SystemPorts {
 function localBoard(home: string): BoardHost {
   return {
     serve: (options) => loadServerRuntime().serveBoard({ ...options, home }),
-    open: (url) => openInBrowser(url),
+    open: (url) => openInBrowser(url, process.env),
   };
-}
-
-/**
- * `$BROWSER` when set (the convention xdg-open and Python's webbrowser follow; tests point it at a
- * script), else the platform's opener. Detached: the browser outlives nothing of ours.
- */
-function openInBrowser(url: string): Promise<string | null> {
-  const command = process.env.BROWSER || (process.platform === 'darwin' ? 'open' : 'xdg-open');
-  return new Promise((resolve) => {
-    const child = spawn(command, [url], { detached: true, stdio: 'ignore' });
-    child.once('error', (error: NodeJS.ErrnoException) => resolve(`${command}: ${error.code ?? error.message}`));
-    child.once('spawn', () => {
-      child.unref();
-      resolve(null);
-    });
-  });
 }
