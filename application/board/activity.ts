@@ -15,8 +15,9 @@ export type Activity = Static<typeof activitySchema>;
 
 /**
  * The project's feed: log entries newest first, a page at a time. `before` (a revision) pages
- * back; `limit` is at most MAX_ACTIVITY. A page never hides that it is cut: `total` and
- * `next_before` say what else there is.
+ * back; `limit` is at most MAX_ACTIVITY, exceeded only to keep the entries of the page's oldest
+ * revision together. A page never hides that it is cut: `total` and `next_before` say what else
+ * there is.
  */
 export function activity(log: readonly LogEntry[], options: { limit?: number; before?: number }): Activity {
   const limit = options.limit ?? DEFAULT_ACTIVITY;
@@ -28,7 +29,10 @@ export function activity(log: readonly LogEntry[], options: { limit?: number; be
   }
   let end = log.length;
   if (options.before !== undefined) while (end > 0 && log[end - 1]!.revision >= options.before) end -= 1;
-  const start = Math.max(0, end - limit);
+  let start = Math.max(0, end - limit);
+  // A page ends on a whole revision: one transaction (a batch) may have written many entries, and
+  // the next page starts below this revision, so none of them may be left out.
+  while (start > 0 && log[start - 1]!.revision === log[start]!.revision) start -= 1;
   const entries = log.slice(start, end).reverse();
   return { entries, total: log.length, next_before: start > 0 ? log[start]!.revision : null };
 }

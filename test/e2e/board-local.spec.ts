@@ -179,6 +179,23 @@ describe('the local board in Chromium (taskdag ui)', function () {
         expect(await page.locator('[data-column="ready"] .cut .count').textContent()).to.equal('50 of 130');
         await page.locator('[data-column="ready"] .cut button').click();
         expect(await page.locator('[data-column="ready"] .cut .count').textContent()).to.equal('100 of 130');
+
+        // The activity pages back with the `before` cursor to the first entry, without gaps or repeats
+        // (the batch wrote 130 entries under one revision).
+        await page.goto(`${second.origin}/projects/${project_id}/activity`);
+        const count = page.locator('.activity h2 .count');
+        await count.waitFor();
+        const total = Number(/ of (\d+)$/.exec((await count.textContent())!)![1]);
+        expect(total).to.equal((await many.ok(['state'])).log.length);
+        while ((await page.locator('.activity button').count()) > 0) {
+          const shown = await page.locator('.activity li.entry').count();
+          await page.locator('.activity button').click();
+          await eventually('an older page of the activity', async () => (await page.locator('.activity li.entry').count()) > shown);
+        }
+        expect(await count.textContent()).to.equal(`${total} entries`);
+        const revisions = await page.locator('.activity li.entry').evaluateAll((entries) => entries.map((entry) => Number(entry.getAttribute('data-revision'))));
+        expect(revisions).to.have.length(total);
+        expect(revisions).to.deep.equal([...revisions].sort((a, b) => b - a));
       } finally {
         await second.stop();
       }

@@ -49,6 +49,21 @@ describe('board views (the read routes of the web board)', () => {
     }
   });
 
+  it('activity: a page keeps the entries of its oldest revision together, so paging back loses none of a batch', () => {
+    const revisions = [1, 2, 3, 3, 3, 3, 4, 5];
+    const log = revisions.map((revision, index) => ({ revision, at: AT, by: 'a', op: `op-${index}`, node: null })) as LogEntry[];
+    const seen: string[] = [];
+    let before: number | undefined;
+    for (;;) {
+      const page = activity(log, { limit: 3, ...(before === undefined ? {} : { before }) });
+      seen.push(...page.entries.map((entry) => entry.op));
+      if (page.next_before === null) break;
+      before = page.next_before;
+    }
+    expect(seen).to.deep.equal(log.map((entry) => entry.op).reverse());
+    expect(activity(log, { limit: 3 }).entries.map((entry) => entry.revision)).to.deep.equal([5, 4, 3, 3, 3, 3]);
+  });
+
   it('catalog: an unreadable project stays listed with neutral counters and its error', async () => {
     const stores = {
       list: async () => ['b', 'a'],

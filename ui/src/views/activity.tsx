@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { activity, ApiError } from '../api';
 import { nodeHref } from '../routes';
-import type { LogEntry } from '../types';
+import type { ActivityPage, LogEntry } from '../types';
 import { ErrorBox } from './common';
 
 const PAGE = 50;
@@ -17,21 +17,25 @@ export function EntryLine({ project, entry }: { project: string; entry: LogEntry
   );
 }
 
-/** The project's log, newest first, a page at a time; "N of M" says how much is shown. */
+/**
+ * The project's log, newest first: the newest page follows the live revision; older pages are
+ * fetched on demand with the `before` cursor, as far back as the log goes (a new revision starts
+ * again from the newest page). "N of M" says how much is shown.
+ */
 export function ActivityView({ project, revision }: { project: string; revision: number }) {
-  const [entries, setEntries] = useState<LogEntry[]>([]);
-  const [total, setTotal] = useState(0);
-  const [next, setNext] = useState<number | null>(null);
-  const [pages, setPages] = useState(1);
+  const [newest, setNewest] = useState<ActivityPage | null>(null);
+  const [older, setOlder] = useState<LogEntry[]>([]);
+  const [cursor, setCursor] = useState<number | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   useEffect(() => {
     let stopped = false;
-    activity(project, null, PAGE * pages).then(
+    activity(project, null, PAGE).then(
       (page) => {
         if (stopped) return;
-        setEntries(page.entries);
-        setTotal(page.total);
-        setNext(page.next_before);
+        // A new revision starts the feed afresh: older pages kept across it could leave a gap.
+        setNewest(page);
+        setOlder([]);
+        setCursor(null);
         setError(null);
       },
       (failure: ApiError) => !stopped && setError(failure),
@@ -39,23 +43,40 @@ export function ActivityView({ project, revision }: { project: string; revision:
     return () => {
       stopped = true;
     };
-  }, [project, revision, pages]);
+  }, [project, revision]);
   if (error) return <ErrorBox error={error} />;
+  if (!newest) return <p class="loading">Loading the activity…</p>;
+  const entries = mergeNewestFirst(newest.entries, older);
+  const next = older.length === 0 ? newest.next_before : cursor;
+  const loadOlder = () =>
+    activity(project, next, PAGE).then(
+      (page) => {
+        setOlder((kept) => [...kept, ...page.entries]);
+        setCursor(page.next_before);
+      },
+      (failure: ApiError) => setError(failure),
+    );
   return (
     <section class="activity">
       <h2>
-        Activity <span class="count">{entries.length === total ? `${total} entries` : `${entries.length} of ${total}`}</span>
+        Activity <span class="count">{entries.length === newest.total ? `${newest.total} entries` : `${entries.length} of ${newest.total}`}</span>
       </h2>
       <ol class="feed">
         {entries.map((entry) => (
           <EntryLine project={project} entry={entry} />
         ))}
       </ol>
-      {next !== null && PAGE * pages < 500 ? (
-        <button type="button" onClick={() => setPages(pages + 1)}>
+      {next !== null ? (
+        <button type="button" onClick={loadOlder}>
           Show {PAGE} older
         </button>
       ) : null}
     </section>
   );
+}
+
+/** The newest page and the older pages as one list, newest first, each revision once. */
+function mergeNewestFirst(newest: LogEntry[], older: LogEntry[]): LogEntry[] {
+  const oldestShown = newest.at(-1)?.revision ?? Number.POSITIVE_INFINITY;
+  return [...newest, ...older.filter((entry) => entry.revision < oldestShown)];
 }
