@@ -13,7 +13,7 @@ import { DEFAULT_SETTINGS } from '../../application/server/server-settings.js';
 import { fileServices } from '../local-services.js';
 
 /** How often the local board looks for commits other processes made (a CLI mutation shows within a second). */
-const WATCH_MS = 200;
+const WATCH_MS = 100;
 const LOOPBACK = '127.0.0.1';
 
 /**
