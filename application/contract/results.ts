@@ -152,6 +152,7 @@ export const snapshotMetadataSchema = object({
       'For a state that did not load: the other raw files kept beside it, each with its size and digest',
     ),
   ),
+  plugins: optional(object({ bytes: integer(), sha256: string() }, { description: 'When the state had policy plugins: the size and digest of their table and data, kept beside it' })),
 });
 
 export const logEntrySchema = object(
