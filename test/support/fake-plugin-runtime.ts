@@ -1,6 +1,13 @@
 import { DomainError } from '../../domain/errors.js';
 import type { InstalledPlugin, PluginData, PluginDecision, PluginRequest } from '../../domain/plugins.js';
 import type { PluginDeclaration, PluginRuntime } from '../../application/ports/plugin-runtime.js';
+import path from 'node:path';
+
+/** The example plugins shipped in examples/plugins/. */
+export const EXAMPLES = path.resolve(__dirname, '../../../examples/plugins');
+export const RESTORE_GUARD = path.join(EXAMPLES, 'restore-guard.js');
+export const WIP_LIMIT = path.join(EXAMPLES, 'wip-limit.js');
+const EXAMPLE_PLUGINS = [RESTORE_GUARD, WIP_LIMIT];
 
 /** A plugin held in memory: what a module would export. */
 export interface FakePlugin {
@@ -15,7 +22,8 @@ export interface FakePlugin {
  * what the plugin saw. A module that is not there is PLUGIN_RUNTIME_UNAVAILABLE, as with Node.
  */
 export class FakePluginRuntime implements PluginRuntime {
-  readonly modules = new Map<string, FakePlugin>();
+  /** The example plugins (examples/plugins/) are there from the start, under their real paths. */
+  readonly modules = new Map<string, FakePlugin>(EXAMPLE_PLUGINS.map((module) => [module, require(module) as FakePlugin]));
   readonly asked: { plugin: string; request: PluginRequest }[] = [];
 
   declaration(module: string, cwd: string): PluginDeclaration & { module: string } {
