@@ -11,7 +11,7 @@ import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
 import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
-import { isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
+import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
 
@@ -117,6 +117,7 @@ export class FsProjectStore implements ProjectStore {
       const rewritten = await work(current);
       if (!rewritten.state) return rewritten.result;
       this.assertReplaceable(rewritten.state, current);
+      assertPluginTable(rewritten.plugins ?? {}, this.location);
       if (current.kind === 'unreadable' && this.snapshots.taken === snapshotsBefore) {
         await this.snapshots.take('corrupt-recovery', current, new Date().toISOString());
       }

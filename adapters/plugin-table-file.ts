@@ -49,6 +49,12 @@ export function readPluginTable(files: FileSystem, location: string, ledgerFile:
   return table as PluginTable;
 }
 
+/** A table that would not load is refused (STORAGE_ERROR, EINVALID) before anything is written. */
+export function assertPluginTable(table: PluginTable, location: string): void {
+  const problem = pluginTableProblem(table);
+  if (problem) throw invalidFile(path.join(location, 'plugins.<generation>.json'), problem);
+}
+
 /** Writes the table of a new generation, durably, before its checkpoint; an empty table is no file. */
 export function writePluginTable(files: FileSystem, location: string, ledgerFile: string, table: PluginTable): void {
   if (Object.keys(table).length === 0) return;

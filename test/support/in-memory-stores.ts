@@ -1,7 +1,7 @@
 import { applyChangeSet } from '../../domain/change-set.js';
 import { DomainError } from '../../domain/errors.js';
 import type { Graph, State } from '../../domain/model.js';
-import type { PluginTable } from '../../domain/plugins.js';
+import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
 import { stateProblem } from '../../domain/state-shape.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
 import type { SnapshotMetadata, SnapshotReason, SnapshotStore } from '../../application/ports/snapshot-store.js';
@@ -78,7 +78,7 @@ export class InMemoryProjectStore implements ProjectStore {
   }
 
   private store(state: State, plugins: PluginTable): void {
-    const problem = stateProblem(state);
+    const problem = stateProblem(state) ?? pluginTableProblem(plugins);
     if (problem) throw new DomainError('STORAGE_ERROR', problem, { cause: 'EINVALID' });
     this.current = { kind: 'valid', state: structuredClone(state), plugins: structuredClone(plugins) };
   }
