@@ -1,17 +1,9 @@
 import { DomainError } from '../domain/errors.js';
 import type { AgentName } from '../domain/model.js';
 import { withPluginChange, type PluginChange, type PluginTable } from '../domain/plugins.js';
-import { array, anyJson, integer, object, string } from './contract/schema.js';
+import { installedPluginSchema } from './contract/results.js';
+import { array, integer, object } from './contract/schema.js';
 import type { HostServices } from './operation.js';
-
-export const installedPluginSchema = object({
-  name: string('What the plugin declares as its name'),
-  module: string('The absolute path of its module'),
-  api_version: integer('The plugin API version it implements'),
-  installed_at: string('When it was installed (ISO 8601 UTC with milliseconds)'),
-  installed_by: string('The agent who installed it'),
-  data: anyJson('Its JSON data (null when none was given)'),
-});
 
 export const pluginChangeResult = object({
   plugin: installedPluginSchema,

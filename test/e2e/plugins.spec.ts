@@ -295,4 +295,27 @@ describe('policy plugins and a server', function () {
     expect(plugin).to.include({ name: 'wip-limit' });
     expect(plugin.data).to.deep.equal({ limit: 1 });
   });
+
+  it("the server's plugins decide on a push: a refused push changes nothing on either side", async () => {
+    const client = await linkedClient(linked);
+    clients.push(client);
+    const config = JSON.parse(readFileSync(path.join(client.checkout, '.taskdag.json'), 'utf8'));
+    const local = () => writeFileSync(path.join(client.checkout, '.taskdag.json'), JSON.stringify({ project_id: config.project_id }));
+    const linkedAgain = () => writeFileSync(path.join(client.checkout, '.taskdag.json'), JSON.stringify(config));
+    const frozen = writePlugin(client, 'frozen.js', `module.exports = { name: 'frozen', apiVersion: 1, decide: (request) => request.operation === 'push' ? { allow: false, reason: 'this project is frozen' } : { allow: true } };`);
+    local();
+    await client.ok(['init']);
+    await client.ok(['plugin', 'add', frozen, '--as', 'alice']);
+    linkedAgain();
+    await client.ok(['push', '--as', 'alice']);
+    local();
+    await client.ok(['add-initiative', 'later', '--as', 'alice']);
+    linkedAgain();
+    const remoteBefore = await client.ok(['state']);
+    const refused = await client.run(['push', '--as', 'alice']);
+    expect(refused.code, refused.stdout).to.equal(1);
+    expect(refused.json.error.code).to.equal('PLUGIN_REFUSED');
+    expect(refused.json.error.details).to.include({ plugin: 'frozen', operation: 'push', agent: 'alice', reason: 'this project is frozen' });
+    expect(await client.ok(['state'])).to.deep.equal(remoteBefore);
+  });
 });
