@@ -220,6 +220,20 @@ describe('policy plugins', function () {
     });
   });
 
+  describe('a damaged plugin table', () => {
+    it('is the state\'s own damage: STORAGE_ERROR naming the file; init keeps it in a corrupt-recovery snapshot', async () => {
+      await sandbox.ok(['plugin', 'add', RESTORE_GUARD, '--as', 'alice']);
+      const table = path.join(stateDir(), readdirSync(stateDir()).find((name) => name.startsWith('plugins.'))!);
+      writeFileSync(table, '{"restore-guard": ');
+      const error = await expectFailure(['take', 'T-1', '--as', 'bob'], 'STORAGE_ERROR');
+      expect(error.details).to.include({ cause: 'EINVALID', path: table });
+      const recovered = await sandbox.ok(['init']);
+      expect(recovered.snapshot.reason).to.equal('corrupt-recovery');
+      expect(recovered.snapshot.raw_files.map((file: { name: string }) => file.name)).to.include(`${recovered.snapshot.id}.${path.basename(table)}`);
+      expect((await sandbox.ok(['plugin', 'list'])).plugins).to.deep.equal([]);
+    });
+  });
+
   describe('plugin data travels with the state', () => {
     it('snapshots keep the plugin table and data; restore brings them back; a damaged one is refused whole', async () => {
       await sandbox.ok(['plugin', 'add', WIP_LIMIT, '--data', '{"limit":1}', '--as', 'alice']);
