@@ -4,6 +4,7 @@ import type { Action } from '../domain/permissions.js';
 import {
   assertSupportedApi,
   claimsOf,
+  claimsWith,
   pluginRefusal,
   pluginsInOrder,
   type PluginTable,
@@ -103,13 +104,15 @@ export function actionsPluginsAllow(
   services: { runtime: PluginRuntimeSource; registry: OperationRegistry; ids: GraphContext['ids'] },
 ): Action[] {
   if (actions.length === 0 || pluginsInOrder(table).length === 0) return actions;
+  // One scan of the claims for every action: each preview adjusts it by the nodes it touched.
+  const claims = claimsOf(view.graph);
   return actions.filter((action) => {
     const operation = services.registry.get(action) as GraphOperation;
     const draft = new GraphDraft(view.graph, view.now, view.agent);
     try {
       const args = operation.parse(previewArgs(action, id, view.graph));
       const { touched } = draft.tracking(() => operation.run({ draft, ids: services.ids, log: [] }, args));
-      enforcePolicy(services.runtime, table, () => ({ ...questionAbout(action, args, view.agent, touched, draft.graph), preview: true }));
+      enforcePolicy(services.runtime, table, () => ({ operation: action, args, agent: view.agent, nodes: touched, claims: claimsWith(claims, touched), preview: true }));
       return true;
     } catch {
       return false;

@@ -100,9 +100,32 @@ export function pluginsInOrder(table: PluginTable): InstalledPlugin[] {
 export function claimsOf(graph: Graph): Record<AgentName, NodeId[]> {
   const claims: Record<AgentName, NodeId[]> = {};
   for (const node of Object.values(graph.nodes)) {
-    if (isTask(node) && node.status === 'in_progress' && node.claim) (claims[node.claim.by] ??= []).push(node.id);
+    const holder = inProgressBy(node);
+    if (holder !== null) (claims[holder] ??= []).push(node.id);
   }
   return claims;
+}
+
+/**
+ * `claims` once the `touched` nodes are as they are now: each touched task's claim as it was is
+ * dropped and its claim as it is added, so a claim count follows a change without a new scan.
+ */
+export function claimsWith(claims: Record<AgentName, NodeId[]>, touched: TouchedNode[]): Record<AgentName, NodeId[]> {
+  const result: Record<AgentName, NodeId[]> = { ...claims };
+  for (const { id, before } of touched) {
+    const holder = inProgressBy(before);
+    if (holder !== null) result[holder] = (result[holder] ?? []).filter((held) => held !== id);
+  }
+  for (const { id, after } of touched) {
+    const holder = inProgressBy(after);
+    if (holder !== null) result[holder] = [...(result[holder] ?? []), id];
+  }
+  for (const holder of Object.keys(result)) if (result[holder]!.length === 0) delete result[holder];
+  return result;
+}
+
+function inProgressBy(node: GraphNode | null): AgentName | null {
+  return node !== null && isTask(node) && node.status === 'in_progress' && node.claim ? node.claim.by : null;
 }
 
 /** Why a stored plugin table cannot be used, or null: the shape every load relies on. */

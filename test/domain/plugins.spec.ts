@@ -3,6 +3,7 @@ import { take } from '../../domain/lifecycle.js';
 import {
   assertSupportedApi,
   claimsOf,
+  claimsWith,
   installedPlugin,
   parsePluginData,
   pluginRefusal,
@@ -58,6 +59,21 @@ describe('policy plugins (domain rules)', () => {
     take(draft, 'T-2');
     draft.actingAs('carol', () => take(draft, 'T-3'));
     expect(claimsOf(draft.graph)).to.deep.equal({ bob: ['T-1', 'T-2'], carol: ['T-3'] });
+  });
+
+  it('follows a change of claims from the nodes it touched, as a new scan would find them', () => {
+    const draft = newDraft('bob');
+    for (const id of ['T-1', 'T-2', 'T-3']) addTask(draft, id);
+    take(draft, 'T-1');
+    draft.actingAs('carol', () => take(draft, 'T-2'));
+    const before = claimsOf(draft.graph);
+    const { touched } = draft.tracking(() => {
+      take(draft, 'T-3');
+      draft.actingAs('orchestrator', () => take(draft, 'T-2'));
+    });
+    expect(claimsWith(before, touched)).to.deep.equal(claimsOf(draft.graph));
+    expect(claimsWith(before, touched)).to.deep.equal({ bob: ['T-1', 'T-3'], orchestrator: ['T-2'] });
+    expect(before).to.deep.equal({ bob: ['T-1'], carol: ['T-2'] });
   });
 
   it('a refusal is PLUGIN_REFUSED naming the plugin, the operation, the agent, the reason and the nodes', () => {
