@@ -141,6 +141,16 @@ describe('policy plugins', function () {
       await sandbox.ok(['take', 'T-3', '--as', 'bob']);
     });
 
+    it('wip-limit holds when agents race: of six processes taking for bob at once, exactly one wins', async () => {
+      for (const id of ['T-4', 'T-5', 'T-6']) await sandbox.ok(task(id));
+      await sandbox.ok(['plugin', 'add', WIP_LIMIT, '--data', '{"limit":1}', '--as', 'alice']);
+      const results = await Promise.all(['T-1', 'T-2', 'T-3', 'T-4', 'T-5', 'T-6'].map((id) => sandbox.run(['take', id, '--as', 'bob'])));
+      expect(results.filter((result) => result.code === 0)).to.have.length(1);
+      expect(results.filter((result) => result.code === 1).map((result) => result.json.error.code)).to.deep.equal(Array(5).fill('PLUGIN_REFUSED'));
+      const status = await sandbox.ok(['status']);
+      expect(status.tasks.in_progress).to.have.length(1);
+    });
+
     it('asks the plugins about each item of a batch: a refused item aborts the batch, nothing is written', async () => {
       await sandbox.ok(['plugin', 'add', WIP_LIMIT, '--data', '{"limit":1}', '--as', 'alice']);
       const plan = JSON.stringify({ operations: [{ op: 'take', args: { id: 'T-1' } }, { op: 'take', args: { id: 'T-2' } }] });

@@ -207,6 +207,17 @@ export function dispatcherContract(name: string, open: () => Promise<DispatcherU
       expect((await run('plugin list', {}, null)).plugins).to.deep.equal([]);
     });
 
+    it('plugins: takes racing past a limit of one have exactly one winner (decided under the lock, or in the group)', async () => {
+      if (sut.remote) return;
+      const ids = ['T-1', 'T-2', 'T-3', 'T-4', 'T-5'];
+      for (const id of ids) await run('add-task', task(id));
+      await run('plugin add', { module: WIP_LIMIT, data: '{"limit":1}' });
+      const outcomes = await Promise.allSettled(ids.map((id) => sut.dispatcher.dispatch({ project: sut.project, operation: 'take', args: { id }, agent: 'bob' })));
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).to.have.length(1);
+      const refusals = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Failure).code] : []));
+      expect(refusals).to.deep.equal(['PLUGIN_REFUSED', 'PLUGIN_REFUSED', 'PLUGIN_REFUSED', 'PLUGIN_REFUSED']);
+    });
+
     it('host: migrate --dry-run reports the project as schema 1 and writes nothing', async () => {
       if (sut.remote) return localOnly('migrate', { dry_run: true }, null);
       const result = await run('migrate', { dry_run: true }, null);
