@@ -318,6 +318,12 @@ describe('policy plugins and a server', function () {
     const [plugin] = (await other.ok(['plugin', 'list'])).plugins;
     expect(plugin).to.include({ name: 'wip-limit' });
     expect(plugin.data).to.deep.equal({ limit: 1 });
+    // A forced push replaces the server's plugin data with the pushing side's (spec 4.5 rule 4).
+    await other.ok(['plugin', 'set-data', 'wip-limit', '--data', '{"limit":2}', '--as', 'carol']);
+    writeFileSync(path.join(other.checkout, '.taskdag.json'), JSON.stringify({ project_id: config.project_id, backend: config.backend }));
+    await other.ok(['push', '--force', '--as', 'carol']);
+    await client.ok(['take', 'T-1', '--as', 'bob']);
+    await client.ok(['take', 'T-2', '--as', 'bob']);
   });
 
   it("the server's plugins decide on a push: a refused push changes nothing on either side", async () => {
