@@ -3,13 +3,15 @@ import path from 'node:path';
 import { DomainError, isDomainError } from '../domain/errors.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import type { Graph, LogEntry, State } from '../domain/model.js';
+import type { PluginTable } from '../domain/plugins.js';
 import type { ProjectLock } from '../application/ports/project-lock.js';
-import type { ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
+import type { PluginReader, ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
 import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
+import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
 
@@ -22,6 +24,8 @@ interface Loaded {
   tail: number;
   /** The checkpoint's own size: rewriting it costs that much, so it is rewritten that much less often. */
   checkpointBytes: number;
+  /** The plugin table of the loaded generation, once something asked for it. */
+  plugins?: PluginTable;
 }
 
 const CHECKPOINT = 'tasks.json';
@@ -71,24 +75,29 @@ export class FsProjectStore implements ProjectStore {
     this.snapshots = new FsSnapshotStore(location, CHECKPOINT, files);
   }
 
-  async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
+  async readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    return read(this.loadCommitted(() => this.load()).graph);
+    const loaded = this.loadCommitted(() => this.load());
+    return read(loaded.graph, this.pluginReader(loaded));
   }
 
-  async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
+  async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    return read(this.loadCommitted(() => this.loadState(this.load())));
+    const { loaded, state } = this.loadCommitted(() => {
+      const loaded = this.load();
+      return { loaded, state: this.loadState(loaded) };
+    });
+    return read(state, this.pluginReader(loaded));
   }
 
-  transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
+  transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
     this.ensureDirectory();
     return this.lock.withLock('exclusive', async () => {
       const loaded = this.load();
       try {
         // A work that answers at once is committed in the same turn: nothing else runs, and
         // so no reader sees, the changed graph before it is durable.
-        const done = work(loaded.graph);
+        const done = work(loaded.graph, this.pluginReader(loaded));
         const { result, changes } = done instanceof Promise ? await done : done;
         if (changes) this.commit(loaded, changes);
         return result;
@@ -105,19 +114,20 @@ export class FsProjectStore implements ProjectStore {
     return this.lock.withLock('exclusive', async () => {
       const current = this.storedState();
       const snapshotsBefore = this.snapshots.taken;
-      const { result, state } = await work(current);
-      if (!state) return result;
-      this.assertReplaceable(state, current);
+      const rewritten = await work(current);
+      if (!rewritten.state) return rewritten.result;
+      this.assertReplaceable(rewritten.state, current);
+      assertPluginTable(rewritten.plugins ?? {}, this.location);
       if (current.kind === 'unreadable' && this.snapshots.taken === snapshotsBefore) {
         await this.snapshots.take('corrupt-recovery', current, new Date().toISOString());
       }
-      this.writeWhole(state);
-      return result;
+      this.writeWhole(rewritten.state, rewritten.plugins ?? {});
+      return rewritten.result;
     });
   }
 
-  async replace(state: State): Promise<void> {
-    await this.rewrite(() => ({ result: undefined, state }));
+  async replace(state: State, plugins: PluginTable = {}): Promise<void> {
+    await this.rewrite(() => ({ result: undefined, state, plugins }));
   }
 
   inspect(): Promise<StoredState> {
@@ -129,7 +139,8 @@ export class FsProjectStore implements ProjectStore {
     const text = this.readCheckpointText();
     if (text === null && this.ledgerFiles().length === 0) return { kind: 'absent' };
     try {
-      return { kind: 'valid', state: this.loadState(this.load()) };
+      const loaded = this.load();
+      return { kind: 'valid', state: this.loadState(loaded), plugins: this.pluginReader(loaded)() };
     } catch (error) {
       // A state that does not parse or whose ledger is gone is unreadable; an OS failure is not.
       const cause = isDomainError(error) ? error.details.cause : undefined;
@@ -173,8 +184,8 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
-  /** Writes a new ledger generation holding the whole log, then the checkpoint that points at it. */
-  private writeWhole(state: State): void {
+  /** Writes a new ledger generation holding the whole log and its plugin table, then the checkpoint that points at them. */
+  private writeWhole(state: State, plugins: PluginTable): void {
     try {
       const { log, ...graph } = state;
       const ledgerFile = `ledger.${this.highestGeneration() + 1}.jsonl`;
@@ -190,6 +201,7 @@ export class FsProjectStore implements ProjectStore {
       const line = encodeRecord(base);
       removeLeftoverTempFiles(this.files, this.location);
       writeFileAtomic(this.files, path.join(this.location, ledgerFile), line);
+      writePluginTable(this.files, this.location, ledgerFile, plugins);
       writeFileAtomic(this.files, this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }));
       this.removeStaleLedgers(ledgerFile);
     } catch (error) {
@@ -319,6 +331,11 @@ export class FsProjectStore implements ProjectStore {
     return bytes ? salvageHeader(bytes) : null;
   }
 
+  /** Reads the loaded generation's plugin table on first call only (kept with a hot state). */
+  private pluginReader(loaded: Loaded): PluginReader {
+    return () => (loaded.plugins ??= readPluginTable(this.files, this.location, loaded.checkpoint.ledger.file));
+  }
+
   private loadState(loaded: Loaded): State {
     return { ...loaded.graph, log: this.readLog(loaded) };
   }
@@ -394,8 +411,11 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
+  /** Stale ledgers go before stale plugin tables: a reader missing a table then sees its ledger gone too. */
   private removeStaleLedgers(current: string): void {
     for (const name of this.ledgerFiles()) if (name !== current) this.files.remove(path.join(this.location, name));
+    const table = pluginFileOf(current);
+    for (const name of this.files.list(this.location)) if (isPluginFile(name) && name !== table) this.files.remove(path.join(this.location, name));
     removeLeftoverTempFiles(this.files, this.location);
     this.files.syncDirectory(this.location);
   }

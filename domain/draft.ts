@@ -4,6 +4,7 @@ import { assertEdgeAllowed, sameEdge } from './edges.js';
 import { DomainError } from './errors.js';
 import { GraphIndex } from './graph-index.js';
 import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note } from './model.js';
+import type { TouchedNode } from './plugins.js';
 
 /** A log entry before the draft stamps it with the revision, time and agent. */
 export interface LogInput {
@@ -28,6 +29,8 @@ export class GraphDraft {
   private readonly logEntries: LogEntry[] = [];
   /** How to put the graph back, change by change, if this draft's work fails (see rollback). */
   private readonly undo: (() => void)[] = [];
+  /** While `tracking` runs: each node it changed, as it was before (null: created). */
+  private touchedBefore: Map<NodeId, GraphNode | null> | null = null;
 
   constructor(
     readonly graph: Graph,
@@ -53,6 +56,24 @@ export class GraphDraft {
     }
   }
 
+  /** Runs `work` and says which nodes it changed, as they were and as they are now (what policy plugins are shown). */
+  tracking<T>(work: () => T): { result: T; touched: TouchedNode[] } {
+    const outer = this.touchedBefore;
+    const before = new Map<NodeId, GraphNode | null>();
+    this.touchedBefore = before;
+    try {
+      const result = work();
+      return { result, touched: [...before].map(([id, was]) => ({ id, before: was, after: this.node(id) ?? null })) };
+    } finally {
+      this.touchedBefore = outer;
+      if (outer) for (const [id, was] of before) if (!outer.has(id)) outer.set(id, was);
+    }
+  }
+
+  private touch(id: NodeId, previous: GraphNode | undefined): void {
+    if (this.touchedBefore && !this.touchedBefore.has(id)) this.touchedBefore.set(id, previous ?? null);
+  }
+
   node(id: NodeId): GraphNode | undefined {
     return Object.hasOwn(this.graph.nodes, id) ? this.graph.nodes[id] : undefined;
   }
@@ -65,6 +86,7 @@ export class GraphDraft {
 
   putNode(node: GraphNode): void {
     const previous = this.node(node.id);
+    this.touch(node.id, previous);
     this.undo.push(() => {
       if (previous) this.graph.nodes[node.id] = previous;
       else delete this.graph.nodes[node.id];
@@ -77,6 +99,7 @@ export class GraphDraft {
   appendNote(node: GraphNode, note: Note): GraphNode {
     const next = { ...node, notes: [...node.notes, note], revision: node.revision + 1, updated_at: this.now };
     const previous = this.node(node.id);
+    this.touch(node.id, previous);
     this.undo.push(() => {
       if (previous) this.graph.nodes[node.id] = previous;
       else delete this.graph.nodes[node.id];

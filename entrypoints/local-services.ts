@@ -9,6 +9,8 @@ import { nodeFileSystem } from '../adapters/file-system.js';
 import { stateDirectoryLock } from '../adapters/flock-project-lock.js';
 import { FsProjectStoreFactory } from '../adapters/fs-project-store.js';
 import { KernelRandomIdSource } from '../adapters/kernel-random-id-source.js';
+import { NodePluginRuntime } from '../adapters/node-plugin-runtime.js';
+import type { PluginRuntime } from '../application/ports/plugin-runtime.js';
 import { SystemClock } from '../adapters/system-clock.js';
 import { serverHostPorts } from './cli/server-host.js';
 
@@ -32,7 +34,14 @@ export function fileServices(home: string, cwd = process.cwd(), options: FileSer
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),
     host: { cwd, system: serverHostPorts, client: options.client ?? noClient },
+    plugins: pluginRuntimeOnFirstUse(),
   };
+}
+
+/** The plugin runtime, made when a project with plugins first needs it. */
+function pluginRuntimeOnFirstUse(): () => PluginRuntime {
+  let runtime: PluginRuntime | null = null;
+  return () => (runtime ??= new NodePluginRuntime());
 }
 
 /** The library and the server run no checkout's remote commands. */

@@ -78,7 +78,7 @@ function projectRouters(config: ServerConfig, settings: ServerSettings, shutdown
   const projects = new KnownProjects(stores);
   return [
     projectRoutes({ dispatcher, registry, stores, clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes, projects }),
-    transferRoutes({ stores, clock, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
+    transferRoutes({ stores, clock, plugins: services.plugins, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
   ];
 }
 
