@@ -1,5 +1,8 @@
 import fs from 'graceful-fs';
 import type { Graph, GraphNode, NodeId } from '../domain/model.js';
+import { StatusIndex } from '../domain/status-index.js';
+import { headRows, headsOf } from './head-rows.js';
+import { lazyNodeMap, nodeIds, plainNodes, rawNode, type NodeSpan } from './lazy-nodes.js';
 import { assertGraphHeaderShape, assertNodeShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
@@ -17,45 +20,124 @@ export interface Checkpoint {
 const MAGIC = 'TDCK1 ';
 const PREFIX_BYTES = MAGIC.length + 12 + 1;
 const NEWLINE = Buffer.from('\n');
+const CHECKPOINT_MEMBER = '"checkpoint":';
+const NODES_LINE = '"nodes":{\n';
+const END = '}}\n';
+
+/** The checkpoint's own member: where its log is, and how its node lines are laid out. */
+interface CheckpointMember {
+  note: string;
+  ledger: LedgerRef;
+  /** Node ids in file order, and where each node's JSON ends, counted from the first node line. */
+  ids: NodeId[];
+  ends: number[];
+  /** Each node's StatusIndex head, in the order of `ids` (see head-rows.ts); absent in older files. */
+  heads?: unknown;
+}
 
 /**
- * The checkpoint file: a fixed-size prefix giving the header's length; a JSON header (the graph
- * without its nodes, the ledger position, node ids, where each node's line ends, and the length
- * of a section kept empty: files written before plain loading held node heads there); that
- * section; then one JSON line per node.
+ * The checkpoint file: one JSON document, the state of spec 2.1 with its log kept in the ledger
+ * (`log` is empty here) and one member more, `checkpoint`. It is laid out in lines so a reader can
+ * take what it needs without parsing the rest: line 1 holds the scalar fields, initiatives, edges
+ * and the empty log; line 2 the `checkpoint` member (the ledger position and every node's id and
+ * end offset); then `"nodes":{` and one line per node. `jq . tasks.json` reads it whole.
  */
 export function encodeCheckpoint(graph: Graph, ledger: LedgerRef): Buffer {
-  const ids = Object.keys(graph.nodes);
+  const ids = nodeIds(graph.nodes);
   const lines: Buffer[] = [];
   const ends: number[] = [];
   let offset = 0;
-  for (const id of ids) {
-    const line = Buffer.from(JSON.stringify(graph.nodes[id]));
-    lines.push(line, NEWLINE);
-    offset += line.length;
+  ids.forEach((id, position) => {
+    const key = Buffer.from(`${JSON.stringify(id)}:`);
+    const value = rawNode(graph.nodes, id) ?? Buffer.from(JSON.stringify(graph.nodes[id]));
+    const last = position === ids.length - 1;
+    lines.push(key, value, last ? NEWLINE : Buffer.from(',\n'));
+    offset += key.length + value.length;
     ends.push(offset);
-    offset += 1;
-  }
-  const { nodes: _nodes, ...rest } = graph;
-  const header = Buffer.from(JSON.stringify({ ...rest, ledger, ids, ends, head_bytes: 0 }));
-  const prefix = Buffer.from(`${MAGIC}${String(header.length).padStart(12, '0')}\n`);
-  return Buffer.concat([prefix, header, NEWLINE, NEWLINE, ...lines]);
+    offset += last ? 1 : 2;
+  });
+  const { nodes: _nodes, version, fence_generation, revision, initiatives, edges } = graph;
+  const head = JSON.stringify({ version, fence_generation, revision, initiatives, edges, log: [] });
+  const member: CheckpointMember = { note: noteFor(ledger), ledger, ids, ends, heads: headRows(graph, ids) };
+  return Buffer.concat([
+    Buffer.from(`${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${JSON.stringify(member)},\n${NODES_LINE}`),
+    ...lines,
+    Buffer.from(END),
+  ]);
+}
+
+function noteFor(ledger: LedgerRef): string {
+  return `The graph as of byte ${ledger.bytes} of ${ledger.file}. The log is kept there, one record per committed change set (jq .change.log ${ledger.file}); docs/storage.md.`;
+}
+
+/** Reads a checkpoint whole, every node parsed (tools and tests; the store reads nodes lazily). */
+export function readCheckpoint(path: string): Checkpoint {
+  const checkpoint = decodeCheckpoint(fs.readFileSync(path), path);
+  return { ...checkpoint, graph: { ...checkpoint.graph, nodes: plainNodes(checkpoint.graph.nodes) } };
 }
 
 /**
- * Reads the whole file and parses every node into plain objects: what it returns outlives the
- * file and the lock, and survives `structuredClone`.
+ * The graph a checkpoint holds, its nodes parsed as they are read (see lazy-nodes.ts). Everything
+ * else (the layout, the header's shape) is checked now: a damaged file fails here, whatever the
+ * command reads.
  */
-export function readCheckpoint(path: string): Checkpoint {
-  return decodeCheckpoint(fs.readFileSync(path), path);
+export function decodeCheckpoint(bytes: Buffer, path: string): Checkpoint {
+  if (bytes.toString('latin1', 0, MAGIC.length) === MAGIC) return decodeLegacyCheckpoint(bytes, path);
+  const size = bytes.length;
+  if (size === 0) throw invalidFile(path, 'it is empty');
+  const headEnd = bytes.indexOf(0x0a);
+  const memberEnd = headEnd < 0 ? -1 : bytes.indexOf(0x0a, headEnd + 1);
+  if (memberEnd < 0 || bytes[headEnd - 1] !== 0x2c) throw invalidFile(path, notACheckpoint(bytes.toString('latin1', 0, 64)));
+  const head = parseFragment(bytes, 0, headEnd, path, 'its first line');
+  const member = parseFragment(bytes, headEnd + 1, memberEnd, path, 'its checkpoint line');
+  const { log, ...graphFields } = head as Record<string, unknown>;
+  assertGraphHeaderShape({ ...graphFields, nodes: {} }, path);
+  if (!Array.isArray(log) || log.length !== 0) throw invalidFile(path, 'its log is not the empty list a checkpoint keeps (the log is in the ledger)');
+  const checkpoint = (member as { checkpoint?: Partial<CheckpointMember> }).checkpoint;
+  if (typeof checkpoint !== 'object' || checkpoint === null) throw invalidFile(path, 'its second line is not the checkpoint member');
+  const sectionStart = memberEnd + 1 + NODES_LINE.length;
+  if (bytes.toString('latin1', memberEnd + 1, sectionStart) !== NODES_LINE) throw invalidFile(path, 'its nodes do not start on the third line');
+  const layout = assertLayout(checkpoint.ids, checkpoint.ends, size - sectionStart - END.length, path);
+  if (bytes.toString('latin1', size - END.length) !== END) throw invalidFile(path, 'it is truncated or has trailing bytes');
+  const spans = nodeSpans(bytes, sectionStart, layout, path);
+  const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes'>), nodes: lazyNodeMap(bytes, spans, path) };
+  const heads = headsOf(checkpoint.heads, layout.ids);
+  if (heads) StatusIndex.seed(graph, heads);
+  return { graph, ledger: assertLedgerRef(checkpoint.ledger, path) };
 }
 
-export function decodeCheckpoint(bytes: Buffer, path: string): Checkpoint {
+/** One line of the document (`{...,` or `"member":...,`) parsed as an object of its members. */
+function parseFragment(bytes: Buffer, start: number, end: number, path: string, what: string): Record<string, unknown> {
+  const text = bytes.toString('utf8', start, end);
+  if (!text.endsWith(',')) throw invalidFile(path, `${what} does not end a member`);
+  try {
+    const value: unknown = JSON.parse(`${text.startsWith('{') ? '' : '{'}${text.slice(0, -1)}}`);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // Reported below.
+  }
+  throw invalidFile(path, `${what} is not JSON`);
+}
+
+/** Where each node's JSON is, checking that every line ends where the layout says. */
+function nodeSpans(bytes: Buffer, sectionStart: number, layout: { ids: NodeId[]; ends: number[] }, path: string): Map<NodeId, NodeSpan> {
+  const spans = new Map<NodeId, NodeSpan>();
+  let lineStart = sectionStart;
+  layout.ids.forEach((id, position) => {
+    const end = sectionStart + layout.ends[position]!;
+    const last = position === layout.ids.length - 1;
+    if (last ? bytes[end] !== 0x0a : bytes[end] !== 0x2c || bytes[end + 1] !== 0x0a) throw invalidFile(path, 'its node offsets do not match its node lines');
+    spans.set(id, { key: lineStart, start: lineStart + id.length + 3, end });
+    lineStart = end + 2;
+  });
+  return spans;
+}
+
+/** Reads the TDCK1 checkpoints written before `tasks.json` was a JSON document again: a header line, then node lines. */
+function decodeLegacyCheckpoint(bytes: Buffer, path: string): Checkpoint {
   const size = bytes.length;
   const prefix = bytes.toString('latin1', 0, Math.min(size, PREFIX_BYTES));
-  if (prefix.length < PREFIX_BYTES || !prefix.startsWith(MAGIC) || !/^\d{12}\n$/.test(prefix.slice(MAGIC.length))) {
-    throw invalidFile(path, size === 0 ? 'it is empty' : notACheckpoint(prefix));
-  }
+  if (prefix.length < PREFIX_BYTES || !/^\d{12}\n$/.test(prefix.slice(MAGIC.length))) throw invalidFile(path, 'it does not start with a checkpoint header');
   const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
   if (PREFIX_BYTES + headerLength + 1 > size) throw invalidFile(path, 'it is truncated inside its header');
   let header: Record<string, unknown>;
@@ -105,24 +187,30 @@ function lineAt(section: Buffer, ends: number[], position: number): Buffer {
   return section.subarray(position === 0 ? 0 : ends[position - 1]! + 1, ends[position]!);
 }
 
-/** What a damaged checkpoint's header still tells, if its header is intact: for salvage, never for loading. */
+/** What a damaged checkpoint's first lines still tell, if they are intact: for salvage, never for loading. */
 export function salvageHeader(bytes: Buffer): { revision?: unknown; fence_generation?: unknown; ledger?: { file?: unknown } } | null {
   try {
     const prefix = bytes.toString('latin1', 0, PREFIX_BYTES);
-    if (!prefix.startsWith(MAGIC)) return null;
-    const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
-    const header: unknown = JSON.parse(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
-    return typeof header === 'object' && header !== null ? header : null;
+    if (prefix.startsWith(MAGIC)) {
+      const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
+      const header: unknown = JSON.parse(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
+      return typeof header === 'object' && header !== null ? header : null;
+    }
+    const headEnd = bytes.indexOf(0x0a);
+    const memberEnd = bytes.indexOf(0x0a, headEnd + 1);
+    const head = JSON.parse(`${bytes.toString('utf8', 0, headEnd - 1)}}`) as Record<string, unknown>;
+    const member = memberEnd < 0 ? null : (JSON.parse(`{${bytes.toString('utf8', headEnd + 1, memberEnd - 1)}}`) as { checkpoint?: { ledger?: { file?: unknown } } });
+    return { revision: head.revision, fence_generation: head.fence_generation, ...(member?.checkpoint?.ledger ? { ledger: member.checkpoint.ledger } : {}) };
   } catch {
     return null;
   }
 }
 
-/** A JSON document here is a state from before schema 1 (or a hand edit): say how to import it. */
+/** A document not laid out as a checkpoint is a state from before schema 1 (or a hand edit): say how to import it. */
 function notACheckpoint(start: string): string {
   return start.trimStart().startsWith('{')
-    ? 'it is a JSON document, not a schema-1 checkpoint (a project written before schema 1? run taskdag migrate --dry-run)'
-    : 'it does not start with a checkpoint header';
+    ? 'it is a JSON document but not a checkpoint laid out in lines (a project written before schema 1? run taskdag migrate --dry-run)'
+    : 'it does not start with a checkpoint';
 }
 
 function assertLayout(ids: unknown, ends: unknown, sectionBytes: number, path: string): { ids: NodeId[]; ends: number[] } {

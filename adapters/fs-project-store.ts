@@ -9,6 +9,7 @@ import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durabl
 import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
 import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
+import { plainNodes } from './lazy-nodes.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
@@ -44,8 +45,8 @@ function checkpointDue(loaded: Loaded, tail: number, hot: boolean): boolean {
  * history. An invalid last record (a crash mid-append) is ignored on read and cut off by the next
  * writer; an invalid record followed by valid ones is damage, reported and never cut. Replacing the state whole writes a new ledger
  * under a new name and then the checkpoint that points at it; that rename is the commit.
- * Snapshots live beside the state, in `snapshots/`. Everything read is plain data, parsed whole
- * under the lock, so it outlives the lock and survives `structuredClone`.
+ * Snapshots live beside the state, in `snapshots/`. Nodes are parsed as they are read, into plain
+ * objects that outlive the file and survive `structuredClone` (see lazy-nodes.ts).
  */
 export class FsProjectStore implements ProjectStore {
   private readonly checkpointFile: string;
@@ -320,7 +321,8 @@ export class FsProjectStore implements ProjectStore {
   }
 
   private loadState(loaded: Loaded): State {
-    return { ...loaded.graph, log: this.readLog(loaded) };
+    // A whole state is handed out whole: every node parsed, nothing lazy behind it.
+    return { ...loaded.graph, nodes: plainNodes(loaded.graph.nodes), log: this.readLog(loaded) };
   }
 
   private readLog(loaded: Loaded): LogEntry[] {

@@ -1,0 +1,113 @@
+import type { GraphNode, NodeId } from '../domain/model.js';
+import { assertNodeShape } from './state-validation.js';
+import { invalidFile } from './storage-error.js';
+
+/** Where a node's JSON lies in the checkpoint bytes. */
+export interface NodeSpan {
+  /** Where its line starts, with the key naming it. */
+  key: number;
+  start: number;
+  end: number;
+}
+
+/** What the store knows of a lazy node map besides its nodes: which are still raw bytes. */
+interface LazyNodes {
+  /** Every id, in the order the checkpoint holds them, then the ones added since. */
+  readonly ids: Set<NodeId>;
+  /** Nodes not parsed yet, and where their bytes are. */
+  readonly pending: Map<NodeId, NodeSpan>;
+  readonly source: Buffer;
+}
+
+const lazyMaps = new WeakMap<object, LazyNodes>();
+
+/**
+ * A graph's node map that parses a node the first time it is read. The nodes it hands out are
+ * plain objects (they survive `structuredClone` and outlive the file), so a command that reads
+ * ten nodes of fifty thousand parses ten. It behaves as an ordinary record: `Object.keys`,
+ * `Object.values`, `in`, assignment and `delete` all work (whole-graph reads parse everything).
+ * A malformed node is a STORAGE_ERROR naming it, when it is read.
+ */
+export function lazyNodeMap(source: Buffer, spans: Map<NodeId, NodeSpan>, path: string): Record<NodeId, GraphNode> {
+  const lazy: LazyNodes = { ids: new Set(spans.keys()), pending: spans, source };
+  const target: Record<NodeId, GraphNode> = {};
+  const parse = (key: string | symbol): void => {
+    if (typeof key !== 'string') return;
+    const span = lazy.pending.get(key);
+    if (!span) return;
+    target[key] = parseNode(source, span, key, path);
+    lazy.pending.delete(key);
+  };
+  // A node written keeps its place in the order; one deleted leaves it.
+  const written = (key: string | symbol): void => {
+    if (typeof key !== 'string') return;
+    lazy.pending.delete(key);
+    lazy.ids.add(key);
+  };
+  const map = new Proxy(target, {
+    get(object, key) {
+      parse(key);
+      return Reflect.get(object, key);
+    },
+    getOwnPropertyDescriptor(object, key) {
+      parse(key);
+      return Reflect.getOwnPropertyDescriptor(object, key);
+    },
+    has(object, key) {
+      return (typeof key === 'string' && lazy.pending.has(key)) || Reflect.has(object, key);
+    },
+    ownKeys() {
+      return [...lazy.ids];
+    },
+    set(object, key, value) {
+      written(key);
+      return Reflect.set(object, key, value);
+    },
+    defineProperty(object, key, descriptor) {
+      written(key);
+      return Reflect.defineProperty(object, key, descriptor);
+    },
+    deleteProperty(object, key) {
+      if (typeof key === 'string') {
+        lazy.pending.delete(key);
+        lazy.ids.delete(key);
+      }
+      return Reflect.deleteProperty(object, key);
+    },
+  });
+  lazyMaps.set(map, lazy);
+  return map;
+}
+
+/** The ids of a node map without parsing any node (for a lazy one, `Object.keys` would parse them all). */
+export function nodeIds(nodes: Record<NodeId, GraphNode>): NodeId[] {
+  const lazy = lazyMaps.get(nodes);
+  return lazy ? [...lazy.ids] : Object.keys(nodes);
+}
+
+/** A node's JSON exactly as read, when it was never parsed (so it cannot have changed); else null. */
+export function rawNode(nodes: Record<NodeId, GraphNode>, id: NodeId): Buffer | null {
+  const lazy = lazyMaps.get(nodes);
+  const span = lazy?.pending.get(id);
+  return lazy && span ? lazy.source.subarray(span.start, span.end) : null;
+}
+
+/** A plain copy of a node map, every node parsed (for whole-state reads and what must be cloned). */
+export function plainNodes(nodes: Record<NodeId, GraphNode>): Record<NodeId, GraphNode> {
+  if (!lazyMaps.has(nodes)) return nodes;
+  const plain: Record<NodeId, GraphNode> = {};
+  for (const id of nodeIds(nodes)) plain[id] = nodes[id]!;
+  return plain;
+}
+
+function parseNode(source: Buffer, span: NodeSpan, id: NodeId, path: string): GraphNode {
+  if (source.toString('utf8', span.key, span.start) !== `${JSON.stringify(id)}:`) throw invalidFile(path, `the line of node ${id} is keyed by another id`);
+  let node: unknown;
+  try {
+    node = JSON.parse(source.toString('utf8', span.start, span.end));
+  } catch {
+    throw invalidFile(path, `node ${id} is not JSON`);
+  }
+  assertNodeShape(node, id, path);
+  return node;
+}
