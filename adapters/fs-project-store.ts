@@ -26,6 +26,19 @@ interface Loaded {
 }
 
 const CHECKPOINT = 'tasks.json';
+
+/**
+ * Something the store could not do that loses nothing and fails no command, but that an operator
+ * must hear of: a checkpoint that could not be written (the commit is durable in the ledger; loads
+ * replay a longer tail until a later commit writes one).
+ */
+export interface StoreWarning {
+  code: 'CHECKPOINT_WRITE_FAILED';
+  message: string;
+  details: { path: string; cause: string; project_id: string };
+}
+
+export type StoreWarningSink = (warning: StoreWarning) => void;
 /**
  * Past this much unreplayed ledger, a commit also writes a new checkpoint, so loads stay cheap. A
  * process that keeps its state in memory waits for half the checkpoint's size, if larger, so a
@@ -45,8 +58,8 @@ function checkpointDue(loaded: Loaded, tail: number, hot: boolean): boolean {
  * history. An invalid last record (a crash mid-append) is ignored on read and cut off by the next
  * writer; an invalid record followed by valid ones is damage, reported and never cut. Replacing the state whole writes a new ledger
  * under a new name and then the checkpoint that points at it; that rename is the commit.
- * Snapshots live beside the state, in `snapshots/`. Nodes are parsed as they are read, into plain
- * objects that outlive the file and survive `structuredClone` (see lazy-nodes.ts).
+ * Snapshots live beside the state, in `snapshots/`. Everything read is plain data, parsed whole
+ * under the lock, so it outlives the lock and survives `structuredClone`.
  */
 export class FsProjectStore implements ProjectStore {
   private readonly checkpointFile: string;
@@ -67,6 +80,7 @@ export class FsProjectStore implements ProjectStore {
     private readonly lock: ProjectLock,
     private readonly files: FileSystem = nodeFileSystem,
     private readonly keepHot = false,
+    private readonly warn: StoreWarningSink = () => {},
   ) {
     this.checkpointFile = path.join(location, CHECKPOINT);
     this.snapshots = new FsSnapshotStore(location, CHECKPOINT, files);
@@ -366,7 +380,10 @@ export class FsProjectStore implements ProjectStore {
     this.hot = { loaded, ledgerSize: this.ledgerSize(loaded) };
   }
 
-  /** A failed checkpoint loses nothing (the ledger has it all), so it is best-effort; its size, or null. */
+  /**
+   * A failed checkpoint loses nothing (the ledger has it all), so it fails no commit: it is
+   * reported as a warning, and the next commit tries again. Its size, or null.
+   */
   private writeCheckpoint(loaded: Loaded, ledgerBytes: number): number | null {
     try {
       removeLeftoverTempFiles(this.files, this.location);
@@ -374,8 +391,15 @@ export class FsProjectStore implements ProjectStore {
       const encoded = encodeCheckpoint(loaded.graph, ledger);
       writeFileAtomic(this.files, this.checkpointFile, encoded);
       return encoded.length;
-    } catch {
-      // The next commit tries again.
+    } catch (error) {
+      // An OS failure is an operator's problem to hear of; anything else is a bug, and is thrown.
+      const cause = (error as NodeJS.ErrnoException).code;
+      if (typeof cause !== 'string') throw error;
+      this.warn({
+        code: 'CHECKPOINT_WRITE_FAILED',
+        message: `The commit is durable, but the checkpoint ${this.checkpointFile} could not be written (${cause}): loads replay more of the ledger until a later commit writes it`,
+        details: { path: this.checkpointFile, cause, project_id: this.projectId },
+      });
       return null;
     }
   }
@@ -407,19 +431,20 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
   /** `lockFor` gives the lock of a project's state directory (FlockProjectLock on its `lock` file in the CLI). */
   private readonly opened = new Map<string, FsProjectStore>();
 
-  /** `hot` (a server): each project's store is made once and keeps its state in memory. */
+  /** `hot` (a server): each project's store is made once and keeps its state in memory. `warn` hears of StoreWarnings. */
   constructor(
     private readonly home: string,
     private readonly lockFor: (location: string) => ProjectLock,
     private readonly files: FileSystem = nodeFileSystem,
     private readonly hot = false,
+    private readonly warn: StoreWarningSink = () => {},
   ) {}
 
   open(projectId: string): FsProjectStore {
     const known = this.opened.get(projectId);
     if (known) return known;
     const location = path.join(this.projects, projectId);
-    const store = new FsProjectStore(projectId, location, this.lockFor(location), this.files, this.hot);
+    const store = new FsProjectStore(projectId, location, this.lockFor(location), this.files, this.hot, this.warn);
     if (this.hot) this.opened.set(projectId, store);
     return store;
   }

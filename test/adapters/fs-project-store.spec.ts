@@ -6,7 +6,8 @@ import sinon from 'sinon';
 import * as checkpointFile from '../../adapters/checkpoint-file.js';
 import { FlockProjectLock, stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { nodeFileSystem as files } from '../../adapters/file-system.js';
-import { FsProjectStore, FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
+import { FsProjectStore, FsProjectStoreFactory, type StoreWarning } from '../../adapters/fs-project-store.js';
+import type { FileSystem } from '../../adapters/file-system.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { addNote } from '../../domain/lifecycle.js';
 import type { State } from '../../domain/model.js';
@@ -177,6 +178,37 @@ describe('FsProjectStore', () => {
     expect(Object.keys(reloaded.nodes)).to.have.length(6);
     expect(reloaded.log).to.have.length(6);
     expect(reloaded.revision).to.equal(6);
+  });
+
+  it('reports a checkpoint it cannot write as a warning, commits durably all the same, and writes it at a later commit', async () => {
+    await initialized();
+    const warnings: StoreWarning[] = [];
+    let full = true;
+    // A file system whose disk is full for the checkpoint's temp file only: the ledger still takes appends.
+    const fullForCheckpoints: FileSystem = {
+      ...files,
+      write(target, data, mode) {
+        if (full && path.basename(target).startsWith('tasks.json.tmp')) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        files.write(target, data, mode);
+      },
+    };
+    const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, fullForCheckpoints, false, (warning) => warnings.push(warning)).open('demo-1234');
+    const checkpointBefore = readFileSync(file('tasks.json'));
+    for (let i = 0; i < 6; i++) await commitTask(sut, `T${i}`, 'x'.repeat(64 * 1024));
+    expect(warnings.length).to.be.greaterThan(0);
+    expect(warnings[0]).to.deep.equal({
+      code: 'CHECKPOINT_WRITE_FAILED',
+      message: warnings[0]!.message,
+      details: { path: file('tasks.json'), cause: 'ENOSPC', project_id: 'demo-1234' },
+    });
+    expect(warnings[0]!.message).to.include('durable');
+    expect(readFileSync(file('tasks.json'))).to.deep.equal(checkpointBefore);
+    expect(Object.keys((await state(open())).nodes)).to.have.length(6);
+    full = false;
+    const reported = warnings.length;
+    await commitTask(sut, 'T6');
+    expect(warnings).to.have.length(reported);
+    expect(checkpointAsJson().revision).to.equal(7);
   });
 
   it('writes each whole state to a new ledger generation and removes the old one', async () => {
