@@ -1,7 +1,7 @@
 import fs from 'graceful-fs';
 import type { Graph, GraphNode, NodeId } from '../domain/model.js';
 import { StatusIndex } from '../domain/status-index.js';
-import { headRows, headsOf } from './head-rows.js';
+import { headColumns, headsOf } from './head-columns.js';
 import { lazyNodeMap, nodeIds, plainNodes, rawNode, type NodeSpan } from './lazy-nodes.js';
 import { assertGraphHeaderShape, assertNodeShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
@@ -21,6 +21,8 @@ const MAGIC = 'TDCK1 ';
 const PREFIX_BYTES = MAGIC.length + 12 + 1;
 const NEWLINE = Buffer.from('\n');
 const CHECKPOINT_MEMBER = '"checkpoint":';
+const HEADS_MEMBER = '"heads":';
+const EDGES_MEMBER = '"edges":';
 const NODES_LINE = '"nodes":{\n';
 const END = '}}\n';
 
@@ -31,16 +33,20 @@ interface CheckpointMember {
   /** Node ids in file order, and where each node's JSON ends, counted from the first node line. */
   ids: NodeId[];
   ends: number[];
-  /** Each node's StatusIndex head, in the order of `ids` (see head-rows.ts); absent in older files. */
-  heads?: unknown;
+  /** Every node's StatusIndex head, by column in the order of `ids` (head-columns.ts), on a line of its own. */
+  heads: unknown;
 }
 
 /**
  * The checkpoint file: one JSON document, the state of spec 2.1 with its log kept in the ledger
- * (`log` is empty here) and one member more, `checkpoint`. It is laid out in lines so a reader can
- * take what it needs without parsing the rest: line 1 holds the scalar fields, initiatives, edges
- * and the empty log; line 2 the `checkpoint` member (the ledger position and every node's id and
- * end offset); then `"nodes":{` and one line per node. `jq . tasks.json` reads it whole.
+ * (`log` is empty here) and one member more, `checkpoint`. It is laid out in lines so that a reader
+ * parses only what it uses (docs/storage.md):
+ *
+ *   1 `{` version, fence_generation, revision, initiatives, `"log":[],`
+ *   2 `"checkpoint":{` note, ledger position, node ids and where each node's JSON ends, `,`
+ *   3 `"heads":[...]},` each node's StatusIndex head (the end of the checkpoint member)
+ *   4 `"edges":[...],`
+ *   5 `"nodes":{`, then one line per node, then `}}`.
  */
 export function encodeCheckpoint(graph: Graph, ledger: LedgerRef): Buffer {
   const ids = nodeIds(graph.nodes);
@@ -56,14 +62,17 @@ export function encodeCheckpoint(graph: Graph, ledger: LedgerRef): Buffer {
     ends.push(offset);
     offset += last ? 1 : 2;
   });
-  const { nodes: _nodes, version, fence_generation, revision, initiatives, edges } = graph;
-  const head = JSON.stringify({ version, fence_generation, revision, initiatives, edges, log: [] });
-  const member: CheckpointMember = { note: noteFor(ledger), ledger, ids, ends, heads: headRows(graph, ids) };
-  return Buffer.concat([
-    Buffer.from(`${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${JSON.stringify(member)},\n${NODES_LINE}`),
-    ...lines,
-    Buffer.from(END),
-  ]);
+  const { version, fence_generation, revision, initiatives, edges } = graph;
+  const head = JSON.stringify({ version, fence_generation, revision, initiatives, log: [] });
+  const member = JSON.stringify({ note: noteFor(ledger), ledger, ids, ends });
+  const text = [
+    `${head.slice(0, -1)},`,
+    `${CHECKPOINT_MEMBER}${member.slice(0, -1)},`,
+    `${HEADS_MEMBER}${JSON.stringify(headColumns(graph, ids))}},`,
+    `${EDGES_MEMBER}${JSON.stringify(edges)},`,
+    NODES_LINE,
+  ].join('\n');
+  return Buffer.concat([Buffer.from(text), ...lines, Buffer.from(END)]);
 }
 
 function noteFor(ledger: LedgerRef): string {
@@ -77,41 +86,60 @@ export function readCheckpoint(path: string): Checkpoint {
 }
 
 /**
- * The graph a checkpoint holds, its nodes parsed as they are read (see lazy-nodes.ts). Everything
- * else (the layout, the header's shape) is checked now: a damaged file fails here, whatever the
- * command reads.
+ * The graph a checkpoint holds. The layout and the header's shape are checked now (a file cut
+ * short or out of shape fails here, whatever the command reads); nodes are parsed as they are
+ * read (lazy-nodes.ts), and the edges and heads lines when first used.
  */
 export function decodeCheckpoint(bytes: Buffer, path: string): Checkpoint {
   if (bytes.toString('latin1', 0, MAGIC.length) === MAGIC) return decodeLegacyCheckpoint(bytes, path);
-  const size = bytes.length;
-  if (size === 0) throw invalidFile(path, 'it is empty');
-  const headEnd = bytes.indexOf(0x0a);
-  const memberEnd = headEnd < 0 ? -1 : bytes.indexOf(0x0a, headEnd + 1);
-  if (memberEnd < 0 || bytes[headEnd - 1] !== 0x2c) throw invalidFile(path, notACheckpoint(bytes.toString('latin1', 0, 64)));
-  const head = parseFragment(bytes, 0, headEnd, path, 'its first line');
-  const member = parseFragment(bytes, headEnd + 1, memberEnd, path, 'its checkpoint line');
-  const { log, ...graphFields } = head as Record<string, unknown>;
-  assertGraphHeaderShape({ ...graphFields, nodes: {} }, path);
+  if (bytes.length === 0) throw invalidFile(path, 'it is empty');
+  const lines = lineBreaks(bytes, 4);
+  if (lines.length < 4 || bytes[lines[0]! - 1] !== 0x2c) throw invalidFile(path, notACheckpoint(bytes.toString('latin1', 0, 64)));
+  const [headEnd, memberEnd, headsEnd, edgesEnd] = lines as [number, number, number, number];
+  const { log, ...graphFields } = parseLine(bytes, 0, headEnd, '{', '}', path, 'its first line');
+  assertGraphHeaderShape({ ...graphFields, edges: [], nodes: {} }, path);
   if (!Array.isArray(log) || log.length !== 0) throw invalidFile(path, 'its log is not the empty list a checkpoint keeps (the log is in the ledger)');
-  const checkpoint = (member as { checkpoint?: Partial<CheckpointMember> }).checkpoint;
+  const checkpoint = parseLine(bytes, headEnd + 1, memberEnd, '{', '}}', path, 'its checkpoint line').checkpoint as Partial<CheckpointMember> | undefined;
   if (typeof checkpoint !== 'object' || checkpoint === null) throw invalidFile(path, 'its second line is not the checkpoint member');
-  const sectionStart = memberEnd + 1 + NODES_LINE.length;
-  if (bytes.toString('latin1', memberEnd + 1, sectionStart) !== NODES_LINE) throw invalidFile(path, 'its nodes do not start on the third line');
-  const layout = assertLayout(checkpoint.ids, checkpoint.ends, size - sectionStart - END.length, path);
-  if (bytes.toString('latin1', size - END.length) !== END) throw invalidFile(path, 'it is truncated or has trailing bytes');
-  const spans = nodeSpans(bytes, sectionStart, layout, path);
-  const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes'>), nodes: lazyNodeMap(bytes, spans, path) };
-  const heads = headsOf(checkpoint.heads, layout.ids);
-  if (heads) StatusIndex.seed(graph, heads);
+  expectMember(bytes, memberEnd + 1, HEADS_MEMBER, headsEnd, path);
+  expectMember(bytes, headsEnd + 1, `${EDGES_MEMBER}[`, edgesEnd, path);
+  if (bytes[edgesEnd - 2] !== 0x5d) throw invalidFile(path, 'its edges line is not a list');
+  const sectionStart = edgesEnd + 1 + NODES_LINE.length;
+  if (bytes.toString('latin1', edgesEnd + 1, sectionStart) !== NODES_LINE) throw invalidFile(path, 'its nodes do not start on the fifth line');
+  const layout = assertLayout(checkpoint.ids, checkpoint.ends, bytes.length - sectionStart - END.length, path);
+  if (bytes.toString('latin1', bytes.length - END.length) !== END) throw invalidFile(path, 'it is truncated or has trailing bytes');
+  const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), nodes: lazyNodeMap(bytes, layout.ids, nodeSpans(bytes, sectionStart, layout, path), path) } as Graph;
+  defineLazy(graph, 'edges', () => {
+    const { edges } = parseLine(bytes, headsEnd + 1, edgesEnd, '{', '}', path, 'its edges line');
+    assertGraphHeaderShape({ ...graphFields, edges, nodes: {} }, path);
+    return edges as Graph['edges'];
+  });
+  StatusIndex.seed(graph, () => {
+    const { heads } = parseLine(bytes, memberEnd + 1, headsEnd, '{', '', path, 'its heads line');
+    return headsOf(heads, layout.ids);
+  });
   return { graph, ledger: assertLedgerRef(checkpoint.ledger, path) };
 }
 
-/** One line of the document (`{...,` or `"member":...,`) parsed as an object of its members. */
-function parseFragment(bytes: Buffer, start: number, end: number, path: string, what: string): Record<string, unknown> {
-  const text = bytes.toString('utf8', start, end);
-  if (!text.endsWith(',')) throw invalidFile(path, `${what} does not end a member`);
+/** The positions of the first `count` newlines (fewer when the file has fewer). */
+function lineBreaks(bytes: Buffer, count: number): number[] {
+  const found: number[] = [];
+  for (let at = bytes.indexOf(0x0a); at >= 0 && found.length < count; at = bytes.indexOf(0x0a, at + 1)) found.push(at);
+  return found;
+}
+
+function expectMember(bytes: Buffer, start: number, opening: string, end: number, path: string): void {
+  if (bytes.toString('latin1', start, start + opening.length) !== opening || bytes[end - 1] !== 0x2c) throw invalidFile(path, `its ${opening.split('"')[1]} line is missing or cut`);
+}
+
+/**
+ * One line of the document, without its closing comma, made an object by `before` and `after`
+ * (the line's own braces are those a neighbouring line opens or closes).
+ */
+function parseLine(bytes: Buffer, start: number, end: number, before: string, after: string, path: string, what: string): Record<string, unknown> {
+  const text = bytes.toString('utf8', start, end - 1);
   try {
-    const value: unknown = JSON.parse(`${text.startsWith('{') ? '' : '{'}${text.slice(0, -1)}}`);
+    const value: unknown = JSON.parse(`${text.startsWith('{') ? '' : before}${text}${after}`);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
   } catch {
     // Reported below.
@@ -119,18 +147,33 @@ function parseFragment(bytes: Buffer, start: number, end: number, path: string, 
   throw invalidFile(path, `${what} is not JSON`);
 }
 
-/** Where each node's JSON is, checking that every line ends where the layout says. */
-function nodeSpans(bytes: Buffer, sectionStart: number, layout: { ids: NodeId[]; ends: number[] }, path: string): Map<NodeId, NodeSpan> {
-  const spans = new Map<NodeId, NodeSpan>();
-  let lineStart = sectionStart;
-  layout.ids.forEach((id, position) => {
-    const end = sectionStart + layout.ends[position]!;
-    const last = position === layout.ids.length - 1;
-    if (last ? bytes[end] !== 0x0a : bytes[end] !== 0x2c || bytes[end + 1] !== 0x0a) throw invalidFile(path, 'its node offsets do not match its node lines');
-    spans.set(id, { key: lineStart, start: lineStart + id.length + 3, end });
-    lineStart = end + 2;
+/** A property computed on first read, then kept as a plain value (assignable, enumerable, cloneable). */
+function defineLazy<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]): void {
+  const settle = (value: T[K]) => Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(target, key, {
+    get: () => {
+      const value = compute();
+      settle(value);
+      return value;
+    },
+    set: settle,
+    enumerable: true,
+    configurable: true,
   });
-  return spans;
+}
+
+/** Where each node's JSON is, checking now that every line ends where the layout says. */
+function nodeSpans(bytes: Buffer, sectionStart: number, layout: { ids: NodeId[]; ends: number[] }, path: string): (position: number) => NodeSpan {
+  const { ids, ends } = layout;
+  for (let position = 0; position < ids.length; position++) {
+    const end = sectionStart + ends[position]!;
+    const last = position === ids.length - 1;
+    if (last ? bytes[end] !== 0x0a : bytes[end] !== 0x2c || bytes[end + 1] !== 0x0a) throw invalidFile(path, 'its node offsets do not match its node lines');
+  }
+  return (position) => {
+    const key = position === 0 ? sectionStart : sectionStart + ends[position - 1]! + 2;
+    return { key, start: key + ids[position]!.length + 3, end: sectionStart + ends[position]! };
+  };
 }
 
 /** Reads the TDCK1 checkpoints written before `tasks.json` was a JSON document again: a header line, then node lines. */
@@ -196,10 +239,9 @@ export function salvageHeader(bytes: Buffer): { revision?: unknown; fence_genera
       const header: unknown = JSON.parse(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
       return typeof header === 'object' && header !== null ? header : null;
     }
-    const headEnd = bytes.indexOf(0x0a);
-    const memberEnd = bytes.indexOf(0x0a, headEnd + 1);
-    const head = JSON.parse(`${bytes.toString('utf8', 0, headEnd - 1)}}`) as Record<string, unknown>;
-    const member = memberEnd < 0 ? null : (JSON.parse(`{${bytes.toString('utf8', headEnd + 1, memberEnd - 1)}}`) as { checkpoint?: { ledger?: { file?: unknown } } });
+    const [headEnd, memberEnd] = lineBreaks(bytes, 2);
+    const head = JSON.parse(`${bytes.toString('utf8', 0, headEnd! - 1)}}`) as Record<string, unknown>;
+    const member = memberEnd === undefined ? null : (JSON.parse(`{${bytes.toString('utf8', headEnd! + 1, memberEnd - 1)}}}`) as { checkpoint?: { ledger?: { file?: unknown } } });
     return { revision: head.revision, fence_generation: head.fence_generation, ...(member?.checkpoint?.ledger ? { ledger: member.checkpoint.ledger } : {}) };
   } catch {
     return null;

@@ -100,6 +100,8 @@ export class FsProjectStore implements ProjectStore {
     this.ensureDirectory();
     return this.lock.withLock('exclusive', async () => {
       const loaded = this.load();
+      // Reads parse the edges when they use them; a commit never lands on an edge list that does not load.
+      void loaded.graph.edges;
       try {
         // A work that answers at once is committed in the same turn: nothing else runs, and
         // so no reader sees, the changed graph before it is durable.

@@ -14,8 +14,9 @@ export interface NodeSpan {
 interface LazyNodes {
   /** Every id, in the order the checkpoint holds them, then the ones added since. */
   readonly ids: Set<NodeId>;
-  /** Nodes not parsed yet, and where their bytes are. */
-  readonly pending: Map<NodeId, NodeSpan>;
+  /** Nodes not parsed yet, and their position in the checkpoint. */
+  readonly pending: Map<NodeId, number>;
+  readonly spanOf: (position: number) => NodeSpan;
   readonly source: Buffer;
 }
 
@@ -28,14 +29,14 @@ const lazyMaps = new WeakMap<object, LazyNodes>();
  * `Object.values`, `in`, assignment and `delete` all work (whole-graph reads parse everything).
  * A malformed node is a STORAGE_ERROR naming it, when it is read.
  */
-export function lazyNodeMap(source: Buffer, spans: Map<NodeId, NodeSpan>, path: string): Record<NodeId, GraphNode> {
-  const lazy: LazyNodes = { ids: new Set(spans.keys()), pending: spans, source };
+export function lazyNodeMap(source: Buffer, ids: readonly NodeId[], spanOf: (position: number) => NodeSpan, path: string): Record<NodeId, GraphNode> {
+  const lazy: LazyNodes = { ids: new Set(ids), pending: new Map(ids.map((id, position) => [id, position])), spanOf, source };
   const target: Record<NodeId, GraphNode> = {};
   const parse = (key: string | symbol): void => {
     if (typeof key !== 'string') return;
-    const span = lazy.pending.get(key);
-    if (!span) return;
-    target[key] = parseNode(source, span, key, path);
+    const position = lazy.pending.get(key);
+    if (position === undefined) return;
+    target[key] = parseNode(source, spanOf(position), key, path);
     lazy.pending.delete(key);
   };
   // A node written keeps its place in the order; one deleted leaves it.
@@ -88,8 +89,10 @@ export function nodeIds(nodes: Record<NodeId, GraphNode>): NodeId[] {
 /** A node's JSON exactly as read, when it was never parsed (so it cannot have changed); else null. */
 export function rawNode(nodes: Record<NodeId, GraphNode>, id: NodeId): Buffer | null {
   const lazy = lazyMaps.get(nodes);
-  const span = lazy?.pending.get(id);
-  return lazy && span ? lazy.source.subarray(span.start, span.end) : null;
+  const position = lazy?.pending.get(id);
+  if (!lazy || position === undefined) return null;
+  const span = lazy.spanOf(position);
+  return lazy.source.subarray(span.start, span.end);
 }
 
 /** A plain copy of a node map, every node parsed (for whole-state reads and what must be cloned). */

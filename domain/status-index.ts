@@ -29,7 +29,10 @@ export interface NodeHead {
 export class StatusIndex {
   private static readonly shared = new WeakMap<Graph, StatusIndex>();
   private heads: Map<NodeId, NodeHead> | null = null;
-  private readonly stale = new Set<NodeId>();
+  /** Heads saved with the graph, read on first use (null when they turn out unusable). */
+  private saved: (() => Iterable<NodeHead> | null) | null = null;
+  /** Nodes changed, and ends of edges changed, since the heads were last brought up to date. */
+  private readonly changed = new Set<NodeId>();
 
   private constructor(private readonly graph: Graph) {}
 
@@ -48,19 +51,21 @@ export class StatusIndex {
     return StatusIndex.shared.get(graph);
   }
 
-  /** Starts `graph`'s index from heads that are true of it now (saved with it by the store). */
-  static seed(graph: Graph, heads: Iterable<NodeHead>): void {
+  /**
+   * Starts `graph`'s index from heads that are true of it now, saved with it by the store; they
+   * are read when first needed, so a command that reads no heads pays nothing for them. `saved`
+   * gives null when they cannot be used: every head is then derived.
+   */
+  static seed(graph: Graph, saved: () => Iterable<NodeHead> | null): void {
     const index = StatusIndex.of(graph);
-    index.heads = new Map();
-    for (const head of heads) index.heads.set(head.id, head);
-    index.stale.clear();
+    index.heads = null;
+    index.saved = saved;
+    index.changed.clear();
   }
 
-  /** Node `id` was written (or removed): it and what its readiness feeds are derived again. */
+  /** Node `id` was written (or removed). Costs nothing now: its dependents are found when heads are next read. */
   nodeChanged(id: NodeId): void {
-    if (!this.heads) return;
-    this.stale.add(id);
-    for (const dependent of readinessDependents(this.graph, GraphIndex.of(this.graph), id)) this.stale.add(dependent);
+    if (this.heads || this.saved) this.changed.add(id);
   }
 
   /**
@@ -72,16 +77,36 @@ export class StatusIndex {
     this.nodeChanged(edge.to);
   }
 
-  /** Every node's head, current. Do not modify it. */
+  /**
+   * Every node's head, current. A head is derived again when its node changed or when a task's
+   * readiness can depend on a changed node, judged on the graph as it is now: a dependency that a
+   * removed edge carried is caught by that edge's marked ends. Do not modify it.
+   */
   all(): ReadonlyMap<NodeId, NodeHead> {
+    if (!this.heads && this.saved) this.heads = this.readSaved();
     if (!this.heads) {
       this.heads = new Map();
       for (const id of Object.keys(this.graph.nodes)) this.derive(id);
-    } else {
-      for (const id of this.stale) this.derive(id);
+    } else if (this.changed.size > 0) {
+      const edges = GraphIndex.of(this.graph);
+      const stale = new Set<NodeId>();
+      for (const id of this.changed) {
+        stale.add(id);
+        for (const dependent of readinessDependents(this.graph, edges, id)) stale.add(dependent);
+      }
+      for (const id of stale) this.derive(id);
     }
-    this.stale.clear();
+    this.changed.clear();
     return this.heads;
+  }
+
+  private readSaved(): Map<NodeId, NodeHead> | null {
+    const saved = this.saved!();
+    this.saved = null;
+    if (!saved) return null;
+    const heads = new Map<NodeId, NodeHead>();
+    for (const head of saved) heads.set(head.id, head);
+    return heads;
   }
 
   private derive(id: NodeId): void {

@@ -2,7 +2,7 @@ import { staleClaimAlert, type StaleClaimAlert } from './alerts.js';
 import type { Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import type { GraphView } from './graph-index.js';
-import { GATE_STATUSES, KNOWLEDGE_STATUSES, isTask, type AgentName, type NodeType, type TaskNode } from './model.js';
+import { GATE_STATUSES, KNOWLEDGE_STATUSES, type AgentName, type NodeType } from './model.js';
 import { oldest, summarizeAs, type NodeSummary } from './node-summary.js';
 import { StatusIndex, type NodeHead } from './status-index.js';
 
@@ -73,7 +73,7 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   };
   // With --all the knowledge items themselves replace their count (spec 4.4).
   const knowledge = filters.all ? { knowledge: listed(groups.knowledge) } : { knowledge_count: summary.active_knowledge };
-  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge, alerts: staleClaims(view, heads.values(), now, filters) };
+  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge, alerts: staleClaims(heads.values(), now, filters) };
 }
 
 function emptyGroups(names: readonly string[]): Map<string, NodeHead[]> {
@@ -90,14 +90,11 @@ function inScope(head: NodeHead, filters: StatusFilters): boolean {
 }
 
 /** Every stale claim of the project, oldest first; only `--claimed-by` narrows them. */
-function staleClaims(view: GraphView, heads: Iterable<NodeHead>, now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
+function staleClaims(heads: Iterable<NodeHead>, now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
   const alerts: StaleClaimAlert[] = [];
   for (const head of heads) {
-    // Only claimed tasks in progress can be stale: the others are never read whole.
-    if (head.status !== 'in_progress' || head.claim === null) continue;
-    if (filters.claimed_by !== undefined && head.claim.by !== filters.claimed_by) continue;
-    const node = view.graph.nodes[head.id];
-    const alert = isTask(node) ? staleClaimAlert(node as TaskNode, now, filters.staleMs) : null;
+    if (head.type !== 'task' || (filters.claimed_by !== undefined && head.claim?.by !== filters.claimed_by)) continue;
+    const alert = staleClaimAlert(head, now, filters.staleMs);
     if (alert) alerts.push(alert);
   }
   return alerts.sort((a, b) => b.age_ms - a.age_ms || (a.node < b.node ? -1 : 1));

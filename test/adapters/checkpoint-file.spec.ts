@@ -112,15 +112,15 @@ describe('checkpoint file', () => {
 /** Rewrites the layout's node offsets to match the (edited) node lines, so only the edit is wrong. */
 function fixNodeOffsets(text: string): string {
   const lines = text.split('\n');
-  const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}`);
-  const nodeLines = lines.slice(3, -2);
+  const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
+  const nodeLines = lines.slice(5, -2);
   let offset = 0;
   member.checkpoint.ends = nodeLines.map((line, at) => {
     const end = offset + Buffer.byteLength(line) - (at < nodeLines.length - 1 ? 1 : 0);
     offset += Buffer.byteLength(line) + 1;
     return end;
   });
-  lines[1] = `${JSON.stringify(member).slice(1, -1)},`;
+  lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
   return lines.join('\n');
 }
 
@@ -169,7 +169,7 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     const expected = statusOf(structuredClone(graph));
     writeFileSync(file, encodeCheckpoint(graph, ledger));
     const text = readFileSync(file, 'utf8');
-    for (const damaged of [text.replace('"heads":[[', '"heads":[["nope",'), text.replace(/,"heads":\[.*\]\}/, '}')]) {
+    for (const damaged of [text.replace('"types":"', '"types":"x'), text.replace(/^"heads":.*$/m, '"heads":null},')]) {
       writeFileSync(file, damaged);
       expect(statusOf(decodeCheckpoint(readFileSync(file), file).graph)).to.deep.equal(expected);
     }

@@ -89,7 +89,7 @@ describe('StatusIndex (status buckets kept per change)', () => {
     const later = new GraphDraft(draft.graph, NOW, 'orchestrator');
     for (let step = 200; step < 260; step++) randomStep(later, next, step);
     const changes = later.changes()!;
-    StatusIndex.seed(saved, heads);
+    StatusIndex.seed(saved, () => heads);
     applyChangeSet(saved, structuredClone(changes));
     expect(keptStatuses(saved)).to.deep.equal(freshStatuses(draft.graph));
   });
