@@ -2,7 +2,7 @@ import fs from 'graceful-fs';
 import type { Graph, GraphNode, NodeId } from '../domain/model.js';
 import { StatusIndex } from '../domain/status-index.js';
 import { headColumns, headsOf } from './head-columns.js';
-import { lazyNodeMap, nodeIds, plainNodes, rawNode, type NodeSpan } from './lazy-nodes.js';
+import { lazyNodeMap, nodeIds, plainNodes, rawNode, type ByteSource, type NodeSpan } from './lazy-nodes.js';
 import { assertGraphHeaderShape, assertNodeShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
@@ -31,6 +31,8 @@ interface CheckpointMember {
   note: string;
   ledger: LedgerRef;
   /** Node ids in file order, and where each node's JSON ends, counted from the first node line. */
+  /** The byte lengths of lines 3 and 4 (newline included), so a reader finds the nodes without reading them. */
+  lines: { heads: number; edges: number };
   ids: NodeId[];
   ends: number[];
   /** Every node's StatusIndex head, by column in the order of `ids` (head-columns.ts), on a line of its own. */
@@ -64,15 +66,12 @@ export function encodeCheckpoint(graph: Graph, ledger: LedgerRef): Buffer {
   });
   const { version, fence_generation, revision, initiatives, edges } = graph;
   const head = JSON.stringify({ version, fence_generation, revision, initiatives, log: [] });
-  const member = JSON.stringify({ note: noteFor(ledger), ledger, ids, ends });
-  const text = [
-    `${head.slice(0, -1)},`,
-    `${CHECKPOINT_MEMBER}${member.slice(0, -1)},`,
-    `${HEADS_MEMBER}${JSON.stringify(headColumns(graph, ids))}},`,
-    `${EDGES_MEMBER}${JSON.stringify(edges)},`,
-    NODES_LINE,
-  ].join('\n');
-  return Buffer.concat([Buffer.from(text), ...lines, Buffer.from(END)]);
+  const headsLine = Buffer.from(`${HEADS_MEMBER}${JSON.stringify(headColumns(graph, ids))}},\n`);
+  const edgesLine = Buffer.from(`${EDGES_MEMBER}${JSON.stringify(edges)},\n`);
+  const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
+  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, ids, ends });
+  const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
+  return Buffer.concat([Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)]);
 }
 
 function noteFor(ledger: LedgerRef): string {
@@ -81,44 +80,67 @@ function noteFor(ledger: LedgerRef): string {
 
 /** Reads a checkpoint whole, every node parsed (tools and tests; the store reads nodes lazily). */
 export function readCheckpoint(path: string): Checkpoint {
-  const checkpoint = decodeCheckpoint(fs.readFileSync(path), path);
+  const checkpoint = decodeCheckpoint(bufferSource(fs.readFileSync(path)), path);
   return { ...checkpoint, graph: { ...checkpoint.graph, nodes: plainNodes(checkpoint.graph.nodes) } };
 }
 
+/** Bytes in memory as a source to decode from. */
+export function bufferSource(buffer: Buffer): ByteSource {
+  return { size: buffer.length, bytes: (start, end) => buffer.subarray(start, end) };
+}
+
 /**
- * The graph a checkpoint holds. The layout and the header's shape are checked now (a file cut
- * short or out of shape fails here, whatever the command reads); nodes are parsed as they are
- * read (lazy-nodes.ts), and the edges and heads lines when first used.
+ * The graph a checkpoint holds, read from `source` as it is used: the first two lines now, with
+ * every check that needs no more than a few bytes (the lines are where line 2 says, the document
+ * closes where the node offsets say, so a file cut short fails here whatever the command reads);
+ * the heads and edges lines when first used; each node when it is first read (lazy-nodes.ts),
+ * its line's bounds checked then.
  */
-export function decodeCheckpoint(bytes: Buffer, path: string): Checkpoint {
-  if (bytes.toString('latin1', 0, MAGIC.length) === MAGIC) return decodeLegacyCheckpoint(bytes, path);
-  if (bytes.length === 0) throw invalidFile(path, 'it is empty');
-  const lines = lineBreaks(bytes, 4);
-  if (lines.length < 4 || bytes[lines[0]! - 1] !== 0x2c) throw invalidFile(path, notACheckpoint(bytes.toString('latin1', 0, 64)));
-  const [headEnd, memberEnd, headsEnd, edgesEnd] = lines as [number, number, number, number];
-  const { log, ...graphFields } = parseLine(bytes, 0, headEnd, '{', '}', path, 'its first line');
+export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint {
+  const size = source.size;
+  if (size === 0) throw invalidFile(path, 'it is empty');
+  const top = firstLines(source, 2);
+  if (top.toString('latin1', 0, MAGIC.length) === MAGIC) return decodeLegacyCheckpoint(source.bytes(0, size), path);
+  const [headEnd, memberEnd] = lineBreaks(top, 2);
+  if (memberEnd === undefined || top[headEnd! - 1] !== 0x2c) throw invalidFile(path, notACheckpoint(top.toString('latin1', 0, 64)));
+  const { log, ...graphFields } = parseLine(top, 0, headEnd!, '{', '}', path, 'its first line');
   assertGraphHeaderShape({ ...graphFields, edges: [], nodes: {} }, path);
   if (!Array.isArray(log) || log.length !== 0) throw invalidFile(path, 'its log is not the empty list a checkpoint keeps (the log is in the ledger)');
-  const checkpoint = parseLine(bytes, headEnd + 1, memberEnd, '{', '}}', path, 'its checkpoint line').checkpoint as Partial<CheckpointMember> | undefined;
+  const checkpoint = parseLine(top, headEnd! + 1, memberEnd, '{', '}}', path, 'its checkpoint line').checkpoint as Partial<CheckpointMember> | undefined;
   if (typeof checkpoint !== 'object' || checkpoint === null) throw invalidFile(path, 'its second line is not the checkpoint member');
-  expectMember(bytes, memberEnd + 1, HEADS_MEMBER, headsEnd, path);
-  expectMember(bytes, headsEnd + 1, `${EDGES_MEMBER}[`, edgesEnd, path);
-  if (bytes[edgesEnd - 2] !== 0x5d) throw invalidFile(path, 'its edges line is not a list');
-  const sectionStart = edgesEnd + 1 + NODES_LINE.length;
-  if (bytes.toString('latin1', edgesEnd + 1, sectionStart) !== NODES_LINE) throw invalidFile(path, 'its nodes do not start on the fifth line');
-  const layout = assertLayout(checkpoint.ids, checkpoint.ends, bytes.length - sectionStart - END.length, path);
-  if (bytes.toString('latin1', bytes.length - END.length) !== END) throw invalidFile(path, 'it is truncated or has trailing bytes');
-  const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), nodes: lazyNodeMap(bytes, layout.ids, nodeSpans(bytes, sectionStart, layout, path), path) } as Graph;
+  const lines = checkpoint.lines;
+  if (!lines || !Number.isSafeInteger(lines.heads) || !Number.isSafeInteger(lines.edges) || lines.heads < 3 || lines.edges < 3) throw invalidFile(path, 'its line lengths are malformed');
+  const heads = { start: memberEnd + 1, end: memberEnd + lines.heads };
+  const edges = { start: heads.end + 1, end: heads.end + lines.edges };
+  const sectionStart = edges.end + 1 + NODES_LINE.length;
+  expectBytes(source, heads.start, HEADS_MEMBER, path, 'its heads line is missing');
+  expectBytes(source, heads.end - 2, '},\n', path, 'its heads line is cut');
+  expectBytes(source, edges.start, `${EDGES_MEMBER}[`, path, 'its edges line is missing');
+  expectBytes(source, edges.end - 2, '],\n', path, 'its edges line is cut');
+  expectBytes(source, edges.end + 1, NODES_LINE, path, 'its nodes do not start on the fifth line');
+  const layout = assertLayout(checkpoint.ids, checkpoint.ends, size - sectionStart - END.length, path);
+  expectBytes(source, size - END.length, END, path, 'it is truncated or has trailing bytes');
+  const nodes = lazyNodeMap(source, layout.ids, nodeSpans(sectionStart, layout), path);
+  const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), nodes } as Graph;
   defineLazy(graph, 'edges', () => {
-    const { edges } = parseLine(bytes, headsEnd + 1, edgesEnd, '{', '}', path, 'its edges line');
-    assertGraphHeaderShape({ ...graphFields, edges, nodes: {} }, path);
-    return edges as Graph['edges'];
+    const line = parseLine(source.bytes(edges.start, edges.end), 0, edges.end - edges.start, '{', '}', path, 'its edges line');
+    assertGraphHeaderShape({ ...graphFields, edges: line.edges, nodes: {} }, path);
+    return line.edges as Graph['edges'];
   });
-  StatusIndex.seed(graph, () => {
-    const { heads } = parseLine(bytes, memberEnd + 1, headsEnd, '{', '', path, 'its heads line');
-    return headsOf(heads, layout.ids);
-  });
+  StatusIndex.seed(graph, () => headsOf(parseLine(source.bytes(heads.start, heads.end), 0, heads.end - heads.start, '{', '', path, 'its heads line').heads, layout.ids));
   return { graph, ledger: assertLedgerRef(checkpoint.ledger, path) };
+}
+
+/** The file's start, read in growing chunks until it holds `count` whole lines (or the file ends). */
+function firstLines(source: ByteSource, count: number): Buffer {
+  for (let length = 64 * 1024; ; length *= 4) {
+    const bytes = source.bytes(0, Math.min(length, source.size));
+    if (lineBreaks(bytes, count).length === count || bytes.length >= source.size) return bytes;
+  }
+}
+
+function expectBytes(source: ByteSource, start: number, expected: string, path: string, problem: string): void {
+  if (start < 0 || source.bytes(start, start + expected.length).toString('latin1') !== expected) throw invalidFile(path, problem);
 }
 
 /** The positions of the first `count` newlines (fewer when the file has fewer). */
@@ -126,10 +148,6 @@ function lineBreaks(bytes: Buffer, count: number): number[] {
   const found: number[] = [];
   for (let at = bytes.indexOf(0x0a); at >= 0 && found.length < count; at = bytes.indexOf(0x0a, at + 1)) found.push(at);
   return found;
-}
-
-function expectMember(bytes: Buffer, start: number, opening: string, end: number, path: string): void {
-  if (bytes.toString('latin1', start, start + opening.length) !== opening || bytes[end - 1] !== 0x2c) throw invalidFile(path, `its ${opening.split('"')[1]} line is missing or cut`);
 }
 
 /**
@@ -162,17 +180,12 @@ function defineLazy<T extends object, K extends keyof T>(target: T, key: K, comp
   });
 }
 
-/** Where each node's JSON is, checking now that every line ends where the layout says. */
-function nodeSpans(bytes: Buffer, sectionStart: number, layout: { ids: NodeId[]; ends: number[] }, path: string): (position: number) => NodeSpan {
+/** Where each node's line and JSON are; the line's bounds are checked when it is parsed. */
+function nodeSpans(sectionStart: number, layout: { ids: NodeId[]; ends: number[] }): (position: number) => NodeSpan {
   const { ids, ends } = layout;
-  for (let position = 0; position < ids.length; position++) {
-    const end = sectionStart + ends[position]!;
-    const last = position === ids.length - 1;
-    if (last ? bytes[end] !== 0x0a : bytes[end] !== 0x2c || bytes[end + 1] !== 0x0a) throw invalidFile(path, 'its node offsets do not match its node lines');
-  }
   return (position) => {
     const key = position === 0 ? sectionStart : sectionStart + ends[position - 1]! + 2;
-    return { key, start: key + ids[position]!.length + 3, end: sectionStart + ends[position]! };
+    return { key, start: key + ids[position]!.length + 3, end: sectionStart + ends[position]!, last: position === ids.length - 1 };
   };
 }
 

@@ -6,8 +6,8 @@ import type { Graph, LogEntry, State } from '../domain/model.js';
 import type { ProjectLock } from '../application/ports/project-lock.js';
 import type { ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
-import { nodeFileSystem, type FileSystem } from './file-system.js';
-import { decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
+import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
+import { bufferSource, decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
 import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
 import { plainNodes } from './lazy-nodes.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
@@ -26,6 +26,9 @@ interface Loaded {
 }
 
 const CHECKPOINT = 'tasks.json';
+
+/** Closes a checkpoint file once nothing can read a node from it any more. */
+const closeWhenUnreachable = new FinalizationRegistry<OpenFile>((file) => file.close());
 
 /**
  * Something the store could not do that loses nothing and fails no command, but that an operator
@@ -276,11 +279,20 @@ export class FsProjectStore implements ProjectStore {
     return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, tail: end, checkpointBytes: checkpoint.bytes };
   }
 
+  /**
+   * The checkpoint, read as it is used: a command reads the parts it needs from the file it
+   * opened (which stays what it was if a writer renames a new one in), closed once the graph is
+   * no longer reachable. A process that keeps its state reads it whole, once.
+   */
   private openCheckpoint(): Checkpoint & { bytes: number } {
+    let file: OpenFile | null = null;
     try {
-      const bytes = this.files.read(this.checkpointFile);
-      return { ...decodeCheckpoint(bytes, this.checkpointFile), bytes: bytes.length };
+      const source = this.keepHot ? bufferSource(this.files.read(this.checkpointFile)) : (file = this.files.open(this.checkpointFile));
+      const checkpoint = decodeCheckpoint(source, this.checkpointFile);
+      if (file) closeWhenUnreachable.register(checkpoint.graph.nodes, file);
+      return { ...checkpoint, bytes: source.size };
     } catch (error) {
+      file?.close();
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw this.noState();
       throw storageError('Cannot read the project state', error, { path: this.checkpointFile });
     }

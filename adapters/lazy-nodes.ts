@@ -2,12 +2,20 @@ import type { GraphNode, NodeId } from '../domain/model.js';
 import { assertNodeShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
-/** Where a node's JSON lies in the checkpoint bytes. */
+/** What a checkpoint is read from: its bytes in memory, or a file opened for reading. */
+export interface ByteSource {
+  readonly size: number;
+  bytes(start: number, end: number): Buffer;
+}
+
+/** Where a node's JSON lies in the checkpoint. */
 export interface NodeSpan {
   /** Where its line starts, with the key naming it. */
   key: number;
   start: number;
   end: number;
+  /** The last node's line ends with a newline, the others with a comma and one. */
+  last: boolean;
 }
 
 /** What the store knows of a lazy node map besides its nodes: which are still raw bytes. */
@@ -17,7 +25,7 @@ interface LazyNodes {
   /** Nodes not parsed yet, and their position in the checkpoint. */
   readonly pending: Map<NodeId, number>;
   readonly spanOf: (position: number) => NodeSpan;
-  readonly source: Buffer;
+  readonly source: ByteSource;
 }
 
 const lazyMaps = new WeakMap<object, LazyNodes>();
@@ -29,7 +37,7 @@ const lazyMaps = new WeakMap<object, LazyNodes>();
  * `Object.values`, `in`, assignment and `delete` all work (whole-graph reads parse everything).
  * A malformed node is a STORAGE_ERROR naming it, when it is read.
  */
-export function lazyNodeMap(source: Buffer, ids: readonly NodeId[], spanOf: (position: number) => NodeSpan, path: string): Record<NodeId, GraphNode> {
+export function lazyNodeMap(source: ByteSource, ids: readonly NodeId[], spanOf: (position: number) => NodeSpan, path: string): Record<NodeId, GraphNode> {
   const lazy: LazyNodes = { ids: new Set(ids), pending: new Map(ids.map((id, position) => [id, position])), spanOf, source };
   const target: Record<NodeId, GraphNode> = {};
   const parse = (key: string | symbol): void => {
@@ -92,7 +100,7 @@ export function rawNode(nodes: Record<NodeId, GraphNode>, id: NodeId): Buffer | 
   const position = lazy?.pending.get(id);
   if (!lazy || position === undefined) return null;
   const span = lazy.spanOf(position);
-  return lazy.source.subarray(span.start, span.end);
+  return lazy.source.bytes(span.start, span.end);
 }
 
 /** A plain copy of a node map, every node parsed (for whole-state reads and what must be cloned). */
@@ -103,11 +111,13 @@ export function plainNodes(nodes: Record<NodeId, GraphNode>): Record<NodeId, Gra
   return plain;
 }
 
-function parseNode(source: Buffer, span: NodeSpan, id: NodeId, path: string): GraphNode {
-  if (source.toString('utf8', span.key, span.start) !== `${JSON.stringify(id)}:`) throw invalidFile(path, `the line of node ${id} is keyed by another id`);
+function parseNode(source: ByteSource, span: NodeSpan, id: NodeId, path: string): GraphNode {
+  const line = source.bytes(span.key, span.end + 1);
+  if (line.length !== span.end + 1 - span.key || line[line.length - 1] !== (span.last ? 0x0a : 0x2c)) throw invalidFile(path, `the line of node ${id} does not end where the node offsets say`);
+  if (line.toString('utf8', 0, span.start - span.key) !== `${JSON.stringify(id)}:`) throw invalidFile(path, `the line of node ${id} is keyed by another id`);
   let node: unknown;
   try {
-    node = JSON.parse(source.toString('utf8', span.start, span.end));
+    node = JSON.parse(line.toString('utf8', span.start - span.key, line.length - 1));
   } catch {
     throw invalidFile(path, `node ${id} is not JSON`);
   }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { decodeCheckpoint, encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
+import { bufferSource, decodeCheckpoint, encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
 import { GraphIndex } from '../../domain/graph-index.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
 import { statusReport } from '../../domain/status-report.js';
@@ -60,7 +60,7 @@ describe('checkpoint file', () => {
     const text = readFileSync(file, 'utf8');
     // A node damaged in place: nothing reads it, so nothing fails, and a rewrite keeps its bytes.
     writeFileSync(file, text.replace('"title":"Task T-2"', '"title":"Task T-X"'));
-    const sut = decodeCheckpoint(readFileSync(file), file);
+    const sut = decodeCheckpoint(bufferSource(readFileSync(file)), file);
     expect(sut.graph.nodes['T-0']).to.deep.equal(graph.nodes['T-0']);
     sut.graph.nodes['T-1'] = task('T-1', 'changed');
     const rewritten = encodeCheckpoint(sut.graph, ledger).toString('utf8');
@@ -101,7 +101,7 @@ describe('checkpoint file', () => {
   ] as const) {
     it(`refuses a checkpoint with a node ${name}, as STORAGE_ERROR naming the node`, () => {
       const text = encodeCheckpoint(graphOf(3), ledger).toString('utf8').replace(from, to);
-      writeFileSync(file, fixNodeOffsets(text));
+      writeFileSync(file, fixLayout(text));
       expect(() => readCheckpoint(file)).to.throw().that.satisfies((error: { code: string; message: string }) => {
         return error.code === 'STORAGE_ERROR' && error.message.includes('T-1');
       });
@@ -109,8 +109,8 @@ describe('checkpoint file', () => {
   }
 });
 
-/** Rewrites the layout's node offsets to match the (edited) node lines, so only the edit is wrong. */
-function fixNodeOffsets(text: string): string {
+/** Rewrites the layout (line lengths, node offsets) to match the (edited) lines, so only the edit is wrong. */
+function fixLayout(text: string): string {
   const lines = text.split('\n');
   const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
   const nodeLines = lines.slice(5, -2);
@@ -120,6 +120,7 @@ function fixNodeOffsets(text: string): string {
     offset += Buffer.byteLength(line) + 1;
     return end;
   });
+  member.checkpoint.lines = { heads: Buffer.byteLength(lines[2]!) + 1, edges: Buffer.byteLength(lines[3]!) + 1 };
   lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
   return lines.join('\n');
 }
@@ -161,7 +162,7 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     const expected = statusOf(structuredClone(graph));
     writeFileSync(file, encodeCheckpoint(graph, ledger));
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^"T3":\{/m, '"T3":['));
-    expect(statusOf(decodeCheckpoint(readFileSync(file), file).graph)).to.deep.equal(expected);
+    expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(file)), file).graph)).to.deep.equal(expected);
   });
 
   it('derives the heads again from the nodes when they are missing or malformed, with the same answer', () => {
@@ -170,8 +171,8 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     writeFileSync(file, encodeCheckpoint(graph, ledger));
     const text = readFileSync(file, 'utf8');
     for (const damaged of [text.replace('"types":"', '"types":"x'), text.replace(/^"heads":.*$/m, '"heads":null},')]) {
-      writeFileSync(file, damaged);
-      expect(statusOf(decodeCheckpoint(readFileSync(file), file).graph)).to.deep.equal(expected);
+      writeFileSync(file, fixLayout(damaged));
+      expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(file)), file).graph)).to.deep.equal(expected);
     }
   });
 });
