@@ -96,7 +96,11 @@ export class FsProjectStore implements ProjectStore {
 
   async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    return read(this.loadCommitted(() => this.loadState(this.load())));
+    // Its node map stays lazy, as readGraph's: `history` reads the log and one node.
+    return read(this.loadCommitted(() => {
+      const loaded = this.load();
+      return { ...loaded.graph, log: this.readLog(loaded) };
+    }));
   }
 
   transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {

@@ -348,7 +348,7 @@ describe('FsProjectStore', () => {
       await commitTask(sut, 'T1');
       rewriteCheckpoint((value) => ({ ...value, nodes: { ...value.nodes, T9: { id: 'T8', kind: 'knowledge' } } }));
       const damaged = readFileSync(file('tasks.json'), 'utf8').split('\n').find((line) => line.startsWith('"T9"'));
-      for (const read of [() => open().readState((value) => value), () => open().readGraph((graph) => graph.nodes.T9)]) {
+      for (const read of [() => open().readState((value) => ({ ...value.nodes })), () => open().readGraph((graph) => graph.nodes.T9)]) {
         const error = await rejectionOf(read);
         expect(error.code).to.equal('STORAGE_ERROR');
         expect(error.details.cause).to.equal('EINVALID');

@@ -34,7 +34,8 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory):
       });
     }
 
-    const stateOf = (store: ProjectStore): Promise<State> => store.readState((state) => state);
+    /** The whole state, its node map copied (a store may read nodes lazily: see the port). */
+    const stateOf = (store: ProjectStore): Promise<State> => store.readState((state) => ({ ...state, nodes: { ...state.nodes } }));
 
     it('has no state before its first write: inspect says absent, reads fail with STORAGE_ERROR', async () => {
       const sut = open();
