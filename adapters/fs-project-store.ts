@@ -294,6 +294,8 @@ export class FsProjectStore implements ProjectStore {
       const source = this.keepHot ? bufferSource(this.files.read(this.checkpointFile)) : (file = this.files.open(this.checkpointFile));
       const checkpoint = decodeCheckpoint(source, this.checkpointFile);
       if (file) closeWhenUnreachable.register(checkpoint.graph.nodes, file);
+      // Kept in memory, every node is read sooner or later: parsed once, into a plain map, it costs no lookup trap.
+      else checkpoint.graph.nodes = plainNodes(checkpoint.graph.nodes);
       return { ...checkpoint, bytes: source.size };
     } catch (error) {
       file?.close();

@@ -28,8 +28,8 @@ export function searchKnowledge(graph: Graph, query: string, includeDeprecated: 
   const needle = query.toLowerCase();
   const matches: SearchMatch[] = [];
   // Only knowledge is read whole; the heads say which nodes are knowledge, and which deprecated.
-  for (const head of StatusIndex.of(graph).all().values()) {
-    if (head.type !== 'knowledge' || (head.status === 'deprecated' && !includeDeprecated)) continue;
+  for (const head of StatusIndex.of(graph).knowledge().values()) {
+    if (head.status === 'deprecated' && !includeDeprecated) continue;
     const node = graph.nodes[head.id];
     if (!isKnowledge(node)) continue;
     const texts = SEARCH_FIELDS.map((field) => [field, searchableText(node, field)] as const);

@@ -29,6 +29,8 @@ export interface NodeHead {
 export class StatusIndex {
   private static readonly shared = new WeakMap<Graph, StatusIndex>();
   private heads: Map<NodeId, NodeHead> | null = null;
+  /** The heads of knowledge nodes alone, for matching scopes without walking every head. */
+  private readonly knowledgeHeads = new Map<NodeId, NodeHead>();
   /** Heads saved with the graph, read on first use (null when they turn out unusable). */
   private saved: (() => Iterable<NodeHead> | null) | null = null;
   /** Nodes changed, and ends of edges changed, since the heads were last brought up to date. */
@@ -86,6 +88,7 @@ export class StatusIndex {
     if (!this.heads && this.saved) this.heads = this.readSaved();
     if (!this.heads) {
       this.heads = new Map();
+      this.knowledgeHeads.clear();
       for (const id of Object.keys(this.graph.nodes)) this.derive(id);
     } else if (this.changed.size > 0) {
       const edges = GraphIndex.of(this.graph);
@@ -100,22 +103,32 @@ export class StatusIndex {
     return this.heads;
   }
 
+  /** The heads of every knowledge node, current. Do not modify it. */
+  knowledge(): ReadonlyMap<NodeId, NodeHead> {
+    this.all();
+    return this.knowledgeHeads;
+  }
+
   private readSaved(): Map<NodeId, NodeHead> | null {
     const saved = this.saved!();
     this.saved = null;
     if (!saved) return null;
     const heads = new Map<NodeId, NodeHead>();
-    for (const head of saved) heads.set(head.id, head);
+    for (const head of saved) {
+      heads.set(head.id, head);
+      if (head.scope) this.knowledgeHeads.set(head.id, head);
+    }
     return heads;
   }
 
   private derive(id: NodeId): void {
     const node = Object.hasOwn(this.graph.nodes, id) ? this.graph.nodes[id] : undefined;
+    this.knowledgeHeads.delete(id);
     if (!node) {
       this.heads!.delete(id);
       return;
     }
-    this.heads!.set(id, {
+    const head: NodeHead = {
       id,
       type: nodeType(node),
       status: derivedStatus(this.graph, GraphIndex.of(this.graph), node),
@@ -124,6 +137,8 @@ export class StatusIndex {
       created_at: node.created_at,
       claim: isTask(node) ? node.claim : null,
       scope: isKnowledge(node) ? node.scope : null,
-    });
+    };
+    this.heads!.set(id, head);
+    if (head.scope) this.knowledgeHeads.set(id, head);
   }
 }

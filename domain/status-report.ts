@@ -1,5 +1,5 @@
 import { staleClaimAlert, type StaleClaimAlert } from './alerts.js';
-import type { Timestamp } from './clock.js';
+import { timestampBefore, type Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import type { GraphView } from './graph-index.js';
 import { GATE_STATUSES, KNOWLEDGE_STATUSES, type AgentName, type NodeType } from './model.js';
@@ -92,8 +92,11 @@ function inScope(head: NodeHead, filters: StatusFilters): boolean {
 /** Every stale claim of the project, oldest first; only `--claimed-by` narrows them. */
 function staleClaims(heads: Iterable<NodeHead>, now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
   const alerts: StaleClaimAlert[] = [];
+  // A claim taken after the cutoff is not stale: one string comparison, not two dates parsed, per claim.
+  const cutoff = timestampBefore(now, filters.staleMs);
   for (const head of heads) {
-    if (head.type !== 'task' || (filters.claimed_by !== undefined && head.claim?.by !== filters.claimed_by)) continue;
+    if (head.claim === null || head.claim.at > cutoff || head.type !== 'task') continue;
+    if (filters.claimed_by !== undefined && head.claim.by !== filters.claimed_by) continue;
     const alert = staleClaimAlert(head, now, filters.staleMs);
     if (alert) alerts.push(alert);
   }

@@ -60,6 +60,8 @@ describe('StatusIndex (status buckets kept per change)', () => {
         if (next() < 0.3) expect(keptStatuses(draft.graph), `step ${step}`).to.deep.equal(freshStatuses(draft.graph));
       }
       expect(keptStatuses(draft.graph)).to.deep.equal(freshStatuses(draft.graph));
+      const knowledge = Object.values(draft.graph.nodes).filter((node) => node.kind === 'knowledge').map((node) => node.id);
+      expect([...StatusIndex.of(draft.graph).knowledge().keys()].sort()).to.deep.equal(knowledge.sort());
     });
   }
 
