@@ -52,8 +52,9 @@ export function isStale(claim: Claim, now: Timestamp, staleMs: number): boolean 
 type ClaimHolder = Pick<TaskNode, 'id' | 'claim'> & { status: string };
 
 export function staleClaimAlert(task: ClaimHolder, now: Timestamp, staleMs: number): StaleClaimAlert | null {
-  if (task.status !== 'in_progress' || task.claim === null || !isStale(task.claim, now, staleMs)) return null;
+  if (task.status !== 'in_progress' || task.claim === null) return null;
   const age = claimAge(task.claim, now);
+  if (age < staleMs) return null;
   return {
     kind: 'STALE_CLAIM',
     node: task.id,
