@@ -64,8 +64,9 @@ export function encodeCheckpoint(graph: Graph, ledger: LedgerRef): Buffer {
     ends.push(offset);
     offset += last ? 1 : 2;
   });
-  const { version, fence_generation, revision, initiatives, edges } = graph;
-  const head = JSON.stringify({ version, fence_generation, revision, initiatives, log: [] });
+  // Every field of the graph but its nodes and edges goes on line 1, so a field added to the graph is kept.
+  const { nodes: _nodes, edges, ...fields } = graph;
+  const head = JSON.stringify({ ...fields, log: [] });
   const headsLine = Buffer.from(`${HEADS_MEMBER}${JSON.stringify(headColumns(graph, ids))}},\n`);
   const edgesLine = Buffer.from(`${EDGES_MEMBER}${JSON.stringify(edges)},\n`);
   const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
