@@ -9,6 +9,7 @@ import { nodeFileSystem as files } from '../../adapters/file-system.js';
 import { FsProjectStore, FsProjectStoreFactory, type StoreWarning } from '../../adapters/fs-project-store.js';
 import type { FileSystem } from '../../adapters/file-system.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { stateProblem } from '../../domain/state-shape.js';
 import { addNote } from '../../domain/lifecycle.js';
 import type { State } from '../../domain/model.js';
 import { NOW, addTask, newDraft } from '../support/graphs.js';
@@ -209,6 +210,16 @@ describe('FsProjectStore', () => {
     await commitTask(sut, 'T6');
     expect(warnings).to.have.length(reported);
     expect(checkpointAsJson().revision).to.equal(7);
+  });
+
+  it('keeps tasks.json one JSON document that, without its checkpoint member, is a valid schema-1 state with an empty log', async () => {
+    const sut = await initialized();
+    for (let i = 0; i < 6; i++) await commitTask(sut, `T${i}`, 'x'.repeat(64 * 1024));
+    const { checkpoint, ...state } = JSON.parse(readFileSync(file('tasks.json'), 'utf8'));
+    expect(stateProblem(state)).to.equal(null);
+    expect(state.log).to.deep.equal([]);
+    expect(Object.keys(state.nodes)).to.have.length.greaterThan(0);
+    expect(checkpoint.ledger.file).to.equal(ledgerName());
   });
 
   it('writes each whole state to a new ledger generation and removes the old one', async () => {
