@@ -3,6 +3,7 @@ import type { Timestamp } from './clock.js';
 import { assertEdgeAllowed, sameEdge } from './edges.js';
 import { DomainError } from './errors.js';
 import { GraphIndex } from './graph-index.js';
+import { StatusIndex } from './status-index.js';
 import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note } from './model.js';
 import type { TouchedNode } from './plugins.js';
 
@@ -93,6 +94,7 @@ export class GraphDraft {
     });
     this.graph.nodes[node.id] = node;
     this.changedNodes.set(node.id, node);
+    StatusIndex.kept(this.graph)?.nodeChanged(node.id);
   }
 
   /** Appends a note to a node (a new revision of it), recorded as the note alone unless the node is written whole too. */
@@ -105,6 +107,7 @@ export class GraphDraft {
       else delete this.graph.nodes[node.id];
     });
     this.graph.nodes[node.id] = next;
+    StatusIndex.kept(this.graph)?.nodeChanged(node.id);
     if (this.changedNodes.has(node.id)) this.changedNodes.set(node.id, next);
     else this.appendedNotes.push({ node: node.id, note, revision: next.revision, updated_at: next.updated_at });
     return next;
@@ -120,6 +123,7 @@ export class GraphDraft {
     });
     this.edgeChanges.push({ op: 'add', edge: stored });
     this.index.added(stored);
+    StatusIndex.kept(this.graph)?.edgeChanged(stored);
     return stored;
   }
 
@@ -133,6 +137,7 @@ export class GraphDraft {
     this.undo.push(() => this.graph.edges.splice(at, 0, removed!));
     this.edgeChanges.push({ op: 'remove', edge: removed! });
     this.index.removed(removed!);
+    StatusIndex.kept(this.graph)?.edgeChanged(removed!);
     return true;
   }
 
@@ -172,12 +177,24 @@ export class GraphDraft {
     // The shared index follows the edge list; only edge changes undone behind its back stale it.
     const edgesChanged = this.edgeChanges.length > 0;
     for (let step = this.undo.pop(); step; step = this.undo.pop()) step();
+    if (edgesChanged) this.index.invalidate();
+    // Marked against the restored graph: both ends of every edge changed are marked, so what an
+    // undone edge led to is derived again too.
+    this.markChanged();
     this.changedNodes.clear();
     this.appendedNotes.length = 0;
     this.edgeChanges.length = 0;
     for (const name of Object.keys(this.changedInitiatives)) delete this.changedInitiatives[name];
     this.logEntries.length = 0;
-    if (edgesChanged) this.index.invalidate();
+  }
+
+  /** Marks every node and edge this draft changed in the graph's status index, if one is kept. */
+  private markChanged(): void {
+    const statuses = StatusIndex.kept(this.graph);
+    if (!statuses) return;
+    for (const id of this.changedNodes.keys()) statuses.nodeChanged(id);
+    for (const appended of this.appendedNotes) statuses.nodeChanged(appended.node);
+    for (const change of this.edgeChanges) statuses.edgeChanged(change.edge);
   }
 
   /** Everything recorded so far, or null when nothing changed. */

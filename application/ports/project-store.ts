@@ -51,9 +51,12 @@ export type PluginReader = () => PluginTable;
  * writer nor hold one up; `transact` runs its function under the project's exclusive lock and
  * makes its changes durable before it resolves.
  *
- * Plain data at the boundary: the graph or state a callback gets, and everything it returns or
- * builds from it, is made of plain objects, arrays and primitives (it survives `structuredClone`),
- * and stays readable after the call resolves and the lock is released.
+ * Plain data at the boundary: every node, edge, initiative and log entry a callback gets, the
+ * states `inspect` and `rewrite` give, and everything built from them, are plain objects, arrays
+ * and primitives (they survive `structuredClone`) and stay readable after the call resolves and
+ * the lock is released. The node map of the graph (or state) a callback gets may be lazy (the
+ * file store parses a node when it is first read): it behaves as a record, and a caller that
+ * passes the map on copies it.
  */
 export interface ProjectStore {
   readonly projectId: string;
