@@ -2,7 +2,7 @@
 // takes to open in headless Chromium (navigation to the columns drawn and the live stream open),
 // the graph view focused on a node, the page's JavaScript heap and the `taskdag ui` process's
 // resident memory, and how long a command-line change takes to show on the open board.
-// Runs the real binary and Debian's chromium (scripts/ensure-debian-package.sh installs it).
+// Runs the real binary and Debian's chromium (scripts/ensure-package.sh installs it).
 // Usage: npm run bench:board  (after npm run build); `-- --runs N` (default 3).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ const SIZES = [1_000, 10_000];
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
 
-execFileSync('/bin/sh', [path.join(ROOT, 'scripts/ensure-debian-package.sh'), '/usr/bin/chromium', 'chromium'], { stdio: 'inherit' });
+execFileSync('/bin/sh', [path.join(ROOT, 'scripts/ensure-package.sh'), '/usr/bin/chromium', 'chromium'], { stdio: 'inherit' });
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const mib = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;

@@ -14,7 +14,7 @@ const { chromium } = require('playwright-core');
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
 
-execFileSync('/bin/sh', [path.join(ROOT, 'scripts/ensure-debian-package.sh'), '/usr/bin/chromium', 'chromium'], { stdio: 'inherit' });
+execFileSync('/bin/sh', [path.join(ROOT, 'scripts/ensure-package.sh'), '/usr/bin/chromium', 'chromium'], { stdio: 'inherit' });
 const dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-shots-'));
 const checkout = path.join(dir, 'shop');
 mkdirSync(checkout);

@@ -84,7 +84,7 @@ function projectRouters(config: ServerConfig, settings: ServerSettings, shutdown
   return [
     boardRoutes(reads),
     projectRoutes({ ...reads, dispatcher, registry, maxBodyBytes: settings.maxBodyBytes }),
-    transferRoutes({ stores, clock, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
+    transferRoutes({ stores, clock, plugins: services.plugins, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
   ];
 }
 

@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { ensureCommand } from './debian-package.js';
 
-const ENSURE = path.resolve(__dirname, '../../../scripts/ensure-debian-package.sh');
 export const CHROMIUM = '/usr/bin/chromium';
 
 /**
@@ -10,7 +8,7 @@ export const CHROMIUM = '/usr/bin/chromium';
  * drives it and downloads no browser of its own. Nothing it loads leaves this machine.
  */
 export async function launchChromium(): Promise<Browser> {
-  execFileSync('/bin/sh', [ENSURE, CHROMIUM, 'chromium'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 540_000 });
+  ensureCommand(CHROMIUM, 'chromium');
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-background-networking'], timeout: 60_000 });
 }
 
