@@ -42,6 +42,18 @@ export interface FileSystem {
   syncDirectory(dir: string): void;
 }
 
+/** Bytes [start, end) of an open file; fewer when the file ends first. */
+function readRange(fd: number, start: number, end: number): Buffer {
+  const buffer = Buffer.allocUnsafe(Math.max(0, end - start));
+  let read = 0;
+  while (read < buffer.length) {
+    const got = fs.readSync(fd, buffer, read, buffer.length - read, start + read);
+    if (got === 0) break;
+    read += got;
+  }
+  return buffer.subarray(0, read);
+}
+
 /** The real file system (graceful-fs, synchronous calls: each is short and never waits on a lock). */
 export const nodeFileSystem: FileSystem = {
   read: (file) => fs.readFileSync(file),
@@ -50,16 +62,7 @@ export const nodeFileSystem: FileSystem = {
     let open = true;
     return {
       size: fs.fstatSync(fd).size,
-      bytes(start, end) {
-        const buffer = Buffer.allocUnsafe(Math.max(0, end - start));
-        let read = 0;
-        while (read < buffer.length) {
-          const got = fs.readSync(fd, buffer, read, buffer.length - read, start + read);
-          if (got === 0) break;
-          read += got;
-        }
-        return buffer.subarray(0, read);
-      },
+      bytes: (start, end) => readRange(fd, start, end),
       close() {
         if (open) fs.closeSync(fd);
         open = false;
@@ -69,15 +72,7 @@ export const nodeFileSystem: FileSystem = {
   readFrom(file, start) {
     const fd = fs.openSync(file, 'r');
     try {
-      const size = fs.fstatSync(fd).size;
-      const buffer = Buffer.allocUnsafe(Math.max(0, size - start));
-      let read = 0;
-      while (read < buffer.length) {
-        const got = fs.readSync(fd, buffer, read, buffer.length - read, start + read);
-        if (got === 0) break;
-        read += got;
-      }
-      return buffer.subarray(0, read);
+      return readRange(fd, start, fs.fstatSync(fd).size);
     } finally {
       fs.closeSync(fd);
     }

@@ -25,21 +25,26 @@ function graphOf(count: number): Graph {
   };
 }
 
-describe('checkpoint file', () => {
-  let dir: string;
-  let file: string;
-  const ledger = { file: 'ledger.1.jsonl', bytes: 42 };
-
+/** A temporary directory per test, removed after it, and the checkpoint file's path in it. */
+function tempCheckpoint(): { readonly dir: string; readonly file: string } {
+  const paths = { dir: '', file: '' };
   beforeEach(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-checkpoint-'));
-    file = path.join(dir, 'tasks.json');
+    paths.dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-checkpoint-'));
+    paths.file = path.join(paths.dir, 'tasks.json');
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => rmSync(paths.dir, { recursive: true, force: true }));
+  return paths;
+}
+
+const ledger = { file: 'ledger.1.jsonl', bytes: 42 };
+
+describe('checkpoint file', () => {
+  const temp = tempCheckpoint();
 
   it('reads back the graph it wrote, with its ledger position, as plain data', () => {
     const graph = graphOf(50);
-    writeFileSync(file, encodeCheckpoint(graph, ledger));
-    const sut = readCheckpoint(file);
+    writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
+    const sut = readCheckpoint(temp.file);
     expect(sut.ledger).to.deep.equal(ledger);
     expect(sut.graph).to.deep.equal(graph);
     expect(structuredClone(sut.graph)).to.deep.equal(graph);
@@ -47,8 +52,8 @@ describe('checkpoint file', () => {
 
   it('is one JSON document holding the seven collections of spec 2.1, its log kept in the ledger', () => {
     const graph = graphOf(5);
-    writeFileSync(file, encodeCheckpoint(graph, ledger));
-    const { checkpoint, ...state } = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
+    const { checkpoint, ...state } = JSON.parse(readFileSync(temp.file, 'utf8'));
     expect(state).to.deep.equal({ ...graph, log: [] });
     expect(checkpoint.ledger).to.deep.equal(ledger);
     expect(checkpoint.note).to.include('ledger.1.jsonl');
@@ -56,11 +61,11 @@ describe('checkpoint file', () => {
 
   it('parses only the nodes a reader reads, and copies the others as they were when it is written again', () => {
     const graph = graphOf(3);
-    writeFileSync(file, encodeCheckpoint(graph, ledger));
-    const text = readFileSync(file, 'utf8');
+    writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
+    const text = readFileSync(temp.file, 'utf8');
     // A node damaged in place: nothing reads it, so nothing fails, and a rewrite keeps its bytes.
-    writeFileSync(file, text.replace('"title":"Task T-2"', '"title":"Task T-X"'));
-    const sut = decodeCheckpoint(bufferSource(readFileSync(file)), file);
+    writeFileSync(temp.file, text.replace('"title":"Task T-2"', '"title":"Task T-X"'));
+    const sut = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
     expect(sut.graph.nodes['T-0']).to.deep.equal(graph.nodes['T-0']);
     sut.graph.nodes['T-1'] = task('T-1', 'changed');
     const rewritten = encodeCheckpoint(sut.graph, ledger).toString('utf8');
@@ -71,24 +76,24 @@ describe('checkpoint file', () => {
   it('still reads the TDCK1 checkpoints written before it was a JSON document, with or without a node head section', () => {
     const graph = graphOf(3);
     for (const heads of ['', JSON.stringify(Object.keys(graph.nodes).map((id) => [id]))]) {
-      writeFileSync(file, legacyCheckpoint(graph, heads));
-      expect(readCheckpoint(file).graph).to.deep.equal(graph);
+      writeFileSync(temp.file, legacyCheckpoint(graph, heads));
+      expect(readCheckpoint(temp.file).graph).to.deep.equal(graph);
     }
   });
 
   for (const [name, damage] of [
-    ['empty', () => writeFileSync(file, '')],
-    ['garbage', () => writeFileSync(file, 'not a checkpoint at all')],
-    ['truncated in the node section', () => truncateSync(file, readFileSync(file).length - 5)],
-    ['truncated in the header', () => truncateSync(file, 30)],
-    ['holding node offsets that do not fall on line ends', () => writeFileSync(file, readFileSync(file, 'utf8').replace(/"ends":\[(\d+)/, (_, end) => `"ends":[${Number(end) - 3}`))],
-    ['holding a log (the log is in the ledger)', () => writeFileSync(file, readFileSync(file, 'utf8').replace('"log":[]', '"log":[{}]'))],
-    ['holding a node line more than its layout says', () => writeFileSync(file, readFileSync(file, 'utf8').replace('\n}}', ',\n"T-99":{}\n}}'))],
+    ['empty', () => writeFileSync(temp.file, '')],
+    ['garbage', () => writeFileSync(temp.file, 'not a checkpoint at all')],
+    ['truncated in the node section', () => truncateSync(temp.file, readFileSync(temp.file).length - 5)],
+    ['truncated in the header', () => truncateSync(temp.file, 30)],
+    ['holding node offsets that do not fall on line ends', () => writeFileSync(temp.file, readFileSync(temp.file, 'utf8').replace(/"ends":\[(\d+)/, (_, end) => `"ends":[${Number(end) - 3}`))],
+    ['holding a log (the log is in the ledger)', () => writeFileSync(temp.file, readFileSync(temp.file, 'utf8').replace('"log":[]', '"log":[{}]'))],
+    ['holding a node line more than its layout says', () => writeFileSync(temp.file, readFileSync(temp.file, 'utf8').replace('\n}}', ',\n"T-99":{}\n}}'))],
   ] as const) {
     it(`refuses a checkpoint that is ${name} with STORAGE_ERROR`, () => {
-      writeFileSync(file, encodeCheckpoint(graphOf(10), ledger));
+      writeFileSync(temp.file, encodeCheckpoint(graphOf(10), ledger));
       damage();
-      expect(() => readCheckpoint(file)).to.throw().that.satisfies((error: { code: string; details: { cause: string } }) => {
+      expect(() => readCheckpoint(temp.file)).to.throw().that.satisfies((error: { code: string; details: { cause: string } }) => {
         return error.code === 'STORAGE_ERROR' && error.details.cause === 'EINVALID';
       });
     });
@@ -101,8 +106,8 @@ describe('checkpoint file', () => {
   ] as const) {
     it(`refuses a checkpoint with a node ${name}, as STORAGE_ERROR naming the node`, () => {
       const text = encodeCheckpoint(graphOf(3), ledger).toString('utf8').replace(from, to);
-      writeFileSync(file, fixLayout(text));
-      expect(() => readCheckpoint(file)).to.throw().that.satisfies((error: { code: string; message: string }) => {
+      writeFileSync(temp.file, fixLayout(text));
+      expect(() => readCheckpoint(temp.file)).to.throw().that.satisfies((error: { code: string; message: string }) => {
         return error.code === 'STORAGE_ERROR' && error.message.includes('T-1');
       });
     });
@@ -136,15 +141,7 @@ function legacyCheckpoint(graph: Graph, heads: string): string {
 }
 
 describe('checkpoint file: node heads (status buckets) saved with the graph', () => {
-  let dir: string;
-  let file: string;
-  const ledger = { file: 'ledger.1.jsonl', bytes: 42 };
-
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-checkpoint-'));
-    file = path.join(dir, 'tasks.json');
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const temp = tempCheckpoint();
 
   function sampleGraph(): Graph {
     const draft = newDraft('orchestrator');
@@ -160,19 +157,19 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
   it('lets status read only the nodes it lists: a damaged node it does not list is never parsed', () => {
     const graph = sampleGraph();
     const expected = statusOf(structuredClone(graph));
-    writeFileSync(file, encodeCheckpoint(graph, ledger));
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/^"T3":\{/m, '"T3":['));
-    expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(file)), file).graph)).to.deep.equal(expected);
+    writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
+    writeFileSync(temp.file, readFileSync(temp.file, 'utf8').replace(/^"T3":\{/m, '"T3":['));
+    expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph)).to.deep.equal(expected);
   });
 
   it('derives the heads again from the nodes when they are missing or malformed, with the same answer', () => {
     const graph = sampleGraph();
     const expected = statusOf(structuredClone(graph));
-    writeFileSync(file, encodeCheckpoint(graph, ledger));
-    const text = readFileSync(file, 'utf8');
+    writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
+    const text = readFileSync(temp.file, 'utf8');
     for (const damaged of [text.replace('"types":"', '"types":"x'), text.replace(/^"heads":.*$/m, '"heads":null},')]) {
-      writeFileSync(file, fixLayout(damaged));
-      expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(file)), file).graph)).to.deep.equal(expected);
+      writeFileSync(temp.file, fixLayout(damaged));
+      expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph)).to.deep.equal(expected);
     }
   });
 });
