@@ -10,7 +10,7 @@ import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
 import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
-import { assertStateShape } from './state-validation.js';
+import { assertReplaceable } from './replacement-order.js';
 import { invalidFile, storageError } from './storage-error.js';
 
 interface Loaded {
@@ -107,7 +107,7 @@ export class FsProjectStore implements ProjectStore {
       const snapshotsBefore = this.snapshots.taken;
       const { result, state } = await work(current);
       if (!state) return result;
-      this.assertReplaceable(state, current);
+      assertReplaceable(state, current, this.checkpointFile);
       if (current.kind === 'unreadable' && this.snapshots.taken === snapshotsBefore) {
         await this.snapshots.take('corrupt-recovery', current, new Date().toISOString());
       }
@@ -154,23 +154,6 @@ export class FsProjectStore implements ProjectStore {
       reached.fence_generation = Math.max(reached.fence_generation, inLedger.fence_generation);
     }
     return reached;
-  }
-
-  /** A replacement must load and must move (fence_generation, revision) forward. */
-  private assertReplaceable(state: State, current: StoredState): void {
-    assertStateShape(state, this.checkpointFile);
-    const reached = current.kind === 'valid' ? current.state : current.kind === 'unreadable' ? current.reached : null;
-    if (!reached) return;
-    const forward =
-      state.fence_generation > reached.fence_generation ||
-      (state.fence_generation === reached.fence_generation && state.revision > reached.revision);
-    if (!forward) {
-      throw new DomainError(
-        'STORAGE_ERROR',
-        `A replacement state at fence generation ${state.fence_generation}, revision ${state.revision} would go back from ${reached.fence_generation}, ${reached.revision}`,
-        { cause: 'EINVALID', path: this.checkpointFile, reached },
-      );
-    }
   }
 
   /** Writes a new ledger generation holding the whole log, then the checkpoint that points at it. */

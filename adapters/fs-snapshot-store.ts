@@ -9,10 +9,8 @@ import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durabl
 import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
+import { nextSnapshotStamp, sha256, SNAPSHOT_ID, SNAPSHOT_REASONS as REASONS } from './snapshot-naming.js';
 
-const REASONS: readonly SnapshotReason[] = ['force-init', 'corrupt-recovery', 'pre-restore', 'pre-migrate'];
-/** `20261122T045639123Z-pre-restore`: a compact UTC timestamp first, so names sort by creation. */
-const SNAPSHOT_ID = /^(\d{8}T\d{9}Z)-([a-z]+(?:-[a-z]+)*)$/;
 const STATE_SUFFIX = '.state.json';
 const META_SUFFIX = '.meta.json';
 
@@ -95,15 +93,13 @@ export class FsSnapshotStore implements SnapshotStore {
 
   /** A stamp after every existing snapshot's, so that ids sort by creation even within one millisecond. */
   private nextStamp(now: Timestamp): string {
-    let stamp = compactStamp(now);
     const newest = this.files
       .list(this.dir)
       .map((name) => SNAPSHOT_ID.exec(name.split('.')[0]!)?.[1])
       .filter((existing): existing is string => existing !== undefined)
       .sort()
       .pop();
-    if (newest !== undefined && newest >= stamp) stamp = compactStamp(new Date(Date.parse(expandStamp(newest)) + 1).toISOString());
-    return stamp;
+    return nextSnapshotStamp(now, newest);
   }
 
   /**
@@ -179,18 +175,4 @@ export class FsSnapshotStore implements SnapshotStore {
 function isRawFile(value: unknown): value is RawFile {
   const file = value as Partial<RawFile> | null;
   return typeof file === 'object' && file !== null && typeof file.name === 'string' && Number.isInteger(file.bytes) && /^[0-9a-f]{64}$/.test(String(file.sha256));
-}
-
-function sha256(contents: Buffer): string {
-  return (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(contents).digest('hex');
-}
-
-/** `2026-11-22T04:56:39.123Z` -> `20261122T045639123Z` */
-function compactStamp(timestamp: Timestamp): string {
-  return timestamp.replace(/[-:.]/g, '');
-}
-
-/** `20261122T045639123Z` -> `2026-11-22T04:56:39.123Z` */
-function expandStamp(stamp: string): Timestamp {
-  return stamp.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z$/, '$1-$2-$3T$4:$5:$6.$7Z');
 }

@@ -1,0 +1,371 @@
+import type { Pool, PoolClient } from 'pg';
+import { DomainError } from '../../domain/errors.js';
+import type { ChangeSet } from '../../domain/change-set.js';
+import type { Edge, Graph, GraphNode, Initiative, LogEntry, Note, State } from '../../domain/model.js';
+import { stateProblem } from '../../domain/state-shape.js';
+import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
+import { assertReplaceable } from '../replacement-order.js';
+import { databaseError, withTransaction } from './pg-pool.js';
+import { PgSnapshotStore } from './pg-snapshot-store.js';
+
+/** The channel every commit notifies, in its own transaction: `{project, revision, fence_generation}`. */
+export const REVISION_CHANNEL = 'taskdag_revisions';
+
+/** A project's row: where its state stands. */
+interface ProjectRow {
+  version: 1;
+  fence_generation: number;
+  revision: number;
+  incarnation: number;
+  log_length: number;
+  edges_revision: number;
+}
+
+/** A graph as of a project row. Never changed once made: a commit works on a copy (see workingCopy). */
+interface Cached {
+  row: ProjectRow;
+  graph: Graph;
+}
+
+const ROW = 'version, fence_generation::int, revision::int, incarnation::int, log_length::int, edges_revision::int';
+const READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+
+/**
+ * A project's state in PostgreSQL, shared by every server process on the database (docs/scaling.md).
+ * Each commit is one transaction that first locks the project's row (SELECT ... FOR UPDATE), so
+ * commits of every process are serialized and a claim has one winner; it writes the change set
+ * as rows (the nodes written, the notes appended, the edge changes, the initiatives, the log
+ * entries) and compares-and-sets the revision. Each process keeps the graph of its last read or
+ * commit and catches up from the rows changed since (by revision), reloading whole only after a
+ * whole replacement (a new incarnation). Readers run in a read-only snapshot and never wait for
+ * a writer; a transaction works on its own copy, so a reader never sees a change before it is
+ * committed and a failed transaction leaves nothing behind.
+ */
+export class PgProjectStore implements ProjectStore {
+  readonly location: string;
+  readonly snapshots: PgSnapshotStore;
+  private cached: Cached | null = null;
+  /** This process's writers, one at a time: they would only queue on the row lock holding a connection each. */
+  private writers: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly pool: Pool,
+    readonly projectId: string,
+  ) {
+    this.location = `postgresql:taskdag_projects/${projectId}`;
+    this.snapshots = new PgSnapshotStore(pool, projectId, this.location);
+  }
+
+  async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
+    const graph = await withTransaction(this.pool, async (client) => (await this.current(client, await this.row(client))).graph, READ_ONLY);
+    return read(graph);
+  }
+
+  async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
+    const state = await withTransaction(
+      this.pool,
+      async (client) => {
+        const { graph } = await this.current(client, await this.row(client));
+        return { ...graph, log: await this.log(client) };
+      },
+      READ_ONLY,
+    );
+    return read(state);
+  }
+
+  transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
+    return this.exclusive(async () => {
+      let committed: Cached | null = null;
+      const result = await withTransaction(this.pool, async (client) => {
+        const row = await this.row(client, 'FOR UPDATE');
+        const graph = workingCopy((await this.current(client, row)).graph);
+        const { result, changes } = await work(graph);
+        if (changes) committed = await this.commit(client, row, graph, changes);
+        return result;
+      });
+      if (committed) this.keep(committed);
+      return result;
+    });
+  }
+
+  rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {
+    return this.exclusive(async () => {
+      let replaced: Cached | null = null;
+      const result = await withTransaction(this.pool, async (client) => {
+        // A project's row is its lock; a new project locks its id instead, so two inits create it once.
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.projectId]);
+        const current = await this.storedState(client, 'FOR UPDATE');
+        const snapshotsBefore = this.snapshots.taken;
+        const { result, state } = await work(current);
+        if (!state) return result;
+        assertReplaceable(state, current, this.location);
+        if (current.kind === 'unreadable' && this.snapshots.taken === snapshotsBefore) {
+          await this.snapshots.take('corrupt-recovery', current, new Date().toISOString());
+        }
+        replaced = await this.writeWhole(client, state);
+        return result;
+      });
+      if (replaced) this.cached = replaced;
+      return result;
+    });
+  }
+
+  async replace(state: State): Promise<void> {
+    await this.rewrite(() => ({ result: undefined, state }));
+  }
+
+  inspect(): Promise<StoredState> {
+    return withTransaction(this.pool, (client) => this.storedState(client, ''), READ_ONLY);
+  }
+
+  /** The project's row, or STORAGE_ERROR when it has no state. */
+  private async row(client: PoolClient, lock: '' | 'FOR UPDATE' = ''): Promise<ProjectRow> {
+    const row = await this.rowIfAny(client, lock);
+    if (!row) throw new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, { cause: 'ENOENT', project_id: this.projectId });
+    return row;
+  }
+
+  private async rowIfAny(client: PoolClient, lock: '' | 'FOR UPDATE'): Promise<ProjectRow | undefined> {
+    return (await client.query<ProjectRow>(`SELECT ${ROW} FROM taskdag_projects WHERE id = $1 ${lock}`, [this.projectId])).rows[0];
+  }
+
+  /** What the rows hold, as whole-state operations see it; a state that breaks a rule of its shape is unreadable. */
+  private async storedState(client: PoolClient, lock: '' | 'FOR UPDATE'): Promise<StoredState> {
+    const row = await this.rowIfAny(client, lock);
+    if (!row) return { kind: 'absent' };
+    const state: State = { ...(await this.load(client, row)).graph, log: await this.log(client) };
+    const problem = stateProblem(state);
+    if (!problem) return { kind: 'valid', state };
+    const error = new DomainError('STORAGE_ERROR', `${this.location} is not valid taskdag state: ${problem}`, { cause: 'EINVALID', path: this.location, problem });
+    return { kind: 'unreadable', text: JSON.stringify(state), error, reached: { revision: row.revision, fence_generation: row.fence_generation } };
+  }
+
+  /** The graph as of `row`: the one in hand if it is that one, else caught up from it, else loaded whole. */
+  private async current(client: PoolClient, row: ProjectRow): Promise<Cached> {
+    const cached = this.cached;
+    if (cached && cached.row.incarnation === row.incarnation && cached.row.revision === row.revision) return cached;
+    const fresh = cached && cached.row.incarnation === row.incarnation && cached.row.revision < row.revision ? await this.catchUp(client, cached, row) : await this.load(client, row);
+    this.keep(fresh);
+    return fresh;
+  }
+
+  /** Keeps the newer of two graphs (a reader and a writer of this process may both have one). */
+  private keep(candidate: Cached): void {
+    const cached = this.cached;
+    if (!cached || cached.row.incarnation !== candidate.row.incarnation || cached.row.revision < candidate.row.revision) this.cached = candidate;
+  }
+
+  private async load(client: PoolClient, row: ProjectRow): Promise<Cached> {
+    const graph: Graph = { version: 1, fence_generation: row.fence_generation, revision: row.revision, initiatives: {}, nodes: {}, edges: [] };
+    const nodes = await client.query<{ id: string; node: GraphNode }>('SELECT id, node FROM taskdag_nodes WHERE project = $1 ORDER BY position', [this.projectId]);
+    for (const { id, node } of nodes.rows) graph.nodes[id] = node;
+    await this.appendNotes(client, graph, -1);
+    graph.initiatives = await this.initiatives(client, -1);
+    graph.edges = await this.edges(client);
+    return { row, graph };
+  }
+
+  private async catchUp(client: PoolClient, cached: Cached, row: ProjectRow): Promise<Cached> {
+    const graph = workingCopy(cached.graph);
+    const since = cached.row.revision;
+    const nodes = await client.query<{ id: string; node: GraphNode }>('SELECT id, node FROM taskdag_nodes WHERE project = $1 AND revision > $2 ORDER BY position', [
+      this.projectId,
+      since,
+    ]);
+    for (const { id, node } of nodes.rows) graph.nodes[id] = node;
+    await this.appendNotes(client, graph, since);
+    Object.assign(graph.initiatives, await this.initiatives(client, since));
+    if (row.edges_revision > since) graph.edges = await this.edges(client);
+    graph.revision = row.revision;
+    graph.fence_generation = row.fence_generation;
+    return { row, graph };
+  }
+
+  /** Notes appended after `since` onto the nodes in `graph` (a node written whole later has none left). */
+  private async appendNotes(client: PoolClient, graph: Graph, since: number): Promise<void> {
+    const notes = await client.query<{ node: string; note: Note; node_revision: number; updated_at: string }>(
+      'SELECT node, note, node_revision::int, updated_at FROM taskdag_notes WHERE project = $1 AND revision > $2 ORDER BY seq',
+      [this.projectId, since],
+    );
+    for (const appended of notes.rows) {
+      const node = graph.nodes[appended.node];
+      if (node) graph.nodes[appended.node] = { ...node, notes: [...node.notes, appended.note], revision: appended.node_revision, updated_at: appended.updated_at };
+    }
+  }
+
+  private async initiatives(client: PoolClient, since: number): Promise<Record<string, Initiative>> {
+    const rows = await client.query<{ name: string; initiative: Initiative }>(
+      'SELECT name, initiative FROM taskdag_initiatives WHERE project = $1 AND revision > $2 ORDER BY position',
+      [this.projectId, since],
+    );
+    return Object.fromEntries(rows.rows.map(({ name, initiative }) => [name, initiative]));
+  }
+
+  private async edges(client: PoolClient): Promise<Edge[]> {
+    const rows = await client.query<Edge>('SELECT from_id AS "from", to_id AS "to", type FROM taskdag_edges WHERE project = $1 ORDER BY position', [this.projectId]);
+    return rows.rows;
+  }
+
+  private async log(client: PoolClient): Promise<LogEntry[]> {
+    return (await client.query<{ entry: LogEntry }>('SELECT entry FROM taskdag_log WHERE project = $1 ORDER BY seq', [this.projectId])).rows.map((row) => row.entry);
+  }
+
+  /**
+   * Writes what the change set changed, compares-and-sets the revision (the row lock already
+   * serializes writers: the check catches a bug, never a race) and notifies the new revision.
+   */
+  private async commit(client: PoolClient, row: ProjectRow, graph: Graph, changes: ChangeSet): Promise<Cached> {
+    if (changes.revision <= row.revision) {
+      throw new DomainError('STORAGE_ERROR', `A commit at revision ${changes.revision} would not move past ${row.revision}`, { cause: 'EINVALID', path: this.location });
+    }
+    const project = this.projectId;
+    const revision = changes.revision;
+    const written = Object.keys(changes.nodes);
+    const statements: [string, unknown[]][] = [];
+    const run = (sql: string, values: unknown[]) => statements.push([sql, values]);
+    if (written.length > 0) {
+      run(
+        `INSERT INTO taskdag_nodes (project, id, revision, node) SELECT $1, key, $2, value FROM json_each($3::json)
+         ON CONFLICT (project, id) DO UPDATE SET node = EXCLUDED.node, revision = EXCLUDED.revision`,
+        [project, revision, JSON.stringify(changes.nodes)],
+      );
+      // Notes appended earlier are part of the node now written whole.
+      run('DELETE FROM taskdag_notes WHERE project = $1 AND node = ANY($2)', [project, written]);
+    }
+    for (const appended of changes.notes ?? []) {
+      run('INSERT INTO taskdag_notes (project, node, revision, node_revision, updated_at, note) VALUES ($1, $2, $3, $4, $5, $6)', [
+        project,
+        appended.node,
+        revision,
+        appended.revision,
+        appended.updated_at,
+        JSON.stringify(appended.note),
+      ]);
+    }
+    for (const change of changes.edges) {
+      const { from, to, type } = change.edge;
+      if (change.op === 'add') run('INSERT INTO taskdag_edges (project, from_id, to_id, type) VALUES ($1, $2, $3, $4)', [project, from, to, type]);
+      else {
+        run(
+          `DELETE FROM taskdag_edges WHERE project = $1 AND position =
+           (SELECT min(position) FROM taskdag_edges WHERE project = $1 AND from_id = $2 AND to_id = $3 AND type = $4)`,
+          [project, from, to, type],
+        );
+      }
+    }
+    if (Object.keys(changes.initiatives).length > 0) {
+      run(
+        `INSERT INTO taskdag_initiatives (project, name, revision, initiative) SELECT $1, key, $2, value FROM json_each($3::json)
+         ON CONFLICT (project, name) DO UPDATE SET initiative = EXCLUDED.initiative, revision = EXCLUDED.revision`,
+        [project, revision, JSON.stringify(changes.initiatives)],
+      );
+    }
+    if (changes.log.length > 0) {
+      run('INSERT INTO taskdag_log (project, seq, entry) SELECT $1, $2 + ordinality, value FROM json_array_elements($3::json) WITH ORDINALITY', [
+        project,
+        row.log_length,
+        JSON.stringify(changes.log),
+      ]);
+    }
+    const next: ProjectRow = {
+      ...row,
+      revision,
+      log_length: row.log_length + changes.log.length,
+      edges_revision: changes.edges.length > 0 ? revision : row.edges_revision,
+    };
+    for (const [sql, values] of statements) await client.query(sql, values);
+    const updated = await client.query('UPDATE taskdag_projects SET revision = $2, log_length = $3, edges_revision = $4 WHERE id = $1 AND revision = $5', [
+      project,
+      next.revision,
+      next.log_length,
+      next.edges_revision,
+      row.revision,
+    ]);
+    if (updated.rowCount !== 1) throw new DomainError('STORAGE_ERROR', `Project ${project} moved on during a commit`, { cause: 'ECONFLICT', path: this.location });
+    await this.notify(client, next);
+    return { row: next, graph };
+  }
+
+  /** Replaces every row of the project with `state`, as a new incarnation. */
+  private async writeWhole(client: PoolClient, state: State): Promise<Cached> {
+    const project = this.projectId;
+    const { log, ...graph } = state;
+    const existing = await this.rowIfAny(client, 'FOR UPDATE');
+    const row: ProjectRow = {
+      version: 1,
+      fence_generation: state.fence_generation,
+      revision: state.revision,
+      incarnation: (existing?.incarnation ?? 0) + 1,
+      log_length: log.length,
+      edges_revision: state.revision,
+    };
+    await client.query(
+      `INSERT INTO taskdag_projects (id, version, fence_generation, revision, incarnation, log_length, edges_revision) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, fence_generation = EXCLUDED.fence_generation, revision = EXCLUDED.revision,
+         incarnation = EXCLUDED.incarnation, log_length = EXCLUDED.log_length, edges_revision = EXCLUDED.edges_revision`,
+      [project, row.version, row.fence_generation, row.revision, row.incarnation, row.log_length, row.edges_revision],
+    );
+    for (const table of ['taskdag_nodes', 'taskdag_notes', 'taskdag_edges', 'taskdag_initiatives', 'taskdag_log']) {
+      await client.query(`DELETE FROM ${table} WHERE project = $1`, [project]);
+    }
+    await client.query('INSERT INTO taskdag_nodes (project, id, revision, node) SELECT $1, key, $2, value FROM json_each($3::json)', [project, row.revision, JSON.stringify(graph.nodes)]);
+    await client.query('INSERT INTO taskdag_initiatives (project, name, revision, initiative) SELECT $1, key, $2, value FROM json_each($3::json)', [
+      project,
+      row.revision,
+      JSON.stringify(graph.initiatives),
+    ]);
+    await client.query(
+      `INSERT INTO taskdag_edges (project, from_id, to_id, type) SELECT $1, edge->>'from', edge->>'to', edge->>'type'
+       FROM json_array_elements($2::json) WITH ORDINALITY AS edges (edge, at) ORDER BY at`,
+      [project, JSON.stringify(graph.edges)],
+    );
+    await client.query('INSERT INTO taskdag_log (project, seq, entry) SELECT $1, ordinality, value FROM json_array_elements($2::json) WITH ORDINALITY', [
+      project,
+      JSON.stringify(log),
+    ]);
+    await this.notify(client, row);
+    return { row, graph: structuredClone(graph) };
+  }
+
+  /** Announces the revision to every listening process; PostgreSQL delivers it only if the transaction commits. */
+  private async notify(client: PoolClient, row: ProjectRow): Promise<void> {
+    const event = { project: this.projectId, revision: row.revision, fence_generation: row.fence_generation };
+    await client.query('SELECT pg_notify($1, $2)', [REVISION_CHANNEL, JSON.stringify(event)]);
+  }
+
+  /** Runs `work` after this process's earlier writers of the project have settled. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.writers.then(work, work);
+    this.writers = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/**
+ * A graph a transaction may change: new containers over the same node and initiative objects,
+ * which a draft replaces rather than changes, so the graph it came from stays as committed.
+ */
+function workingCopy(graph: Graph): Graph {
+  return { ...graph, nodes: { ...graph.nodes }, edges: [...graph.edges], initiatives: { ...graph.initiatives } };
+}
+
+/** Every project that has a state in the database. */
+export class PgProjectStoreFactory implements ProjectStoreFactory {
+  private readonly opened = new Map<string, PgProjectStore>();
+
+  constructor(private readonly pool: Pool) {}
+
+  open(projectId: string): PgProjectStore {
+    let store = this.opened.get(projectId);
+    if (!store) this.opened.set(projectId, (store = new PgProjectStore(this.pool, projectId)));
+    return store;
+  }
+
+  async list(): Promise<string[]> {
+    try {
+      return (await this.pool.query<{ id: string }>('SELECT id FROM taskdag_projects ORDER BY id')).rows.map((row) => row.id);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+}
