@@ -83,8 +83,9 @@ await build({
   entryPoints: ['entrypoints/cli/program.ts'],
   outfile: PROGRAM,
   // A native addon cannot be bundled; it is loaded from node_modules on first lock. tweetnacl
-  // serves only `server init` here: left in node_modules, it costs other commands nothing.
-  external: ['fs-ext', 'tweetnacl'],
+  // serves only `server init` here, and pg (node-postgres) only `server doctor` of a PostgreSQL
+  // server: left in node_modules, they cost other commands nothing.
+  external: ['fs-ext', 'tweetnacl', 'pg'],
   // The CLI's file I/O is synchronous, where graceful-fs adds nothing but its load cost.
   alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
   plugins: [clipanionWithoutStdioDefaults, serverRuntimeApart],
@@ -95,7 +96,8 @@ await build({
   ...common,
   entryPoints: ['entrypoints/server/run-server.ts'],
   outfile: 'dist/taskdag-server.js',
-  external: ['fs-ext'],
+  // node-postgres is required on first use, by a server whose store is PostgreSQL only.
+  external: ['fs-ext', 'pg'],
 });
 
 // Compiled by a fresh Node after the program has run typical commands (scripts/code-cache.mjs).

@@ -10,8 +10,8 @@ function pg(): typeof import('pg') {
 }
 
 /** One pool a process (as node-postgres advises); the connection string never reaches an error or a log. */
-export function openPool(connectionString: string, max = 10): Pool {
-  const pool = new (pg().Pool)({ connectionString, max, application_name: 'taskdag' });
+export function openPool(connectionString: string, max = 10, connectionTimeoutMillis = 30_000): Pool {
+  const pool = new (pg().Pool)({ connectionString, max, connectionTimeoutMillis, application_name: 'taskdag' });
   // An idle client that loses its connection is dropped by the pool; without a listener it would crash the process.
   pool.on('error', () => undefined);
   return pool;

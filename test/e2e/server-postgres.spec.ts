@@ -1,0 +1,147 @@
+import { expect } from 'chai';
+import { appendFileSync, copyFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { openEvents } from '../support/api-server.js';
+import { Sandbox } from '../support/cli.js';
+import { CLUSTER_PASSWORD, freshDatabase, testPostgres } from '../support/postgres.js';
+import { envFileEntries, initServerRoot, login, request, session, startServer, type HttpAnswer, type RunningServer } from '../support/server-process.js';
+
+const task = (id: string) => ({ id, initiative: 'core', title: id, body: '', acceptance: 'ok', blocked_by: [] });
+
+/** A server root of the real `server init --store postgresql`, sharing `envFrom`'s password when given, its env file naming `url`. */
+async function postgresRoot(sandbox: Sandbox, name: string, url: string, envFrom?: string): Promise<{ config: string; envFile: string }> {
+  const { root, config } = await initServerRoot(sandbox, name, ['--store', 'postgresql']);
+  const envFile = path.join(root, 'server.env');
+  if (envFrom) copyFileSync(envFrom, envFile);
+  else appendFileSync(envFile, `TASKDAG_DATABASE_URL=${url}\n`);
+  return { config, envFile };
+}
+
+describe('several server processes on one PostgreSQL database (issue 15)', function () {
+  this.timeout(120_000);
+  const sandbox = new Sandbox();
+  let url: string;
+  let roots: { config: string; envFile: string }[];
+  let servers: RunningServer[];
+  let password: string;
+  let bearer: string;
+
+  const op = (server: RunningServer, project: string, operation: string, args: Record<string, unknown> = {}, agent: string | null = 'alice', token = bearer): Promise<HttpAnswer> =>
+    request(server.origin, 'POST', `/v1/projects/${project}/ops/${operation}`, { headers: { Authorization: `Bearer ${token}` }, body: { args, agent } });
+  const ok = async (server: RunningServer, project: string, operation: string, args: Record<string, unknown> = {}, agent: string | null = 'alice') => {
+    const answer = await op(server, project, operation, args, agent);
+    expect(answer.status, `${operation}: ${answer.text}`).to.equal(200);
+    return answer.json;
+  };
+  const start = (index: number) => startServer(sandbox, roots[index]!.config, envFileEntries(roots[index]!.envFile));
+
+  before(async () => {
+    url = freshDatabase();
+    const first = await postgresRoot(sandbox, 'srv-a', url);
+    roots = [first, await postgresRoot(sandbox, 'srv-b', url, first.envFile)];
+    password = envFileEntries(first.envFile).TASKDAG_SERVER_PASSWORD!;
+    servers = [await start(0), await start(1)];
+    bearer = (await login(servers[0]!.origin, password)).json.bearer;
+  });
+  after(async () => {
+    for (const server of servers ?? []) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
+    sandbox.remove();
+  });
+
+  it('server init writes store postgresql into server.json and no connection string anywhere but server.env', async () => {
+    const config = JSON.parse(readFileSync(roots[0]!.config, 'utf8'));
+    expect(config.store).to.equal('postgresql');
+    expect(readFileSync(roots[0]!.config, 'utf8')).not.to.include('postgresql://');
+    expect(readFileSync(roots[0]!.envFile, 'utf8')).to.include(`TASKDAG_DATABASE_URL=${url}`);
+  });
+
+  it('server doctor checks the connection and the schema version, never showing the connection string', async () => {
+    const result = await sandbox.run(['server', 'doctor', '--config', roots[0]!.config]);
+    expect(result.code, result.stdout).to.equal(0);
+    expect(result.json.findings.filter((finding: { code: string }) => finding.code.startsWith('DATABASE'))).to.deep.equal([]);
+    expect(result.stdout + result.stderr).not.to.include(CLUSTER_PASSWORD);
+  });
+
+  it('a bearer granted by one process is accepted by every process', async () => {
+    for (const server of servers) expect((await session(server.origin, bearer)).status).to.equal(200);
+    const other = (await login(servers[1]!.origin, password)).json.bearer;
+    expect((await session(servers[0]!.origin, other)).status).to.equal(200);
+  });
+
+  it('32 racing claims split across two processes: exactly one winner, seen by both', async () => {
+    await ok(servers[0]!, 'race', 'init', {}, null);
+    await ok(servers[0]!, 'race', 'add-initiative', { name: 'core' });
+    await ok(servers[1]!, 'race', 'add-task', task('T-1'));
+    const answers = await Promise.all(Array.from({ length: 32 }, (_, index) => op(servers[index % 2]!, 'race', 'take', { id: 'T-1' }, `agent-${index}`)));
+    const winners = answers.filter((answer) => answer.status === 200);
+    expect(winners).to.have.length(1);
+    expect(new Set(answers.filter((answer) => answer.status !== 200).map((answer) => answer.json.error.code))).to.deep.equal(new Set(['ALREADY_CLAIMED']));
+    const winner = answers.indexOf(winners[0]!);
+    for (const server of servers) {
+      const shown = await ok(server, 'race', 'show', { id: 'T-1' }, null);
+      expect(shown.node.claim.by).to.equal(`agent-${winner}`);
+    }
+  });
+
+  it('a live-event subscriber on one process sees the commits made through another', async () => {
+    await ok(servers[0]!, 'live', 'init', {}, null);
+    await ok(servers[0]!, 'live', 'add-initiative', { name: 'core' });
+    const stream = await openEvents(servers[1]!.origin, bearer, 'live');
+    try {
+      const { revision } = (await ok(servers[0]!, 'live', 'add-task', task('T-1'))).node;
+      const state = await ok(servers[0]!, 'live', 'state', {}, null);
+      await stream.waitFor((event) => event.event === 'revision' && event.id === String(state.revision));
+      expect(revision).to.be.a('number');
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('a SIGKILL of one process in the middle of commits loses no acknowledged mutation; its restart serves them all', async () => {
+    await ok(servers[0]!, 'crash', 'init', {}, null);
+    await ok(servers[0]!, 'crash', 'add-initiative', { name: 'core' });
+    const acknowledged: string[] = [];
+    const victim = servers[0]!;
+    const writes = Array.from({ length: 200 }, async (_, index) => {
+      const id = `T-${index + 1}`;
+      const answer = await op(victim, 'crash', 'add-task', task(id)).catch(() => null);
+      if (answer?.status === 200) acknowledged.push(id);
+    });
+    // Killed once some commits are acknowledged and others still in flight.
+    while (acknowledged.length < 20) await new Promise((resolve) => setTimeout(resolve, 5));
+    await victim.stop('SIGKILL');
+    await Promise.all(writes);
+    expect(acknowledged.length).to.be.lessThan(200);
+    const seen = await ok(servers[1]!, 'crash', 'state', {}, null);
+    for (const id of acknowledged) expect(seen.nodes, id).to.have.property(id);
+    servers[0] = await start(0);
+    const again = await ok(servers[0]!, 'crash', 'state', {}, null);
+    expect(Object.keys(again.nodes).sort()).to.deep.equal(Object.keys(seen.nodes).sort());
+    expect(again.revision).to.equal(seen.revision);
+  });
+
+  it('never prints the connection string or its password', () => {
+    for (const server of servers) {
+      const { stdout, stderr } = server.output();
+      expect(stdout + stderr).not.to.include(CLUSTER_PASSWORD);
+      expect(stdout + stderr).not.to.include(testPostgres().dir);
+    }
+  });
+
+  it('a password rotation through one process ends every session on every process', async () => {
+    const other = (await login(servers[1]!.origin, password)).json.bearer;
+    await servers[0]!.stop('SIGTERM');
+    await sandbox.ok(['server', 'init', '--root', path.dirname(roots[0]!.config), '--unit', 'none', '--rotate-password']);
+    servers[0] = await start(0);
+    for (const server of servers) {
+      for (const token of [bearer, other]) {
+        const answer = await session(server.origin, token);
+        expect([answer.status, answer.json.error.code]).to.deep.equal([401, 'AUTH_INVALID']);
+      }
+    }
+    const rotated = envFileEntries(roots[0]!.envFile).TASKDAG_SERVER_PASSWORD!;
+    expect((await login(servers[1]!.origin, password)).status).to.equal(401);
+    const fresh = (await login(servers[1]!.origin, rotated)).json.bearer;
+    expect((await session(servers[0]!.origin, fresh)).status).to.equal(200);
+  });
+});
