@@ -101,17 +101,21 @@ describe('several server processes on one PostgreSQL database (issue 15)', funct
     await ok(servers[0]!, 'crash', 'init', {}, null);
     await ok(servers[0]!, 'crash', 'add-initiative', { name: 'core' });
     const acknowledged: string[] = [];
+    let cutOff = 0;
     const victim = servers[0]!;
-    const writes = Array.from({ length: 200 }, async (_, index) => {
-      const id = `T-${index + 1}`;
-      const answer = await op(victim, 'crash', 'add-task', task(id)).catch(() => null);
-      if (answer?.status === 200) acknowledged.push(id);
+    // Sixteen agents each writing one task after another: whenever the kill lands, commits are in flight.
+    const agents = Array.from({ length: 16 }, async (_, agent) => {
+      for (let index = 0; ; index++) {
+        const id = `T-${agent}x${index}`;
+        const answer = await op(victim, 'crash', 'add-task', task(id)).catch(() => null);
+        if (answer?.status !== 200) return void (cutOff += 1);
+        acknowledged.push(id);
+      }
     });
-    // Killed once some commits are acknowledged and others still in flight.
-    while (acknowledged.length < 20) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (acknowledged.length < 100) await new Promise((resolve) => setTimeout(resolve, 5));
     await victim.stop('SIGKILL');
-    await Promise.all(writes);
-    expect(acknowledged.length).to.be.lessThan(200);
+    await Promise.all(agents);
+    expect(cutOff).to.equal(16);
     const seen = await ok(servers[1]!, 'crash', 'state', {}, null);
     for (const id of acknowledged) expect(seen.nodes, id).to.have.property(id);
     servers[0] = await start(0);
@@ -143,5 +147,53 @@ describe('several server processes on one PostgreSQL database (issue 15)', funct
     expect((await login(servers[1]!.origin, password)).status).to.equal(401);
     const fresh = (await login(servers[1]!.origin, rotated)).json.bearer;
     expect((await session(servers[0]!.origin, fresh)).status).to.equal(200);
+  });
+});
+
+describe('a PostgreSQL server that cannot start, and its preflight (issue 15)', function () {
+  this.timeout(120_000);
+  const sandbox = new Sandbox();
+  after(() => sandbox.remove());
+
+  const findings = (json: any): Record<string, string> =>
+    Object.fromEntries((json.findings ?? json.error.details.findings).map((finding: { code: string; severity: string }) => [finding.code, finding.severity]));
+
+  /** `server doctor` and `server run` on a setup whose env file names `url` (or no connection string at all). */
+  async function attempt(name: string, url: string | null, serve = true) {
+    const { root, config } = await initServerRoot(sandbox, name, ['--store', 'postgresql']);
+    const envFile = path.join(root, 'server.env');
+    if (url !== null) appendFileSync(envFile, `TASKDAG_DATABASE_URL=${url}\n`);
+    const doctor = await sandbox.run(['server', 'doctor', '--config', config]);
+    // Only where it must fail: a server that starts would run until stopped.
+    const run = serve ? await sandbox.run(['server', 'run', config], { env: envFileEntries(envFile) }) : doctor;
+    for (const result of [doctor, run]) expect(result.stdout + result.stderr).not.to.include(CLUSTER_PASSWORD);
+    return { doctor, run };
+  }
+
+  it('no connection string: the preflight names the line to add; server run refuses with MISSING_FIELD', async () => {
+    const { doctor, run } = await attempt('no-url', null);
+    expect([doctor.code, doctor.json.error.code]).to.deep.equal([1, 'SERVER_PREFLIGHT_FAILED']);
+    expect(findings(doctor.json)).to.include({ DATABASE_URL_MISSING: 'error' });
+    expect([run.code, run.json.error.code, run.json.error.details.field]).to.deep.equal([1, 'MISSING_FIELD', 'TASKDAG_DATABASE_URL']);
+  });
+
+  it('an unreachable database: DATABASE_UNREACHABLE, and server run fails with STORAGE_ERROR before listening', async () => {
+    const nowhere = `postgresql://taskdag:${CLUSTER_PASSWORD}@${encodeURIComponent(path.join(sandbox.root, 'no-socket'))}:5432/taskdag`;
+    const { doctor, run } = await attempt('unreachable', nowhere);
+    expect(findings(doctor.json)).to.include({ DATABASE_UNREACHABLE: 'error' });
+    expect([run.code, run.json.error.code]).to.deep.equal([1, 'STORAGE_ERROR']);
+  });
+
+  it('an empty database is only a warning (server run migrates it); a newer schema is refused by both, and left as it was', async () => {
+    const url = freshDatabase();
+    const empty = await attempt('empty', url, false);
+    expect(empty.doctor.code).to.equal(0);
+    expect(findings(empty.doctor.json)).to.include({ DATABASE_SCHEMA_BEHIND: 'warning' });
+    const database = new URL(url).pathname.slice(1);
+    testPostgres().sql(database, 'CREATE TABLE taskdag_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()); INSERT INTO taskdag_schema (version) VALUES (999)');
+    const newer = await attempt('newer', url);
+    expect(findings(newer.doctor.json)).to.include({ DATABASE_SCHEMA_NEWER: 'error' });
+    expect([newer.run.code, newer.run.json.error.code, newer.run.json.error.details.cause]).to.deep.equal([1, 'STORAGE_ERROR', 'ESCHEMA']);
+    expect(testPostgres().sql(database, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'taskdag_%'").trim()).to.equal('1');
   });
 });
