@@ -57,6 +57,10 @@ export class PgProjectStore implements ProjectStore {
   }
 
   async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
+    // The graph in hand, when the row says it is still the committed one: one statement, no transaction.
+    const row = await this.pooled((client) => this.row(client));
+    const cached = this.cached;
+    if (cached && cached.row.incarnation === row.incarnation && cached.row.revision === row.revision) return read(cached.graph);
     const graph = await withTransaction(this.pool, async (client) => (await this.current(client, await this.row(client))).graph, READ_ONLY);
     return read(graph);
   }
@@ -119,13 +123,13 @@ export class PgProjectStore implements ProjectStore {
   }
 
   /** The project's row, or STORAGE_ERROR when it has no state. */
-  private async row(client: PoolClient, lock: '' | 'FOR UPDATE' = ''): Promise<ProjectRow> {
+  private async row(client: PoolClient | Pool, lock: '' | 'FOR UPDATE' = ''): Promise<ProjectRow> {
     const row = await this.rowIfAny(client, lock);
     if (!row) throw new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, { cause: 'ENOENT', project_id: this.projectId });
     return row;
   }
 
-  private async rowIfAny(client: PoolClient, lock: '' | 'FOR UPDATE'): Promise<ProjectRow | undefined> {
+  private async rowIfAny(client: PoolClient | Pool, lock: '' | 'FOR UPDATE'): Promise<ProjectRow | undefined> {
     return (await client.query<ProjectRow>(`SELECT ${ROW} FROM taskdag_projects WHERE id = $1 ${lock}`, [this.projectId])).rows[0];
   }
 
@@ -331,6 +335,15 @@ export class PgProjectStore implements ProjectStore {
   private async notify(client: PoolClient, row: ProjectRow): Promise<void> {
     const event = { project: this.projectId, revision: row.revision, fence_generation: row.fence_generation };
     await client.query('SELECT pg_notify($1, $2)', [REVISION_CHANNEL, JSON.stringify(event)]);
+  }
+
+  /** One statement's worth of work on a pooled client, its failure a STORAGE_ERROR. */
+  private async pooled<T>(work: (client: Pool) => Promise<T>): Promise<T> {
+    try {
+      return await work(this.pool);
+    } catch (error) {
+      throw databaseError(error);
+    }
   }
 
   /** Runs `work` after this process's earlier writers of the project have settled. */
