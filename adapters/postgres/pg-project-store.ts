@@ -161,10 +161,7 @@ export class PgProjectStore implements ProjectStore {
 
   private async load(client: PoolClient, row: ProjectRow): Promise<Cached> {
     const graph: Graph = { version: 1, fence_generation: row.fence_generation, revision: row.revision, initiatives: {}, nodes: {}, edges: [] };
-    const nodes = await client.query<{ id: string; node: GraphNode }>('SELECT id, node FROM taskdag_nodes WHERE project = $1 ORDER BY position', [this.projectId]);
-    for (const { id, node } of nodes.rows) graph.nodes[id] = node;
-    await this.appendNotes(client, graph, -1);
-    graph.initiatives = await this.initiatives(client, -1);
+    await this.applyRowsSince(client, graph, -1);
     graph.edges = await this.edges(client);
     return { row, graph };
   }
@@ -172,37 +169,35 @@ export class PgProjectStore implements ProjectStore {
   private async catchUp(client: PoolClient, cached: Cached, row: ProjectRow): Promise<Cached> {
     const graph = workingCopy(cached.graph);
     const since = cached.row.revision;
-    const nodes = await client.query<{ id: string; node: GraphNode }>('SELECT id, node FROM taskdag_nodes WHERE project = $1 AND revision > $2 ORDER BY position', [
-      this.projectId,
-      since,
-    ]);
-    for (const { id, node } of nodes.rows) graph.nodes[id] = node;
-    await this.appendNotes(client, graph, since);
-    Object.assign(graph.initiatives, await this.initiatives(client, since));
+    await this.applyRowsSince(client, graph, since);
     if (row.edges_revision > since) graph.edges = await this.edges(client);
     graph.revision = row.revision;
     graph.fence_generation = row.fence_generation;
     return { row, graph };
   }
 
-  /** Notes appended after `since` onto the nodes in `graph` (a node written whole later has none left). */
-  private async appendNotes(client: PoolClient, graph: Graph, since: number): Promise<void> {
-    const notes = await client.query<{ node: string; note: Note; node_revision: number; updated_at: string }>(
-      'SELECT node, note, node_revision::int, updated_at FROM taskdag_notes WHERE project = $1 AND revision > $2 ORDER BY seq',
+  /**
+   * The nodes, appended notes and initiatives written after revision `since`, in one query (a
+   * catch-up holds the project's lock, so its round trips are everyone's wait): nodes first, then
+   * the notes on them in order (a node written whole later has none left), then initiatives.
+   */
+  private async applyRowsSince(client: PoolClient, graph: Graph, since: number): Promise<void> {
+    const rows = await client.query<{ kind: 'a-node' | 'b-note' | 'c-initiative'; key: string; value: unknown; node_revision: number | null; updated_at: string | null }>(
+      `SELECT 'a-node' AS kind, id AS key, node AS value, position AS ord, NULL::int AS node_revision, NULL::text AS updated_at
+         FROM taskdag_nodes WHERE project = $1 AND revision > $2
+       UNION ALL SELECT 'b-note', node, note, seq, node_revision::int, updated_at FROM taskdag_notes WHERE project = $1 AND revision > $2
+       UNION ALL SELECT 'c-initiative', name, initiative, position, NULL, NULL FROM taskdag_initiatives WHERE project = $1 AND revision > $2
+       ORDER BY kind, ord`,
       [this.projectId, since],
     );
-    for (const appended of notes.rows) {
-      const node = graph.nodes[appended.node];
-      if (node) graph.nodes[appended.node] = { ...node, notes: [...node.notes, appended.note], revision: appended.node_revision, updated_at: appended.updated_at };
+    for (const { kind, key, value, node_revision, updated_at } of rows.rows) {
+      if (kind === 'a-node') graph.nodes[key] = value as GraphNode;
+      else if (kind === 'c-initiative') graph.initiatives[key] = value as Initiative;
+      else {
+        const node = graph.nodes[key];
+        if (node) graph.nodes[key] = { ...node, notes: [...node.notes, value as Note], revision: node_revision!, updated_at: updated_at! };
+      }
     }
-  }
-
-  private async initiatives(client: PoolClient, since: number): Promise<Record<string, Initiative>> {
-    const rows = await client.query<{ name: string; initiative: Initiative }>(
-      'SELECT name, initiative FROM taskdag_initiatives WHERE project = $1 AND revision > $2 ORDER BY position',
-      [this.projectId, since],
-    );
-    return Object.fromEntries(rows.rows.map(({ name, initiative }) => [name, initiative]));
   }
 
   private async edges(client: PoolClient): Promise<Edge[]> {
@@ -216,7 +211,8 @@ export class PgProjectStore implements ProjectStore {
 
   /**
    * Writes what the change set changed, compares-and-sets the revision (the row lock already
-   * serializes writers: the check catches a bug, never a race) and notifies the new revision.
+   * serializes writers: the check catches a bug, never a race) and notifies the new revision,
+   * which PostgreSQL delivers only if the transaction commits.
    */
   private async commit(client: PoolClient, row: ProjectRow, graph: Graph, changes: ChangeSet): Promise<Cached> {
     if (changes.revision <= row.revision) {
@@ -224,52 +220,17 @@ export class PgProjectStore implements ProjectStore {
     }
     const project = this.projectId;
     const revision = changes.revision;
-    const written = Object.keys(changes.nodes);
-    const statements: [string, unknown[]][] = [];
-    const run = (sql: string, values: unknown[]) => statements.push([sql, values]);
-    if (written.length > 0) {
-      run(
-        `INSERT INTO taskdag_nodes (project, id, revision, node) SELECT $1, key, $2, value FROM json_each($3::json)
-         ON CONFLICT (project, id) DO UPDATE SET node = EXCLUDED.node, revision = EXCLUDED.revision`,
-        [project, revision, JSON.stringify(changes.nodes)],
-      );
-      // Notes appended earlier are part of the node now written whole.
-      run('DELETE FROM taskdag_notes WHERE project = $1 AND node = ANY($2)', [project, written]);
-    }
-    for (const appended of changes.notes ?? []) {
-      run('INSERT INTO taskdag_notes (project, node, revision, node_revision, updated_at, note) VALUES ($1, $2, $3, $4, $5, $6)', [
-        project,
-        appended.node,
-        revision,
-        appended.revision,
-        appended.updated_at,
-        JSON.stringify(appended.note),
-      ]);
-    }
+    // Edge changes go one by one, in order: an edge added and removed in one group must end removed.
     for (const change of changes.edges) {
       const { from, to, type } = change.edge;
-      if (change.op === 'add') run('INSERT INTO taskdag_edges (project, from_id, to_id, type) VALUES ($1, $2, $3, $4)', [project, from, to, type]);
+      if (change.op === 'add') await client.query('INSERT INTO taskdag_edges (project, from_id, to_id, type) VALUES ($1, $2, $3, $4)', [project, from, to, type]);
       else {
-        run(
+        await client.query(
           `DELETE FROM taskdag_edges WHERE project = $1 AND position =
            (SELECT min(position) FROM taskdag_edges WHERE project = $1 AND from_id = $2 AND to_id = $3 AND type = $4)`,
           [project, from, to, type],
         );
       }
-    }
-    if (Object.keys(changes.initiatives).length > 0) {
-      run(
-        `INSERT INTO taskdag_initiatives (project, name, revision, initiative) SELECT $1, key, $2, value FROM json_each($3::json)
-         ON CONFLICT (project, name) DO UPDATE SET initiative = EXCLUDED.initiative, revision = EXCLUDED.revision`,
-        [project, revision, JSON.stringify(changes.initiatives)],
-      );
-    }
-    if (changes.log.length > 0) {
-      run('INSERT INTO taskdag_log (project, seq, entry) SELECT $1, $2 + ordinality, value FROM json_array_elements($3::json) WITH ORDINALITY', [
-        project,
-        row.log_length,
-        JSON.stringify(changes.log),
-      ]);
     }
     const next: ProjectRow = {
       ...row,
@@ -277,16 +238,46 @@ export class PgProjectStore implements ProjectStore {
       log_length: row.log_length + changes.log.length,
       edges_revision: changes.edges.length > 0 ? revision : row.edges_revision,
     };
-    for (const [sql, values] of statements) await client.query(sql, values);
-    const updated = await client.query('UPDATE taskdag_projects SET revision = $2, log_length = $3, edges_revision = $4 WHERE id = $1 AND revision = $5', [
-      project,
-      next.revision,
-      next.log_length,
-      next.edges_revision,
-      row.revision,
-    ]);
-    if (updated.rowCount !== 1) throw new DomainError('STORAGE_ERROR', `Project ${project} moved on during a commit`, { cause: 'ECONFLICT', path: this.location });
-    await this.notify(client, next);
+    const notes = (changes.notes ?? []).map((appended) => ({ node: appended.node, node_revision: appended.revision, updated_at: appended.updated_at, note: appended.note }));
+    const event = { project, revision, fence_generation: row.fence_generation };
+    // Everything else in one statement (one round trip while the project is locked). Its parts see
+    // one snapshot: the notes it deletes are those before this commit, never the ones it adds
+    // (a change set holds no appended note for a node it writes whole).
+    const written = await client.query<{ updated: number }>(
+      `WITH nodes AS (
+         INSERT INTO taskdag_nodes (project, id, revision, node) SELECT $1, key, $2, value FROM json_each($3::json)
+         ON CONFLICT (project, id) DO UPDATE SET node = EXCLUDED.node, revision = EXCLUDED.revision RETURNING 1
+       ), superseded_notes AS (
+         DELETE FROM taskdag_notes WHERE project = $1 AND node IN (SELECT key FROM json_each($3::json)) RETURNING 1
+       ), notes AS (
+         INSERT INTO taskdag_notes (project, node, revision, node_revision, updated_at, note)
+         SELECT $1, note->>'node', $2, (note->>'node_revision')::bigint, note->>'updated_at', note->'note'
+         FROM json_array_elements($4::json) WITH ORDINALITY AS appended (note, at) ORDER BY at RETURNING 1
+       ), initiatives AS (
+         INSERT INTO taskdag_initiatives (project, name, revision, initiative) SELECT $1, key, $2, value FROM json_each($5::json)
+         ON CONFLICT (project, name) DO UPDATE SET initiative = EXCLUDED.initiative, revision = EXCLUDED.revision RETURNING 1
+       ), log AS (
+         INSERT INTO taskdag_log (project, seq, entry) SELECT $1, $6 + ordinality, value FROM json_array_elements($7::json) WITH ORDINALITY RETURNING 1
+       ), project AS (
+         UPDATE taskdag_projects SET revision = $2, log_length = $8, edges_revision = $9 WHERE id = $1 AND revision = $10 RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM project)::int AS updated, pg_notify($11, $12)`,
+      [
+        project,
+        revision,
+        JSON.stringify(changes.nodes),
+        JSON.stringify(notes),
+        JSON.stringify(changes.initiatives),
+        row.log_length,
+        JSON.stringify(changes.log),
+        next.log_length,
+        next.edges_revision,
+        row.revision,
+        REVISION_CHANNEL,
+        JSON.stringify(event),
+      ],
+    );
+    if (written.rows[0]!.updated !== 1) throw new DomainError('STORAGE_ERROR', `Project ${project} moved on during a commit`, { cause: 'ECONFLICT', path: this.location });
     return { row: next, graph };
   }
 
