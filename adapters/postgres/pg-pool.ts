@@ -54,13 +54,16 @@ async function connect(pool: Pool): Promise<PoolClient> {
 
 /**
  * A database failure as STORAGE_ERROR, with the SQLSTATE (or the socket's errno) as its cause.
- * Messages of node-postgres never hold the password; they may name a host, which only the
- * server's log sees (HTTP bodies never carry storage details beyond the code and cause).
+ * A SQL error keeps PostgreSQL's message; a connection failure says only its errno, since the
+ * driver's words name the database's host or socket, which an HTTP body must not show
+ * (`server doctor` reports the whole reason to the operator).
  */
 export function databaseError(error: unknown): unknown {
   if (error instanceof DomainError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return error;
+  // PostgreSQL's own errors carry a severity; anything else is the socket's.
+  if (typeof (error as { severity?: unknown }).severity !== 'string') return new DomainError('STORAGE_ERROR', `The database cannot be reached (${code}): run \`taskdag server doctor\` on the server`, { cause: code });
   const reason = error instanceof Error ? error.message : String(error);
   return new DomainError('STORAGE_ERROR', `The database failed: ${reason}`, { cause: code });
 }
