@@ -30,6 +30,19 @@ interface Cached {
 const ROW = 'version, fence_generation::int, revision::int, incarnation::int, log_length::int, edges_revision::int';
 const READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
+/** See graphSince: $1 the project, $2 the revision of the graph in hand, $3 its incarnation (-1 for none). */
+const GRAPH_SINCE = `
+  WITH r AS (
+    SELECT ${ROW}, CASE WHEN incarnation = $3 THEN $2::bigint ELSE -1 END AS since FROM taskdag_projects WHERE id = $1
+  )
+  SELECT '0-row' AS kind, NULL AS key, row_to_json(r)::json AS value, 0::bigint AS ord, NULL::int AS node_revision, NULL::text AS updated_at FROM r
+  UNION ALL SELECT 'a-node', n.id, n.node, n.position, NULL, NULL FROM taskdag_nodes n, r WHERE n.project = $1 AND n.revision > r.since
+  UNION ALL SELECT 'b-note', o.node, o.note, o.seq, o.node_revision::int, o.updated_at FROM taskdag_notes o, r WHERE o.project = $1 AND o.revision > r.since
+  UNION ALL SELECT 'c-initiative', i.name, i.initiative, i.position, NULL, NULL FROM taskdag_initiatives i, r WHERE i.project = $1 AND i.revision > r.since
+  UNION ALL SELECT 'd-edge', NULL, json_build_object('from', e.from_id, 'to', e.to_id, 'type', e.type), e.position, NULL, NULL
+    FROM taskdag_edges e, r WHERE e.project = $1 AND (r.since < 0 OR r.edges_revision > r.since)
+  ORDER BY kind, ord`;
+
 /**
  * A project's state in PostgreSQL, shared by every server process on the database (docs/scaling.md).
  * Each commit is one transaction that first locks the project's row (SELECT ... FOR UPDATE), so
@@ -57,21 +70,15 @@ export class PgProjectStore implements ProjectStore {
   }
 
   async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
-    // The graph in hand, when the row says it is still the committed one: one statement, no transaction.
-    const row = await this.pooled((client) => this.row(client));
-    const cached = this.cached;
-    if (cached && cached.row.incarnation === row.incarnation && cached.row.revision === row.revision) return read(cached.graph);
-    const graph = await withTransaction(this.pool, async (client) => (await this.current(client, await this.row(client))).graph, READ_ONLY);
+    // One statement, one snapshot: the row, and only what changed since the graph in hand.
+    const graph = (await this.pooled((pool) => this.graphSince(pool, this.cached))).graph;
     return read(graph);
   }
 
   async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
     const state = await withTransaction(
       this.pool,
-      async (client) => {
-        const { graph } = await this.current(client, await this.row(client));
-        return { ...graph, log: await this.log(client) };
-      },
+      async (client) => ({ ...(await this.graphSince(client, this.cached)).graph, log: await this.log(client) }),
       READ_ONLY,
     );
     return read(state);
@@ -81,10 +88,12 @@ export class PgProjectStore implements ProjectStore {
     return this.exclusive(async () => {
       let committed: Cached | null = null;
       const result = await withTransaction(this.pool, async (client) => {
-        const row = await this.row(client, 'FOR UPDATE');
-        const graph = workingCopy((await this.current(client, row)).graph);
+        // The lock first, then a statement that starts after it: it sees every commit before ours.
+        await this.row(client, 'FOR UPDATE');
+        const current = await this.graphSince(client, this.cached);
+        const graph = workingCopy(current.graph);
         const { result, changes } = await work(graph);
-        if (changes) committed = await this.commit(client, row, graph, changes);
+        if (changes) committed = await this.commit(client, current.row, graph, changes);
         return result;
       });
       if (committed) this.keep(committed);
@@ -125,7 +134,7 @@ export class PgProjectStore implements ProjectStore {
   /** The project's row, or STORAGE_ERROR when it has no state. */
   private async row(client: PoolClient | Pool, lock: '' | 'FOR UPDATE' = ''): Promise<ProjectRow> {
     const row = await this.rowIfAny(client, lock);
-    if (!row) throw new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, { cause: 'ENOENT', project_id: this.projectId });
+    if (!row) throw noState(this.projectId);
     return row;
   }
 
@@ -137,20 +146,11 @@ export class PgProjectStore implements ProjectStore {
   private async storedState(client: PoolClient, lock: '' | 'FOR UPDATE'): Promise<StoredState> {
     const row = await this.rowIfAny(client, lock);
     if (!row) return { kind: 'absent' };
-    const state: State = { ...(await this.load(client, row)).graph, log: await this.log(client) };
+    const state: State = { ...(await this.graphSince(client, null)).graph, log: await this.log(client) };
     const problem = stateProblem(state);
     if (!problem) return { kind: 'valid', state };
     const error = new DomainError('STORAGE_ERROR', `${this.location} is not valid taskdag state: ${problem}`, { cause: 'EINVALID', path: this.location, problem });
     return { kind: 'unreadable', text: JSON.stringify(state), error, reached: { revision: row.revision, fence_generation: row.fence_generation } };
-  }
-
-  /** The graph as of `row`: the one in hand if it is that one, else caught up from it, else loaded whole. */
-  private async current(client: PoolClient, row: ProjectRow): Promise<Cached> {
-    const cached = this.cached;
-    if (cached && cached.row.incarnation === row.incarnation && cached.row.revision === row.revision) return cached;
-    const fresh = cached && cached.row.incarnation === row.incarnation && cached.row.revision < row.revision ? await this.catchUp(client, cached, row) : await this.load(client, row);
-    this.keep(fresh);
-    return fresh;
   }
 
   /** Keeps the newer of two graphs (a reader and a writer of this process may both have one). */
@@ -159,50 +159,42 @@ export class PgProjectStore implements ProjectStore {
     if (!cached || cached.row.incarnation !== candidate.row.incarnation || cached.row.revision < candidate.row.revision) this.cached = candidate;
   }
 
-  private async load(client: PoolClient, row: ProjectRow): Promise<Cached> {
-    const graph: Graph = { version: 1, fence_generation: row.fence_generation, revision: row.revision, initiatives: {}, nodes: {}, edges: [] };
-    await this.applyRowsSince(client, graph, -1);
-    graph.edges = await this.edges(client);
-    return { row, graph };
-  }
-
-  private async catchUp(client: PoolClient, cached: Cached, row: ProjectRow): Promise<Cached> {
-    const graph = workingCopy(cached.graph);
-    const since = cached.row.revision;
-    await this.applyRowsSince(client, graph, since);
-    if (row.edges_revision > since) graph.edges = await this.edges(client);
+  /**
+   * The committed graph, in one statement (so one snapshot, and one round trip while a commit
+   * holds the project's lock): the project's row, then whatever was written after `base`'s
+   * revision — nodes, the notes appended to them in order (a node written whole later has none
+   * left), initiatives, and the edges if any changed. Without a base, or when the project was
+   * replaced whole since (another incarnation), everything. `base` itself when nothing changed.
+   */
+  private async graphSince(client: PoolClient | Pool, base: Cached | null): Promise<Cached> {
+    const rows = await client.query<{ kind: string; key: string | null; value: unknown; node_revision: number | null; updated_at: string | null }>(GRAPH_SINCE, [
+      this.projectId,
+      base?.row.revision ?? -1,
+      base?.row.incarnation ?? -1,
+    ]);
+    const first = rows.rows[0];
+    if (first?.kind !== '0-row') throw noState(this.projectId);
+    const { since, ...row } = first.value as ProjectRow & { since: number };
+    if (base && since >= 0 && row.revision === base.row.revision) return base;
+    // A database restored to an earlier point: the graph in hand is ahead of it, so load it all.
+    if (base && since >= 0 && row.revision < base.row.revision) return this.graphSince(client, null);
+    const graph: Graph =
+      base && since >= 0 ? workingCopy(base.graph) : { version: 1, fence_generation: row.fence_generation, revision: row.revision, initiatives: {}, nodes: {}, edges: [] };
+    const edges: Edge[] = [];
+    for (const { kind, key, value, node_revision, updated_at } of rows.rows) {
+      if (kind === 'a-node') graph.nodes[key!] = value as GraphNode;
+      else if (kind === 'b-note') {
+        const node = graph.nodes[key!];
+        if (node) graph.nodes[key!] = { ...node, notes: [...node.notes, value as Note], revision: node_revision!, updated_at: updated_at! };
+      } else if (kind === 'c-initiative') graph.initiatives[key!] = value as Initiative;
+      else if (kind === 'd-edge') edges.push(value as Edge);
+    }
+    if (since < 0 || row.edges_revision > since) graph.edges = edges;
     graph.revision = row.revision;
     graph.fence_generation = row.fence_generation;
-    return { row, graph };
-  }
-
-  /**
-   * The nodes, appended notes and initiatives written after revision `since`, in one query (a
-   * catch-up holds the project's lock, so its round trips are everyone's wait): nodes first, then
-   * the notes on them in order (a node written whole later has none left), then initiatives.
-   */
-  private async applyRowsSince(client: PoolClient, graph: Graph, since: number): Promise<void> {
-    const rows = await client.query<{ kind: 'a-node' | 'b-note' | 'c-initiative'; key: string; value: unknown; node_revision: number | null; updated_at: string | null }>(
-      `SELECT 'a-node' AS kind, id AS key, node AS value, position AS ord, NULL::int AS node_revision, NULL::text AS updated_at
-         FROM taskdag_nodes WHERE project = $1 AND revision > $2
-       UNION ALL SELECT 'b-note', node, note, seq, node_revision::int, updated_at FROM taskdag_notes WHERE project = $1 AND revision > $2
-       UNION ALL SELECT 'c-initiative', name, initiative, position, NULL, NULL FROM taskdag_initiatives WHERE project = $1 AND revision > $2
-       ORDER BY kind, ord`,
-      [this.projectId, since],
-    );
-    for (const { kind, key, value, node_revision, updated_at } of rows.rows) {
-      if (kind === 'a-node') graph.nodes[key] = value as GraphNode;
-      else if (kind === 'c-initiative') graph.initiatives[key] = value as Initiative;
-      else {
-        const node = graph.nodes[key];
-        if (node) graph.nodes[key] = { ...node, notes: [...node.notes, value as Note], revision: node_revision!, updated_at: updated_at! };
-      }
-    }
-  }
-
-  private async edges(client: PoolClient): Promise<Edge[]> {
-    const rows = await client.query<Edge>('SELECT from_id AS "from", to_id AS "to", type FROM taskdag_edges WHERE project = $1 ORDER BY position', [this.projectId]);
-    return rows.rows;
+    const fresh = { row, graph };
+    this.keep(fresh);
+    return fresh;
   }
 
   private async log(client: PoolClient): Promise<LogEntry[]> {
@@ -343,6 +335,10 @@ export class PgProjectStore implements ProjectStore {
     this.writers = run.catch(() => undefined);
     return run;
   }
+}
+
+function noState(projectId: string): DomainError {
+  return new DomainError('STORAGE_ERROR', `Project ${projectId} has no state: run taskdag init`, { cause: 'ENOENT', project_id: projectId });
 }
 
 /**
