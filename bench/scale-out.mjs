@@ -4,7 +4,9 @@
 // keep-alive HTTP on 127.0.0.1, spread evenly over the processes, each looping add-task, take,
 // submit, accept (four durable mutations) and a status read, on a 1k-node project. Reports
 // durable mutations per second and p50/p99 latency per request at 32 and 128 agents. Writes
-// bench/results/scale-out.{json,md}. Options: --seconds N per step (default 3).
+// bench/results/scale-out.{json,md}. Options: --seconds N per step (default 3), --only
+// files-1,postgresql-2 (some setups), --agents 32 (some agent counts);
+// BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
 // The load generator, the servers and PostgreSQL share this machine's cores: read the figures
 // as ratios within one run (BENCHMARKS.md).
 import { spawn, spawnSync } from 'node:child_process';
@@ -26,15 +28,15 @@ const { migrate } = require('../build/adapters/postgres/pg-schema.js');
 const { PgProjectStoreFactory } = require('../build/adapters/postgres/pg-project-store.js');
 const { freshDatabase } = require('../build/test/support/postgres.js');
 
-const { values: options } = parseArgs({ options: { seconds: { type: 'string', default: '3' } } });
+const { values: options } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, only: { type: 'string' }, agents: { type: 'string' } } });
 const SECONDS = Number(options.seconds);
-const AGENTS = [32, 128];
+const AGENTS = options.agents ? options.agents.split(',').map(Number) : [32, 128];
 const SETUPS = [
   { store: 'files', processes: 1 },
   { store: 'postgresql', processes: 1 },
   { store: 'postgresql', processes: 2 },
   { store: 'postgresql', processes: 4 },
-];
+].filter(({ store, processes }) => !options.only || options.only.split(',').includes(`${store}-${processes}`));
 const SIZE = 1_000;
 const log = (message) => process.stderr.write(`[bench:scale-out] ${message}\n`);
 const agentPool = new http.Agent({ keepAlive: true, maxSockets: 512 });
@@ -104,7 +106,8 @@ function run(args) {
 
 function startServer(config, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BINARY, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, BINARY, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.once('data', (chunk) => {
       child.port = JSON.parse(String(chunk).split('\n')[0]).port;
       resolve(child);
@@ -188,7 +191,7 @@ function markdown(result) {
   const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [step.agents, step.mutations_per_second]));
   const rows = result.steps.map(
     (step) =>
-      `| ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${(step.mutations_per_second / files[step.agents]).toFixed(2)}× | ${step.p50_ms} | ${step.p99_ms} |`,
+      `| ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${files[step.agents] ? `${(step.mutations_per_second / files[step.agents]).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} |`,
   );
   return [
     `${result.nodes}-node project, ${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL.`,
