@@ -22,26 +22,74 @@ export function openClient(connectionString: string): import('pg').Client {
   return new (pg().Client)({ connectionString, application_name: 'taskdag-listen' });
 }
 
-/** Runs `work` in one transaction on one pooled client: committed when it resolves, rolled back when it throws. */
+/**
+ * Runs `work` in one transaction on one pooled client: committed when it resolves, rolled back
+ * when it throws. A pooled connection the server ended while it sat idle (a restart, a failover)
+ * fails at BEGIN, before anything ran: that one is retried once on a fresh connection.
+ */
 export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
-  const client = await connect(pool);
-  let broken: unknown = undefined;
-  try {
-    await client.query(begin);
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
+  for (let attempt = 1; ; attempt++) {
+    const client = await connect(pool);
+    const lost = watchForLoss(client);
     try {
-      await client.query('ROLLBACK');
-    } catch (rollback) {
-      // The connection is gone: the server rolls back by itself; the client must not be reused.
-      broken = rollback;
+      await client.query(begin);
+    } catch (error) {
+      client.release(true);
+      lost.stop();
+      if (attempt === 1 && isConnectionLost(error)) continue;
+      throw databaseError(error);
     }
-    throw databaseError(error);
-  } finally {
-    client.release(broken instanceof Error ? broken : undefined);
+    let broken = false;
+    try {
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        // The connection is gone: the server rolls back by itself; the client must not be reused.
+        broken = true;
+      }
+      throw databaseError(error);
+    } finally {
+      client.release(broken || lost.happened());
+      lost.stop();
+    }
   }
+}
+
+/** One statement on the pool (a read), retried once when its connection had been ended while idle. */
+export async function queryOnce<R extends import('pg').QueryResultRow>(pool: Pool, sql: string, values: unknown[]): Promise<import('pg').QueryResult<R>> {
+  try {
+    return await pool.query<R>(sql, values);
+  } catch (error) {
+    if (!isConnectionLost(error)) throw databaseError(error);
+    try {
+      return await pool.query<R>(sql, values);
+    } catch (again) {
+      throw databaseError(again);
+    }
+  }
+}
+
+/**
+ * A checked-out client whose connection drops between queries emits 'error'; without a listener
+ * that would end the process. The failure then surfaces on the next query, and the client is
+ * destroyed on release.
+ */
+function watchForLoss(client: PoolClient): { happened(): boolean; stop(): void } {
+  let happened = false;
+  const listener = () => (happened = true);
+  client.on('error', listener);
+  return { happened: () => happened, stop: () => void client.off('error', listener) };
+}
+
+/** The server ended the session, or the socket went: nothing of the statement ran on it. */
+function isConnectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === 'ECONNRESET' || code === 'EPIPE')) return true;
+  return error instanceof Error && /Connection terminated/i.test(error.message);
 }
 
 async function connect(pool: Pool): Promise<PoolClient> {

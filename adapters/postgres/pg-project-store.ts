@@ -5,7 +5,7 @@ import type { Edge, Graph, GraphNode, Initiative, LogEntry, Note, State } from '
 import { stateProblem } from '../../domain/state-shape.js';
 import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
 import { assertReplaceable } from '../replacement-order.js';
-import { databaseError, withTransaction } from './pg-pool.js';
+import { queryOnce, withTransaction } from './pg-pool.js';
 import { PgSnapshotStore } from './pg-snapshot-store.js';
 
 /** The channel every commit notifies, in its own transaction: `{project, revision, fence_generation}`. */
@@ -71,7 +71,7 @@ export class PgProjectStore implements ProjectStore {
 
   async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
     // One statement, one snapshot: the row, and only what changed since the graph in hand.
-    const graph = (await this.pooled((pool) => this.graphSince(pool, this.cached))).graph;
+    const graph = (await this.graphSince(this.pool, this.cached)).graph;
     return read(graph);
   }
 
@@ -167,11 +167,10 @@ export class PgProjectStore implements ProjectStore {
    * replaced whole since (another incarnation), everything. `base` itself when nothing changed.
    */
   private async graphSince(client: PoolClient | Pool, base: Cached | null): Promise<Cached> {
-    const rows = await client.query<{ kind: string; key: string | null; value: unknown; node_revision: number | null; updated_at: string | null }>(GRAPH_SINCE, [
-      this.projectId,
-      base?.row.revision ?? -1,
-      base?.row.incarnation ?? -1,
-    ]);
+    type Row = { kind: string; key: string | null; value: unknown; node_revision: number | null; updated_at: string | null };
+    const values = [this.projectId, base?.row.revision ?? -1, base?.row.incarnation ?? -1];
+    // On the pool (a read) the statement is retried once if its connection was ended while idle.
+    const rows = client === this.pool ? await queryOnce<Row>(this.pool, GRAPH_SINCE, values) : await client.query<Row>(GRAPH_SINCE, values);
     const first = rows.rows[0];
     if (first?.kind !== '0-row') throw noState(this.projectId);
     const { since, ...row } = first.value as ProjectRow & { since: number };
@@ -320,15 +319,6 @@ export class PgProjectStore implements ProjectStore {
     await client.query('SELECT pg_notify($1, $2)', [REVISION_CHANNEL, JSON.stringify(event)]);
   }
 
-  /** One statement's worth of work on a pooled client, its failure a STORAGE_ERROR. */
-  private async pooled<T>(work: (client: Pool) => Promise<T>): Promise<T> {
-    try {
-      return await work(this.pool);
-    } catch (error) {
-      throw databaseError(error);
-    }
-  }
-
   /** Runs `work` after this process's earlier writers of the project have settled. */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     const run = this.writers.then(work, work);
@@ -362,10 +352,6 @@ export class PgProjectStoreFactory implements ProjectStoreFactory {
   }
 
   async list(): Promise<string[]> {
-    try {
-      return (await this.pool.query<{ id: string }>('SELECT id FROM taskdag_projects ORDER BY id')).rows.map((row) => row.id);
-    } catch (error) {
-      throw databaseError(error);
-    }
+    return (await queryOnce<{ id: string }>(this.pool, 'SELECT id FROM taskdag_projects ORDER BY id', [])).rows.map((row) => row.id);
   }
 }

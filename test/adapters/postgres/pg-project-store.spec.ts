@@ -113,6 +113,14 @@ describe('PgProjectStore across processes', function () {
     expect(await stateOf(second)).to.deep.equal(before);
   });
 
+  it('keeps working after the database ends every connection (a restart, a failover): the pool connects again', async () => {
+    await Promise.all([1, 2, 3].map(() => graphOf(first)));
+    await pools[1]!.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'taskdag' AND pid <> pg_backend_pid()");
+    const revision = await change(first, (draft) => addTask(draft, 'T-5'));
+    expect((await graphOf(first)).revision).to.equal(revision);
+    expect(Object.keys((await graphOf(second)).nodes)).to.include('T-5');
+  });
+
   it('a commit whose database fails is STORAGE_ERROR with the SQLSTATE, and commits nothing', async () => {
     const before = await stateOf(first);
     testPostgres().sql(dbName(url), 'ALTER TABLE taskdag_log ADD CONSTRAINT no_more CHECK (seq < 0) NOT VALID');
