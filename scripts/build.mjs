@@ -83,9 +83,8 @@ await build({
   entryPoints: ['entrypoints/cli/program.ts'],
   outfile: PROGRAM,
   // A native addon cannot be bundled; it is loaded from node_modules on first lock. tweetnacl
-  // serves only `server init` here, and pg (node-postgres) only `server doctor` of a PostgreSQL
-  // server: left in node_modules, they cost other commands nothing.
-  external: ['fs-ext', 'tweetnacl', 'pg'],
+  // serves only `server init` here: left in node_modules, it costs other commands nothing.
+  external: ['fs-ext', 'tweetnacl'],
   // The CLI's file I/O is synchronous, where graceful-fs adds nothing but its load cost.
   alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
   plugins: [clipanionWithoutStdioDefaults, serverRuntimeApart],

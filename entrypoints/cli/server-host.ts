@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { SystemPorts } from '../../application/server/system-ports.js';
 import { NodeHostFiles } from '../../adapters/server/node-host-files.js';
 import { TcpBindProbe } from '../../adapters/server/tcp-bind-probe.js';
-import { PgDatabaseProbe } from '../../adapters/postgres/pg-database-probe.js';
+import { loadServerRuntime } from './server-runtime.js';
 import { TweetnaclSecretSource } from '../../adapters/server/tweetnacl-secret-source.js';
 
 /** The composition root of the server's host operations (init, doctor, setup). */
@@ -14,7 +14,8 @@ export function serverHostPorts(): SystemPorts {
     files: new NodeHostFiles(),
     secrets: new TweetnaclSecretSource(),
     bind: new TcpBindProbe(),
-    database: new PgDatabaseProbe(),
+    // node-postgres and the store's code live in the server's bundle: only a PostgreSQL doctor loads them.
+    database: { probe: (url) => new (loadServerRuntime().PgDatabaseProbe)().probe(url) },
     installation: { nodePath: process.execPath, toolPath },
     defaultUiRoot: path.resolve(path.dirname(toolPath), '..', 'ui', 'dist'),
   };

@@ -26,6 +26,9 @@ import type { DispatcherServices } from '../../application/dispatcher.js';
 import { servicesOver } from '../local-services.js';
 import { openStoreBackend, type StoreBackend } from './store-backend.js';
 
+/** `server doctor` of a PostgreSQL server probes its database with the server's own code (entrypoints/cli/server-host.ts). */
+export { PgDatabaseProbe } from '../../adapters/postgres/pg-database-probe.js';
+
 export interface RunServerOptions {
   configPath: string;
   /** The process environment: the password is read from it and then removed from it. */
