@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { parseAuthRecord, type PasswordVerifier, type Session } from '../../application/server/auth-record.js';
 import type { AuthRecord } from '../../application/server/auth-record.js';
 import type { AuthStore, SharedSessions, StoredAuth } from '../../application/ports/auth-store.js';
-import { databaseError, queryOnce, withTransaction } from './pg-pool.js';
+import { databaseError, queryFresh, withTransaction } from './pg-pool.js';
 
 interface SessionRow {
   bearer_hash: string;
@@ -49,7 +49,7 @@ export class PgAuthStore implements AuthStore, SharedSessions {
   }
 
   async verifier(): Promise<PasswordVerifier | null> {
-    return (await queryOnce<{ verifier: PasswordVerifier }>(this.pool, 'SELECT verifier FROM taskdag_auth', [])).rows[0]?.verifier ?? null;
+    return (await queryFresh<{ verifier: PasswordVerifier }>(this.pool, 'SELECT verifier FROM taskdag_auth', [])).rows[0]?.verifier ?? null;
   }
 
   add(session: Session, now: string, max: number): Promise<void> {
@@ -61,7 +61,7 @@ export class PgAuthStore implements AuthStore, SharedSessions {
   }
 
   async find(bearerHash: string): Promise<Session | null> {
-    const row = (await queryOnce<SessionRow>(this.pool, 'SELECT bearer_hash, created_at, expires_at FROM taskdag_sessions WHERE bearer_hash = $1', [bearerHash])).rows[0];
+    const row = (await queryFresh<SessionRow>(this.pool, 'SELECT bearer_hash, created_at, expires_at FROM taskdag_sessions WHERE bearer_hash = $1', [bearerHash])).rows[0];
     return row ? sessionOf(row) : null;
   }
 }

@@ -23,9 +23,15 @@ export function openClient(connectionString: string): import('pg').Client {
 }
 
 /**
+ * Pooled connections the database may have ended while they sat idle (a restart, a failover):
+ * each fails at its first statement, before anything ran, and is then discarded, so a statement
+ * is tried on up to this many connections. A database that is down fails at connect, at once.
+ */
+const STALE_CONNECTIONS = 32;
+
+/**
  * Runs `work` in one transaction on one pooled client: committed when it resolves, rolled back
- * when it throws. A pooled connection the server ended while it sat idle (a restart, a failover)
- * fails at BEGIN, before anything ran: that one is retried once on a fresh connection.
+ * when it throws. A connection found ended at BEGIN is discarded and the next one tried.
  */
 export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -36,7 +42,7 @@ export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) 
     } catch (error) {
       client.release(true);
       lost.stop();
-      if (attempt === 1 && isConnectionLost(error)) continue;
+      if (attempt < STALE_CONNECTIONS && isConnectionLost(error)) continue;
       throw databaseError(error);
     }
     let broken = false;
@@ -59,16 +65,13 @@ export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) 
   }
 }
 
-/** One statement on the pool (a read), retried once when its connection had been ended while idle. */
-export async function queryOnce<R extends import('pg').QueryResultRow>(pool: Pool, sql: string, values: unknown[]): Promise<import('pg').QueryResult<R>> {
-  try {
-    return await pool.query<R>(sql, values);
-  } catch (error) {
-    if (!isConnectionLost(error)) throw databaseError(error);
+/** One statement on the pool (a read), tried again on another connection when its connection had been ended while idle. */
+export async function queryFresh<R extends import('pg').QueryResultRow>(pool: Pool, sql: string, values: unknown[]): Promise<import('pg').QueryResult<R>> {
+  for (let attempt = 1; ; attempt++) {
     try {
       return await pool.query<R>(sql, values);
-    } catch (again) {
-      throw databaseError(again);
+    } catch (error) {
+      if (attempt >= STALE_CONNECTIONS || !isConnectionLost(error)) throw databaseError(error);
     }
   }
 }

@@ -5,7 +5,7 @@ import type { Edge, Graph, GraphNode, Initiative, LogEntry, Note, State } from '
 import { stateProblem } from '../../domain/state-shape.js';
 import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
 import { assertReplaceable } from '../replacement-order.js';
-import { queryOnce, withTransaction } from './pg-pool.js';
+import { queryFresh, withTransaction } from './pg-pool.js';
 import { PgSnapshotStore } from './pg-snapshot-store.js';
 
 /** The channel every commit notifies, in its own transaction: `{project, revision, fence_generation}`. */
@@ -170,7 +170,7 @@ export class PgProjectStore implements ProjectStore {
     type Row = { kind: string; key: string | null; value: unknown; node_revision: number | null; updated_at: string | null };
     const values = [this.projectId, base?.row.revision ?? -1, base?.row.incarnation ?? -1];
     // On the pool (a read) the statement is retried once if its connection was ended while idle.
-    const rows = client === this.pool ? await queryOnce<Row>(this.pool, GRAPH_SINCE, values) : await client.query<Row>(GRAPH_SINCE, values);
+    const rows = client === this.pool ? await queryFresh<Row>(this.pool, GRAPH_SINCE, values) : await client.query<Row>(GRAPH_SINCE, values);
     const first = rows.rows[0];
     if (first?.kind !== '0-row') throw noState(this.projectId);
     const { since, ...row } = first.value as ProjectRow & { since: number };
@@ -352,6 +352,6 @@ export class PgProjectStoreFactory implements ProjectStoreFactory {
   }
 
   async list(): Promise<string[]> {
-    return (await queryOnce<{ id: string }>(this.pool, 'SELECT id FROM taskdag_projects ORDER BY id', [])).rows.map((row) => row.id);
+    return (await queryFresh<{ id: string }>(this.pool, 'SELECT id FROM taskdag_projects ORDER BY id', [])).rows.map((row) => row.id);
   }
 }
