@@ -10,6 +10,8 @@ import { TweetnaclBearerTokens } from '../../../adapters/server/tweetnacl-bearer
 import { SystemClock } from '../../../adapters/system-clock.js';
 import { AuthService } from '../../../application/server/auth-service.js';
 import { GraphDraft } from '../../../domain/draft.js';
+import { GroupCommitDispatcher } from '../../../application/group-commit.js';
+import { servicesOver } from '../../../entrypoints/local-services.js';
 import { rejectionOf } from '../../support/failures.js';
 import { NOW, addTask } from '../../support/graphs.js';
 import { freshDatabase } from '../../support/postgres.js';
@@ -76,6 +78,39 @@ describe('sessions and revision events shared through PostgreSQL', function () {
       await until(() => heard.some((event) => event.revision === after));
     } finally {
       await listener.close();
+    }
+  });
+});
+
+describe('group commit over PostgreSQL', function () {
+  this.timeout(60_000);
+
+  it('mutations that arrive together commit as one transaction: one revision event for the group, every caller answered', async () => {
+    const url = freshDatabase();
+    const pool = openPool(url);
+    const heard: ProjectRevision[] = [];
+    await migrate(pool);
+    const listener = await listenForRevisions(url, pool, (event) => heard.push(event), () => undefined);
+    try {
+      const sut = new GroupCommitDispatcher(servicesOver(new PgProjectStoreFactory(pool), '/'));
+      const run = (operation: string, args: Record<string, unknown>, agent: string | null = 'alice') => sut.dispatch({ project: 'p', operation, args, agent });
+      await run('init', {}, null);
+      await run('add-initiative', { name: 'core' });
+      await until(() => heard.length >= 2);
+      heard.length = 0;
+      const tasks = Array.from({ length: 32 }, (_, index) => `T-${index + 1}`);
+      const answers = await Promise.all(tasks.map((id) => run('add-task', { id, initiative: 'core', title: id, body: '', acceptance: 'ok', blocked_by: [] })));
+      expect(answers).to.have.length(32);
+      const state = (await run('state', {}, null)) as { revision: number; nodes: Record<string, unknown> };
+      expect(Object.keys(state.nodes)).to.have.members(tasks);
+      await until(() => heard.at(-1)?.revision === state.revision);
+      // The 32 requests arrive in one turn of the event loop: one group, one transaction, one event.
+      expect(heard.map((event) => event.revision)).to.deep.equal([state.revision]);
+      const log = await pool.query('SELECT count(*)::int AS n FROM taskdag_log WHERE project = $1', ['p']);
+      expect(log.rows[0].n).to.equal(state.revision);
+    } finally {
+      await listener.close();
+      await pool.end();
     }
   });
 });
