@@ -1,5 +1,8 @@
 import fs from 'graceful-fs';
 import type { Graph, GraphNode, NodeId } from '../domain/model.js';
+import { StatusIndex } from '../domain/status-index.js';
+import { headColumns, headsOf } from './head-columns.js';
+import { lazyNodeMap, nodeIds, plainNodes, rawNode, type ByteSource, type NodeSpan } from './lazy-nodes.js';
 import { assertGraphHeaderShape, assertNodeShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
@@ -17,45 +20,181 @@ export interface Checkpoint {
 const MAGIC = 'TDCK1 ';
 const PREFIX_BYTES = MAGIC.length + 12 + 1;
 const NEWLINE = Buffer.from('\n');
+const CHECKPOINT_MEMBER = '"checkpoint":';
+const HEADS_MEMBER = '"heads":';
+const EDGES_MEMBER = '"edges":';
+const NODES_LINE = '"nodes":{\n';
+const END = '}}\n';
+
+/** The checkpoint's own member: where its log is, and how its node lines are laid out. */
+interface CheckpointMember {
+  note: string;
+  ledger: LedgerRef;
+  /** Node ids in file order, and where each node's JSON ends, counted from the first node line. */
+  /** The byte lengths of lines 3 and 4 (newline included), so a reader finds the nodes without reading them. */
+  lines: { heads: number; edges: number };
+  ids: NodeId[];
+  ends: number[];
+  /** Every node's StatusIndex head, by column in the order of `ids` (head-columns.ts), on a line of its own. */
+  heads: unknown;
+}
 
 /**
- * The checkpoint file: a fixed-size prefix giving the header's length; a JSON header (the graph
- * without its nodes, the ledger position, node ids, where each node's line ends, and the length
- * of a section kept empty: files written before plain loading held node heads there); that
- * section; then one JSON line per node.
+ * The checkpoint file: one JSON document, the state of spec 2.1 with its log kept in the ledger
+ * (`log` is empty here) and one member more, `checkpoint`. It is laid out in lines so that a reader
+ * parses only what it uses (docs/storage.md):
+ *
+ *   1 `{` version, fence_generation, revision, initiatives, `"log":[],`
+ *   2 `"checkpoint":{` note, ledger position, node ids and where each node's JSON ends, `,`
+ *   3 `"heads":[...]},` each node's StatusIndex head (the end of the checkpoint member)
+ *   4 `"edges":[...],`
+ *   5 `"nodes":{`, then one line per node, then `}}`.
  */
 export function encodeCheckpoint(graph: Graph, ledger: LedgerRef): Buffer {
-  const ids = Object.keys(graph.nodes);
+  const ids = nodeIds(graph.nodes);
   const lines: Buffer[] = [];
   const ends: number[] = [];
   let offset = 0;
-  for (const id of ids) {
-    const line = Buffer.from(JSON.stringify(graph.nodes[id]));
-    lines.push(line, NEWLINE);
-    offset += line.length;
+  ids.forEach((id, position) => {
+    const key = Buffer.from(`${JSON.stringify(id)}:`);
+    const value = rawNode(graph.nodes, id) ?? Buffer.from(JSON.stringify(graph.nodes[id]));
+    const last = position === ids.length - 1;
+    lines.push(key, value, last ? NEWLINE : Buffer.from(',\n'));
+    offset += key.length + value.length;
     ends.push(offset);
-    offset += 1;
-  }
-  const { nodes: _nodes, ...rest } = graph;
-  const header = Buffer.from(JSON.stringify({ ...rest, ledger, ids, ends, head_bytes: 0 }));
-  const prefix = Buffer.from(`${MAGIC}${String(header.length).padStart(12, '0')}\n`);
-  return Buffer.concat([prefix, header, NEWLINE, NEWLINE, ...lines]);
+    offset += last ? 1 : 2;
+  });
+  // Every field of the graph but its nodes and edges goes on line 1, so a field added to the graph is kept.
+  const { nodes: _nodes, edges, ...fields } = graph;
+  const head = JSON.stringify({ ...fields, log: [] });
+  const headsLine = Buffer.from(`${HEADS_MEMBER}${JSON.stringify(headColumns(graph, ids))}},\n`);
+  const edgesLine = Buffer.from(`${EDGES_MEMBER}${JSON.stringify(edges)},\n`);
+  const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
+  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, ids, ends });
+  const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
+  return Buffer.concat([Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)]);
+}
+
+function noteFor(ledger: LedgerRef): string {
+  return `The graph as of byte ${ledger.bytes} of ${ledger.file}. The log is kept there, one record per committed change set (jq .change.log ${ledger.file}); docs/storage.md.`;
+}
+
+/** Reads a checkpoint whole, every node parsed (tools and tests; the store reads nodes lazily). */
+export function readCheckpoint(path: string): Checkpoint {
+  const checkpoint = decodeCheckpoint(bufferSource(fs.readFileSync(path)), path);
+  return { ...checkpoint, graph: { ...checkpoint.graph, nodes: plainNodes(checkpoint.graph.nodes) } };
+}
+
+/** Bytes in memory as a source to decode from. */
+export function bufferSource(buffer: Buffer): ByteSource {
+  return { size: buffer.length, bytes: (start, end) => buffer.subarray(start, end) };
 }
 
 /**
- * Reads the whole file and parses every node into plain objects: what it returns outlives the
- * file and the lock, and survives `structuredClone`.
+ * The graph a checkpoint holds, read from `source` as it is used: the first two lines now, with
+ * every check that needs no more than a few bytes (the lines are where line 2 says, the document
+ * closes where the node offsets say, so a file cut short fails here whatever the command reads);
+ * the heads and edges lines when first used; each node when it is first read (lazy-nodes.ts),
+ * its line's bounds checked then.
  */
-export function readCheckpoint(path: string): Checkpoint {
-  return decodeCheckpoint(fs.readFileSync(path), path);
+export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint {
+  const size = source.size;
+  if (size === 0) throw invalidFile(path, 'it is empty');
+  const top = firstLines(source, 2);
+  if (top.toString('latin1', 0, MAGIC.length) === MAGIC) return decodeLegacyCheckpoint(source.bytes(0, size), path);
+  const [headEnd, memberEnd] = lineBreaks(top, 2);
+  if (memberEnd === undefined || top[headEnd! - 1] !== 0x2c) throw invalidFile(path, notACheckpoint(top.toString('latin1', 0, 64)));
+  const { log, ...graphFields } = parseLine(top, 0, headEnd!, '{', '}', path, 'its first line');
+  assertGraphHeaderShape({ ...graphFields, edges: [], nodes: {} }, path);
+  if (!Array.isArray(log) || log.length !== 0) throw invalidFile(path, 'its log is not the empty list a checkpoint keeps (the log is in the ledger)');
+  const checkpoint = parseLine(top, headEnd! + 1, memberEnd, '{', '}}', path, 'its checkpoint line').checkpoint as Partial<CheckpointMember> | undefined;
+  if (typeof checkpoint !== 'object' || checkpoint === null) throw invalidFile(path, 'its second line is not the checkpoint member');
+  const lines = checkpoint.lines;
+  if (!lines || !Number.isSafeInteger(lines.heads) || !Number.isSafeInteger(lines.edges) || lines.heads < 3 || lines.edges < 3) throw invalidFile(path, 'its line lengths are malformed');
+  const heads = { start: memberEnd + 1, end: memberEnd + lines.heads };
+  const edges = { start: heads.end + 1, end: heads.end + lines.edges };
+  const sectionStart = edges.end + 1 + NODES_LINE.length;
+  expectBytes(source, heads.start, HEADS_MEMBER, path, 'its heads line is missing');
+  expectBytes(source, heads.end - 2, '},\n', path, 'its heads line is cut');
+  expectBytes(source, edges.start, `${EDGES_MEMBER}[`, path, 'its edges line is missing');
+  expectBytes(source, edges.end - 2, '],\n', path, 'its edges line is cut');
+  expectBytes(source, edges.end + 1, NODES_LINE, path, 'its nodes do not start on the fifth line');
+  const layout = assertLayout(checkpoint.ids, checkpoint.ends, size - sectionStart - END.length, path);
+  expectBytes(source, size - END.length, END, path, 'it is truncated or has trailing bytes');
+  const nodes = lazyNodeMap(source, layout.ids, nodeSpans(sectionStart, layout), path);
+  const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), nodes } as Graph;
+  defineLazy(graph, 'edges', () => {
+    const line = parseLine(source.bytes(edges.start, edges.end), 0, edges.end - edges.start, '{', '}', path, 'its edges line');
+    assertGraphHeaderShape({ ...graphFields, edges: line.edges, nodes: {} }, path);
+    return line.edges as Graph['edges'];
+  });
+  StatusIndex.seed(graph, () => headsOf(parseLine(source.bytes(heads.start, heads.end), 0, heads.end - heads.start, '{', '', path, 'its heads line').heads, layout.ids));
+  return { graph, ledger: assertLedgerRef(checkpoint.ledger, path) };
 }
 
-export function decodeCheckpoint(bytes: Buffer, path: string): Checkpoint {
+/** The file's start, read in growing chunks until it holds `count` whole lines (or the file ends). */
+function firstLines(source: ByteSource, count: number): Buffer {
+  for (let length = 64 * 1024; ; length *= 4) {
+    const bytes = source.bytes(0, Math.min(length, source.size));
+    if (lineBreaks(bytes, count).length === count || bytes.length >= source.size) return bytes;
+  }
+}
+
+function expectBytes(source: ByteSource, start: number, expected: string, path: string, problem: string): void {
+  if (start < 0 || source.bytes(start, start + expected.length).toString('latin1') !== expected) throw invalidFile(path, problem);
+}
+
+/** The positions of the first `count` newlines (fewer when the file has fewer). */
+function lineBreaks(bytes: Buffer, count: number): number[] {
+  const found: number[] = [];
+  for (let at = bytes.indexOf(0x0a); at >= 0 && found.length < count; at = bytes.indexOf(0x0a, at + 1)) found.push(at);
+  return found;
+}
+
+/**
+ * One line of the document, without its closing comma, made an object by `before` and `after`
+ * (the line's own braces are those a neighbouring line opens or closes).
+ */
+function parseLine(bytes: Buffer, start: number, end: number, before: string, after: string, path: string, what: string): Record<string, unknown> {
+  const text = bytes.toString('utf8', start, end - 1);
+  try {
+    const value: unknown = JSON.parse(`${text.startsWith('{') ? '' : before}${text}${after}`);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // Reported below.
+  }
+  throw invalidFile(path, `${what} is not JSON`);
+}
+
+/** A property computed on first read, then kept as a plain value (assignable, enumerable, cloneable). */
+function defineLazy<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]): void {
+  const settle = (value: T[K]) => Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(target, key, {
+    get: () => {
+      const value = compute();
+      settle(value);
+      return value;
+    },
+    set: settle,
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+/** Where each node's line and JSON are; the line's bounds are checked when it is parsed. */
+function nodeSpans(sectionStart: number, layout: { ids: NodeId[]; ends: number[] }): (position: number) => NodeSpan {
+  const { ids, ends } = layout;
+  return (position) => {
+    const key = position === 0 ? sectionStart : sectionStart + ends[position - 1]! + 2;
+    return { key, start: key + ids[position]!.length + 3, end: sectionStart + ends[position]!, last: position === ids.length - 1 };
+  };
+}
+
+/** Reads the TDCK1 checkpoints written before `tasks.json` was a JSON document again: a header line, then node lines. */
+function decodeLegacyCheckpoint(bytes: Buffer, path: string): Checkpoint {
   const size = bytes.length;
   const prefix = bytes.toString('latin1', 0, Math.min(size, PREFIX_BYTES));
-  if (prefix.length < PREFIX_BYTES || !prefix.startsWith(MAGIC) || !/^\d{12}\n$/.test(prefix.slice(MAGIC.length))) {
-    throw invalidFile(path, size === 0 ? 'it is empty' : notACheckpoint(prefix));
-  }
+  if (prefix.length < PREFIX_BYTES || !/^\d{12}\n$/.test(prefix.slice(MAGIC.length))) throw invalidFile(path, 'it does not start with a checkpoint header');
   const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
   if (PREFIX_BYTES + headerLength + 1 > size) throw invalidFile(path, 'it is truncated inside its header');
   let header: Record<string, unknown>;
@@ -105,24 +244,29 @@ function lineAt(section: Buffer, ends: number[], position: number): Buffer {
   return section.subarray(position === 0 ? 0 : ends[position - 1]! + 1, ends[position]!);
 }
 
-/** What a damaged checkpoint's header still tells, if its header is intact: for salvage, never for loading. */
+/** What a damaged checkpoint's first lines still tell, if they are intact: for salvage, never for loading. */
 export function salvageHeader(bytes: Buffer): { revision?: unknown; fence_generation?: unknown; ledger?: { file?: unknown } } | null {
   try {
     const prefix = bytes.toString('latin1', 0, PREFIX_BYTES);
-    if (!prefix.startsWith(MAGIC)) return null;
-    const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
-    const header: unknown = JSON.parse(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
-    return typeof header === 'object' && header !== null ? header : null;
+    if (prefix.startsWith(MAGIC)) {
+      const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
+      const header: unknown = JSON.parse(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
+      return typeof header === 'object' && header !== null ? header : null;
+    }
+    const [headEnd, memberEnd] = lineBreaks(bytes, 2);
+    const head = JSON.parse(`${bytes.toString('utf8', 0, headEnd! - 1)}}`) as Record<string, unknown>;
+    const member = memberEnd === undefined ? null : (JSON.parse(`{${bytes.toString('utf8', headEnd! + 1, memberEnd - 1)}}}`) as { checkpoint?: { ledger?: { file?: unknown } } });
+    return { revision: head.revision, fence_generation: head.fence_generation, ...(member?.checkpoint?.ledger ? { ledger: member.checkpoint.ledger } : {}) };
   } catch {
     return null;
   }
 }
 
-/** A JSON document here is a state from before schema 1 (or a hand edit): say how to import it. */
+/** A document not laid out as a checkpoint is a state from before schema 1 (or a hand edit): say how to import it. */
 function notACheckpoint(start: string): string {
   return start.trimStart().startsWith('{')
-    ? 'it is a JSON document, not a schema-1 checkpoint (a project written before schema 1? run taskdag migrate --dry-run)'
-    : 'it does not start with a checkpoint header';
+    ? 'it is a JSON document but not a checkpoint laid out in lines (a project written before schema 1? run taskdag migrate --dry-run)'
+    : 'it does not start with a checkpoint';
 }
 
 function assertLayout(ids: unknown, ends: unknown, sectionBytes: number, path: string): { ids: NodeId[]; ends: number[] } {

@@ -6,9 +6,21 @@ import path from 'node:path';
  * (`sync`, `syncDirectory`), so a test file system can model a power loss (what was written but
  * not synced may be lost or torn). Failures are Node's errors, with their `code` (ENOENT, ENOSPC).
  */
+/**
+ * A file opened for reading: what it held when opened, even if it is replaced by a rename
+ * meanwhile (an open descriptor keeps its inode). Close it when done.
+ */
+export interface OpenFile {
+  readonly size: number;
+  /** The bytes in [start, end), fewer if the file is shorter. */
+  bytes(start: number, end: number): Buffer;
+  close(): void;
+}
+
 export interface FileSystem {
   /** The whole file. */
   read(file: string): Buffer;
+  open(file: string): OpenFile;
   /** The file's bytes from `start` on (fewer than asked, if it is shorter). */
   readFrom(file: string, start: number): Buffer;
   size(file: string): number;
@@ -33,6 +45,27 @@ export interface FileSystem {
 /** The real file system (graceful-fs, synchronous calls: each is short and never waits on a lock). */
 export const nodeFileSystem: FileSystem = {
   read: (file) => fs.readFileSync(file),
+  open(file) {
+    const fd = fs.openSync(file, 'r');
+    let open = true;
+    return {
+      size: fs.fstatSync(fd).size,
+      bytes(start, end) {
+        const buffer = Buffer.allocUnsafe(Math.max(0, end - start));
+        let read = 0;
+        while (read < buffer.length) {
+          const got = fs.readSync(fd, buffer, read, buffer.length - read, start + read);
+          if (got === 0) break;
+          read += got;
+        }
+        return buffer.subarray(0, read);
+      },
+      close() {
+        if (open) fs.closeSync(fd);
+        open = false;
+      },
+    };
+  },
   readFrom(file, start) {
     const fd = fs.openSync(file, 'r');
     try {

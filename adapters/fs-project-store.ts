@@ -3,13 +3,16 @@ import path from 'node:path';
 import { DomainError, isDomainError } from '../domain/errors.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import type { Graph, LogEntry, State } from '../domain/model.js';
+import type { PluginTable } from '../domain/plugins.js';
 import type { ProjectLock } from '../application/ports/project-lock.js';
-import type { ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
+import type { PluginReader, ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
-import { nodeFileSystem, type FileSystem } from './file-system.js';
-import { decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
+import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
+import { bufferSource, decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
 import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
+import { plainNodes } from './lazy-nodes.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
+import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
 import { assertReplaceable } from './replacement-order.js';
 import { invalidFile, storageError } from './storage-error.js';
 
@@ -22,9 +25,27 @@ interface Loaded {
   tail: number;
   /** The checkpoint's own size: rewriting it costs that much, so it is rewritten that much less often. */
   checkpointBytes: number;
+  /** The plugin table of the loaded generation, once something asked for it. */
+  plugins?: PluginTable;
 }
 
 const CHECKPOINT = 'tasks.json';
+
+/** Closes a checkpoint file once nothing can read a node from it any more. */
+const closeWhenUnreachable = new FinalizationRegistry<OpenFile>((file) => file.close());
+
+/**
+ * Something the store could not do that loses nothing and fails no command, but that an operator
+ * must hear of: a checkpoint that could not be written (the commit is durable in the ledger; loads
+ * replay a longer tail until a later commit writes one).
+ */
+export interface StoreWarning {
+  code: 'CHECKPOINT_WRITE_FAILED';
+  message: string;
+  details: { path: string; cause: string; project_id: string };
+}
+
+export type StoreWarningSink = (warning: StoreWarning) => void;
 /**
  * Past this much unreplayed ledger, a commit also writes a new checkpoint, so loads stay cheap. A
  * process that keeps its state in memory waits for half the checkpoint's size, if larger, so a
@@ -66,29 +87,38 @@ export class FsProjectStore implements ProjectStore {
     private readonly lock: ProjectLock,
     private readonly files: FileSystem = nodeFileSystem,
     private readonly keepHot = false,
+    private readonly warn: StoreWarningSink = () => {},
   ) {
     this.checkpointFile = path.join(location, CHECKPOINT);
     this.snapshots = new FsSnapshotStore(location, CHECKPOINT, files);
   }
 
-  async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
+  async readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    return read(this.loadCommitted(() => this.load()).graph);
+    const loaded = this.loadCommitted(() => this.load());
+    return read(loaded.graph, this.pluginReader(loaded));
   }
 
-  async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
+  async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     this.assertExists();
-    return read(this.loadCommitted(() => this.loadState(this.load())));
+    // Its node map stays lazy, as readGraph's: `history` reads the log and one node.
+    const { loaded, state } = this.loadCommitted(() => {
+      const loaded = this.load();
+      return { loaded, state: { ...loaded.graph, log: this.readLog(loaded) } };
+    });
+    return read(state, this.pluginReader(loaded));
   }
 
-  transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
+  transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
     this.ensureDirectory();
     return this.lock.withLock('exclusive', async () => {
       const loaded = this.load();
+      // Reads parse the edges when they use them; a commit never lands on an edge list that does not load.
+      void loaded.graph.edges;
       try {
         // A work that answers at once is committed in the same turn: nothing else runs, and
         // so no reader sees, the changed graph before it is durable.
-        const done = work(loaded.graph);
+        const done = work(loaded.graph, this.pluginReader(loaded));
         const { result, changes } = done instanceof Promise ? await done : done;
         if (changes) this.commit(loaded, changes);
         return result;
@@ -105,19 +135,20 @@ export class FsProjectStore implements ProjectStore {
     return this.lock.withLock('exclusive', async () => {
       const current = this.storedState();
       const snapshotsBefore = this.snapshots.taken;
-      const { result, state } = await work(current);
-      if (!state) return result;
-      assertReplaceable(state, current, this.checkpointFile);
+      const rewritten = await work(current);
+      if (!rewritten.state) return rewritten.result;
+      assertReplaceable(rewritten.state, current, this.checkpointFile);
+      assertPluginTable(rewritten.plugins ?? {}, this.location);
       if (current.kind === 'unreadable' && this.snapshots.taken === snapshotsBefore) {
         await this.snapshots.take('corrupt-recovery', current, new Date().toISOString());
       }
-      this.writeWhole(state);
-      return result;
+      this.writeWhole(rewritten.state, rewritten.plugins ?? {});
+      return rewritten.result;
     });
   }
 
-  async replace(state: State): Promise<void> {
-    await this.rewrite(() => ({ result: undefined, state }));
+  async replace(state: State, plugins: PluginTable = {}): Promise<void> {
+    await this.rewrite(() => ({ result: undefined, state, plugins }));
   }
 
   inspect(): Promise<StoredState> {
@@ -129,7 +160,8 @@ export class FsProjectStore implements ProjectStore {
     const text = this.readCheckpointText();
     if (text === null && this.ledgerFiles().length === 0) return { kind: 'absent' };
     try {
-      return { kind: 'valid', state: this.loadState(this.load()) };
+      const loaded = this.load();
+      return { kind: 'valid', state: this.loadState(loaded), plugins: this.pluginReader(loaded)() };
     } catch (error) {
       // A state that does not parse or whose ledger is gone is unreadable; an OS failure is not.
       const cause = isDomainError(error) ? error.details.cause : undefined;
@@ -156,8 +188,8 @@ export class FsProjectStore implements ProjectStore {
     return reached;
   }
 
-  /** Writes a new ledger generation holding the whole log, then the checkpoint that points at it. */
-  private writeWhole(state: State): void {
+  /** Writes a new ledger generation holding the whole log and its plugin table, then the checkpoint that points at them. */
+  private writeWhole(state: State, plugins: PluginTable): void {
     try {
       const { log, ...graph } = state;
       const ledgerFile = `ledger.${this.highestGeneration() + 1}.jsonl`;
@@ -173,6 +205,7 @@ export class FsProjectStore implements ProjectStore {
       const line = encodeRecord(base);
       removeLeftoverTempFiles(this.files, this.location);
       writeFileAtomic(this.files, path.join(this.location, ledgerFile), line);
+      writePluginTable(this.files, this.location, ledgerFile, plugins);
       writeFileAtomic(this.files, this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }));
       this.removeStaleLedgers(ledgerFile);
     } catch (error) {
@@ -242,11 +275,22 @@ export class FsProjectStore implements ProjectStore {
     return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, tail: end, checkpointBytes: checkpoint.bytes };
   }
 
+  /**
+   * The checkpoint, read as it is used: a command reads the parts it needs from the file it
+   * opened (which stays what it was if a writer renames a new one in), closed once the graph is
+   * no longer reachable. A process that keeps its state reads it whole, once.
+   */
   private openCheckpoint(): Checkpoint & { bytes: number } {
+    let file: OpenFile | null = null;
     try {
-      const bytes = this.files.read(this.checkpointFile);
-      return { ...decodeCheckpoint(bytes, this.checkpointFile), bytes: bytes.length };
+      const source = this.keepHot ? bufferSource(this.files.read(this.checkpointFile)) : (file = this.files.open(this.checkpointFile));
+      const checkpoint = decodeCheckpoint(source, this.checkpointFile);
+      if (file) closeWhenUnreachable.register(checkpoint.graph.nodes, file);
+      // Kept in memory, every node is read sooner or later: parsed once, into a plain map, it costs no lookup trap.
+      else checkpoint.graph.nodes = plainNodes(checkpoint.graph.nodes);
+      return { ...checkpoint, bytes: source.size };
     } catch (error) {
+      file?.close();
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw this.noState();
       throw storageError('Cannot read the project state', error, { path: this.checkpointFile });
     }
@@ -302,8 +346,14 @@ export class FsProjectStore implements ProjectStore {
     return bytes ? salvageHeader(bytes) : null;
   }
 
+  /** Reads the loaded generation's plugin table on first call only (kept with a hot state). */
+  private pluginReader(loaded: Loaded): PluginReader {
+    return () => (loaded.plugins ??= readPluginTable(this.files, this.location, loaded.checkpoint.ledger.file));
+  }
+
   private loadState(loaded: Loaded): State {
-    return { ...loaded.graph, log: this.readLog(loaded) };
+    // A whole state is handed out whole: every node parsed, nothing lazy behind it.
+    return { ...loaded.graph, nodes: plainNodes(loaded.graph.nodes), log: this.readLog(loaded) };
   }
 
   private readLog(loaded: Loaded): LogEntry[] {
@@ -347,7 +397,10 @@ export class FsProjectStore implements ProjectStore {
     this.hot = { loaded, ledgerSize: this.ledgerSize(loaded) };
   }
 
-  /** A failed checkpoint loses nothing (the ledger has it all), so it is best-effort; its size, or null. */
+  /**
+   * A failed checkpoint loses nothing (the ledger has it all), so it fails no commit: it is
+   * reported as a warning, and the next commit tries again. Its size, or null.
+   */
   private writeCheckpoint(loaded: Loaded, ledgerBytes: number): number | null {
     try {
       removeLeftoverTempFiles(this.files, this.location);
@@ -355,8 +408,15 @@ export class FsProjectStore implements ProjectStore {
       const encoded = encodeCheckpoint(loaded.graph, ledger);
       writeFileAtomic(this.files, this.checkpointFile, encoded);
       return encoded.length;
-    } catch {
-      // The next commit tries again.
+    } catch (error) {
+      // An OS failure is an operator's problem to hear of; anything else is a bug, and is thrown.
+      const cause = (error as NodeJS.ErrnoException).code;
+      if (typeof cause !== 'string') throw error;
+      this.warn({
+        code: 'CHECKPOINT_WRITE_FAILED',
+        message: `The commit is durable, but the checkpoint ${this.checkpointFile} could not be written (${cause}): loads replay more of the ledger until a later commit writes it`,
+        details: { path: this.checkpointFile, cause, project_id: this.projectId },
+      });
       return null;
     }
   }
@@ -377,8 +437,11 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
+  /** Stale ledgers go before stale plugin tables: a reader missing a table then sees its ledger gone too. */
   private removeStaleLedgers(current: string): void {
     for (const name of this.ledgerFiles()) if (name !== current) this.files.remove(path.join(this.location, name));
+    const table = pluginFileOf(current);
+    for (const name of this.files.list(this.location)) if (isPluginFile(name) && name !== table) this.files.remove(path.join(this.location, name));
     removeLeftoverTempFiles(this.files, this.location);
     this.files.syncDirectory(this.location);
   }
@@ -388,19 +451,20 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
   /** `lockFor` gives the lock of a project's state directory (FlockProjectLock on its `lock` file in the CLI). */
   private readonly opened = new Map<string, FsProjectStore>();
 
-  /** `hot` (a server): each project's store is made once and keeps its state in memory. */
+  /** `hot` (a server): each project's store is made once and keeps its state in memory. `warn` hears of StoreWarnings. */
   constructor(
     private readonly home: string,
     private readonly lockFor: (location: string) => ProjectLock,
     private readonly files: FileSystem = nodeFileSystem,
     private readonly hot = false,
+    private readonly warn: StoreWarningSink = () => {},
   ) {}
 
   open(projectId: string): FsProjectStore {
     const known = this.opened.get(projectId);
     if (known) return known;
     const location = path.join(this.projects, projectId);
-    const store = new FsProjectStore(projectId, location, this.lockFor(location), this.files, this.hot);
+    const store = new FsProjectStore(projectId, location, this.lockFor(location), this.files, this.hot, this.warn);
     if (this.hot) this.opened.set(projectId, store);
     return store;
   }

@@ -3,6 +3,7 @@ import { DomainError } from '../domain/errors.js';
 import { isTimestamp, type Timestamp } from '../domain/clock.js';
 import { projectState } from '../domain/projection.js';
 import type { State } from '../domain/model.js';
+import { pluginTableProblem, type PluginTable } from '../domain/plugins.js';
 import type { StoredState } from '../application/ports/project-store.js';
 import type { RawFile, SnapshotMetadata, SnapshotReason, SnapshotStore } from '../application/ports/snapshot-store.js';
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
@@ -13,11 +14,13 @@ import { nextSnapshotStamp, sha256, SNAPSHOT_ID, SNAPSHOT_REASONS as REASONS } f
 
 const STATE_SUFFIX = '.state.json';
 const META_SUFFIX = '.meta.json';
+const PLUGINS_SUFFIX = '.plugins.json';
 
 /**
  * Snapshots as pairs in `<state-dir>/snapshots/`: `<id>.state.json` (the raw state) and
- * `<id>.meta.json` (its metadata). The state is written first and the metadata last, each
- * atomically, so a pair is complete exactly when its metadata exists. A snapshot of an
+ * `<id>.meta.json` (its metadata), and `<id>.plugins.json` (its plugin table) when it had
+ * policy plugins, covered by the metadata's digest. The state is written first and the metadata
+ * last, each atomically, so a pair is complete exactly when its metadata exists. A snapshot of an
  * unreadable state keeps the raw checkpoint as its state and copies each ledger beside it as
  * `<id>.<ledger file name>`, for recovery by hand.
  */
@@ -42,7 +45,16 @@ export class FsSnapshotStore implements SnapshotStore {
       const raw = displaced.kind === 'valid' ? null : this.preserveRawFiles(id);
       const contents = displaced.kind === 'valid' ? Buffer.from(JSON.stringify(projectState(displaced.state)) + '\n') : raw!.checkpoint;
       writeFileAtomic(this.files, this.file(id, STATE_SUFFIX), contents);
-      const metadata: SnapshotMetadata = { id, created_at: now, reason, bytes: contents.length, sha256: sha256(contents), ...(raw ? { raw_files: raw.files } : {}) };
+      const plugins = displaced.kind === 'valid' ? this.savePlugins(id, displaced.plugins ?? {}) : null;
+      const metadata: SnapshotMetadata = {
+        id,
+        created_at: now,
+        reason,
+        bytes: contents.length,
+        sha256: sha256(contents),
+        ...(raw ? { raw_files: raw.files } : {}),
+        ...(plugins ? { plugins } : {}),
+      };
       writeFileAtomic(this.files, this.file(id, META_SUFFIX), JSON.stringify(metadata) + '\n');
       this.taken++;
       return metadata;
@@ -71,7 +83,7 @@ export class FsSnapshotStore implements SnapshotStore {
     return snapshots.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   }
 
-  async load(id: string): Promise<{ metadata: SnapshotMetadata; state: State }> {
+  async load(id: string): Promise<{ metadata: SnapshotMetadata; state: State; plugins: PluginTable }> {
     if (!SNAPSHOT_ID.test(id)) {
       throw new DomainError('INVALID_ARGUMENT', `${JSON.stringify(id)} is not a snapshot id (see taskdag snapshots)`, { snapshot_id: id });
     }
@@ -88,7 +100,33 @@ export class FsSnapshotStore implements SnapshotStore {
       throw invalidFile(stateFile, `it is not JSON${metadata.reason === 'corrupt-recovery' ? ' (a corrupt-recovery snapshot keeps raw files for recovery by hand)' : ''}`);
     }
     assertStateShape(state, stateFile);
-    return { metadata, state };
+    return { metadata, state, plugins: this.loadPlugins(metadata) };
+  }
+
+  /** The plugin table beside the state, when there is one; its size and digest for the metadata. */
+  private savePlugins(id: string, table: PluginTable): SnapshotMetadata['plugins'] | null {
+    if (Object.keys(table).length === 0) return null;
+    const contents = Buffer.from(JSON.stringify(table) + '\n');
+    writeFileAtomic(this.files, this.file(id, PLUGINS_SUFFIX), contents);
+    return { bytes: contents.length, sha256: sha256(contents) };
+  }
+
+  private loadPlugins(metadata: SnapshotMetadata): PluginTable {
+    if (!metadata.plugins) return {};
+    const file = this.file(metadata.id, PLUGINS_SUFFIX);
+    const contents = this.readBytes(file, metadata.id);
+    if (contents.length !== metadata.plugins.bytes || sha256(contents) !== metadata.plugins.sha256) {
+      throw invalidFile(file, `its size or sha256 does not match ${this.file(metadata.id, META_SUFFIX)}`);
+    }
+    let table: unknown;
+    try {
+      table = JSON.parse(contents.toString('utf8'));
+    } catch {
+      throw invalidFile(file, 'it is not JSON');
+    }
+    const problem = pluginTableProblem(table);
+    if (problem) throw invalidFile(file, problem);
+    return table as PluginTable;
   }
 
   /** A stamp after every existing snapshot's, so that ids sort by creation even within one millisecond. */
@@ -110,7 +148,7 @@ export class FsSnapshotStore implements SnapshotStore {
   private preserveRawFiles(id: string): { checkpoint: Buffer; files: RawFile[] } {
     const files: RawFile[] = [];
     for (const name of this.files.list(this.stateDir).sort()) {
-      if (!/^ledger\.\d+\.jsonl$/.test(name)) continue;
+      if (!/^(ledger\.\d+\.jsonl|plugins\.\d+\.json)$/.test(name)) continue;
       const bytes = this.files.read(path.join(this.stateDir, name));
       const copy = `${id}.${name}`;
       writeFileAtomic(this.files, path.join(this.dir, copy), bytes);
@@ -150,9 +188,10 @@ export class FsSnapshotStore implements SnapshotStore {
     if (!isTimestamp(value.created_at)) throw invalidFile(file, 'its created_at is not a timestamp');
     if (!Number.isInteger(value.bytes) || value.bytes! < 0) throw invalidFile(file, 'its bytes is not a size');
     if (typeof value.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(value.sha256)) throw invalidFile(file, 'its sha256 is not a hex digest');
-    const { created_at, reason, bytes, sha256: digest, raw_files: rawFiles } = value as SnapshotMetadata;
+    const { created_at, reason, bytes, sha256: digest, raw_files: rawFiles, plugins } = value as SnapshotMetadata;
     if (rawFiles !== undefined && !(Array.isArray(rawFiles) && rawFiles.every(isRawFile))) throw invalidFile(file, 'its raw_files is malformed');
-    return { id, created_at, reason, bytes, sha256: digest, ...(rawFiles ? { raw_files: rawFiles } : {}) };
+    if (plugins !== undefined && !isDigest(plugins)) throw invalidFile(file, 'its plugins is malformed');
+    return { id, created_at, reason, bytes, sha256: digest, ...(rawFiles ? { raw_files: rawFiles } : {}), ...(plugins ? { plugins: { bytes: plugins.bytes, sha256: plugins.sha256 } } : {}) };
   }
 
   private readBytes(file: string, id: string): Buffer {
@@ -173,6 +212,10 @@ export class FsSnapshotStore implements SnapshotStore {
 }
 
 function isRawFile(value: unknown): value is RawFile {
+  return isDigest(value) && typeof (value as Partial<RawFile>).name === 'string';
+}
+
+function isDigest(value: unknown): value is { bytes: number; sha256: string } {
   const file = value as Partial<RawFile> | null;
-  return typeof file === 'object' && file !== null && typeof file.name === 'string' && Number.isInteger(file.bytes) && /^[0-9a-f]{64}$/.test(String(file.sha256));
+  return typeof file === 'object' && file !== null && Number.isInteger(file.bytes) && /^[0-9a-f]{64}$/.test(String(file.sha256));
 }

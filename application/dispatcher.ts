@@ -4,7 +4,8 @@ import type { AgentName } from '../domain/model.js';
 import type { GraphContext, GraphOperation, HostPorts, Operation, OperationDispatcher, OperationRequest } from './operation.js';
 import type { Clock } from './ports/clock.js';
 import type { IdSource } from './ports/id-source.js';
-import type { ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
+import type { PluginReader, ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
+import { actionsPluginsAllow, runChecked, type PluginRuntimeSource } from './policy.js';
 import type { OperationRegistry } from './registry.js';
 
 export interface DispatcherServices {
@@ -13,6 +14,8 @@ export interface DispatcherServices {
   ids: IdSource;
   registry: OperationRegistry;
   host: HostPorts;
+  /** The policy plugins' runtime, made on first use: a project without plugins never loads it. */
+  plugins: PluginRuntimeSource;
 }
 
 /**
@@ -30,12 +33,13 @@ export class LocalDispatcher implements OperationDispatcher {
 
   /** Runs a request `checkRequest` already passed (a caller that had to check it first), with its normalised arguments. */
   async run({ operation, args }: CheckedRequest, request: Pick<OperationRequest, 'project' | 'agent'>): Promise<unknown> {
-    const { stores, clock, ids, registry, host } = this.services;
+    const { stores, clock, ids, registry, host, plugins } = this.services;
     if (operation.scope === 'host') {
-      return operation.run({ stores, clock, project: request.project, cwd: host.cwd, system: () => host.system(), client: () => host.client() }, args, request.agent);
+      const services = { stores, clock, plugins, project: request.project, cwd: host.cwd, system: () => host.system(), client: () => host.client() };
+      return operation.run(services, args, request.agent);
     }
     const store = stores.open(requireProject(operation.name, request.project));
-    if (operation.scope === 'project') return operation.run({ store, clock, ids, registry }, args, request.agent);
+    if (operation.scope === 'project') return operation.run({ store, clock, ids, registry, plugins }, args, request.agent);
     return runGraphOperation(store, operation, args, request.agent, this.services);
   }
 }
@@ -88,22 +92,22 @@ async function runGraphOperation(
   operation: GraphOperation,
   args: ReturnType<GraphOperation['parse']>,
   agent: AgentName | null,
-  services: Pick<DispatcherServices, 'clock' | 'ids'>,
+  services: Pick<DispatcherServices, 'clock' | 'ids' | 'plugins' | 'registry'>,
 ): Promise<unknown> {
-  const contextOver = (graph: GraphContext['draft']['graph'], log: GraphContext['log']): GraphContext => ({
-    draft: new GraphDraft(graph, services.clock.now(), agent),
-    ids: services.ids,
-    log,
-  });
+  const contextOver = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader): GraphContext => {
+    const context: GraphContext = { draft: new GraphDraft(graph, services.clock.now(), agent), ids: services.ids, log };
+    context.permitted = (actions, id) => actionsPluginsAllow(actions, id, context.draft, plugins(), { runtime: services.plugins, registry: services.registry, ids: services.ids });
+    return context;
+  };
   if (operation.mutates) {
-    const { context, partial } = await store.transact((graph) => {
-      const context = contextOver(graph, []);
-      const partial = operation.run(context, args);
+    const { context, partial } = await store.transact((graph, plugins) => {
+      const context = contextOver(graph, [], plugins);
+      const partial = runChecked(operation, context, args, plugins, services.plugins, () => operation.run(context, args));
       return { result: { context, partial }, changes: context.draft.changes() };
     });
     return finished(operation, context, partial, args);
   }
-  const read = (graph: GraphContext['draft']['graph'], log: GraphContext['log']) => wholeResult(operation, contextOver(graph, log), args);
-  if (operation.needsLog) return store.readState((state) => read(state, state.log));
-  return store.readGraph((graph) => read(graph, []));
+  const read = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader) => wholeResult(operation, contextOver(graph, log, plugins), args);
+  if (operation.needsLog) return store.readState((state, plugins) => read(state, state.log, plugins));
+  return store.readGraph((graph, plugins) => read(graph, [], plugins));
 }

@@ -3,7 +3,8 @@ import { GraphDraft } from '../domain/draft.js';
 import type { AgentName, Graph } from '../domain/model.js';
 import { checkRequest, LocalDispatcher, wholeResult, type DispatcherServices } from './dispatcher.js';
 import type { GraphOperation, OperationDispatcher, OperationRequest } from './operation.js';
-import type { ProjectStore } from './ports/project-store.js';
+import type { PluginReader, ProjectStore } from './ports/project-store.js';
+import { runChecked } from './policy.js';
 
 interface Pending {
   operation: GraphOperation;
@@ -64,7 +65,7 @@ class ProjectQueue {
 
   constructor(
     private readonly store: ProjectStore,
-    private readonly services: Pick<DispatcherServices, 'clock' | 'ids'>,
+    private readonly services: Pick<DispatcherServices, 'clock' | 'ids' | 'plugins'>,
     private readonly committed: (committed: Committed) => void,
   ) {}
 
@@ -84,8 +85,8 @@ class ProjectQueue {
       const group = this.pending;
       this.pending = [];
       try {
-        const { outcomes, changes, at } = await this.store.transact((graph) => {
-          const outcomes = group.map((item) => this.runOne(graph, item));
+        const { outcomes, changes, at } = await this.store.transact((graph, plugins) => {
+          const outcomes = group.map((item) => this.runOne(graph, plugins, item));
           const changes = mergeChangeSets(outcomes.flatMap((outcome) => (outcome.ok && outcome.changes ? [outcome.changes] : [])));
           return { result: { outcomes, changes, at: { revision: graph.revision, fence_generation: graph.fence_generation } }, changes };
         });
@@ -99,11 +100,11 @@ class ProjectQueue {
     this.flushing = false;
   }
 
-  private runOne(graph: Graph, item: Pending): Outcome {
+  private runOne(graph: Graph, plugins: PluginReader, item: Pending): Outcome {
     const draft = new GraphDraft(graph, this.services.clock.now(), item.agent);
     const context = { draft, ids: this.services.ids, log: [] };
     try {
-      const result = wholeResult(item.operation, context, item.args);
+      const result = runChecked(item.operation, context, item.args, plugins, this.services.plugins, () => wholeResult(item.operation, context, item.args));
       return { ok: true, result, changes: draft.changes() };
     } catch (error) {
       draft.rollback();

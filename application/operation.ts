@@ -1,5 +1,6 @@
 import type { GraphDraft } from '../domain/draft.js';
-import type { AgentName, LogEntry } from '../domain/model.js';
+import type { AgentName, LogEntry, NodeId } from '../domain/model.js';
+import type { Action } from '../domain/permissions.js';
 import type { ArgsOf, ArgsSpec } from './args.js';
 import type { Schema } from './contract/schema.js';
 import type { Clock } from './ports/clock.js';
@@ -8,6 +9,7 @@ import type { ProjectStore, ProjectStoreFactory } from './ports/project-store.js
 import type { ClientPorts } from './remote/client-ports.js';
 import type { SystemPorts } from './server/system-ports.js';
 import type { OperationRegistry } from './registry.js';
+import type { PluginRuntimeSource } from './policy.js';
 
 /**
  * What every operation declares once; every driver is derived from it: argument validation, the
@@ -42,6 +44,8 @@ export interface GraphContext {
   ids: IdSource;
   /** The whole log, present only for operations that declare `needsLog`. */
   log: LogEntry[];
+  /** Which of `actions` on node `id` the project's policy plugins allow (all of them when it has none). */
+  permitted?: (actions: Action[], id: NodeId) => Action[];
 }
 
 /**
@@ -62,6 +66,8 @@ export interface ProjectServices {
   store: ProjectStore;
   clock: Clock;
   ids: IdSource;
+  /** The policy plugins' runtime, made on first use (docs/plugins.md). */
+  plugins: PluginRuntimeSource;
   /** Every operation by name, for operations that run others (batch). */
   registry: OperationRegistry;
 }
@@ -87,6 +93,8 @@ export interface HostPorts {
 export interface HostServices extends HostPorts {
   stores: ProjectStoreFactory;
   clock: Clock;
+  /** The policy plugins' runtime, made on first use (docs/plugins.md). */
+  plugins: PluginRuntimeSource;
   /** The project of the checkout it runs in, when there is one. */
   project: string | null;
 }

@@ -313,6 +313,13 @@ export async function writeProject(dir, name, options) {
   };
 }
 
+/** Writes a batch file of `count` add-task items (no ids, so every run adds new tasks); returns its path. */
+export function writeAddTaskBatch(file, initiative, count) {
+  const args = { initiative, title: 'x', body: 'y', acceptance: 'z', blocked_by: [] };
+  writeFileSync(file, JSON.stringify({ operations: Array.from({ length: count }, () => ({ op: 'add-task', args })) }));
+  return file;
+}
+
 /**
  * The workload shared with Taskwarrior: `count` tasks, the first 40% done, each depending on up
  * to three of the 40 tasks before it. Both tools get the same plan.

@@ -9,10 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chartOfReport, renderChart } from './chart.mjs';
-import { sharedWorkload, writeProject, writeWorkloadProject } from './generate.mjs';
+import { sharedWorkload, writeAddTaskBatch, writeProject, writeWorkloadProject } from './generate.mjs';
 import { machine, markdownReport, evaluateTargets, printTable } from './report.mjs';
 import { runPhase } from './phase.mjs';
-import { MUTATIONS, READS, SHARED, STARTUP } from './scenarios.mjs';
+import { BATCH, HISTORY_BOUND, MUTATIONS, READS, SHARED, STARTUP } from './scenarios.mjs';
 import { TASKWARRIOR_SCENARIOS, ensureTaskwarrior, taskwarriorProject } from './taskwarrior.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -32,9 +32,11 @@ const log = (message) => process.stderr.write(`[bench] ${message}\n`);
 /** Sizes and log lengths; the 10k project also has a twin with a 100-entry log (cost against history). */
 const SIZES = [
   { name: '1k', size: 1_000, logEntries: 10_000 },
-  { name: '10k', size: 10_000, logEntries: 100_000, twinLogEntries: 100 },
-  ...(options.quick ? [] : [{ name: '50k', size: 50_000, logEntries: 200_000 }]),
+  { name: '10k', size: 10_000, logEntries: 100_000, twinLogEntries: 100, batch: options.quick },
+  ...(options.quick ? [] : [{ name: '50k', size: 50_000, logEntries: 200_000, batch: true }]),
 ];
+/** Items of the batch measured against one add-task (issue 9 item 8), in a phase of their own: it grows the project. */
+const BATCH_ITEMS = 3_000;
 const SHARED_TASKS = 5_000;
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-bench-'));
@@ -45,7 +47,7 @@ const started = Date.now();
 const report = { machine: machine(ROOT), config: { runs, quick: options.quick, cli, discarded_first_run: true }, phases: [], taskwarrior: null };
 try {
   report.phases.push(startupPhase());
-  for (const size of SIZES) report.phases.push(await sizePhase(size));
+  for (const size of SIZES) report.phases.push(...(await sizePhases(size)));
   report.phases.push(await sharedPhase());
 } finally {
   rmSync(scratch, { recursive: true, force: true });
@@ -58,8 +60,11 @@ function startupPhase() {
   return phase('startup', STARTUP.map((scenario) => ({ fixture: empty, scenario })));
 }
 
-/** Every read and mutation on a project of one size; mutations also on its short-log twin. */
-async function sizePhase(size) {
+/**
+ * Every read and mutation on a project of one size; mutations and `history` also on its short-log
+ * twin; then, where asked, a batch of 3,000 add-task against one add-task on the same project.
+ */
+async function sizePhases(size) {
   log(`generating the ${size.name} project (${size.size} nodes, ${size.logEntries} log entries)`);
   const project = (dir, name, logEntries) => writeProject(inScratch(dir), name, { size: size.size, logEntries, poolSize: runs + 2 });
   const fixtures = [await project(size.name, size.name, size.logEntries)];
@@ -67,11 +72,15 @@ async function sizePhase(size) {
   if (size.twinLogEntries) {
     const twin = await project(`${size.name}-short-log`, `${size.name}-log${size.twinLogEntries}`, size.twinLogEntries);
     fixtures.push(twin);
-    items.push(...MUTATIONS.map((scenario) => ({ fixture: twin, scenario })));
+    items.push(...[...HISTORY_BOUND, ...MUTATIONS].map((scenario) => ({ fixture: twin, scenario })));
   }
-  const result = { ...phase(size.name, items), size: size.size, fixtures: fixtures.map(describe) };
+  const results = [{ ...phase(size.name, items), size: size.size, fixtures: fixtures.map(describe) }];
+  if (size.batch) {
+    const fixture = { ...fixtures[0], batchFile: writeAddTaskBatch(inScratch(`${size.name}-batch.json`), fixtures[0].initiative, BATCH_ITEMS) };
+    results.push({ ...phase(`${size.name}-batch`, BATCH.map((scenario) => ({ fixture, scenario }))), size: size.size, fixtures: [describe(fixture)] });
+  }
   for (const dir of [size.name, `${size.name}-short-log`]) rmSync(inScratch(dir), { recursive: true, force: true });
-  return result;
+  return results;
 }
 
 /** The workload shared with Taskwarrior, both tools timed in the same loop. */

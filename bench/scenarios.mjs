@@ -17,6 +17,7 @@ export const READS = [
   { name: 'context', group: 'read', argv: (fixture) => ['context', fixture.sample.task] },
   { name: 'show', group: 'read', argv: (fixture) => ['show', fixture.sample.task] },
   { name: 'search', group: 'read', argv: (fixture) => ['search', fixture.sample.query] },
+  { name: 'history', group: 'read', argv: (fixture) => ['history', fixture.sample.task] },
   // `state` returns the whole log by contract, so its cost follows history; shown for reference.
   { name: 'state', group: 'read', argv: () => ['state'], reference: true },
 ];
@@ -31,6 +32,17 @@ export const MUTATIONS = [
     argv: (fixture) => ['add-task', '--initiative', fixture.initiative, '--title', 'x', '--body', 'y', '--acceptance', 'z', '--blocked-by', '', '--as', WORKER],
   },
   { name: 'update', group: 'mutation', argv: (fixture) => ['update', fixture.sample.task, '--title', 'x', '--as', WORKER] },
+];
+
+/** Reads whose cost must not follow the history's length: also timed on the short-log twin. */
+export const HISTORY_BOUND = READS.filter((scenario) => scenario.name === 'history');
+
+const addTask = MUTATIONS.find((scenario) => scenario.name === 'add-task');
+
+/** A batch of add-task items (the file the fixture names) next to one add-task, in the same rounds. */
+export const BATCH = [
+  { ...addTask, group: 'batch' },
+  { name: 'batch', group: 'batch', argv: (fixture) => ['batch', '--file', fixture.batchFile, '--as', WORKER] },
 ];
 
 /** The shared workload's taskdag side (Taskwarrior's is in taskwarrior.mjs): list the ready tasks, add one. */

@@ -48,9 +48,13 @@ export function isStale(claim: Claim, now: Timestamp, staleMs: number): boolean 
   return claimAge(claim, now) >= staleMs;
 }
 
-export function staleClaimAlert(task: TaskNode, now: Timestamp, staleMs: number): StaleClaimAlert | null {
-  if (task.status !== 'in_progress' || task.claim === null || !isStale(task.claim, now, staleMs)) return null;
+/** What a stale claim is judged on: a task, or its StatusIndex head (whose status is the task's in progress). */
+type ClaimHolder = Pick<TaskNode, 'id' | 'claim'> & { status: string };
+
+export function staleClaimAlert(task: ClaimHolder, now: Timestamp, staleMs: number): StaleClaimAlert | null {
+  if (task.status !== 'in_progress' || task.claim === null) return null;
   const age = claimAge(task.claim, now);
+  if (age < staleMs) return null;
   return {
     kind: 'STALE_CLAIM',
     node: task.id,

@@ -11,3 +11,12 @@ export function isTimestamp(value: unknown): value is Timestamp {
 export function millisBetween(earlier: Timestamp, later: Timestamp): number {
   return Date.parse(later) - Date.parse(earlier);
 }
+
+/**
+ * The timestamp `millis` before `timestamp`, in the same format, so that "at or before it" is a
+ * string comparison; '' (before every timestamp) when that lies before the representable range.
+ */
+export function timestampBefore(timestamp: Timestamp, millis: number): Timestamp {
+  const at = Date.parse(timestamp) - millis;
+  return at < -8.64e15 ? '' : new Date(at).toISOString();
+}

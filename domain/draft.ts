@@ -3,7 +3,9 @@ import type { Timestamp } from './clock.js';
 import { assertEdgeAllowed, sameEdge } from './edges.js';
 import { DomainError } from './errors.js';
 import { GraphIndex } from './graph-index.js';
+import { StatusIndex } from './status-index.js';
 import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note } from './model.js';
+import type { TouchedNode } from './plugins.js';
 
 /** A log entry before the draft stamps it with the revision, time and agent. */
 export interface LogInput {
@@ -28,6 +30,8 @@ export class GraphDraft {
   private readonly logEntries: LogEntry[] = [];
   /** How to put the graph back, change by change, if this draft's work fails (see rollback). */
   private readonly undo: (() => void)[] = [];
+  /** While `tracking` runs: each node it changed, as it was before (null: created). */
+  private touchedBefore: Map<NodeId, GraphNode | null> | null = null;
 
   constructor(
     readonly graph: Graph,
@@ -53,6 +57,24 @@ export class GraphDraft {
     }
   }
 
+  /** Runs `work` and says which nodes it changed, as they were and as they are now (what policy plugins are shown). */
+  tracking<T>(work: () => T): { result: T; touched: TouchedNode[] } {
+    const outer = this.touchedBefore;
+    const before = new Map<NodeId, GraphNode | null>();
+    this.touchedBefore = before;
+    try {
+      const result = work();
+      return { result, touched: [...before].map(([id, was]) => ({ id, before: was, after: this.node(id) ?? null })) };
+    } finally {
+      this.touchedBefore = outer;
+      if (outer) for (const [id, was] of before) if (!outer.has(id)) outer.set(id, was);
+    }
+  }
+
+  private touch(id: NodeId, previous: GraphNode | undefined): void {
+    if (this.touchedBefore && !this.touchedBefore.has(id)) this.touchedBefore.set(id, previous ?? null);
+  }
+
   node(id: NodeId): GraphNode | undefined {
     return Object.hasOwn(this.graph.nodes, id) ? this.graph.nodes[id] : undefined;
   }
@@ -65,23 +87,27 @@ export class GraphDraft {
 
   putNode(node: GraphNode): void {
     const previous = this.node(node.id);
+    this.touch(node.id, previous);
     this.undo.push(() => {
       if (previous) this.graph.nodes[node.id] = previous;
       else delete this.graph.nodes[node.id];
     });
     this.graph.nodes[node.id] = node;
     this.changedNodes.set(node.id, node);
+    StatusIndex.kept(this.graph)?.nodeChanged(node.id);
   }
 
   /** Appends a note to a node (a new revision of it), recorded as the note alone unless the node is written whole too. */
   appendNote(node: GraphNode, note: Note): GraphNode {
     const next = { ...node, notes: [...node.notes, note], revision: node.revision + 1, updated_at: this.now };
     const previous = this.node(node.id);
+    this.touch(node.id, previous);
     this.undo.push(() => {
       if (previous) this.graph.nodes[node.id] = previous;
       else delete this.graph.nodes[node.id];
     });
     this.graph.nodes[node.id] = next;
+    StatusIndex.kept(this.graph)?.nodeChanged(node.id);
     if (this.changedNodes.has(node.id)) this.changedNodes.set(node.id, next);
     else this.appendedNotes.push({ node: node.id, note, revision: next.revision, updated_at: next.updated_at });
     return next;
@@ -97,6 +123,7 @@ export class GraphDraft {
     });
     this.edgeChanges.push({ op: 'add', edge: stored });
     this.index.added(stored);
+    StatusIndex.kept(this.graph)?.edgeChanged(stored);
     return stored;
   }
 
@@ -110,6 +137,7 @@ export class GraphDraft {
     this.undo.push(() => this.graph.edges.splice(at, 0, removed!));
     this.edgeChanges.push({ op: 'remove', edge: removed! });
     this.index.removed(removed!);
+    StatusIndex.kept(this.graph)?.edgeChanged(removed!);
     return true;
   }
 
@@ -149,12 +177,24 @@ export class GraphDraft {
     // The shared index follows the edge list; only edge changes undone behind its back stale it.
     const edgesChanged = this.edgeChanges.length > 0;
     for (let step = this.undo.pop(); step; step = this.undo.pop()) step();
+    if (edgesChanged) this.index.invalidate();
+    // Marked against the restored graph: both ends of every edge changed are marked, so what an
+    // undone edge led to is derived again too.
+    this.markChanged();
     this.changedNodes.clear();
     this.appendedNotes.length = 0;
     this.edgeChanges.length = 0;
     for (const name of Object.keys(this.changedInitiatives)) delete this.changedInitiatives[name];
     this.logEntries.length = 0;
-    if (edgesChanged) this.index.invalidate();
+  }
+
+  /** Marks every node and edge this draft changed in the graph's status index, if one is kept. */
+  private markChanged(): void {
+    const statuses = StatusIndex.kept(this.graph);
+    if (!statuses) return;
+    for (const id of this.changedNodes.keys()) statuses.nodeChanged(id);
+    for (const appended of this.appendedNotes) statuses.nodeChanged(appended.node);
+    for (const change of this.edgeChanges) statuses.edgeChanged(change.edge);
   }
 
   /** Everything recorded so far, or null when nothing changed. */

@@ -33,6 +33,11 @@ export class GraphIndex {
     return index;
   }
 
+  /** The index of `graph` if one was made: what a change must keep current. */
+  static kept(graph: Graph): GraphIndex | undefined {
+    return GraphIndex.shared.get(graph);
+  }
+
   /** Edges of `type` that end at `id` (for BLOCKS: the blockers of `id`). Do not modify it. */
   into(id: NodeId, type: EdgeType): readonly Edge[] {
     return this.incomingMap().get(slot(id, type)) ?? NONE;

@@ -1,4 +1,5 @@
 import { isKnowledge, type Graph, type GraphNode, type KnowledgeNode, type KnowledgeScope } from './model.js';
+import { StatusIndex } from './status-index.js';
 
 /** Scope lists from the most specific to the least: a node id names one node, an initiative many. */
 export const SPECIFICITY: readonly (keyof KnowledgeScope)[] = ['node_ids', 'tags', 'domains', 'initiatives'];
@@ -16,10 +17,12 @@ export interface KnowledgeMatch {
  */
 export function matchingKnowledge(graph: Graph, target: GraphNode): KnowledgeMatch[] {
   const matches: KnowledgeMatch[] = [];
-  for (const node of Object.values(graph.nodes)) {
-    if (!isKnowledge(node) || node.id === target.id) continue;
-    const matched_on = SPECIFICITY.filter((list) => scopeListMatches(node.scope, list, target));
-    if (matched_on.length > 0) matches.push({ knowledge: node, matched_on });
+  // Scopes are read from the heads: only the knowledge that matches is read whole.
+  for (const head of StatusIndex.of(graph).knowledge().values()) {
+    if (head.scope === null || head.id === target.id) continue;
+    const matched_on = SPECIFICITY.filter((list) => scopeListMatches(head.scope!, list, target));
+    const node = matched_on.length > 0 ? graph.nodes[head.id] : undefined;
+    if (isKnowledge(node)) matches.push({ knowledge: node, matched_on });
   }
   return matches.sort(bySpecificity);
 }

@@ -18,6 +18,11 @@ export interface NodeSummary {
 }
 
 export function summarize(graph: Graph, index: GraphIndex, node: GraphNode): NodeSummary {
+  return summarizeAs(node, derivedStatus(graph, index, node));
+}
+
+/** The summary of `node` whose derived status is known already (from a StatusIndex head). */
+export function summarizeAs(node: GraphNode, status: string): NodeSummary {
   const summary: NodeSummary = {
     id: node.id,
     type: nodeType(node),
@@ -25,7 +30,7 @@ export function summarize(graph: Graph, index: GraphIndex, node: GraphNode): Nod
     initiative: node.initiative,
     domain: node.domain,
     tags: node.tags,
-    status: derivedStatus(graph, index, node),
+    status,
     revision: node.revision,
   };
   if (isTask(node)) summary.claim = node.claim;
@@ -33,12 +38,18 @@ export function summarize(graph: Graph, index: GraphIndex, node: GraphNode): Nod
 }
 
 /** Oldest first, then by id: the order every list of nodes is printed in. */
-export function byAge(a: GraphNode, b: GraphNode): number {
+/** What ordering by age reads: a node, or a StatusIndex head. */
+interface Aged {
+  id: string;
+  created_at: string;
+}
+
+export function byAge(a: Aged, b: Aged): number {
   return compareAge(a.created_at, a.id, b.created_at, b.id);
 }
 
 /** The nodes in `byAge` order, reading each node's fields once rather than once per comparison. */
-export function oldestFirst(nodes: GraphNode[]): GraphNode[] {
+export function oldestFirst<T extends Aged>(nodes: T[]): T[] {
   return nodes
     .map((node) => ({ node, at: node.created_at, id: node.id }))
     .sort((a, b) => compareAge(a.at, a.id, b.at, b.id))
@@ -49,9 +60,9 @@ export function oldestFirst(nodes: GraphNode[]): GraphNode[] {
  * The `limit` oldest of `nodes`, oldest first: one pass keeping a sorted window of `limit`, so a
  * list capped at a hundred out of fifty thousand costs a pass, not a sort of everything.
  */
-export function oldest(nodes: readonly GraphNode[], limit: number): GraphNode[] {
+export function oldest<T extends Aged>(nodes: readonly T[], limit: number): T[] {
   if (nodes.length <= limit) return oldestFirst([...nodes]);
-  const window: GraphNode[] = [];
+  const window: T[] = [];
   for (const node of nodes) {
     if (window.length === limit && byAge(node, window[limit - 1]!) >= 0) continue;
     let low = 0;

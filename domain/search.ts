@@ -1,4 +1,5 @@
 import { isKnowledge, type Graph, type KnowledgeNode, type NodeId } from './model.js';
+import { StatusIndex } from './status-index.js';
 
 /** The fields `search` looks in (spec 4.4), in the order `matched_fields` lists them. */
 export const SEARCH_FIELDS = ['id', 'title', 'body', 'mitigation', 'domain', 'tags', 'refs', 'meta'] as const;
@@ -26,8 +27,11 @@ export interface SearchMatch {
 export function searchKnowledge(graph: Graph, query: string, includeDeprecated: boolean): { matches: SearchMatch[]; count: number } {
   const needle = query.toLowerCase();
   const matches: SearchMatch[] = [];
-  for (const node of Object.values(graph.nodes)) {
-    if (!isKnowledge(node) || (node.status === 'deprecated' && !includeDeprecated)) continue;
+  // Only knowledge is read whole; the heads say which nodes are knowledge, and which deprecated.
+  for (const head of StatusIndex.of(graph).knowledge().values()) {
+    if (head.status === 'deprecated' && !includeDeprecated) continue;
+    const node = graph.nodes[head.id];
+    if (!isKnowledge(node)) continue;
     const texts = SEARCH_FIELDS.map((field) => [field, searchableText(node, field)] as const);
     const hits = texts.filter(([, text]) => text.toLowerCase().includes(needle));
     if (hits.length === 0) continue;

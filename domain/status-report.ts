@@ -1,10 +1,10 @@
 import { staleClaimAlert, type StaleClaimAlert } from './alerts.js';
-import type { Timestamp } from './clock.js';
+import { timestampBefore, type Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import type { GraphView } from './graph-index.js';
-import { GATE_STATUSES, KNOWLEDGE_STATUSES, isTask, nodeType, type AgentName, type GraphNode, type NodeType } from './model.js';
-import { oldest, summarize, type NodeSummary } from './node-summary.js';
-import { derivedStatus } from './status.js';
+import { GATE_STATUSES, KNOWLEDGE_STATUSES, type AgentName, type NodeType } from './model.js';
+import { oldest, summarizeAs, type NodeSummary } from './node-summary.js';
+import { StatusIndex, type NodeHead } from './status-index.js';
 
 /** The statuses `--status` accepts: every derived task status, and those of gates and knowledge. */
 export const STATUS_VALUES = [
@@ -48,21 +48,19 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   if (filters.status !== undefined && !STATUS_VALUES.includes(filters.status)) {
     throw new DomainError('INVALID_ARGUMENT', `--status must be one of ${STATUS_VALUES.join(', ')}`, { flag: '--status', value: filters.status, allowed: STATUS_VALUES });
   }
-  const groups: Record<NodeType, Map<string, GraphNode[]>> = {
+  const groups: Record<NodeType, Map<string, NodeHead[]>> = {
     task: emptyGroups(filters.all ? TASK_GROUPS_ALL : TASK_GROUPS),
     gate: emptyGroups(filters.all ? GATE_STATUSES : GATE_GROUPS),
     // Knowledge is counted by default and listed with --all; both need its items grouped.
     knowledge: emptyGroups(KNOWLEDGE_STATUSES),
   };
-  // Counting needs every node; only the listed ones need ordering (see `oldest`).
-  const nodes = Object.values(view.graph.nodes);
-  for (const node of nodes) {
-    const status = derivedStatus(view.graph, view.index, node);
-    if (!inScope(node, status, filters)) continue;
-    groups[nodeType(node)].get(status)?.push(node);
+  // Counting reads every node's head; only the listed nodes are read whole (see `oldest`).
+  const heads = StatusIndex.of(view.graph).all();
+  for (const head of heads.values()) {
+    if (inScope(head, filters)) groups[head.type].get(head.status)?.push(head);
   }
-  const list = (found: GraphNode[]) => oldest(found, filters.limit).map((node) => summarize(view.graph, view.index, node));
-  const listed = (map: Map<string, GraphNode[]>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
+  const list = (found: NodeHead[]) => oldest(found, filters.limit).map((head) => summarizeAs(view.graph.nodes[head.id]!, head.status));
+  const listed = (map: Map<string, NodeHead[]>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
   const count = (type: NodeType, group: string) => groups[type].get(group)?.length ?? 0;
   const summary = {
     ready: count('task', 'ready'),
@@ -75,28 +73,31 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   };
   // With --all the knowledge items themselves replace their count (spec 4.4).
   const knowledge = filters.all ? { knowledge: listed(groups.knowledge) } : { knowledge_count: summary.active_knowledge };
-  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge, alerts: staleClaims(nodes, now, filters) };
+  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge, alerts: staleClaims(heads.values(), now, filters) };
 }
 
-function emptyGroups(names: readonly string[]): Map<string, GraphNode[]> {
+function emptyGroups(names: readonly string[]): Map<string, NodeHead[]> {
   return new Map(names.map((name) => [name, []]));
 }
 
-function inScope(node: GraphNode, status: string, filters: StatusFilters): boolean {
-  if (filters.initiative !== undefined && node.initiative !== filters.initiative) return false;
-  if (filters.domain !== undefined && node.domain !== filters.domain) return false;
-  if (filters.kind !== undefined && nodeType(node) !== filters.kind) return false;
-  if (filters.status !== undefined && status !== filters.status) return false;
-  if (filters.claimed_by !== undefined && status === 'in_progress' && isTask(node) && node.claim?.by !== filters.claimed_by) return false;
+function inScope(head: NodeHead, filters: StatusFilters): boolean {
+  if (filters.initiative !== undefined && head.initiative !== filters.initiative) return false;
+  if (filters.domain !== undefined && head.domain !== filters.domain) return false;
+  if (filters.kind !== undefined && head.type !== filters.kind) return false;
+  if (filters.status !== undefined && head.status !== filters.status) return false;
+  if (filters.claimed_by !== undefined && head.status === 'in_progress' && head.type === 'task' && head.claim?.by !== filters.claimed_by) return false;
   return true;
 }
 
 /** Every stale claim of the project, oldest first; only `--claimed-by` narrows them. */
-function staleClaims(nodes: GraphNode[], now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
+function staleClaims(heads: Iterable<NodeHead>, now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
   const alerts: StaleClaimAlert[] = [];
-  for (const node of nodes) {
-    if (!isTask(node) || (filters.claimed_by !== undefined && node.claim?.by !== filters.claimed_by)) continue;
-    const alert = staleClaimAlert(node, now, filters.staleMs);
+  // A claim taken after the cutoff is not stale: one string comparison, not two dates parsed, per claim.
+  const cutoff = timestampBefore(now, filters.staleMs);
+  for (const head of heads) {
+    if (head.claim === null || head.claim.at > cutoff || head.type !== 'task') continue;
+    if (filters.claimed_by !== undefined && head.claim.by !== filters.claimed_by) continue;
+    const alert = staleClaimAlert(head, now, filters.staleMs);
     if (alert) alerts.push(alert);
   }
   return alerts.sort((a, b) => b.age_ms - a.age_ms || (a.node < b.node ? -1 : 1));

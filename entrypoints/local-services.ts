@@ -8,8 +8,10 @@ import { OPERATIONS } from '../application/operations/index.js';
 import { OperationRegistry } from '../application/registry.js';
 import { nodeFileSystem } from '../adapters/file-system.js';
 import { stateDirectoryLock } from '../adapters/flock-project-lock.js';
-import { FsProjectStoreFactory } from '../adapters/fs-project-store.js';
+import { FsProjectStoreFactory, type StoreWarning, type StoreWarningSink } from '../adapters/fs-project-store.js';
 import { KernelRandomIdSource } from '../adapters/kernel-random-id-source.js';
+import { NodePluginRuntime } from '../adapters/node-plugin-runtime.js';
+import type { PluginRuntime } from '../application/ports/plugin-runtime.js';
 import { SystemClock } from '../adapters/system-clock.js';
 import { serverHostPorts } from './cli/server-host.js';
 
@@ -23,11 +25,13 @@ export interface FileServicesOptions {
   hot?: boolean;
   /** The checkout's remote ports (session profile, password prompt, server connector): the command line's. */
   client?: () => ClientPorts;
+  /** Where store warnings go (docs/storage.md); by default one JSON line each on stderr, stdout keeping its one value. */
+  warn?: StoreWarningSink;
 }
 
 /** What runs operations on the files under `home`: the stores, the clock, ids and every operation. */
 export function fileServices(home: string, cwd = process.cwd(), options: FileServicesOptions = {}): DispatcherServices {
-  return servicesOver(new FsProjectStoreFactory(home, stateDirectoryLock, nodeFileSystem, options.hot ?? false), cwd, options);
+  return servicesOver(new FsProjectStoreFactory(home, stateDirectoryLock, nodeFileSystem, options.hot ?? false, options.warn ?? warnOnStderr), cwd, options);
 }
 
 /** What runs operations on the projects of `stores` (the files, or a database for the server). */
@@ -38,7 +42,19 @@ export function servicesOver(stores: ProjectStoreFactory, cwd: string, options: 
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),
     host: { cwd, system: serverHostPorts, client: options.client ?? noClient },
+    plugins: pluginRuntimeOnFirstUse(),
   };
+}
+
+/** The plugin runtime, made when a project with plugins first needs it. */
+function pluginRuntimeOnFirstUse(): () => PluginRuntime {
+  let runtime: PluginRuntime | null = null;
+  return () => (runtime ??= new NodePluginRuntime());
+}
+
+/** Store warnings go to stderr, one JSON line each, so stdout keeps its one value. */
+function warnOnStderr(warning: StoreWarning): void {
+  process.stderr.write(`${JSON.stringify({ warning })}\n`);
 }
 
 /** The library and the server run no checkout's remote commands. */

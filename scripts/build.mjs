@@ -60,7 +60,7 @@ const common = {
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  minify: true,
+  minify: process.env.NO_MINIFY !== "1",
   sourcemap: 'linked',
   legalComments: 'linked',
   logLevel: 'warning',

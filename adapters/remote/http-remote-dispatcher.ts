@@ -2,9 +2,10 @@ import type http from 'node:http';
 import { onFirstUse } from '../lazy-builtin.js';
 import { PROTOCOL_HEADER, PROTOCOL_VERSION } from '../protocol.js';
 import type { OperationRequest } from '../../application/operation.js';
-import type { LoginAnswer, RemoteServer, TransferAnswer, TransferUpload } from '../../application/ports/remote-server.js';
+import type { LoginAnswer, RemoteServer, TransferAnswer, TransferredState, TransferUpload } from '../../application/ports/remote-server.js';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
 import type { State } from '../../domain/model.js';
+import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
 
 const httpModule = onFirstUse(() => require('node:http') as typeof import('node:http'));
 const httpsModule = onFirstUse(() => require('node:https') as typeof import('node:https'));
@@ -50,12 +51,15 @@ export class HttpRemoteDispatcher implements RemoteServer {
     return { bearer: answer.bearer, expires_at: typeof answer.expires_at === 'string' ? answer.expires_at : null };
   }
 
-  async download(project: string): Promise<State> {
-    const answer = (await this.call('GET', transferRoute(project), null)) as { state?: State };
+  async download(project: string): Promise<TransferredState> {
+    const answer = (await this.call('GET', transferRoute(project), null)) as { state?: State; plugins?: unknown };
     if (typeof answer?.state !== 'object' || answer.state === null) {
       throw failed('The server answered the transfer without a state', { cause: 'EBADRESPONSE', origin: this.options.origin });
     }
-    return answer.state;
+    const plugins = answer.plugins ?? {};
+    const problem = pluginTableProblem(plugins);
+    if (problem) throw failed(`The server answered the transfer with an invalid plugin table: ${problem}`, { cause: 'EBADRESPONSE', origin: this.options.origin });
+    return { state: answer.state, plugins: plugins as PluginTable };
   }
 
   async upload(project: string, upload: TransferUpload): Promise<TransferAnswer> {

@@ -1,7 +1,9 @@
 import Router from '@koa/router';
 import type { Clock } from '../../application/ports/clock.js';
 import type { ProjectStore, ProjectStoreFactory } from '../../application/ports/project-store.js';
-import { destinationOf } from '../../application/remote/transfer.js';
+import { destinationOf, transferAllowed } from '../../application/remote/transfer.js';
+import type { PluginRuntimeSource } from '../../application/policy.js';
+import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
 import { DomainError } from '../../domain/errors.js';
 import { projectIdOf, projectNotFound, type KnownProjects } from './known-projects.js';
 import type { State } from '../../domain/model.js';
@@ -13,6 +15,8 @@ import type { RevisionEvent } from './sse-hub.js';
 export interface TransferRoutesOptions {
   stores: ProjectStoreFactory;
   clock: Clock;
+  /** The runtime of the projects' policy plugins, which decide on a push (docs/plugins.md). */
+  plugins: PluginRuntimeSource;
   maxBodyBytes: number;
   /** The projects the server holds, shared with the project routes. */
   projects: KnownProjects;
@@ -22,8 +26,9 @@ export interface TransferRoutesOptions {
 
 /**
  * The routes of `push` and `pull` (docs/http-api.md, spec 4.5). `GET .../transfer` answers
- * `{project_id, state}`, the whole state. `PUT .../transfer` with `{state, expected_revision,
- * force, agent}` replaces the project whole under its lock, if its revision is still
+ * `{project_id, state, plugins}`, the whole state and its plugin table. `PUT .../transfer` with
+ * `{state, plugins, expected_revision, force, agent}` replaces both whole under the project's
+ * lock, once the project's own plugins allow the push, if its revision is still
  * `expected_revision` (null: it must be pristine); otherwise 409 STATE_REVISION_CONFLICT naming
  * both revisions, nothing changed. Neither ever provisions: an absent project is PROJECT_NOT_FOUND.
  */
@@ -34,7 +39,7 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
     const store = await existing(options, ctx.params.project);
     const current = await store.inspect();
     if (current.kind !== 'valid') throw current.kind === 'absent' ? projectNotFound(store.projectId) : current.error;
-    ctx.body = { project_id: store.projectId, state: current.state };
+    ctx.body = { project_id: store.projectId, state: current.state, plugins: current.plugins ?? {} };
   });
 
   router.put('/v1/projects/:project/transfer', async (ctx) => {
@@ -51,7 +56,8 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
         at: options.clock.now(),
         by: upload.agent,
       });
-      return { result: { state, replaced_revision: destination?.revision ?? 0 }, state };
+      transferAllowed(options.plugins, current, 'push', { force: upload.force }, upload.agent, state);
+      return { result: { state, replaced_revision: destination?.revision ?? 0 }, state, plugins: upload.plugins };
     });
     options.announce(store.projectId, { revision: answer.state.revision, fence_generation: answer.state.fence_generation });
     ctx.body = { project_id: store.projectId, revision: answer.state.revision, replaced_revision: answer.replaced_revision };
@@ -69,6 +75,7 @@ async function existing(options: TransferRoutesOptions, project: unknown): Promi
 
 interface Upload {
   state: State;
+  plugins: PluginTable;
   expected_revision: number | null;
   force: boolean;
   agent: string;
@@ -78,17 +85,19 @@ function uploadOf(body: unknown): Upload {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalid('The body is a JSON object {"state", "expected_revision", "force", "agent"}', 'body');
   }
-  const { state, expected_revision = null, force = false, agent, ...rest } = body as Record<string, unknown>;
+  const { state, plugins = {}, expected_revision = null, force = false, agent, ...rest } = body as Record<string, unknown>;
   const stray = Object.keys(rest)[0];
-  if (stray !== undefined) throw invalid(`The body takes state, expected_revision, force and agent, not ${stray}`, stray);
+  if (stray !== undefined) throw invalid(`The body takes state, plugins, expected_revision, force and agent, not ${stray}`, stray);
   const problem = stateProblem(state);
   if (problem) throw invalid(`state is not a schema-1 state: ${problem}`, 'state');
+  const tableProblem = pluginTableProblem(plugins);
+  if (tableProblem) throw invalid(`plugins is not a plugin table: ${tableProblem}`, 'plugins');
   if (expected_revision !== null && !(Number.isSafeInteger(expected_revision) && (expected_revision as number) >= 0)) {
     throw invalid('expected_revision is a revision (a whole number) or null', 'expected_revision');
   }
   if (typeof force !== 'boolean') throw invalid('force is true or false', 'force');
   if (typeof agent !== 'string' || agent.trim() === '') throw invalid('agent names who transfers', 'agent');
-  return { state: state as State, expected_revision: expected_revision as number | null, force, agent };
+  return { state: state as State, plugins: plugins as PluginTable, expected_revision: expected_revision as number | null, force, agent };
 }
 
 function invalid(message: string, field: string): DomainError {

@@ -5,8 +5,8 @@ import { boardSnapshotSchema } from '../board/snapshot.js';
 import type { Declaration, Operation } from '../operation.js';
 import { servedRemotely } from '../remote-offer.js';
 import { argumentsSchema } from './json-schemas.js';
-import { errorEnvelopeSchema, stateSchema } from './results.js';
-import { boolean, integer, nullable, object, string, type JsonSchema } from './schema.js';
+import { errorEnvelopeSchema, pluginTableSchema, stateSchema } from './results.js';
+import { boolean, integer, nullable, object, optional, string, type JsonSchema } from './schema.js';
 
 const ERROR = { $ref: '#/components/schemas/Error' };
 const PROTOCOL = { $ref: '#/components/parameters/ProtocolVersion' };
@@ -105,13 +105,14 @@ export function openApiDocument(operations: readonly Operation[], version: strin
     },
     '/v1/projects/{project}/transfer': {
       get: {
-        summary: 'pull: the whole state of the project (never provisions it)',
+        summary: 'pull: the whole state of the project and its policy plugins (never provisions it)',
         tags: ['transfer'],
         parameters: [PROTOCOL, PROJECT],
-        responses: { '200': json(object({ project_id: string(), state: stateSchema }), 'The state'), ...failures },
+        responses: { '200': json(object({ project_id: string(), state: stateSchema, plugins: pluginTableSchema }), 'The state'), ...failures },
       },
       put: {
-        summary: 'push: replace the whole state if the server is still at expected_revision (null: pristine); 409 STATE_REVISION_CONFLICT otherwise',
+        summary:
+          "push: replace the whole state and its plugins if the server is still at expected_revision (null: pristine); 409 STATE_REVISION_CONFLICT otherwise, 409 PLUGIN_REFUSED when the project's plugins refuse it",
         tags: ['transfer'],
         parameters: [PROTOCOL, PROJECT],
         requestBody: {
@@ -120,6 +121,7 @@ export function openApiDocument(operations: readonly Operation[], version: strin
             'application/json': {
               schema: object({
                 state: stateSchema,
+                plugins: optional(pluginTableSchema),
                 expected_revision: nullable(integer('The server revision of the last confirmed transfer')),
                 force: boolean('Replace whatever the server holds'),
                 agent: string(),

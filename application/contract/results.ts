@@ -152,6 +152,7 @@ export const snapshotMetadataSchema = object({
       'For a state that did not load: the other raw files kept beside it, each with its size and digest',
     ),
   ),
+  plugins: optional(object({ bytes: integer(), sha256: string() }, { description: 'When the state had policy plugins: the size and digest of their table and data, kept beside it' })),
 });
 
 export const logEntrySchema = object(
@@ -193,3 +194,16 @@ export const errorEnvelopeSchema = object({
   ok: literal(false),
   error: object({ code: string('Stable machine code (spec 7, docs/errors.md)'), message: string('For people; never parse it'), details: record(anyJson()) }),
 });
+
+/** One installed policy plugin (docs/plugins.md). */
+export const installedPluginSchema = object({
+  name: string('What the plugin declares as its name'),
+  module: string('The absolute path of its module'),
+  api_version: integer('The plugin API version it implements'),
+  installed_at: string('When it was installed (ISO 8601 UTC with milliseconds)'),
+  installed_by: string('The agent who installed it'),
+  data: anyJson('Its JSON data (null when none was given)'),
+});
+
+/** A project's policy plugins by name, as transfers carry them. */
+export const pluginTableSchema = record(installedPluginSchema, 'The policy plugins and their data, by name (docs/plugins.md)');

@@ -5,6 +5,7 @@ import { items, nonNegativeInteger, optional, required } from '../args.js';
 import { anyJson, array, integer, object, string } from '../contract/schema.js';
 import { projectOperation } from '../define.js';
 import { requireAgent, wholeResult } from '../dispatcher.js';
+import { runChecked } from '../policy.js';
 import type { GraphContext, GraphOperation } from '../operation.js';
 import type { OperationRegistry } from '../registry.js';
 
@@ -45,10 +46,10 @@ export const batch = projectOperation({
     revision: integer('The state revision after the batch (unchanged when no item changed anything)'),
     results: array(object({ op: string(), result: anyJson('What the same operation prints as a command') }), 'Each item, in order'),
   }),
-  run: async ({ store, clock, ids, registry }, args, agent) => {
+  run: async ({ store, clock, ids, registry, plugins: runtime }, args, agent) => {
     const caller = requireAgent('batch', agent);
     const steps = args.operations.map((item, index) => prepare(registry, item, index, caller));
-    return store.transact((graph) => {
+    return store.transact((graph, plugins) => {
       if (args.expect_revision !== undefined && graph.revision !== args.expect_revision) {
         throw new DomainError('STATE_REVISION_CONFLICT', `The state is at revision ${graph.revision}, not ${args.expect_revision}`, {
           expected: args.expect_revision,
@@ -59,7 +60,9 @@ export const batch = projectOperation({
       const context: GraphContext = { draft, ids, log: [] };
       const results = steps.map((step) => ({
         op: step.operation.name,
-        result: failingAs(step.index, step.operation.name, () => draft.actingAs(step.agent, () => wholeResult(step.operation, context, step.args))),
+        result: failingAs(step.index, step.operation.name, () =>
+          draft.actingAs(step.agent, () => runChecked(step.operation, context, step.args, plugins, runtime, () => wholeResult(step.operation, context, step.args))),
+        ),
       }));
       return { result: { revision: draft.graph.revision, results }, changes: draft.changes() };
     });

@@ -3,6 +3,7 @@ import { nodeContext } from '../../domain/context.js';
 import { nonEmptyText, nonNegativeInteger, optional, required } from '../args.js';
 import { contextSchema } from '../contract/results.js';
 import { graphOperation } from '../define.js';
+import { withPluginsAllowed } from '../policy.js';
 
 export const context = graphOperation({
   name: 'context',
@@ -18,6 +19,8 @@ export const context = graphOperation({
     stale_ms: optional(nonNegativeInteger(), 'Claim age that counts as stale, in ms (default two hours)'),
   },
   result: contextSchema,
-  run: ({ draft }, args) =>
-    nodeContext(draft, draft.requireNode(args.id), draft.now, { agent: draft.agent, staleMs: args.stale_ms ?? DEFAULT_STALE_MS }),
+  run: (context, args) => {
+    const { draft } = context;
+    return withPluginsAllowed(context, nodeContext(draft, draft.requireNode(args.id), draft.now, { agent: draft.agent, staleMs: args.stale_ms ?? DEFAULT_STALE_MS }));
+  },
 });

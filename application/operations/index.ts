@@ -18,6 +18,10 @@ import { link } from './link.js';
 import { login } from './login.js';
 import { logout } from './logout.js';
 import { migrate } from './migrate.js';
+import { pluginAdd } from './plugin-add.js';
+import { pluginList } from './plugin-list.js';
+import { pluginRemove } from './plugin-remove.js';
+import { pluginSetData } from './plugin-set-data.js';
 import { pull } from './pull.js';
 import { push } from './push.js';
 import { reject } from './reject.js';
@@ -74,6 +78,11 @@ export const OPERATIONS = [
   // Last in the examples' story: restoring the newest snapshot rewinds it.
   snapshots,
   restore,
+  // The project's policy plugins (docs/plugins.md); removed again at the end of their story.
+  pluginAdd,
+  pluginList,
+  pluginSetData,
+  pluginRemove,
   // Host operations of the server (spec 4.6), with a setup root of their own.
   serverInit,
   serverDoctor,

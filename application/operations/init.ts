@@ -6,6 +6,7 @@ import { snapshotMetadataSchema } from '../contract/results.js';
 import { boolean, object, optional as optionalProperty, string, type Static } from '../contract/schema.js';
 import { projectOperation } from '../define.js';
 import { requireAgent } from '../dispatcher.js';
+import { enforcePolicy, questionAbout, type PluginRuntimeSource } from '../policy.js';
 import type { Rewrite, StoredState } from '../ports/project-store.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 import { warningsField } from '../remote/warnings.js';
@@ -40,14 +41,22 @@ export const init = projectOperation({
   needsAgent: false,
   args: { force: optional(flag(), 'Reset an existing state (a force-init snapshot is taken first)', { standalone: true }) },
   result: initResult,
-  run: async ({ store, clock }, args, agent) => {
+  run: async ({ store, clock, plugins }, args, agent) => {
     if (args.force) requireAgent('init --force', agent);
-    const outcome = await store.rewrite((current) => initialize(current, args.force === true, store.snapshots, clock.now()));
+    const outcome = await store.rewrite((current) => {
+      if (args.force && current.kind === 'valid') resetAllowed(plugins, current, args, agent);
+      return initialize(current, args.force === true, store.snapshots, clock.now());
+    });
     return { project_id: store.projectId, state_dir: store.location, ...outcome };
   },
 });
 
 type Outcome = Pick<InitResult, 'created' | 'snapshot'>;
+
+/** A reset displaces the whole state and its plugins (the force-init snapshot keeps them): the plugins decide first. */
+function resetAllowed(plugins: PluginRuntimeSource, current: Extract<StoredState, { kind: 'valid' }>, args: Record<string, unknown>, agent: string | null): void {
+  enforcePolicy(plugins, current.plugins ?? {}, () => questionAbout('init', args, agent, [], current.state));
+}
 
 async function initialize(current: StoredState, force: boolean, snapshots: SnapshotStore, now: string): Promise<Rewrite<Outcome>> {
   switch (current.kind) {

@@ -4,12 +4,15 @@ import { snapshotMetadataSchema } from '../contract/results.js';
 import { object } from '../contract/schema.js';
 import { projectOperation } from '../define.js';
 import { requireAgent } from '../dispatcher.js';
+import { enforcePolicy, questionAbout } from '../policy.js';
 
 /**
  * Replaces the live state with a snapshot (spec 4.4), all under the exclusive lock: the snapshot
  * is checked whole before anything is written, the displaced state is saved as a `pre-restore`
  * snapshot, and the restored log gains a `restore` event naming the agent. It also works over a
- * live state that no longer loads: that is what it is for.
+ * live state that no longer loads: that is what it is for. The live state's policy plugins decide
+ * first (a restore restricted to some agents); the snapshot's plugin table comes back with its
+ * graph (docs/plugins.md).
  */
 export const restore = projectOperation({
   name: 'restore',
@@ -26,16 +29,19 @@ export const restore = projectOperation({
   remote: false,
   args: { snapshot_id: required(nonEmptyText(), 'The snapshot to restore (see snapshots)', { positional: true }) },
   result: object({ snapshot: snapshotMetadataSchema }),
-  run: async ({ store, clock }, args, agent) => {
+  run: async ({ store, clock, plugins }, args, agent) => {
     const by = requireAgent('restore', agent);
     return store.rewrite(async (current) => {
-      const { metadata, state } = await store.snapshots.load(args.snapshot_id);
+      const { metadata, state, plugins: restoredPlugins } = await store.snapshots.load(args.snapshot_id);
+      // A live state that does not load has no plugins to ask: restoring it is the way out.
+      if (current.kind === 'valid') enforcePolicy(plugins, current.plugins ?? {}, () => questionAbout('restore', args, by, [], state));
       const now = clock.now();
       if (current.kind !== 'absent') await store.snapshots.take('pre-restore', current, now);
       const displaced = current.kind === 'valid' ? current.state : current.kind === 'unreadable' ? current.reached : null;
       return {
         result: { snapshot: metadata },
         state: restoredState(state, displaced, { snapshot: metadata.id, at: now, by }),
+        plugins: restoredPlugins,
       };
     });
   },

@@ -5,6 +5,7 @@ import { nonEmptyText, required } from '../args.js';
 import { contextSchema, taskSchema } from '../contract/results.js';
 import { boolean, object } from '../contract/schema.js';
 import { graphOperation } from '../define.js';
+import { withPluginsAllowed } from '../policy.js';
 
 /**
  * Claims a ready task. The claim is decided under the lock; the context (what `context <id>`
@@ -20,9 +21,9 @@ export const take = graphOperation({
   args: { id: required(nonEmptyText(), 'The ready task to claim', { positional: true }) },
   result: object({ node: taskSchema, context: contextSchema, freshly_claimed: boolean('Whether this call made the claim') }),
   run: ({ draft }, args) => takeTask(draft, args.id),
-  finish: ({ draft }, { node, freshly_claimed }) => ({
+  finish: (context, { node, freshly_claimed }) => ({
     node,
-    context: nodeContext(draft, node, draft.now, { agent: draft.agent, staleMs: DEFAULT_STALE_MS }),
+    context: withPluginsAllowed(context, nodeContext(context.draft, node, context.draft.now, { agent: context.draft.agent, staleMs: DEFAULT_STALE_MS })),
     freshly_claimed,
   }),
 });

@@ -1,6 +1,7 @@
 import type { ChangeSet } from '../../domain/change-set.js';
 import type { DomainError } from '../../domain/errors.js';
 import type { Graph, State } from '../../domain/model.js';
+import type { PluginTable } from '../../domain/plugins.js';
 import type { SnapshotStore } from './snapshot-store.js';
 
 export interface Transaction<T> {
@@ -12,7 +13,8 @@ export interface Transaction<T> {
 /** What a project's state directory holds, as whole-state operations (init, restore, migrate) see it. */
 export type StoredState =
   | { kind: 'absent' }
-  | { kind: 'valid'; state: State }
+  /** `plugins`: its plugin table; absent when it has none. */
+  | { kind: 'valid'; state: State; plugins?: PluginTable }
   /**
    * There are state files but they do not load: `text` is the checkpoint's content ('' when only
    * ledgers remain), `error` why it fails, `reached` the highest revision and fence generation
@@ -30,16 +32,31 @@ export interface Rewrite<T> {
   result: T;
   /** The state that replaces the current one whole; null writes nothing. */
   state: State | null;
+  /**
+   * The plugin table committed with `state`, as one (restore and transfers carry theirs); absent
+   * means none: a reset or an import starts without plugins.
+   */
+  plugins?: PluginTable;
 }
+
+/**
+ * The project's policy plugins and their data (docs/plugins.md) as committed with the graph in
+ * hand. It is read only when called, so a command that never asks pays nothing for it; a
+ * project without plugins answers {}.
+ */
+export type PluginReader = () => PluginTable;
 
 /**
  * One project's durable state. Reads see one consistent committed state, and never wait for a
  * writer nor hold one up; `transact` runs its function under the project's exclusive lock and
  * makes its changes durable before it resolves.
  *
- * Plain data at the boundary: the graph or state a callback gets, and everything it returns or
- * builds from it, is made of plain objects, arrays and primitives (it survives `structuredClone`),
- * and stays readable after the call resolves and the lock is released.
+ * Plain data at the boundary: every node, edge, initiative and log entry a callback gets, the
+ * states `inspect` and `rewrite` give, and everything built from them, are plain objects, arrays
+ * and primitives (they survive `structuredClone`) and stay readable after the call resolves and
+ * the lock is released. The node map of the graph (or state) a callback gets may be lazy (the
+ * file store parses a node when it is first read): it behaves as a record, and a caller that
+ * passes the map on copies it.
  */
 export interface ProjectStore {
   readonly projectId: string;
@@ -47,11 +64,15 @@ export interface ProjectStore {
   readonly location: string;
   /** The snapshots kept beside the state (spec 2.5). */
   readonly snapshots: SnapshotStore;
-  readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T>;
+  readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T>;
   /** Like readGraph, with the whole log; its cost grows with history, so only `state`-like reads use it. */
-  readState<T>(read: (state: State) => T | Promise<T>): Promise<T>;
-  /** The graph `work` gets is its own: changing it changes nothing stored; only `changes` are committed. */
-  transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T>;
+  readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T>;
+  /**
+   * The graph `work` gets is its own: changing it changes nothing stored; only `changes` are
+   * committed. `plugins` reads the plugin table under the same lock, so a policy decided on it
+   * holds for the commit.
+   */
+  transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T>;
   /**
    * Runs `work` under the exclusive lock with whatever the directory holds (a state that does not
    * load included) and replaces the state whole with what it returns; init, restore and migrate.
@@ -61,8 +82,8 @@ export interface ProjectStore {
    * store takes a `corrupt-recovery` snapshot itself.
    */
   rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T>;
-  /** Replaces the state whole, whatever was there (for tools that seed a project). */
-  replace(state: State): Promise<void>;
+  /** Replaces the state whole, whatever was there (for tools that seed a project); its plugin table too (default: none). */
+  replace(state: State, plugins?: PluginTable): Promise<void>;
   /** What the directory holds, read without writing anything, not even a lock file (`migrate --dry-run`). */
   inspect(): Promise<StoredState>;
 }

@@ -1,4 +1,5 @@
 import type { AgentName, State } from '../../domain/model.js';
+import type { PluginTable } from '../../domain/plugins.js';
 import type { OperationDispatcher } from '../operation.js';
 
 export interface LoginAnswer {
@@ -9,10 +10,18 @@ export interface LoginAnswer {
 /** What a transfer asks of the server's copy: replace it whole if it is still at `expected_revision`. */
 export interface TransferUpload {
   state: State;
+  /** The project's plugin table and data, replaced with the state (spec 4.5 rule 4). */
+  plugins: PluginTable;
   /** The server revision of the last confirmed transfer; null without one (the server must be pristine). */
   expected_revision: number | null;
   force: boolean;
   agent: AgentName;
+}
+
+/** A project's complete state as a transfer carries it: the graph with its log, and its plugins. */
+export interface TransferredState {
+  state: State;
+  plugins: PluginTable;
 }
 
 export interface TransferAnswer {
@@ -24,8 +33,8 @@ export interface TransferAnswer {
 /** One taskdag server, as a client sees it (docs/remote.md). */
 export interface RemoteServer extends OperationDispatcher {
   login(password: string): Promise<LoginAnswer>;
-  /** The project's whole state; PROJECT_NOT_FOUND when the server holds none (nothing is provisioned). */
-  download(project: string): Promise<State>;
+  /** The project's whole state and plugin table; PROJECT_NOT_FOUND when the server holds none (nothing is provisioned). */
+  download(project: string): Promise<TransferredState>;
   upload(project: string, upload: TransferUpload): Promise<TransferAnswer>;
   close(): void;
 }

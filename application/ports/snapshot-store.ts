@@ -1,5 +1,6 @@
 import type { Timestamp } from '../../domain/clock.js';
 import type { State } from '../../domain/model.js';
+import type { PluginTable } from '../../domain/plugins.js';
 import type { StoredState } from './project-store.js';
 
 /** Why a snapshot was taken (spec 2.5, plus `pre-migrate` for the backup `migrate` takes). */
@@ -17,6 +18,8 @@ export interface SnapshotMetadata {
    * (`<id>.<ledger file>`), each with its size and sha256, so the digest covers every file.
    */
   raw_files?: RawFile[];
+  /** When the state had policy plugins: the size and sha256 of `<id>.plugins.json`, their table and data. */
+  plugins?: { bytes: number; sha256: string };
 }
 
 export interface RawFile {
@@ -30,10 +33,10 @@ export interface RawFile {
  * the state it saves is displaced, and is durable when it resolves.
  */
 export interface SnapshotStore {
-  /** Saves a readable state as its `state` projection, an unreadable one as its raw files. */
+  /** Saves a readable state as its `state` projection (and its plugin table, if any), an unreadable one as its raw files. */
   take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: Timestamp): Promise<SnapshotMetadata>;
   /** Complete pairs whose metadata id matches their file name, newest first. */
   list(): Promise<SnapshotMetadata[]>;
-  /** A snapshot's state, once the pair, its size, its sha256 and every collection are checked. */
-  load(id: string): Promise<{ metadata: SnapshotMetadata; state: State }>;
+  /** A snapshot's state and plugin table ({} when it had none), once the pair, its size, its sha256 and every collection are checked. */
+  load(id: string): Promise<{ metadata: SnapshotMetadata; state: State; plugins: PluginTable }>;
 }

@@ -5,6 +5,8 @@ import { integer, nullable, object, oneOf, string, boolean, type Static } from '
 import type { HostServices } from '../operation.js';
 import type { StoredState } from '../ports/project-store.js';
 import type { TransferBaseline } from '../ports/transfer-baselines.js';
+import type { TransferredState } from '../ports/remote-server.js';
+import { enforcePolicy, questionAbout, type PluginRuntimeSource } from '../policy.js';
 import { originOf, requireBearer, requireLinked } from './linked.js';
 
 export const transferResult = object({
@@ -35,16 +37,31 @@ export function destinationOf(current: StoredState, force: boolean): State | nul
   return { version: 1, ...current.reached, initiatives: {}, nodes: {}, edges: [], log: [] };
 }
 
+/**
+ * The destination's policy plugins decide on a transfer that replaces it (a destination that
+ * does not load has none to ask); the incoming plugin table then replaces theirs.
+ */
+export function transferAllowed(
+  plugins: PluginRuntimeSource,
+  current: StoredState,
+  direction: TransferDirection,
+  args: Record<string, unknown>,
+  agent: AgentName,
+  incoming: State,
+): void {
+  if (current.kind === 'valid') enforcePolicy(plugins, current.plugins ?? {}, () => questionAbout(direction, args, agent, [], incoming));
+}
+
 /** Spec 4.5 `push`: the complete local state replaces the server's, compare-and-set on the server's revision. */
 export async function push(services: HostServices, force: boolean, agent: AgentName): Promise<TransferResult> {
   const { project, origin, bearer, baseline } = await transferContext(services, 'push');
-  const local = await services.stores.open(project).readState((state) => state);
-  if (baseline && !force && local.revision === baseline.local_revision) return unchanged('push', project, origin, baseline);
+  const local = await services.stores.open(project).readState((state, plugins) => ({ state, plugins: plugins() }));
+  if (baseline && !force && local.state.revision === baseline.local_revision) return unchanged('push', project, origin, baseline);
   const server = services.client().remote.connect(origin, bearer);
   try {
-    const answer = await server.upload(project, { state: local, expected_revision: baseline?.remote_revision ?? null, force, agent });
-    const confirmed = await confirm(services, origin, project, local.revision, answer.revision);
-    return done('push', project, origin, force, local.revision, answer.revision, answer.replaced_revision, confirmed);
+    const answer = await server.upload(project, { ...local, expected_revision: baseline?.remote_revision ?? null, force, agent });
+    const confirmed = await confirm(services, origin, project, local.state.revision, answer.revision);
+    return done('push', project, origin, force, local.state.revision, answer.revision, answer.replaced_revision, confirmed);
   } finally {
     server.close();
   }
@@ -54,21 +71,22 @@ export async function push(services: HostServices, force: boolean, agent: AgentN
 export async function pull(services: HostServices, force: boolean, agent: AgentName): Promise<TransferResult> {
   const { project, origin, bearer, baseline } = await transferContext(services, 'pull');
   const server = services.client().remote.connect(origin, bearer);
-  let remote: State;
+  let remote: TransferredState;
   try {
     remote = await server.download(project);
   } finally {
     server.close();
   }
-  if (baseline && !force && remote.revision === baseline.remote_revision) return unchanged('pull', project, origin, baseline);
+  if (baseline && !force && remote.state.revision === baseline.remote_revision) return unchanged('pull', project, origin, baseline);
   const expected = baseline?.local_revision ?? null;
   const { written, replaced } = await services.stores.open(project).rewrite((current) => {
     const destination = destinationOf(current, force);
-    const state = transferredState(destination, { direction: 'pull', incoming: remote, expected, force, at: services.clock.now(), by: agent });
-    return { result: { written: state.revision, replaced: current.kind === 'absent' ? null : (destination?.revision ?? 0) }, state };
+    const state = transferredState(destination, { direction: 'pull', incoming: remote.state, expected, force, at: services.clock.now(), by: agent });
+    transferAllowed(services.plugins, current, 'pull', { force }, agent, state);
+    return { result: { written: state.revision, replaced: current.kind === 'absent' ? null : (destination?.revision ?? 0) }, state, plugins: remote.plugins };
   });
-  const confirmed = await confirm(services, origin, project, written, remote.revision);
-  return done('pull', project, origin, force, remote.revision, written, replaced, confirmed);
+  const confirmed = await confirm(services, origin, project, written, remote.state.revision);
+  return done('pull', project, origin, force, remote.state.revision, written, replaced, confirmed);
 }
 
 async function transferContext(services: HostServices, command: TransferDirection) {

@@ -96,7 +96,7 @@ function projectRouters(services: DispatcherServices, settings: ServerSettings, 
   const projects = new KnownProjects(stores);
   return [
     projectRoutes({ dispatcher, registry, stores, clock, hub, shutdown, maxBodyBytes: settings.maxBodyBytes, projects }),
-    transferRoutes({ stores, clock, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
+    transferRoutes({ stores, clock, plugins: services.plugins, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
   ];
 }
 

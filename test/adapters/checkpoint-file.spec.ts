@@ -2,8 +2,11 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
+import { bufferSource, decodeCheckpoint, encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
+import { GraphIndex } from '../../domain/graph-index.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
+import { statusReport } from '../../domain/status-report.js';
+import { NOW, addKnowledge, addTask, newDraft } from '../support/graphs.js';
 
 function task(id: string, title = `Task ${id}`): GraphNode {
   return { id, kind: 'resolvable', subkind: 'task', title, status: 'open' } as unknown as GraphNode;
@@ -42,20 +45,35 @@ describe('checkpoint file', () => {
     expect(structuredClone(sut.graph)).to.deep.equal(graph);
   });
 
-  it('still reads a checkpoint written with a node head section (before plain loading)', () => {
+  it('is one JSON document holding the seven collections of spec 2.1, its log kept in the ledger', () => {
+    const graph = graphOf(5);
+    writeFileSync(file, encodeCheckpoint(graph, ledger));
+    const { checkpoint, ...state } = JSON.parse(readFileSync(file, 'utf8'));
+    expect(state).to.deep.equal({ ...graph, log: [] });
+    expect(checkpoint.ledger).to.deep.equal(ledger);
+    expect(checkpoint.note).to.include('ledger.1.jsonl');
+  });
+
+  it('parses only the nodes a reader reads, and copies the others as they were when it is written again', () => {
     const graph = graphOf(3);
-    const heads = Buffer.from(JSON.stringify(Object.keys(graph.nodes).map((id) => [id])));
-    const current = encodeCheckpoint(graph, ledger);
-    const text = current.toString('utf8');
-    const headerEnd = text.indexOf('\n', text.indexOf('\n') + 1);
-    const header = text.slice(text.indexOf('\n') + 1, headerEnd).replace('"head_bytes":0', `"head_bytes":${heads.length}`);
-    const withHeads = Buffer.concat([
-      Buffer.from(`TDCK1 ${String(Buffer.byteLength(header)).padStart(12, '0')}\n${header}\n`),
-      heads,
-      Buffer.from(text.slice(headerEnd + 1)),
-    ]);
-    writeFileSync(file, withHeads);
-    expect(readCheckpoint(file).graph).to.deep.equal(graph);
+    writeFileSync(file, encodeCheckpoint(graph, ledger));
+    const text = readFileSync(file, 'utf8');
+    // A node damaged in place: nothing reads it, so nothing fails, and a rewrite keeps its bytes.
+    writeFileSync(file, text.replace('"title":"Task T-2"', '"title":"Task T-X"'));
+    const sut = decodeCheckpoint(bufferSource(readFileSync(file)), file);
+    expect(sut.graph.nodes['T-0']).to.deep.equal(graph.nodes['T-0']);
+    sut.graph.nodes['T-1'] = task('T-1', 'changed');
+    const rewritten = encodeCheckpoint(sut.graph, ledger).toString('utf8');
+    expect(rewritten).to.include('"title":"Task T-X"').and.to.include('"title":"changed"');
+    expect(Object.keys(JSON.parse(rewritten).nodes)).to.deep.equal(['T-0', 'T-1', 'T-2']);
+  });
+
+  it('still reads the TDCK1 checkpoints written before it was a JSON document, with or without a node head section', () => {
+    const graph = graphOf(3);
+    for (const heads of ['', JSON.stringify(Object.keys(graph.nodes).map((id) => [id]))]) {
+      writeFileSync(file, legacyCheckpoint(graph, heads));
+      expect(readCheckpoint(file).graph).to.deep.equal(graph);
+    }
   });
 
   for (const [name, damage] of [
@@ -64,6 +82,8 @@ describe('checkpoint file', () => {
     ['truncated in the node section', () => truncateSync(file, readFileSync(file).length - 5)],
     ['truncated in the header', () => truncateSync(file, 30)],
     ['holding node offsets that do not fall on line ends', () => writeFileSync(file, readFileSync(file, 'utf8').replace(/"ends":\[(\d+)/, (_, end) => `"ends":[${Number(end) - 3}`))],
+    ['holding a log (the log is in the ledger)', () => writeFileSync(file, readFileSync(file, 'utf8').replace('"log":[]', '"log":[{}]'))],
+    ['holding a node line more than its layout says', () => writeFileSync(file, readFileSync(file, 'utf8').replace('\n}}', ',\n"T-99":{}\n}}'))],
   ] as const) {
     it(`refuses a checkpoint that is ${name} with STORAGE_ERROR`, () => {
       writeFileSync(file, encodeCheckpoint(graphOf(10), ledger));
@@ -81,7 +101,7 @@ describe('checkpoint file', () => {
   ] as const) {
     it(`refuses a checkpoint with a node ${name}, as STORAGE_ERROR naming the node`, () => {
       const text = encodeCheckpoint(graphOf(3), ledger).toString('utf8').replace(from, to);
-      writeFileSync(file, fixNodeOffsets(text));
+      writeFileSync(file, fixLayout(text));
       expect(() => readCheckpoint(file)).to.throw().that.satisfies((error: { code: string; message: string }) => {
         return error.code === 'STORAGE_ERROR' && error.message.includes('T-1');
       });
@@ -89,14 +109,70 @@ describe('checkpoint file', () => {
   }
 });
 
-/** Rewrites the header's node offsets to match the (edited) node lines, so only the edit is wrong. */
-function fixNodeOffsets(text: string): string {
-  const firstNewline = text.indexOf('\n');
-  const headerEnd = text.indexOf('\n', firstNewline + 1);
-  const header = JSON.parse(text.slice(firstNewline + 1, headerEnd));
-  const lines = text.slice(headerEnd + 2).split('\n').slice(0, -1);
+/** Rewrites the layout (line lengths, node offsets) to match the (edited) lines, so only the edit is wrong. */
+function fixLayout(text: string): string {
+  const lines = text.split('\n');
+  const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
+  const nodeLines = lines.slice(5, -2);
   let offset = 0;
-  header.ends = lines.map((line) => (offset += Buffer.byteLength(line) + 1) - 1);
-  const headerText = JSON.stringify(header);
-  return `TDCK1 ${String(Buffer.byteLength(headerText)).padStart(12, '0')}\n${headerText}\n\n${lines.join('\n')}\n`;
+  member.checkpoint.ends = nodeLines.map((line, at) => {
+    const end = offset + Buffer.byteLength(line) - (at < nodeLines.length - 1 ? 1 : 0);
+    offset += Buffer.byteLength(line) + 1;
+    return end;
+  });
+  member.checkpoint.lines = { heads: Buffer.byteLength(lines[2]!) + 1, edges: Buffer.byteLength(lines[3]!) + 1 };
+  lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
+  return lines.join('\n');
 }
+
+/** A checkpoint in the TDCK1 layout: prefix, header line, node head section, one line per node. */
+function legacyCheckpoint(graph: Graph, heads: string): string {
+  const { nodes, ...rest } = graph;
+  const lines = Object.values(nodes).map((node) => JSON.stringify(node));
+  let offset = 0;
+  const ends = lines.map((line) => (offset += Buffer.byteLength(line) + 1) - 1);
+  const header = JSON.stringify({ ...rest, ledger: { file: 'ledger.1.jsonl', bytes: 42 }, ids: Object.keys(nodes), ends, head_bytes: Buffer.byteLength(heads) });
+  return `TDCK1 ${String(Buffer.byteLength(header)).padStart(12, '0')}\n${header}\n${heads}\n${lines.join('\n')}\n`;
+}
+
+describe('checkpoint file: node heads (status buckets) saved with the graph', () => {
+  let dir: string;
+  let file: string;
+  const ledger = { file: 'ledger.1.jsonl', bytes: 42 };
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-checkpoint-'));
+    file = path.join(dir, 'tasks.json');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  function sampleGraph(): Graph {
+    const draft = newDraft('orchestrator');
+    addTask(draft, 'T1');
+    addTask(draft, 'T2', {}, { blocked_by: ['T1'] });
+    addTask(draft, 'T3', { status: 'done', done_by: 'bob' });
+    addKnowledge(draft, 'K1');
+    return draft.graph;
+  }
+
+  const statusOf = (graph: Graph) => statusReport({ graph, index: GraphIndex.of(graph) }, NOW, { staleMs: 1000, limit: 100, all: false });
+
+  it('lets status read only the nodes it lists: a damaged node it does not list is never parsed', () => {
+    const graph = sampleGraph();
+    const expected = statusOf(structuredClone(graph));
+    writeFileSync(file, encodeCheckpoint(graph, ledger));
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^"T3":\{/m, '"T3":['));
+    expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(file)), file).graph)).to.deep.equal(expected);
+  });
+
+  it('derives the heads again from the nodes when they are missing or malformed, with the same answer', () => {
+    const graph = sampleGraph();
+    const expected = statusOf(structuredClone(graph));
+    writeFileSync(file, encodeCheckpoint(graph, ledger));
+    const text = readFileSync(file, 'utf8');
+    for (const damaged of [text.replace('"types":"', '"types":"x'), text.replace(/^"heads":.*$/m, '"heads":null},')]) {
+      writeFileSync(file, fixLayout(damaged));
+      expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(file)), file).graph)).to.deep.equal(expected);
+    }
+  });
+});

@@ -6,8 +6,10 @@ import sinon from 'sinon';
 import * as checkpointFile from '../../adapters/checkpoint-file.js';
 import { FlockProjectLock, stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { nodeFileSystem as files } from '../../adapters/file-system.js';
-import { FsProjectStore, FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
+import { FsProjectStore, FsProjectStoreFactory, type StoreWarning } from '../../adapters/fs-project-store.js';
+import type { FileSystem } from '../../adapters/file-system.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { stateProblem } from '../../domain/state-shape.js';
 import { addNote } from '../../domain/lifecycle.js';
 import type { State } from '../../domain/model.js';
 import { NOW, addTask, newDraft } from '../support/graphs.js';
@@ -179,6 +181,47 @@ describe('FsProjectStore', () => {
     expect(reloaded.revision).to.equal(6);
   });
 
+  it('reports a checkpoint it cannot write as a warning, commits durably all the same, and writes it at a later commit', async () => {
+    await initialized();
+    const warnings: StoreWarning[] = [];
+    let full = true;
+    // A file system whose disk is full for the checkpoint's temp file only: the ledger still takes appends.
+    const fullForCheckpoints: FileSystem = {
+      ...files,
+      write(target, data, mode) {
+        if (full && path.basename(target).startsWith('tasks.json.tmp')) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        files.write(target, data, mode);
+      },
+    };
+    const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, fullForCheckpoints, false, (warning) => warnings.push(warning)).open('demo-1234');
+    const checkpointBefore = readFileSync(file('tasks.json'));
+    for (let i = 0; i < 6; i++) await commitTask(sut, `T${i}`, 'x'.repeat(64 * 1024));
+    expect(warnings.length).to.be.greaterThan(0);
+    expect(warnings[0]).to.deep.equal({
+      code: 'CHECKPOINT_WRITE_FAILED',
+      message: warnings[0]!.message,
+      details: { path: file('tasks.json'), cause: 'ENOSPC', project_id: 'demo-1234' },
+    });
+    expect(warnings[0]!.message).to.include('durable');
+    expect(readFileSync(file('tasks.json'))).to.deep.equal(checkpointBefore);
+    expect(Object.keys((await state(open())).nodes)).to.have.length(6);
+    full = false;
+    const reported = warnings.length;
+    await commitTask(sut, 'T6');
+    expect(warnings).to.have.length(reported);
+    expect(checkpointAsJson().revision).to.equal(7);
+  });
+
+  it('keeps tasks.json one JSON document that, without its checkpoint member, is a valid schema-1 state with an empty log', async () => {
+    const sut = await initialized();
+    for (let i = 0; i < 6; i++) await commitTask(sut, `T${i}`, 'x'.repeat(64 * 1024));
+    const { checkpoint, ...state } = JSON.parse(readFileSync(file('tasks.json'), 'utf8'));
+    expect(stateProblem(state)).to.equal(null);
+    expect(state.log).to.deep.equal([]);
+    expect(Object.keys(state.nodes)).to.have.length.greaterThan(0);
+    expect(checkpoint.ledger.file).to.equal(ledgerName());
+  });
+
   it('writes each whole state to a new ledger generation and removes the old one', async () => {
     const sut = await initialized();
     await commitTask(sut, 'T1');
@@ -286,7 +329,6 @@ describe('FsProjectStore', () => {
       ['another schema version', () => rewriteCheckpoint((value) => ({ ...value, version: 2 })), 'EINVALID'],
       ['a missing collection', () => rewriteCheckpoint(({ edges: _edges, ...value }) => value), 'EINVALID'],
       ['a malformed edge', () => rewriteCheckpoint((value) => ({ ...value, edges: [{ from: 'a', to: 'b', type: 'NOPE' }] })), 'EINVALID'],
-      ['a node keyed by another id', () => rewriteCheckpoint((value) => ({ ...value, nodes: { T9: { id: 'T8', kind: 'knowledge' } } })), 'EINVALID'],
       ['a missing ledger reference', () => rewriteCheckpoint(({ ledger: _ledger, ...value }) => value), 'EINVALID'],
       ['a ledger shorter than the checkpoint says', () => truncateSync(ledger(), 3), 'EINVALID'],
       ['a missing ledger', () => rewriteCheckpoint((value) => ({ ...value, ledger: { file: 'ledger.9.jsonl', bytes: 0 } })), 'ENOENT'],
@@ -311,5 +353,21 @@ describe('FsProjectStore', () => {
         expect(failedWrite.code).to.equal('STORAGE_ERROR');
       });
     }
+
+    it('a damaged node is STORAGE_ERROR naming it when read; a write that does not read it keeps its bytes', async () => {
+      const sut = await initialized();
+      await commitTask(sut, 'T1');
+      rewriteCheckpoint((value) => ({ ...value, nodes: { ...value.nodes, T9: { id: 'T8', kind: 'knowledge' } } }));
+      const damaged = readFileSync(file('tasks.json'), 'utf8').split('\n').find((line) => line.startsWith('"T9"'));
+      for (const read of [() => open().readState((value) => ({ ...value.nodes })), () => open().readGraph((graph) => graph.nodes.T9)]) {
+        const error = await rejectionOf(read);
+        expect(error.code).to.equal('STORAGE_ERROR');
+        expect(error.details.cause).to.equal('EINVALID');
+        expect(error.message).to.include('T9');
+      }
+      await commitTask(open(), 'T2');
+      expect(await open().readGraph((graph) => graph.nodes.T2?.id)).to.equal('T2');
+      expect(readFileSync(file('tasks.json'), 'utf8')).to.include(damaged);
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,7 +27,21 @@ describe('FsSnapshotStore', () => {
     const bytes = readFileSync(path.join(dir, 'snapshots', `${metadata.id}.state.json`));
     expect(bytes.toString()).to.equal(JSON.stringify(projectState(sampleState())) + '\n');
     expect(metadata).to.include({ id: '20260102T030405678Z-force-init', created_at: AT, reason: 'force-init', bytes: bytes.length });
-    expect(await sut.load(metadata.id)).to.deep.equal({ metadata, state: projectState(sampleState()) });
+    expect(await sut.load(metadata.id)).to.deep.equal({ metadata, state: projectState(sampleState()), plugins: {} });
+    expect(metadata).not.to.have.property('plugins');
+  });
+
+  it('keeps a plugin table beside the state, covered by the metadata, and refuses one that does not match it', async () => {
+    const plugins = { guard: { name: 'guard', module: '/plugins/guard.js', api_version: 1, installed_at: AT, installed_by: 'alice', data: { limit: 2 } } };
+    const metadata = await sut.take('force-init', { ...valid(), plugins }, AT);
+    const file = path.join(dir, 'snapshots', `${metadata.id}.plugins.json`);
+    expect(metadata.plugins).to.deep.equal({ bytes: readFileSync(file).length, sha256: createHash('sha256').update(readFileSync(file)).digest('hex') });
+    expect((await sut.load(metadata.id)).plugins).to.deep.equal(plugins);
+    expect((await sut.list())[0]!.plugins).to.deep.equal(metadata.plugins);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"limit":2', '"limit":3'));
+    const error = await rejectionOf<DomainError>(() => sut.load(metadata.id));
+    expect(error.code).to.equal('STORAGE_ERROR');
+    expect(error.details).to.include({ cause: 'EINVALID', path: file });
   });
 
   it('gives ids that sort by creation even when the clock does not move', async () => {

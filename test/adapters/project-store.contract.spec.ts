@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
-import type { ProjectStore, ProjectStoreFactory } from '../../application/ports/project-store.js';
+import type { ProjectStore, ProjectStoreFactory, StoredState } from '../../application/ports/project-store.js';
 import { GraphDraft } from '../../domain/draft.js';
 import type { Graph, State } from '../../domain/model.js';
 import { projectState } from '../../domain/projection.js';
@@ -32,11 +32,12 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory |
       return store.transact((graph) => {
         const draft = new GraphDraft(graph, NOW, 'alice');
         addTask(draft, id, { definition: body });
-        return { result: graph, changes: draft.changes() };
+        return { result: { ...graph, nodes: { ...graph.nodes } }, changes: draft.changes() };
       });
     }
 
-    const stateOf = (store: ProjectStore): Promise<State> => store.readState((state) => state);
+    /** The whole state, its node map copied (a store may read nodes lazily: see the port). */
+    const stateOf = (store: ProjectStore): Promise<State> => store.readState((state) => ({ ...state, nodes: { ...state.nodes } }));
 
     it('has no state before its first write: inspect says absent, reads fail with STORAGE_ERROR', async () => {
       const sut = open();
@@ -120,6 +121,53 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory |
       expect(projectState(loaded.state)).to.deep.equal(projectState(sampleState()));
     });
 
+    describe('the plugin table (docs/plugins.md)', () => {
+      const table = (limit: number) => ({
+        'wip-limit': { name: 'wip-limit', module: '/plugins/wip-limit.js', api_version: 1, installed_at: NOW, installed_by: 'alice', data: { limit } },
+      });
+      const tableOf = (sut: ProjectStore) => sut.readGraph((_graph, plugins) => plugins());
+
+      it('is empty without plugins, and is replaced whole with the state, as one rewrite', async () => {
+        const sut = open();
+        await sut.replace(sampleState());
+        expect(await tableOf(sut)).to.deep.equal({});
+        const next = (current: StoredState) => {
+          if (current.kind !== 'valid') throw new Error('no state');
+          return { ...current.state, revision: current.state.revision + 1 };
+        };
+        await sut.rewrite((current) => ({ result: null, state: next(current), plugins: table(2) }));
+        expect(await tableOf(open())).to.deep.equal(table(2));
+        expect(await open().readState((_state, plugins) => plugins())).to.deep.equal(table(2));
+        const inspected = await open().inspect();
+        expect(inspected.kind === 'valid' && inspected.plugins).to.deep.equal(table(2));
+        // A rewrite that gives no table leaves none (a reset).
+        await sut.rewrite((current) => ({ result: null, state: next(current) }));
+        expect(await tableOf(open())).to.deep.equal({});
+      });
+
+      it('is kept across commits and checkpoints, handed to transact under the lock, and refused with the state when invalid', async () => {
+        const sut = open();
+        await sut.replace(sampleState(), table(3));
+        for (let i = 0; i < 6; i++) await commitTask(sut, `T-${i + 10}`, CHECKPOINTING_BODY);
+        expect(await sut.transact((_graph, plugins) => ({ result: plugins(), changes: null }))).to.deep.equal(table(3));
+        expect(await tableOf(open())).to.deep.equal(table(3));
+        const before = await stateOf(sut);
+        const broken = { 'wip-limit': { ...table(1)['wip-limit'], name: 'other' } };
+        const error = await rejectionOf(() => sut.rewrite(() => ({ result: null, state: { ...before, revision: before.revision + 1 }, plugins: broken })));
+        expect(error.details.cause, error.message).to.equal('EINVALID');
+        expect(await tableOf(open())).to.deep.equal(table(3));
+      });
+
+      it('travels with snapshots of a valid state', async () => {
+        const sut = open();
+        await sut.replace(sampleState(), table(4));
+        const current = await sut.inspect();
+        if (current.kind !== 'valid') throw new Error('no state');
+        const loaded = await sut.snapshots.load((await sut.snapshots.take('force-init', current, NOW)).id);
+        expect(loaded.plugins).to.deep.equal(table(4));
+      });
+    });
+
     describe('plain data at the boundary', () => {
       for (const [size, body] of [
         ['a small project', ''],
@@ -130,7 +178,9 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory |
           await sut.replace(sampleState());
           for (let i = 0; i < 6; i++) await commitTask(sut, `T-${i + 10}`, body);
           const committed = await commitTask(sut, 'T-99');
-          const read = await sut.readGraph((graph) => graph);
+          // The node map may be lazy (the file store parses a node when it is read): a caller
+          // passing the map on copies it; every node in it is plain.
+          const read = await sut.readGraph((graph) => ({ ...graph, nodes: { ...graph.nodes } }));
           const whole = await stateOf(sut);
           const inspected = await sut.inspect();
           for (const value of [committed, read, whole, inspected]) expect(structuredClone(value)).to.deep.equal(value);

@@ -16,6 +16,7 @@ describe('errors (spec 7)', () => {
     expect(ERROR_CODES).to.include.members(SPEC_CODES);
     expect(ERROR_CODES.filter((code) => !SPEC_CODES.includes(code))).to.deep.equal([
       'INVALID_ARGUMENT',
+      'PLUGIN_REFUSED',
       'UNKNOWN_COMMAND',
       'SERVER_SETUP_CONFLICT',
       'SERVER_PREFLIGHT_FAILED',

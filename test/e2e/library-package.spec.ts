@@ -38,11 +38,12 @@ describe('the library, from the packed package (npm pack + install)', function (
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('ships the built program, the library with its types, and schemas/, nothing else of the sources', () => {
+  it('ships the built program, the library with its types, schemas/ and the example plugins, nothing else of the sources', () => {
     const installed = path.join(dir, 'node_modules', 'taskdag');
     const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
     expect(manifest.exports['.']).to.deep.equal({ types: './dist/types/entrypoints/library/index.d.ts', default: './dist/library.js' });
     expect(() => readFileSync(path.join(installed, 'schemas', 'take.output.json'))).not.to.throw();
+    for (const plugin of ['restore-guard.js', 'wip-limit.js']) expect(() => readFileSync(path.join(installed, 'examples', 'plugins', plugin))).not.to.throw();
     expect(() => readFileSync(path.join(installed, 'domain', 'model.ts'))).to.throw();
   });
 

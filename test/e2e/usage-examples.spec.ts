@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMMANDS } from '../../entrypoints/cli/commands.js';
 import { BINARY, Sandbox } from '../support/cli.js';
@@ -22,6 +22,8 @@ describe('usage examples (every example in --help runs)', () => {
     // The batch examples apply a plan file the user wrote; this is the one the story uses.
     const plan = { operations: [{ op: 'add-note', args: { id: 'T-invoice-api', text: 'Noted from plan.json' } }] };
     writeFileSync(path.join(sandbox.checkout, 'plan.json'), JSON.stringify(plan));
+    // The plugin examples install the example plugins, kept in the checkout as a project would.
+    cpSync(path.resolve(__dirname, '../../../examples/plugins'), path.join(sandbox.checkout, 'plugins'), { recursive: true });
   });
   let server: LinkedServer | null = null;
   after(async () => {

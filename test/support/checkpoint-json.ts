@@ -10,5 +10,6 @@ export function readCheckpointJson(file: string): Record<string, any> {
 /** Writes `value` (as read by readCheckpointJson, perhaps damaged) back in the checkpoint format. */
 export function writeCheckpointJson(file: string, value: Record<string, any>): void {
   const { ledger, ...graph } = value;
-  writeFileSync(file, encodeCheckpoint(graph as never, ledger));
+  // A ledger reference removed on purpose is written as an empty one (still malformed).
+  writeFileSync(file, encodeCheckpoint(graph as never, ledger ?? {}));
 }

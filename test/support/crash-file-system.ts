@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { FileSystem } from '../../adapters/file-system.js';
+import type { FileSystem, OpenFile } from '../../adapters/file-system.js';
 
 /** Thrown by a CrashFileSystem at its crash point: the power went out before that operation. */
 export class PowerLoss extends Error {
@@ -58,6 +58,12 @@ export class CrashFileSystem implements FileSystem {
 
   readFrom(file: string, start: number): Buffer {
     return Buffer.from(this.inode(file).live.subarray(start));
+  }
+
+  /** What the file holds now, kept as it is (as an open descriptor keeps a replaced inode). */
+  open(file: string): OpenFile {
+    const content = Buffer.from(this.inode(file).live);
+    return { size: content.length, bytes: (start, end) => Buffer.from(content.subarray(start, end)), close: () => {} };
   }
 
   size(file: string): number {

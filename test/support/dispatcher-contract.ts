@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { OperationDispatcher } from '../../application/operation.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import type { AgentName } from '../../domain/model.js';
+import { WIP_LIMIT } from './fake-plugin-runtime.js';
 import { rejectionOf } from './failures.js';
 import { outputViolation } from './output-schemas.js';
 
@@ -180,6 +181,41 @@ export function dispatcherContract(name: string, open: () => Promise<DispatcherU
       expect((await run('restore', { snapshot_id: snapshot.id })).snapshot.id).to.equal(snapshot.id);
       expect(Object.keys((await run('state')).nodes)).to.deep.equal(['T-1']);
       expect((await failing('restore', { snapshot_id: 'nope' })).code).to.be.oneOf(['INVALID_ARGUMENT', 'STORAGE_ERROR']);
+    });
+
+    it('plugins: add, list, set-data and remove; a plugin refuses before the commit and in allowed_actions', async () => {
+      if (sut.remote) {
+        await localOnly('plugin add', { module: WIP_LIMIT });
+        await localOnly('plugin list', {});
+        await localOnly('plugin set-data', { name: 'wip-limit', data: '{}' });
+        return localOnly('plugin remove', { name: 'wip-limit' });
+      }
+      await run('add-task', task('T-1'));
+      await run('add-task', task('T-2'));
+      const added = await run('plugin add', { module: WIP_LIMIT, data: '{"limit":1}' });
+      expect(added.plugin).to.include({ name: 'wip-limit', module: WIP_LIMIT, installed_by: 'alice' });
+      expect((await run('plugin list', {}, null)).plugins).to.deep.equal([added.plugin]);
+      await run('take', { id: 'T-1' }, 'bob');
+      const refused = await failing('take', { id: 'T-2' }, 'bob');
+      expect(refused.code).to.equal('PLUGIN_REFUSED');
+      expect(refused.details).to.include({ plugin: 'wip-limit', operation: 'take', agent: 'bob' });
+      expect((await run('context', { id: 'T-2' }, 'bob')).allowed_actions).not.to.include('take');
+      expect((await failing('plugin set-data', { name: 'wip-limit', data: '{"limit":0}' })).code).to.equal('PLUGIN_DATA_INVALID');
+      await run('plugin set-data', { name: 'wip-limit', data: '{"limit":2}' });
+      await run('take', { id: 'T-2' }, 'bob');
+      expect((await run('plugin remove', { name: 'wip-limit' })).plugin.name).to.equal('wip-limit');
+      expect((await run('plugin list', {}, null)).plugins).to.deep.equal([]);
+    });
+
+    it('plugins: takes racing past a limit of one have exactly one winner (decided under the lock, or in the group)', async () => {
+      if (sut.remote) return;
+      const ids = ['T-1', 'T-2', 'T-3', 'T-4', 'T-5'];
+      for (const id of ids) await run('add-task', task(id));
+      await run('plugin add', { module: WIP_LIMIT, data: '{"limit":1}' });
+      const outcomes = await Promise.allSettled(ids.map((id) => sut.dispatcher.dispatch({ project: sut.project, operation: 'take', args: { id }, agent: 'bob' })));
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).to.have.length(1);
+      const refusals = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Failure).code] : []));
+      expect(refusals).to.deep.equal(['PLUGIN_REFUSED', 'PLUGIN_REFUSED', 'PLUGIN_REFUSED', 'PLUGIN_REFUSED']);
     });
 
     it('host: migrate --dry-run reports the project as schema 1 and writes nothing', async () => {

@@ -1,8 +1,9 @@
 import { applyChangeSet } from '../../domain/change-set.js';
 import { DomainError } from '../../domain/errors.js';
 import type { Graph, State } from '../../domain/model.js';
+import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
 import { stateProblem } from '../../domain/state-shape.js';
-import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
+import type { PluginReader, ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
 import type { SnapshotMetadata, SnapshotReason, SnapshotStore } from '../../application/ports/snapshot-store.js';
 
 /** Snapshots kept in memory, in the order they were taken; `load` fails like the real store for an unknown id. */
@@ -19,10 +20,10 @@ export class InMemorySnapshotStore implements SnapshotStore {
     return this.taken.map((snapshot) => snapshot.metadata).reverse();
   }
 
-  async load(id: string): Promise<{ metadata: SnapshotMetadata; state: State }> {
+  async load(id: string): Promise<{ metadata: SnapshotMetadata; state: State; plugins: PluginTable }> {
     const snapshot = this.taken.find((candidate) => candidate.metadata.id === id);
     if (!snapshot || snapshot.displaced.kind !== 'valid') throw new DomainError('STORAGE_ERROR', `No snapshot ${id}`, { cause: 'ENOENT' });
-    return { metadata: snapshot.metadata, state: structuredClone(snapshot.displaced.state) };
+    return { metadata: snapshot.metadata, state: structuredClone(snapshot.displaced.state), plugins: structuredClone(snapshot.displaced.plugins ?? {}) };
   }
 }
 
@@ -39,22 +40,22 @@ export class InMemoryProjectStore implements ProjectStore {
 
   constructor(readonly projectId = 'memory') {}
 
-  async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
-    return read(this.copy());
+  async readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T> {
+    return read(this.copy(), this.pluginReader());
   }
 
-  async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
-    return read(this.copy());
+  async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
+    return read(this.copy(), this.pluginReader());
   }
 
-  transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
+  transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
     return this.exclusive(async () => {
-      const { result, changes } = await work(this.copy());
+      const { result, changes } = await work(this.copy(), this.pluginReader());
       if (changes) {
         const state = this.copy();
         applyChangeSet(state, structuredClone(changes));
         state.log.push(...structuredClone(changes.log));
-        this.current = { kind: 'valid', state };
+        this.current = { kind: 'valid', state, plugins: this.plugins() };
       }
       return result;
     });
@@ -62,24 +63,33 @@ export class InMemoryProjectStore implements ProjectStore {
 
   rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {
     return this.exclusive(async () => {
-      const { result, state } = await work(structuredClone(this.current));
-      if (state) this.store(state);
+      const { result, state, plugins } = await work(structuredClone(this.current));
+      if (state) this.store(state, plugins ?? {});
       return result;
     });
   }
 
-  replace(state: State): Promise<void> {
-    return this.exclusive(async () => this.store(state));
+  replace(state: State, plugins: PluginTable = {}): Promise<void> {
+    return this.exclusive(async () => this.store(state, plugins));
   }
 
   async inspect(): Promise<StoredState> {
     return structuredClone(this.current);
   }
 
-  private store(state: State): void {
-    const problem = stateProblem(state);
+  private store(state: State, plugins: PluginTable): void {
+    const problem = stateProblem(state) ?? pluginTableProblem(plugins);
     if (problem) throw new DomainError('STORAGE_ERROR', problem, { cause: 'EINVALID' });
-    this.current = { kind: 'valid', state: structuredClone(state) };
+    this.current = { kind: 'valid', state: structuredClone(state), plugins: structuredClone(plugins) };
+  }
+
+  private plugins(): PluginTable {
+    return this.current.kind === 'valid' ? structuredClone(this.current.plugins ?? {}) : {};
+  }
+
+  private pluginReader(): PluginReader {
+    const plugins = this.plugins();
+    return () => plugins;
   }
 
   /** Runs `work` after every earlier exclusive call has settled. */

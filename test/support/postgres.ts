@@ -1,9 +1,11 @@
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, chownSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureCommand } from './debian-package.js';
 
-const ENSURE = path.resolve(__dirname, '../../../scripts/ensure-postgresql.sh');
+/** Where Debian's postgresql packages put each major version's server programs. */
+const VERSIONS_DIR = '/usr/lib/postgresql';
 /** The socket file is private to the cluster's directory, so every cluster can use the default port. */
 const PORT = 5432;
 const SUPERUSER = 'taskdag';
@@ -27,13 +29,13 @@ export const CLUSTER_PASSWORD = 'pw-never-shown-4cf1';
 let cluster: TestCluster | null = null;
 
 /**
- * The test process's cluster, started on first use (installing Debian's postgresql when missing,
- * as scripts/ensure-postgresql.sh does) and stopped when the process exits. As root, initdb and
- * the server run as the package's `postgres` user, which owns the cluster's directory.
+ * The test process's cluster, started on first use (installing Debian's postgresql when missing)
+ * and stopped when the process exits. As root, initdb and the server run as the package's
+ * `postgres` user, which owns the cluster's directory.
  */
 export function testPostgres(): TestCluster {
   if (cluster) return cluster;
-  const bin = execFileSync('/bin/sh', [ENSURE], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 540_000 }).trim().split('\n').pop()!;
+  const bin = serverPrograms();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-pg-'));
   const asOwner = ownerRunner(dir);
   const data = path.join(dir, 'data');
@@ -59,6 +61,30 @@ export function testPostgres(): TestCluster {
     },
   };
   return cluster;
+}
+
+/**
+ * The newest installed PostgreSQL's program directory (with initdb and pg_ctl), installing
+ * Debian's postgresql when missing: its postgresql-common puts pg_ctlcluster on PATH, while
+ * initdb and pg_ctl stay in /usr/lib/postgresql/<major>/bin.
+ */
+function serverPrograms(): string {
+  ensureCommand('pg_ctlcluster', 'postgresql');
+  const majors = readdirSync(VERSIONS_DIR)
+    .filter((name) => /^\d+$/.test(name))
+    .sort((a, b) => Number(b) - Number(a));
+  const bin = majors.map((major) => path.join(VERSIONS_DIR, major, 'bin')).find(hasServerPrograms);
+  if (!bin) throw new Error(`No PostgreSQL with initdb and pg_ctl under ${VERSIONS_DIR}: install Debian's postgresql package`);
+  return bin;
+}
+
+function hasServerPrograms(bin: string): boolean {
+  try {
+    for (const program of ['initdb', 'pg_ctl']) accessSync(path.join(bin, program), constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 let databases = 0;

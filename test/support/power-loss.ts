@@ -5,6 +5,7 @@ import { GraphDraft } from '../../domain/draft.js';
 import { registerInitiative } from '../../domain/initiatives.js';
 import type { State } from '../../domain/model.js';
 import { projectState } from '../../domain/projection.js';
+import { withPluginChange, type PluginTable } from '../../domain/plugins.js';
 import { freshState, restoredState } from '../../domain/replacement.js';
 import { CrashFileSystem, PowerLoss, seededRandom } from './crash-file-system.js';
 import { NOW, addTask } from './graphs.js';
@@ -44,10 +45,21 @@ const restoreNewest: Step = (store) =>
   store.rewrite(async (current) => {
     const [newest] = await store.snapshots.list();
     if (!newest) return { result: null, state: null };
-    const { metadata, state } = await store.snapshots.load(newest.id);
+    const { metadata, state, plugins } = await store.snapshots.load(newest.id);
     if (current.kind !== 'absent') await store.snapshots.take('pre-restore', current, NOW);
-    return { result: null, state: restoredState(state, displacedOf(current), { snapshot: metadata.id, at: NOW, by: 'alice' }) };
+    return { result: null, state: restoredState(state, displacedOf(current), { snapshot: metadata.id, at: NOW, by: 'alice' }), plugins };
   });
+
+/** As `plugin set-data` does (docs/plugins.md): the plugin table and a log entry, committed with the state as one. */
+const setPluginData =
+  (limit: number): Step =>
+  (store) =>
+    store.rewrite((current) => {
+      if (current.kind !== 'valid') return { result: null, state: null };
+      const plugin = { name: 'wip-limit', module: '/plugins/wip-limit.js', api_version: 1, installed_at: NOW, installed_by: 'alice', data: { limit } };
+      const state = withPluginChange(current.state, { op: 'plugin.set-data', plugin: plugin.name, at: NOW, by: 'alice' });
+      return { result: null, state, plugins: { ...current.plugins, [plugin.name]: plugin } };
+    });
 
 const seed: Step = (store) => store.replace(sampleState());
 
@@ -58,15 +70,19 @@ function plan(random: () => number, length: number): Step[] {
     const roll = random();
     if (roll < 0.12) steps.push(forceInit);
     else if (roll < 0.22) steps.push(restoreNewest);
+    else if (roll < 0.3) steps.push(setPluginData(at + 1));
     else steps.push(commit(`W-${at}`, random() < 0.3 ? 40_000 + Math.floor(random() * 40_000) : Math.floor(random() * 200)));
   }
   return steps;
 }
 
-/** What must survive: the state's content (the restore event names the snapshot by an id that differs between stores). */
-function comparable(state: State): unknown {
+/**
+ * What must survive: the state's content (the restore event names the snapshot by an id that
+ * differs between stores) and, with it, its plugin table.
+ */
+function comparable(state: State, plugins: PluginTable): unknown {
   const projected = projectState(state) as State;
-  return { ...projected, log: projected.log.map(({ snapshot: _snapshot, ...entry }) => entry) };
+  return { ...projected, log: projected.log.map(({ snapshot: _snapshot, ...entry }) => entry), plugins };
 }
 
 export interface CrashOutcome {
@@ -100,7 +116,7 @@ export async function crashPoint(seedValue: number, planLength = 10): Promise<Cr
     await step(reference);
     const current = await reference.inspect();
     if (current.kind !== 'valid') throw new Error('the reference store lost its state');
-    expected.push(comparable(current.state));
+    expected.push(comparable(current.state, current.plugins ?? {}));
     try {
       await step(files());
       acknowledged++;
@@ -114,7 +130,7 @@ export async function crashPoint(seedValue: number, planLength = 10): Promise<Cr
   const store = new FsProjectStore('p', LOCATION, noLock, disk.afterPowerLoss(random));
   if (acknowledged === 0) return { crashed, violation: null, acknowledged, inFlightSurvived: false };
   try {
-    const found = JSON.stringify(comparable(await store.readState((state) => state)));
+    const found = JSON.stringify(await store.readState((state, plugins) => comparable(state, plugins())));
     const before = JSON.stringify(expected[acknowledged - 1]);
     const next = expected[acknowledged] === undefined ? null : JSON.stringify(expected[acknowledged]);
     if (found !== before && found !== next) return outcome(`the state after step ${acknowledged} is neither the acknowledged one nor the next`);

@@ -2,12 +2,16 @@ import { LocalDispatcher, type DispatcherServices } from '../../application/disp
 import { OPERATIONS } from '../../application/operations/index.js';
 import { OperationRegistry } from '../../application/registry.js';
 import type { AgentName } from '../../domain/model.js';
+import { FakePluginRuntime } from './fake-plugin-runtime.js';
 import { InMemoryProjectStores } from './in-memory-stores.js';
 import { AT, sampleState } from './states.js';
 
 /** Dispatcher services over in-memory stores, a fixed clock and fixed ids. */
-export function inMemoryServices(): DispatcherServices & { stores: InMemoryProjectStores } {
+export function inMemoryServices(): DispatcherServices & { stores: InMemoryProjectStores; runtime: FakePluginRuntime } {
+  const runtime = new FakePluginRuntime();
   return {
+    runtime,
+    plugins: () => runtime,
     stores: new InMemoryProjectStores(),
     clock: { now: () => AT },
     ids: { nodeSuffix: () => '00000000', projectId: () => 'memory' },

@@ -1,11 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import path from 'node:path';
-
-const ENSURE = path.resolve(__dirname, '../../../scripts/ensure-systemd.sh');
+import { spawnSync } from 'node:child_process';
+import { ensureCommand } from './debian-package.js';
 
 /** Installs Debian's systemd package when `systemd-analyze` is missing (the test setup's job). */
 export function ensureSystemdAnalyze(): void {
-  execFileSync('/bin/sh', [ENSURE], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 540_000 });
+  ensureCommand('systemd-analyze', 'systemd');
 }
 
 /** `systemd-analyze verify` on a unit file: its exit status and what it said. */

@@ -14,7 +14,7 @@ describe('init --force and restore (application, in-memory store)', () => {
     expect((await failure(() => sut.run('init', { force: true }, null))).code).to.equal('MISSING_AGENT');
     const result = (await sut.run('init', { force: true }, 'alice')) as { snapshot: { reason: string } };
     expect(result.snapshot.reason).to.equal('force-init');
-    expect(store.snapshots.taken[0]!.displaced).to.deep.equal({ kind: 'valid', state: sampleState() });
+    expect(store.snapshots.taken[0]!.displaced).to.deep.equal({ kind: 'valid', state: sampleState(), plugins: {} });
     const current = await store.inspect();
     expect(current.kind === 'valid' && current.state.nodes).to.deep.equal({});
   });

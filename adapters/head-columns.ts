@@ -1,0 +1,110 @@
+import type { Claim, Graph, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
+import { StatusIndex, type NodeHead } from '../domain/status-index.js';
+
+/**
+ * The heads as the checkpoint stores them: by column, in the order of the node ids, so that tens
+ * of thousands of heads parse as a few flat lists. Repeated strings (statuses, initiatives,
+ * domains) are numbers into a table; claims and scopes are listed only for the nodes that have one.
+ */
+export interface HeadColumns {
+  /** One character per node: `t`ask, `g`ate or `k`nowledge. */
+  types: string;
+  strings: (string | null)[];
+  status: number[];
+  initiative: number[];
+  domain: number[];
+  created_at: string[];
+  /** `[position, by, at]` for each claimed task. */
+  claims: [number, string, string][];
+  /** `[position, scope]` for each knowledge node. */
+  scopes: [number, KnowledgeScope][];
+}
+
+const TYPE_CODES: Record<NodeType, string> = { task: 't', gate: 'g', knowledge: 'k' };
+const TYPES_BY_CODE: Record<string, NodeType> = { t: 'task', g: 'gate', k: 'knowledge' };
+
+/** The graph's StatusIndex heads, in the order of `ids`, so a load derives no status. */
+export function headColumns(graph: Graph, ids: readonly NodeId[]): HeadColumns {
+  const heads = StatusIndex.of(graph).all();
+  const strings: (string | null)[] = [];
+  const numbers = new Map<string | null, number>();
+  const code = (value: string | null) => {
+    let number = numbers.get(value);
+    if (number === undefined) {
+      number = strings.push(value) - 1;
+      numbers.set(value, number);
+    }
+    return number;
+  };
+  const columns: HeadColumns = { types: '', strings, status: [], initiative: [], domain: [], created_at: [], claims: [], scopes: [] };
+  const types: string[] = [];
+  ids.forEach((id, position) => {
+    const head = heads.get(id)!;
+    types.push(TYPE_CODES[head.type]);
+    columns.status.push(code(head.status));
+    columns.initiative.push(code(head.initiative));
+    columns.domain.push(code(head.domain));
+    columns.created_at.push(head.created_at);
+    if (head.claim) columns.claims.push([position, head.claim.by, head.claim.at]);
+    if (head.scope) columns.scopes.push([position, head.scope]);
+  });
+  columns.types = types.join('');
+  return columns;
+}
+
+/**
+ * The heads a checkpoint stores, or null when they are malformed: heads are derived data, so the
+ * reader derives them again from the nodes (slower, never wrong) rather than refuse the file.
+ */
+export function headsOf(value: unknown, ids: readonly NodeId[]): NodeHead[] | null {
+  const columns = value as Partial<HeadColumns> | null;
+  const count = ids.length;
+  if (typeof columns !== 'object' || columns === null || !isTypes(columns.types, count) || !Array.isArray(columns.strings)) return null;
+  const strings = columns.strings;
+  const stringAt = (number: unknown): number is number => Number.isInteger(number) && (number as number) >= 0 && (number as number) < strings.length;
+  const textAt = (number: unknown) => stringAt(number) && typeof strings[number] === 'string';
+  if (!isColumn(columns.status, count, textAt) || !isColumn(columns.initiative, count, textAt)) return null;
+  if (!isColumn(columns.domain, count, (number) => stringAt(number) && (strings[number] === null || typeof strings[number] === 'string'))) return null;
+  if (!isColumn(columns.created_at, count, (text) => typeof text === 'string')) return null;
+  const claims = sparse(columns.claims, count, (entry) => typeof entry[1] === 'string' && typeof entry[2] === 'string' && entry.length === 3);
+  const scopes = sparse(columns.scopes, count, (entry) => entry.length === 2 && isScope(entry[1]));
+  if (!claims || !scopes) return null;
+  const heads = ids.map((id, position): NodeHead => ({
+    id,
+    type: TYPES_BY_CODE[columns.types![position]!]!,
+    status: strings[columns.status![position]!] as string,
+    initiative: strings[columns.initiative![position]!] as string,
+    domain: strings[columns.domain![position]!] as string | null,
+    created_at: columns.created_at![position]!,
+    claim: null,
+    scope: null,
+  }));
+  for (const [position, by, at] of claims as HeadColumns['claims']) heads[position]!.claim = { by, at } satisfies Claim;
+  for (const [position, scope] of scopes as HeadColumns['scopes']) heads[position]!.scope = scope;
+  return heads.every((head) => (head.scope !== null) === (head.type === 'knowledge')) ? heads : null;
+}
+
+function isTypes(types: unknown, count: number): types is string {
+  return typeof types === 'string' && types.length === count && /^[tgk]*$/.test(types);
+}
+
+function isColumn(column: unknown, count: number, valid: (item: unknown) => boolean): boolean {
+  return Array.isArray(column) && column.length === count && column.every(valid);
+}
+
+/** Entries `[position, ...]` at distinct positions among `count`, each valid; null otherwise. */
+function sparse(list: unknown, count: number, valid: (entry: unknown[]) => boolean): unknown[][] | null {
+  if (!Array.isArray(list)) return null;
+  const seen = new Set<number>();
+  for (const entry of list) {
+    if (!Array.isArray(entry) || !Number.isInteger(entry[0]) || entry[0] < 0 || entry[0] >= count || seen.has(entry[0]) || !valid(entry)) return null;
+    seen.add(entry[0]);
+  }
+  return list as unknown[][];
+}
+
+function isScope(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const scope = value as Record<string, unknown>;
+  return ['domains', 'initiatives', 'tags', 'node_ids'].every((list) => Array.isArray(scope[list]) && (scope[list] as unknown[]).every((item) => typeof item === 'string'));
+}

@@ -1,0 +1,144 @@
+import type { Timestamp } from './clock.js';
+import { GraphIndex } from './graph-index.js';
+import { isKnowledge, isTask, nodeType, type Claim, type Edge, type Graph, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
+import { derivedStatus, readinessDependents } from './status.js';
+
+/**
+ * What whole-graph reads select on, for one node: its type, its derived status (the status
+ * bucket), the fields `status` filters and orders by, its claim, and a knowledge node's scope.
+ */
+export interface NodeHead {
+  id: NodeId;
+  type: NodeType;
+  status: string;
+  initiative: string;
+  domain: string | null;
+  created_at: Timestamp;
+  claim: Claim | null;
+  scope: KnowledgeScope | null;
+}
+
+/**
+ * Every node's head, kept current change by change: a change to a node marks it and the tasks
+ * whose readiness can depend on it (see `readinessDependents`), and only those are derived again
+ * when the heads are next read. So `status` reads heads and parses only the nodes it lists;
+ * `context` matches knowledge by scope without reading the rest. One index per graph object, like
+ * GraphIndex: a graph kept in memory (a server's) is derived once; a store may seed it from heads
+ * it saved with the graph (a checkpoint), so a command derives nothing it did not change.
+ */
+export class StatusIndex {
+  private static readonly shared = new WeakMap<Graph, StatusIndex>();
+  private heads: Map<NodeId, NodeHead> | null = null;
+  /** The heads of knowledge nodes alone, for matching scopes without walking every head. */
+  private readonly knowledgeHeads = new Map<NodeId, NodeHead>();
+  /** Heads saved with the graph, read on first use (null when they turn out unusable). */
+  private saved: (() => Iterable<NodeHead> | null) | null = null;
+  /** Nodes changed, and ends of edges changed, since the heads were last brought up to date. */
+  private readonly changed = new Set<NodeId>();
+
+  private constructor(private readonly graph: Graph) {}
+
+  /** The index of `graph`, derived from every node on first use unless seeded. */
+  static of(graph: Graph): StatusIndex {
+    let index = StatusIndex.shared.get(graph);
+    if (!index) {
+      index = new StatusIndex(graph);
+      StatusIndex.shared.set(graph, index);
+    }
+    return index;
+  }
+
+  /** The index of `graph` if one is kept: what a change must keep current (nothing to do otherwise). */
+  static kept(graph: Graph): StatusIndex | undefined {
+    return StatusIndex.shared.get(graph);
+  }
+
+  /**
+   * Starts `graph`'s index from heads that are true of it now, saved with it by the store; they
+   * are read when first needed, so a command that reads no heads pays nothing for them. `saved`
+   * gives null when they cannot be used: every head is then derived.
+   */
+  static seed(graph: Graph, saved: () => Iterable<NodeHead> | null): void {
+    const index = StatusIndex.of(graph);
+    index.heads = null;
+    index.saved = saved;
+    index.changed.clear();
+  }
+
+  /** Node `id` was written (or removed). Costs nothing now: its dependents are found when heads are next read. */
+  nodeChanged(id: NodeId): void {
+    if (this.heads || this.saved) this.changed.add(id);
+  }
+
+  /**
+   * `edge` was added or removed. Both ends are marked: what the edge led to is reached from its
+   * `to` end whether or not the edge is still there.
+   */
+  edgeChanged(edge: Edge): void {
+    this.nodeChanged(edge.from);
+    this.nodeChanged(edge.to);
+  }
+
+  /**
+   * Every node's head, current. A head is derived again when its node changed or when a task's
+   * readiness can depend on a changed node, judged on the graph as it is now: a dependency that a
+   * removed edge carried is caught by that edge's marked ends. Do not modify it.
+   */
+  all(): ReadonlyMap<NodeId, NodeHead> {
+    if (!this.heads && this.saved) this.heads = this.readSaved();
+    if (!this.heads) {
+      this.heads = new Map();
+      this.knowledgeHeads.clear();
+      for (const id of Object.keys(this.graph.nodes)) this.derive(id);
+    } else if (this.changed.size > 0) {
+      const edges = GraphIndex.of(this.graph);
+      const stale = new Set<NodeId>();
+      for (const id of this.changed) {
+        stale.add(id);
+        for (const dependent of readinessDependents(this.graph, edges, id)) stale.add(dependent);
+      }
+      for (const id of stale) this.derive(id);
+    }
+    this.changed.clear();
+    return this.heads;
+  }
+
+  /** The heads of every knowledge node, current. Do not modify it. */
+  knowledge(): ReadonlyMap<NodeId, NodeHead> {
+    this.all();
+    return this.knowledgeHeads;
+  }
+
+  private readSaved(): Map<NodeId, NodeHead> | null {
+    const saved = this.saved!();
+    this.saved = null;
+    if (!saved) return null;
+    const heads = new Map<NodeId, NodeHead>();
+    for (const head of saved) {
+      heads.set(head.id, head);
+      if (head.scope) this.knowledgeHeads.set(head.id, head);
+    }
+    return heads;
+  }
+
+  private derive(id: NodeId): void {
+    const node = Object.hasOwn(this.graph.nodes, id) ? this.graph.nodes[id] : undefined;
+    this.knowledgeHeads.delete(id);
+    if (!node) {
+      this.heads!.delete(id);
+      return;
+    }
+    const head: NodeHead = {
+      id,
+      type: nodeType(node),
+      status: derivedStatus(this.graph, GraphIndex.of(this.graph), node),
+      initiative: node.initiative,
+      domain: node.domain,
+      created_at: node.created_at,
+      claim: isTask(node) ? node.claim : null,
+      scope: isKnowledge(node) ? node.scope : null,
+    };
+    this.heads!.set(id, head);
+    if (head.scope) this.knowledgeHeads.set(id, head);
+  }
+}

@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { applyChangeSet } from '../../domain/change-set.js';
+import { GraphDraft } from '../../domain/draft.js';
+import { GraphIndex } from '../../domain/graph-index.js';
+import { accept, cancel, reopen, resolve, take } from '../../domain/lifecycle.js';
+import type { Graph, NodeId } from '../../domain/model.js';
+import { StatusIndex, type NodeHead } from '../../domain/status-index.js';
+import { derivedStatus } from '../../domain/status.js';
+import { NOW, addGate, addKnowledge, addTask, newDraft } from '../support/graphs.js';
+
+/** A small deterministic PRNG, so a failing sequence can be replayed from its seed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Every node's derived status, computed afresh from the graph: what the kept index must agree with. */
+function freshStatuses(graph: Graph): Record<NodeId, string> {
+  const copy = structuredClone(graph);
+  const index = new GraphIndex(copy);
+  return Object.fromEntries(Object.values(copy.nodes).map((node) => [node.id, derivedStatus(copy, index, node)]));
+}
+
+function keptStatuses(graph: Graph): Record<NodeId, string> {
+  return Object.fromEntries([...StatusIndex.of(graph).all().values()].map((head) => [head.id, head.status]));
+}
+
+/** One random change through the domain's own rules; a refused one changes nothing. */
+function randomStep(draft: GraphDraft, next: () => number, step: number): void {
+  const ids = Object.keys(draft.graph.nodes);
+  const pick = () => ids[Math.floor(next() * ids.length)]!;
+  const roll = next();
+  try {
+    if (roll < 0.25) addTask(draft, `T${step}`, {}, { blocked_by: ids.filter(() => next() < 0.1) });
+    else if (roll < 0.35) addGate(draft, `G${step}`, {}, next() < 0.4 ? { supersedes: pick() } : { blocked_by: [pick()] });
+    else if (roll < 0.4) addKnowledge(draft, `K${step}`);
+    else if (roll < 0.5) draft.addEdge({ from: pick(), to: pick(), type: 'BLOCKS' });
+    else if (roll < 0.6) draft.removeEdge(draft.graph.edges[Math.floor(next() * draft.graph.edges.length)] ?? { from: 'x', to: 'y', type: 'BLOCKS' });
+    else if (roll < 0.7) draft.actingAs('alice', () => take(draft, pick()));
+    else if (roll < 0.8) draft.actingAs('bob', () => accept(draft, pick()));
+    else if (roll < 0.9) resolve(draft, pick(), 'yes', 'because');
+    else if (roll < 0.95) cancel(draft, pick(), 'no longer');
+    else reopen(draft, pick(), 'again');
+  } catch {
+    // A rule refused it (a cycle, a wrong status): nothing changed.
+  }
+}
+
+describe('StatusIndex (status buckets kept per change)', () => {
+  for (let seed = 1; seed <= 40; seed++) {
+    it(`agrees with a fresh derivation after every change of random sequence ${seed}, reads interleaved`, () => {
+      const next = random(seed);
+      const draft = newDraft('orchestrator');
+      StatusIndex.of(draft.graph).all();
+      for (let step = 0; step < 120; step++) {
+        randomStep(draft, next, step);
+        if (next() < 0.3) expect(keptStatuses(draft.graph), `step ${step}`).to.deep.equal(freshStatuses(draft.graph));
+      }
+      expect(keptStatuses(draft.graph)).to.deep.equal(freshStatuses(draft.graph));
+      const knowledge = Object.values(draft.graph.nodes).filter((node) => node.kind === 'knowledge').map((node) => node.id);
+      expect([...StatusIndex.of(draft.graph).knowledge().keys()].sort()).to.deep.equal(knowledge.sort());
+    });
+  }
+
+  it('stays true when a draft is rolled back, read or not in between', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const next = random(seed);
+      const base = newDraft('orchestrator');
+      for (let step = 0; step < 60; step++) randomStep(base, next, step);
+      StatusIndex.of(base.graph).all();
+      const before = freshStatuses(base.graph);
+      const draft = new GraphDraft(base.graph, NOW, 'orchestrator');
+      for (let step = 100; step < 130; step++) {
+        randomStep(draft, next, step);
+        if (next() < 0.3) StatusIndex.of(draft.graph).all();
+      }
+      draft.rollback();
+      expect(keptStatuses(base.graph), `seed ${seed}`).to.deep.equal(before);
+    }
+  });
+
+  it('seeded from saved heads, is kept true by replayed change sets', () => {
+    const next = random(7);
+    const draft = newDraft('orchestrator');
+    for (let step = 0; step < 60; step++) randomStep(draft, next, step);
+    const saved: Graph = structuredClone(draft.graph);
+    const heads: NodeHead[] = [...StatusIndex.of(draft.graph).all().values()].map((head) => structuredClone(head));
+    const later = new GraphDraft(draft.graph, NOW, 'orchestrator');
+    for (let step = 200; step < 260; step++) randomStep(later, next, step);
+    const changes = later.changes()!;
+    StatusIndex.seed(saved, () => heads);
+    applyChangeSet(saved, structuredClone(changes));
+    expect(keptStatuses(saved)).to.deep.equal(freshStatuses(draft.graph));
+  });
+
+  it('carries what status filters and orders by, and a knowledge scope', () => {
+    const draft = newDraft('orchestrator');
+    addTask(draft, 'T1');
+    addKnowledge(draft, 'K1');
+    const heads = StatusIndex.of(draft.graph).all();
+    expect(heads.get('T1')).to.deep.include({ type: 'task', status: 'ready', initiative: 'core', claim: null, scope: null, created_at: NOW });
+    expect(heads.get('K1')!.scope).to.deep.equal(draft.graph.nodes.K1!.kind === 'knowledge' ? draft.graph.nodes.K1!.scope : null);
+  });
+});
