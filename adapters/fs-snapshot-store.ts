@@ -3,11 +3,12 @@ import { DomainError } from '../domain/errors.js';
 import { isTimestamp, type Timestamp } from '../domain/clock.js';
 import { projectState } from '../domain/projection.js';
 import type { State } from '../domain/model.js';
-import { pluginTableProblem, type PluginTable } from '../domain/plugins.js';
+import type { PluginTable } from '../domain/plugins.js';
 import type { StoredState } from '../application/ports/project-store.js';
 import type { RawFile, SnapshotMetadata, SnapshotReason, SnapshotStore } from '../application/ports/snapshot-store.js';
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem } from './file-system.js';
+import { decodePluginTable } from './plugin-table-file.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
 import { nextSnapshotStamp, sha256, SNAPSHOT_ID, SNAPSHOT_REASONS as REASONS } from './snapshot-naming.js';
@@ -118,15 +119,7 @@ export class FsSnapshotStore implements SnapshotStore {
     if (contents.length !== metadata.plugins.bytes || sha256(contents) !== metadata.plugins.sha256) {
       throw invalidFile(file, `its size or sha256 does not match ${this.file(metadata.id, META_SUFFIX)}`);
     }
-    let table: unknown;
-    try {
-      table = JSON.parse(contents.toString('utf8'));
-    } catch {
-      throw invalidFile(file, 'it is not JSON');
-    }
-    const problem = pluginTableProblem(table);
-    if (problem) throw invalidFile(file, problem);
-    return table as PluginTable;
+    return decodePluginTable(contents, file);
   }
 
   /** A stamp after every existing snapshot's, so that ids sort by creation even within one millisecond. */

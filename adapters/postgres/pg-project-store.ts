@@ -2,9 +2,12 @@ import type { Pool, PoolClient } from 'pg';
 import { DomainError } from '../../domain/errors.js';
 import type { ChangeSet } from '../../domain/change-set.js';
 import type { Edge, Graph, GraphNode, Initiative, LogEntry, Note, State } from '../../domain/model.js';
+import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
 import { stateProblem } from '../../domain/state-shape.js';
-import type { ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
+import type { PluginReader, ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
 import { assertReplaceable } from '../replacement-order.js';
+import { invalidFile } from '../storage-error.js';
+import { pluginTableOf, type PluginRow } from './pg-plugin-rows.js';
 import { queryFresh, withTransaction } from './pg-pool.js';
 import { PgSnapshotStore } from './pg-snapshot-store.js';
 
@@ -21,11 +24,19 @@ interface ProjectRow {
   edges_revision: number;
 }
 
-/** A graph as of a project row. Never changed once made: a commit works on a copy (see workingCopy). */
+/**
+ * A graph as of a project row, with the plugin table of its incarnation. Never changed once made:
+ * a commit works on a copy (see workingCopy). The plugin table changes only with a whole
+ * replacement (a new incarnation), so a graph caught up from rows keeps its base's.
+ */
 interface Cached {
   row: ProjectRow;
   graph: Graph;
+  plugins: StoredPlugins;
 }
+
+/** The plugin table as the rows hold it: a table, or why it cannot be used (docs/plugins.md). */
+type StoredPlugins = { table: PluginTable; problem: null } | { table: null; problem: string; rows: PluginRow[] };
 
 const ROW = 'version, fence_generation::int, revision::int, incarnation::int, log_length::int, edges_revision::int';
 const READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
@@ -41,6 +52,7 @@ const GRAPH_SINCE = `
   UNION ALL SELECT 'c-initiative', i.name, i.initiative, i.position, NULL, NULL FROM taskdag_initiatives i, r WHERE i.project = $1 AND i.revision > r.since
   UNION ALL SELECT 'd-edge', NULL, json_build_object('from', e.from_id, 'to', e.to_id, 'type', e.type), e.position, NULL, NULL
     FROM taskdag_edges e, r WHERE e.project = $1 AND (r.since < 0 OR r.edges_revision > r.since)
+  UNION ALL SELECT 'e-plugin', p.plugin, p.value, 0, NULL, p.key FROM taskdag_plugin_data p, r WHERE p.project = $1 AND r.since < 0
   ORDER BY kind, ord`;
 
 /**
@@ -69,22 +81,18 @@ export class PgProjectStore implements ProjectStore {
     this.snapshots = new PgSnapshotStore(pool, projectId, this.location);
   }
 
-  async readGraph<T>(read: (graph: Graph) => T | Promise<T>): Promise<T> {
+  async readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     // One statement, one snapshot: the row, and only what changed since the graph in hand.
-    const graph = (await this.graphSince(this.pool, this.cached)).graph;
-    return read(graph);
+    const current = await this.graphSince(this.pool, this.cached);
+    return read(current.graph, this.pluginReader(current));
   }
 
-  async readState<T>(read: (state: State) => T | Promise<T>): Promise<T> {
-    const state = await withTransaction(
-      this.pool,
-      async (client) => ({ ...(await this.graphSince(client, this.cached)).graph, log: await this.log(client) }),
-      READ_ONLY,
-    );
-    return read(state);
+  async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
+    const { current, log } = await withTransaction(this.pool, async (client) => ({ current: await this.graphSince(client, this.cached), log: await this.log(client) }), READ_ONLY);
+    return read({ ...current.graph, log }, this.pluginReader(current));
   }
 
-  transact<T>(work: (graph: Graph) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
+  transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
     return this.exclusive(async () => {
       let committed: Cached | null = null;
       const result = await withTransaction(this.pool, async (client) => {
@@ -92,8 +100,8 @@ export class PgProjectStore implements ProjectStore {
         await this.row(client, 'FOR UPDATE');
         const current = await this.graphSince(client, this.cached);
         const graph = workingCopy(current.graph);
-        const { result, changes } = await work(graph);
-        if (changes) committed = await this.commit(client, current.row, graph, changes);
+        const { result, changes } = await work(graph, this.pluginReader(current));
+        if (changes) committed = await this.commit(client, current, graph, changes);
         return result;
       });
       if (committed) this.keep(committed);
@@ -109,22 +117,25 @@ export class PgProjectStore implements ProjectStore {
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.projectId]);
         const current = await this.storedState(client, 'FOR UPDATE');
         const snapshotsBefore = this.snapshots.taken;
-        const { result, state } = await work(current);
-        if (!state) return result;
-        assertReplaceable(state, current, this.location);
+        const rewritten = await work(current);
+        if (!rewritten.state) return rewritten.result;
+        assertReplaceable(rewritten.state, current, this.location);
+        const plugins = rewritten.plugins ?? {};
+        const problem = pluginTableProblem(plugins);
+        if (problem) throw invalidFile(this.pluginsLocation, problem);
         if (current.kind === 'unreadable' && this.snapshots.taken === snapshotsBefore) {
           await this.snapshots.take('corrupt-recovery', current, new Date().toISOString());
         }
-        replaced = await this.writeWhole(client, state);
-        return result;
+        replaced = await this.writeWhole(client, rewritten.state, plugins);
+        return rewritten.result;
       });
       if (replaced) this.cached = replaced;
       return result;
     });
   }
 
-  async replace(state: State): Promise<void> {
-    await this.rewrite(() => ({ result: undefined, state }));
+  async replace(state: State, plugins: PluginTable = {}): Promise<void> {
+    await this.rewrite(() => ({ result: undefined, state, plugins }));
   }
 
   inspect(): Promise<StoredState> {
@@ -142,15 +153,38 @@ export class PgProjectStore implements ProjectStore {
     return (await client.query<ProjectRow>(`SELECT ${ROW} FROM taskdag_projects WHERE id = $1 ${lock}`, [this.projectId])).rows[0];
   }
 
-  /** What the rows hold, as whole-state operations see it; a state that breaks a rule of its shape is unreadable. */
+  /** Where a damaged plugin table is said to be, in messages. */
+  private get pluginsLocation(): string {
+    return `${this.location}/plugins`;
+  }
+
+  /**
+   * What the rows hold, as whole-state operations see it; a state that breaks a rule of its shape
+   * or a plugin table that does not load is unreadable. Its `text`, what a corrupt-recovery
+   * snapshot keeps, is the state as JSON, with the plugin rows beside it when there are any.
+   */
   private async storedState(client: PoolClient, lock: '' | 'FOR UPDATE'): Promise<StoredState> {
     const row = await this.rowIfAny(client, lock);
     if (!row) return { kind: 'absent' };
-    const state: State = { ...(await this.graphSince(client, null)).graph, log: await this.log(client) };
+    const loaded = await this.graphSince(client, null);
+    const state: State = { ...loaded.graph, log: await this.log(client) };
     const problem = stateProblem(state);
-    if (!problem) return { kind: 'valid', state };
-    const error = new DomainError('STORAGE_ERROR', `${this.location} is not valid taskdag state: ${problem}`, { cause: 'EINVALID', path: this.location, problem });
-    return { kind: 'unreadable', text: JSON.stringify(state), error, reached: { revision: row.revision, fence_generation: row.fence_generation } };
+    const plugins = loaded.plugins;
+    if (!problem && plugins.problem === null) return { kind: 'valid', state, plugins: plugins.table };
+    const error = problem
+      ? new DomainError('STORAGE_ERROR', `${this.location} is not valid taskdag state: ${problem}`, { cause: 'EINVALID', path: this.location, problem })
+      : invalidFile(this.pluginsLocation, plugins.problem!);
+    const text = JSON.stringify(plugins.problem === null ? state : { state, plugin_rows: plugins.rows });
+    return { kind: 'unreadable', text, error, reached: { revision: row.revision, fence_generation: row.fence_generation } };
+  }
+
+  /** The plugin table committed with `current`'s graph; a damaged one fails the call that asks for it, as on files. */
+  private pluginReader(current: Cached): PluginReader {
+    return () => {
+      const plugins = current.plugins;
+      if (plugins.problem !== null) throw invalidFile(this.pluginsLocation, plugins.problem);
+      return structuredClone(plugins.table);
+    };
   }
 
   /** Keeps the newer of two graphs (a reader and a writer of this process may both have one). */
@@ -177,9 +211,10 @@ export class PgProjectStore implements ProjectStore {
     if (base && since >= 0 && row.revision === base.row.revision) return base;
     // A database restored to an earlier point: the graph in hand is ahead of it, so load it all.
     if (base && since >= 0 && row.revision < base.row.revision) return this.graphSince(client, null);
-    const graph: Graph =
-      base && since >= 0 ? workingCopy(base.graph) : { version: 1, fence_generation: row.fence_generation, revision: row.revision, initiatives: {}, nodes: {}, edges: [] };
+    const caughtUp = base !== null && since >= 0;
+    const graph: Graph = caughtUp ? workingCopy(base.graph) : { version: 1, fence_generation: row.fence_generation, revision: row.revision, initiatives: {}, nodes: {}, edges: [] };
     const edges: Edge[] = [];
+    const pluginRows: PluginRow[] = [];
     for (const { kind, key, value, node_revision, updated_at } of rows.rows) {
       if (kind === 'a-node') graph.nodes[key!] = value as GraphNode;
       else if (kind === 'b-note') {
@@ -187,11 +222,12 @@ export class PgProjectStore implements ProjectStore {
         if (node) graph.nodes[key!] = { ...node, notes: [...node.notes, value as Note], revision: node_revision!, updated_at: updated_at! };
       } else if (kind === 'c-initiative') graph.initiatives[key!] = value as Initiative;
       else if (kind === 'd-edge') edges.push(value as Edge);
+      else if (kind === 'e-plugin') pluginRows.push({ plugin: key!, key: updated_at!, value });
     }
     if (since < 0 || row.edges_revision > since) graph.edges = edges;
     graph.revision = row.revision;
     graph.fence_generation = row.fence_generation;
-    const fresh = { row, graph };
+    const fresh = { row, graph, plugins: caughtUp ? base.plugins : storedPlugins(pluginRows) };
     this.keep(fresh);
     return fresh;
   }
@@ -205,7 +241,8 @@ export class PgProjectStore implements ProjectStore {
    * serializes writers: the check catches a bug, never a race) and notifies the new revision,
    * which PostgreSQL delivers only if the transaction commits.
    */
-  private async commit(client: PoolClient, row: ProjectRow, graph: Graph, changes: ChangeSet): Promise<Cached> {
+  private async commit(client: PoolClient, current: Cached, graph: Graph, changes: ChangeSet): Promise<Cached> {
+    const { row } = current;
     if (changes.revision <= row.revision) {
       throw new DomainError('STORAGE_ERROR', `A commit at revision ${changes.revision} would not move past ${row.revision}`, { cause: 'EINVALID', path: this.location });
     }
@@ -269,11 +306,11 @@ export class PgProjectStore implements ProjectStore {
       ],
     );
     if (written.rows[0]!.updated !== 1) throw new DomainError('STORAGE_ERROR', `Project ${project} moved on during a commit`, { cause: 'ECONFLICT', path: this.location });
-    return { row: next, graph };
+    return { row: next, graph, plugins: current.plugins };
   }
 
-  /** Replaces every row of the project with `state`, as a new incarnation. */
-  private async writeWhole(client: PoolClient, state: State): Promise<Cached> {
+  /** Replaces every row of the project with `state` and `plugins`, as a new incarnation. */
+  private async writeWhole(client: PoolClient, state: State, plugins: PluginTable): Promise<Cached> {
     const project = this.projectId;
     const { log, ...graph } = state;
     const existing = await this.rowIfAny(client, 'FOR UPDATE');
@@ -291,7 +328,7 @@ export class PgProjectStore implements ProjectStore {
          incarnation = EXCLUDED.incarnation, log_length = EXCLUDED.log_length, edges_revision = EXCLUDED.edges_revision`,
       [project, row.version, row.fence_generation, row.revision, row.incarnation, row.log_length, row.edges_revision],
     );
-    for (const table of ['taskdag_nodes', 'taskdag_notes', 'taskdag_edges', 'taskdag_initiatives', 'taskdag_log']) {
+    for (const table of ['taskdag_nodes', 'taskdag_notes', 'taskdag_edges', 'taskdag_initiatives', 'taskdag_log', 'taskdag_plugin_data']) {
       await client.query(`DELETE FROM ${table} WHERE project = $1`, [project]);
     }
     await client.query('INSERT INTO taskdag_nodes (project, id, revision, node) SELECT $1, key, $2, value FROM json_each($3::json)', [project, row.revision, JSON.stringify(graph.nodes)]);
@@ -309,8 +346,13 @@ export class PgProjectStore implements ProjectStore {
       project,
       JSON.stringify(log),
     ]);
+    // One row per field of each installed plugin: its data is the row keyed `data`.
+    await client.query(
+      'INSERT INTO taskdag_plugin_data (project, plugin, key, value) SELECT $1, plugin.key, field.key, field.value FROM json_each($2::json) plugin, json_each(plugin.value) field',
+      [project, JSON.stringify(plugins)],
+    );
     await this.notify(client, row);
-    return { row, graph: structuredClone(graph) };
+    return { row, graph: structuredClone(graph), plugins: { table: structuredClone(plugins), problem: null } };
   }
 
   /** Announces the revision to every listening process; PostgreSQL delivers it only if the transaction commits. */
@@ -325,6 +367,12 @@ export class PgProjectStore implements ProjectStore {
     this.writers = run.catch(() => undefined);
     return run;
   }
+}
+
+function storedPlugins(rows: PluginRow[]): StoredPlugins {
+  const table: unknown = pluginTableOf(rows);
+  const problem = pluginTableProblem(table);
+  return problem === null ? { table: table as PluginTable, problem: null } : { table: null, problem, rows };
 }
 
 function noState(projectId: string): DomainError {

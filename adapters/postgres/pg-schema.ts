@@ -94,6 +94,11 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX taskdag_sessions_expiry ON taskdag_sessions (expires_at);
   `,
+  // 2: a snapshot keeps the plugin table of the state it saved (docs/plugins.md), its size and
+  // sha256 in the metadata; null for a state without plugins, as every snapshot taken before.
+  `
+  ALTER TABLE taskdag_snapshots ADD COLUMN plugins bytea;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,17 +3,20 @@ import { DomainError } from '../../domain/errors.js';
 import type { Timestamp } from '../../domain/clock.js';
 import { projectState } from '../../domain/projection.js';
 import type { State } from '../../domain/model.js';
+import type { PluginTable } from '../../domain/plugins.js';
 import type { StoredState } from '../../application/ports/project-store.js';
 import type { SnapshotMetadata, SnapshotReason, SnapshotStore } from '../../application/ports/snapshot-store.js';
 import { nextSnapshotStamp, sha256, SNAPSHOT_ID } from '../snapshot-naming.js';
+import { decodePluginTable } from '../plugin-table-file.js';
 import { assertStateShape } from '../state-validation.js';
 import { invalidFile } from '../storage-error.js';
 import { databaseError } from './pg-pool.js';
 
 /**
  * A project's snapshots as rows: the raw state (its `state` projection as JSON, or the raw text
- * of a state that does not load) with its metadata, written in one statement, so a snapshot is
- * there whole or not at all. Its size and sha256 are checked again on load, as for files.
+ * of a state that does not load) with its metadata and, when the state had policy plugins, its
+ * plugin table as JSON, written in one statement, so a snapshot is there whole or not at all.
+ * Sizes and sha256s are checked again on load, as for files.
  */
 export class PgSnapshotStore implements SnapshotStore {
   /** How many snapshots this instance has taken (the store checks a rewrite took one). */
@@ -27,11 +30,26 @@ export class PgSnapshotStore implements SnapshotStore {
 
   async take(reason: SnapshotReason, displaced: Exclude<StoredState, { kind: 'absent' }>, now: Timestamp): Promise<SnapshotMetadata> {
     const contents = Buffer.from(displaced.kind === 'valid' ? JSON.stringify(projectState(displaced.state)) + '\n' : displaced.text);
+    const table = displaced.kind === 'valid' ? (displaced.plugins ?? {}) : {};
+    const plugins = Object.keys(table).length > 0 ? Buffer.from(JSON.stringify(table) + '\n') : null;
     try {
       const newest = await this.pool.query<{ id: string }>('SELECT max(id) AS id FROM taskdag_snapshots WHERE project = $1', [this.project]);
       const id = `${nextSnapshotStamp(now, SNAPSHOT_ID.exec(newest.rows[0]?.id ?? '')?.[1])}-${reason}`;
-      const metadata: SnapshotMetadata = { id, created_at: now, reason, bytes: contents.length, sha256: sha256(contents) };
-      await this.pool.query('INSERT INTO taskdag_snapshots (project, id, metadata, contents) VALUES ($1, $2, $3, $4)', [this.project, id, metadata, contents]);
+      const metadata: SnapshotMetadata = {
+        id,
+        created_at: now,
+        reason,
+        bytes: contents.length,
+        sha256: sha256(contents),
+        ...(plugins ? { plugins: { bytes: plugins.length, sha256: sha256(plugins) } } : {}),
+      };
+      await this.pool.query('INSERT INTO taskdag_snapshots (project, id, metadata, contents, plugins) VALUES ($1, $2, $3, $4, $5)', [
+        this.project,
+        id,
+        metadata,
+        contents,
+        plugins,
+      ]);
       this.taken++;
       return metadata;
     } catch (error) {
@@ -48,13 +66,13 @@ export class PgSnapshotStore implements SnapshotStore {
     }
   }
 
-  async load(id: string): Promise<{ metadata: SnapshotMetadata; state: State }> {
+  async load(id: string): Promise<{ metadata: SnapshotMetadata; state: State; plugins: PluginTable }> {
     if (!SNAPSHOT_ID.test(id)) {
       throw new DomainError('INVALID_ARGUMENT', `${JSON.stringify(id)} is not a snapshot id (see taskdag snapshots)`, { snapshot_id: id });
     }
-    let row: { metadata: SnapshotMetadata; contents: Buffer } | undefined;
+    let row: { metadata: SnapshotMetadata; contents: Buffer; plugins: Buffer | null } | undefined;
     try {
-      row = (await this.pool.query('SELECT metadata, contents FROM taskdag_snapshots WHERE project = $1 AND id = $2', [this.project, id])).rows[0];
+      row = (await this.pool.query('SELECT metadata, contents, plugins FROM taskdag_snapshots WHERE project = $1 AND id = $2', [this.project, id])).rows[0];
     } catch (error) {
       throw databaseError(error);
     }
@@ -70,6 +88,16 @@ export class PgSnapshotStore implements SnapshotStore {
       throw invalidFile(where, 'it is not JSON');
     }
     assertStateShape(state, where);
-    return { metadata, state };
+    return { metadata, state, plugins: snapshotPlugins(metadata, row.plugins, where) };
   }
+}
+
+/** The plugin table kept with a snapshot ({} without one), once its size and sha256 match the metadata's. */
+function snapshotPlugins(metadata: SnapshotMetadata, contents: Buffer | null, where: string): PluginTable {
+  if (!metadata.plugins && contents === null) return {};
+  const file = `${where}/plugins`;
+  if (!metadata.plugins || contents === null || contents.length !== metadata.plugins.bytes || sha256(contents) !== metadata.plugins.sha256) {
+    throw invalidFile(file, 'its size or sha256 does not match the metadata');
+  }
+  return decodePluginTable(contents, file);
 }
