@@ -1,12 +1,14 @@
 import { expect } from 'chai';
-import { appendFileSync, copyFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openEvents } from '../support/api-server.js';
 import { Sandbox } from '../support/cli.js';
+import { loginAt } from '../support/linked-server.js';
 import { CLUSTER_PASSWORD, freshDatabase, testPostgres } from '../support/postgres.js';
 import { envFileEntries, initServerRoot, login, request, session, startServer, type HttpAnswer, type RunningServer } from '../support/server-process.js';
 
 const task = (id: string) => ({ id, initiative: 'core', title: id, body: '', acceptance: 'ok', blocked_by: [] });
+const WIP_LIMIT = path.resolve(__dirname, '../../../examples/plugins/wip-limit.js');
 
 /** A server root of the real `server init --store postgresql`, sharing `envFrom`'s password when given, its env file naming `url`. */
 async function postgresRoot(sandbox: Sandbox, name: string, url: string, envFrom?: string): Promise<{ config: string; envFile: string }> {
@@ -122,6 +124,47 @@ describe('several server processes on one PostgreSQL database (issue 15)', funct
     const again = await ok(servers[0]!, 'crash', 'state', {}, null);
     expect(Object.keys(again.nodes).sort()).to.deep.equal(Object.keys(seen.nodes).sort());
     expect(again.revision).to.equal(seen.revision);
+  });
+
+  it('a plugin pushed through one process is enforced by both: racing takes past a WIP limit of one have one winner, the rest PLUGIN_REFUSED', async () => {
+    // A checkout installs wip-limit (examples/plugins) locally, then pushes the project, plugin and data, to the first process.
+    const client = new Sandbox();
+    try {
+      await client.ok(['link', servers[0]!.origin]);
+      await loginAt(client, password);
+      await client.ok(['init']); // provisions the project on the server, pristine
+      const linked = readFileSync(path.join(client.checkout, '.taskdag.json'), 'utf8');
+      const project = JSON.parse(linked).project_id as string;
+      writeFileSync(path.join(client.checkout, '.taskdag.json'), JSON.stringify({ project_id: project }));
+      await client.ok(['init']);
+      await client.ok(['add-initiative', 'core', '--as', 'alice']);
+      for (let index = 1; index <= 8; index++) {
+        await client.ok(['add-task', `T-${index}`, '--initiative', 'core', '--title', 't', '--body', 'b', '--acceptance', 'ok', '--blocked-by', '', '--as', 'alice']);
+      }
+      await client.ok(['plugin', 'add', WIP_LIMIT, '--data', '{"limit":1}', '--as', 'alice']);
+      writeFileSync(path.join(client.checkout, '.taskdag.json'), linked);
+      await client.ok(['push', '--as', 'alice']);
+
+      // The second process never saw the push: it reads the plugin table from the database.
+      const before = await ok(servers[1]!, project, 'state', {}, null);
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, index) => op(servers[index % 2]!, project, 'take', { id: `T-${index + 1}` }, 'bob')));
+      const winners = answers.filter((answer) => answer.status === 200);
+      expect(winners, answers.map((answer) => answer.text).join('\n')).to.have.length(1);
+      for (const refused of answers.filter((answer) => answer.status !== 200)) {
+        expect(refused.json.error, refused.text).to.deep.include({ code: 'PLUGIN_REFUSED' });
+        expect(refused.json.error.details).to.include({ plugin: 'wip-limit', operation: 'take', agent: 'bob' });
+      }
+      // One commit, the winner's; every refusal left the state as it was, on both processes.
+      for (const server of servers) {
+        const after = await ok(server, project, 'state', {}, null);
+        expect(after.revision).to.equal(before.revision + 1);
+        expect(after.log.filter((entry: { op: string }) => entry.op === 'take')).to.have.length(1);
+      }
+      const context = await ok(servers[1]!, project, 'context', { id: 'T-8' }, 'bob');
+      expect(context.allowed_actions).not.to.include('take');
+    } finally {
+      client.remove();
+    }
   });
 
   it('never prints the connection string or its password', () => {
