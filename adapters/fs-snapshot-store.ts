@@ -11,7 +11,7 @@ import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { decodePluginTable } from './plugin-table-file.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
-import { nextSnapshotStamp, sha256, SNAPSHOT_ID, SNAPSHOT_REASONS as REASONS } from './snapshot-naming.js';
+import { digestOf, matchesDigest, nextSnapshotStamp, sha256, SNAPSHOT_ID, SNAPSHOT_REASONS as REASONS } from './snapshot-naming.js';
 
 const STATE_SUFFIX = '.state.json';
 const META_SUFFIX = '.meta.json';
@@ -51,8 +51,7 @@ export class FsSnapshotStore implements SnapshotStore {
         id,
         created_at: now,
         reason,
-        bytes: contents.length,
-        sha256: sha256(contents),
+        ...digestOf(contents),
         ...(raw ? { raw_files: raw.files } : {}),
         ...(plugins ? { plugins } : {}),
       };
@@ -109,14 +108,14 @@ export class FsSnapshotStore implements SnapshotStore {
     if (Object.keys(table).length === 0) return null;
     const contents = Buffer.from(JSON.stringify(table) + '\n');
     writeFileAtomic(this.files, this.file(id, PLUGINS_SUFFIX), contents);
-    return { bytes: contents.length, sha256: sha256(contents) };
+    return digestOf(contents);
   }
 
   private loadPlugins(metadata: SnapshotMetadata): PluginTable {
     if (!metadata.plugins) return {};
     const file = this.file(metadata.id, PLUGINS_SUFFIX);
     const contents = this.readBytes(file, metadata.id);
-    if (contents.length !== metadata.plugins.bytes || sha256(contents) !== metadata.plugins.sha256) {
+    if (!matchesDigest(contents, metadata.plugins)) {
       throw invalidFile(file, `its size or sha256 does not match ${this.file(metadata.id, META_SUFFIX)}`);
     }
     return decodePluginTable(contents, file);
@@ -145,7 +144,7 @@ export class FsSnapshotStore implements SnapshotStore {
       const bytes = this.files.read(path.join(this.stateDir, name));
       const copy = `${id}.${name}`;
       writeFileAtomic(this.files, path.join(this.dir, copy), bytes);
-      files.push({ name: copy, bytes: bytes.length, sha256: sha256(bytes) });
+      files.push({ name: copy, ...digestOf(bytes) });
     }
     return { checkpoint: readIfExists(this.files, path.join(this.stateDir, this.checkpointName)) ?? Buffer.alloc(0), files };
   }

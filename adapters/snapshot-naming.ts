@@ -15,6 +15,15 @@ export function sha256(contents: Buffer): string {
   return (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(contents).digest('hex');
 }
 
+/** A snapshot part's size and sha256, as its metadata records them. */
+export function digestOf(contents: Buffer): { bytes: number; sha256: string } {
+  return { bytes: contents.length, sha256: sha256(contents) };
+}
+
+export function matchesDigest(contents: Buffer, digest: { bytes: number; sha256: string }): boolean {
+  return contents.length === digest.bytes && sha256(contents) === digest.sha256;
+}
+
 /** `2026-11-22T04:56:39.123Z` -> `20261122T045639123Z` */
 function compactStamp(timestamp: Timestamp): string {
   return timestamp.replace(/[-:.]/g, '');

@@ -6,7 +6,7 @@ import type { State } from '../../domain/model.js';
 import type { PluginTable } from '../../domain/plugins.js';
 import type { StoredState } from '../../application/ports/project-store.js';
 import type { SnapshotMetadata, SnapshotReason, SnapshotStore } from '../../application/ports/snapshot-store.js';
-import { nextSnapshotStamp, sha256, SNAPSHOT_ID } from '../snapshot-naming.js';
+import { digestOf, matchesDigest, nextSnapshotStamp, sha256, SNAPSHOT_ID } from '../snapshot-naming.js';
 import { decodePluginTable } from '../plugin-table-file.js';
 import { assertStateShape } from '../state-validation.js';
 import { invalidFile } from '../storage-error.js';
@@ -39,9 +39,8 @@ export class PgSnapshotStore implements SnapshotStore {
         id,
         created_at: now,
         reason,
-        bytes: contents.length,
-        sha256: sha256(contents),
-        ...(plugins ? { plugins: { bytes: plugins.length, sha256: sha256(plugins) } } : {}),
+        ...digestOf(contents),
+        ...(plugins ? { plugins: digestOf(plugins) } : {}),
       };
       await this.pool.query('INSERT INTO taskdag_snapshots (project, id, metadata, contents, plugins) VALUES ($1, $2, $3, $4, $5)', [
         this.project,
@@ -96,7 +95,7 @@ export class PgSnapshotStore implements SnapshotStore {
 function snapshotPlugins(metadata: SnapshotMetadata, contents: Buffer | null, where: string): PluginTable {
   if (!metadata.plugins && contents === null) return {};
   const file = `${where}/plugins`;
-  if (!metadata.plugins || contents === null || contents.length !== metadata.plugins.bytes || sha256(contents) !== metadata.plugins.sha256) {
+  if (!metadata.plugins || contents === null || !matchesDigest(contents, metadata.plugins)) {
     throw invalidFile(file, 'its size or sha256 does not match the metadata');
   }
   return decodePluginTable(contents, file);

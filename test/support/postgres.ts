@@ -113,3 +113,30 @@ export async function freshPool(): Promise<{ url: string; pool: import('pg').Poo
   await migrate(pool);
   return { url, pool, close: () => pool.end() };
 }
+
+/** Two server processes' stores of project `p` on one database: each has its own pool, so its own cached graph. */
+export interface TwoProcesses {
+  url: string;
+  pools: import('pg').Pool[];
+  first: import('../../adapters/postgres/pg-project-store.js').PgProjectStore;
+  second: import('../../adapters/postgres/pg-project-store.js').PgProjectStore;
+}
+
+/** Before each test: a fresh migrated database, two processes on it, and `seed` run through the first; after it, their pools end. */
+export function useTwoProcesses(seed: (first: TwoProcesses['first']) => Promise<void>): TwoProcesses {
+  const processes = {} as TwoProcesses;
+  beforeEach(async () => {
+    const { openPool } = await import('../../adapters/postgres/pg-pool.js');
+    const { migrate } = await import('../../adapters/postgres/pg-schema.js');
+    const { PgProjectStoreFactory } = await import('../../adapters/postgres/pg-project-store.js');
+    const url = freshDatabase();
+    const pools = [openPool(url), openPool(url)];
+    await migrate(pools[0]!);
+    Object.assign(processes, { url, pools, first: new PgProjectStoreFactory(pools[0]!).open('p'), second: new PgProjectStoreFactory(pools[1]!).open('p') });
+    await seed(processes.first);
+  });
+  afterEach(async () => {
+    for (const pool of processes.pools) await pool.end();
+  });
+  return processes;
+}

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import type { Pool } from 'pg';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectStoreFactory, type PgProjectStore } from '../../../adapters/postgres/pg-project-store.js';
 import { migrate } from '../../../adapters/postgres/pg-schema.js';
@@ -7,7 +6,7 @@ import type { PluginTable } from '../../../domain/plugins.js';
 import type { StoredState } from '../../../application/ports/project-store.js';
 import { rejectionOf } from '../../support/failures.js';
 import { NOW } from '../../support/graphs.js';
-import { freshDatabase, testPostgres } from '../../support/postgres.js';
+import { freshDatabase, testPostgres, useTwoProcesses } from '../../support/postgres.js';
 import { sampleState } from '../../support/states.js';
 
 const table = (limit: number): PluginTable => ({
@@ -17,58 +16,43 @@ const table = (limit: number): PluginTable => ({
 /** The plugin table on PostgreSQL (docs/plugins.md, docs/scaling.md): two processes, each with its own pool and cache. */
 describe('PgProjectStore plugin table across processes', function () {
   this.timeout(60_000);
-  let url: string;
-  let pools: Pool[];
-  let first: PgProjectStore;
-  let second: PgProjectStore;
-  const sql = (statement: string) => testPostgres().sql(new URL(url).pathname.slice(1), statement).trim();
+  const db = useTwoProcesses((store) => store.replace(sampleState(), table(1)));
+  const sql = (statement: string) => testPostgres().sql(new URL(db.url).pathname.slice(1), statement).trim();
   const tableOf = (store: PgProjectStore) => store.readGraph((_graph, plugins) => plugins());
   const nextRevision = (current: StoredState) => {
     if (current.kind !== 'valid') throw new Error(`no valid state: ${current.kind}`);
     return { ...current.state, revision: current.state.revision + 1 };
   };
 
-  beforeEach(async () => {
-    url = freshDatabase();
-    pools = [openPool(url), openPool(url)];
-    await migrate(pools[0]!);
-    first = new PgProjectStoreFactory(pools[0]!).open('p');
-    second = new PgProjectStoreFactory(pools[1]!).open('p');
-    await first.replace(sampleState(), table(1));
-  });
-  afterEach(async () => {
-    for (const pool of pools) await pool.end();
-  });
-
   it('stores each plugin field as a row of taskdag_plugin_data, its data under the key data, and reads the table back as given', async () => {
     expect(sql("SELECT value FROM taskdag_plugin_data WHERE project = 'p' AND plugin = 'wip-limit' AND key = 'data'")).to.equal('{"limit":1}');
-    const read = await tableOf(second);
+    const read = await tableOf(db.second);
     expect(read).to.deep.equal(table(1));
     expect(Object.keys(read['wip-limit']!)).to.deep.equal(Object.keys(table(1)['wip-limit']!));
   });
 
   it('a change of plugins by one process is what the other decides on under the lock, and a reset removes every row', async () => {
-    expect(await second.transact((_graph, plugins) => ({ result: plugins(), changes: null }))).to.deep.equal(table(1));
-    await first.rewrite((current) => ({ result: null, state: nextRevision(current), plugins: table(5) }));
-    expect(await second.transact((_graph, plugins) => ({ result: plugins(), changes: null }))).to.deep.equal(table(5));
-    await first.rewrite((current) => ({ result: null, state: nextRevision(current) }));
-    expect(await tableOf(second)).to.deep.equal({});
+    expect(await db.second.transact((_graph, plugins) => ({ result: plugins(), changes: null }))).to.deep.equal(table(1));
+    await db.first.rewrite((current) => ({ result: null, state: nextRevision(current), plugins: table(5) }));
+    expect(await db.second.transact((_graph, plugins) => ({ result: plugins(), changes: null }))).to.deep.equal(table(5));
+    await db.first.rewrite((current) => ({ result: null, state: nextRevision(current) }));
+    expect(await tableOf(db.second)).to.deep.equal({});
     expect(sql("SELECT count(*) FROM taskdag_plugin_data WHERE project = 'p'")).to.equal('0');
   });
 
   it('a replacement whose write fails leaves the state and the plugin table as they were (one transaction)', async () => {
-    const before = await first.inspect();
+    const before = await db.first.inspect();
     sql("ALTER TABLE taskdag_plugin_data ADD CONSTRAINT no_more CHECK (key <> 'data') NOT VALID");
-    const error = await rejectionOf(() => first.rewrite((current) => ({ result: null, state: nextRevision(current), plugins: table(7) })));
+    const error = await rejectionOf(() => db.first.rewrite((current) => ({ result: null, state: nextRevision(current), plugins: table(7) })));
     expect(error).to.deep.include({ code: 'STORAGE_ERROR' });
     expect(error.details.cause).to.equal('23514');
-    expect(await second.inspect()).to.deep.equal(before);
-    expect(await first.inspect()).to.deep.equal(before);
+    expect(await db.second.inspect()).to.deep.equal(before);
+    expect(await db.first.inspect()).to.deep.equal(before);
   });
 
   it('rows that do not make a plugin table are the state\'s own damage: reads that ask fail, inspect says unreadable, a rewrite keeps the rows in its snapshot', async () => {
     sql("DELETE FROM taskdag_plugin_data WHERE project = 'p' AND key = 'module'");
-    const fresh = new PgProjectStoreFactory(pools[1]!).open('p');
+    const fresh = new PgProjectStoreFactory(db.pools[1]!).open('p');
     // A read that never asks for plugins still works; one that asks fails, as on files.
     expect(await fresh.readGraph((graph) => graph.revision)).to.equal(sampleState().revision);
     const failure = await rejectionOf(() => fresh.readGraph((_graph, plugins) => plugins()));
@@ -82,27 +66,27 @@ describe('PgProjectStore plugin table across processes', function () {
     await fresh.rewrite(() => ({ result: null, state: { ...sampleState(), revision: sampleState().revision + 1 } }));
     const [snapshot] = await fresh.snapshots.list();
     expect(snapshot!.reason).to.equal('corrupt-recovery');
-    expect(await tableOf(first)).to.deep.equal({});
+    expect(await tableOf(db.first)).to.deep.equal({});
   });
 
   it('a snapshot keeps the plugin table, and one whose plugin bytes were changed does not load', async () => {
-    const current = await first.inspect();
+    const current = await db.first.inspect();
     if (current.kind !== 'valid') throw new Error('no state');
-    const metadata = await first.snapshots.take('pre-restore', current, NOW);
+    const metadata = await db.first.snapshots.take('pre-restore', current, NOW);
     expect(metadata.plugins).to.have.keys('bytes', 'sha256');
-    expect((await second.snapshots.load(metadata.id)).plugins).to.deep.equal(table(1));
+    expect((await db.second.snapshots.load(metadata.id)).plugins).to.deep.equal(table(1));
     sql(`UPDATE taskdag_snapshots SET plugins = convert_to('{"wip-limit":null}' || chr(10), 'UTF8') WHERE id = '${metadata.id}'`);
-    const error = await rejectionOf(() => second.snapshots.load(metadata.id));
+    const error = await rejectionOf(() => db.second.snapshots.load(metadata.id));
     expect(error).to.deep.include({ code: 'STORAGE_ERROR' });
     expect(error.details.cause).to.equal('EINVALID');
   });
 
   it('refuses a plugin table that would not load before writing anything', async () => {
-    const before = await first.inspect();
+    const before = await db.first.inspect();
     const broken = { 'wip-limit': { ...table(1)['wip-limit']!, name: 'other' } };
-    const error = await rejectionOf(() => first.rewrite((current) => ({ result: null, state: nextRevision(current), plugins: broken })));
+    const error = await rejectionOf(() => db.first.rewrite((current) => ({ result: null, state: nextRevision(current), plugins: broken })));
     expect(error.details).to.deep.include({ cause: 'EINVALID', path: 'postgresql:taskdag_projects/p/plugins' });
-    expect(await second.inspect()).to.deep.equal(before);
+    expect(await db.second.inspect()).to.deep.equal(before);
   });
 });
 

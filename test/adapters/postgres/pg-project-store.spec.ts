@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import type { Pool } from 'pg';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectStoreFactory, type PgProjectStore } from '../../../adapters/postgres/pg-project-store.js';
 import { migrate, schemaVersion, SCHEMA_VERSION } from '../../../adapters/postgres/pg-schema.js';
@@ -7,28 +6,13 @@ import { GraphDraft } from '../../../domain/draft.js';
 import type { Graph, State } from '../../../domain/model.js';
 import { rejectionOf } from '../../support/failures.js';
 import { NOW, addTask } from '../../support/graphs.js';
-import { freshDatabase, testPostgres } from '../../support/postgres.js';
+import { freshDatabase, testPostgres, useTwoProcesses } from '../../support/postgres.js';
 import { sampleState } from '../../support/states.js';
 
 /** Two processes on one database: each has its own pool and its own stores (and so its own cached graph). */
 describe('PgProjectStore across processes', function () {
   this.timeout(60_000);
-  let url: string;
-  let pools: Pool[];
-  let first: PgProjectStore;
-  let second: PgProjectStore;
-
-  beforeEach(async () => {
-    url = freshDatabase();
-    pools = [openPool(url), openPool(url)];
-    await migrate(pools[0]!);
-    first = new PgProjectStoreFactory(pools[0]!).open('p');
-    second = new PgProjectStoreFactory(pools[1]!).open('p');
-    await first.replace(sampleState());
-  });
-  afterEach(async () => {
-    for (const pool of pools) await pool.end();
-  });
+  const db = useTwoProcesses((store) => store.replace(sampleState()));
 
   const change = (store: PgProjectStore, edit: (draft: GraphDraft) => void, agent = 'alice') =>
     store.transact((graph) => {
@@ -40,52 +24,52 @@ describe('PgProjectStore across processes', function () {
   const graphOf = (store: PgProjectStore): Promise<Graph> => store.readGraph((graph) => graph);
 
   it('catches up with nodes, appended notes, edge changes and initiatives committed by another process', async () => {
-    await graphOf(second); // the second process now holds the graph as it was
-    await change(first, (draft) => addTask(draft, 'T-2'));
-    await change(first, (draft) => {
+    await graphOf(db.second); // the second process now holds the graph as it was
+    await change(db.first, (draft) => addTask(draft, 'T-2'));
+    await change(db.first, (draft) => {
       draft.appendNote(draft.requireNode('T-1'), { at: NOW, by: 'alice', text: 'one note, not the node' });
       draft.record({ op: 'add-note', node: 'T-1' });
     });
-    await change(first, (draft) => {
+    await change(db.first, (draft) => {
       draft.addEdge({ from: 'T-1', to: 'T-2', type: 'BLOCKS' });
       draft.putInitiative('later', { desc: 'next', created_at: NOW });
       draft.record({ op: 'link', node: 'T-2' });
     });
-    expect(await stateOf(second)).to.deep.equal(await stateOf(first));
-    await change(second, (draft) => {
+    expect(await stateOf(db.second)).to.deep.equal(await stateOf(db.first));
+    await change(db.second, (draft) => {
       draft.removeEdge({ from: 'T-1', to: 'T-2', type: 'BLOCKS' });
       draft.record({ op: 'unlink', node: 'T-2' });
     });
-    expect(await stateOf(first)).to.deep.equal(await stateOf(second));
+    expect(await stateOf(db.first)).to.deep.equal(await stateOf(db.second));
     // A third process, with nothing cached, loads the same from the rows.
-    const third = openPool(url);
-    pools.push(third);
-    expect(await stateOf(new PgProjectStoreFactory(third).open('p'))).to.deep.equal(await stateOf(first));
+    const third = openPool(db.url);
+    db.pools.push(third);
+    expect(await stateOf(new PgProjectStoreFactory(third).open('p'))).to.deep.equal(await stateOf(db.first));
   });
 
   it('stores a note appended to a node as one row, and keeps key order as written', async () => {
-    await change(first, (draft) => {
+    await change(db.first, (draft) => {
       draft.appendNote(draft.requireNode('T-1'), { at: NOW, by: 'alice', text: 'n' });
       draft.record({ op: 'add-note', node: 'T-1' });
     });
-    const rows = testPostgres().sql(dbName(url), "SELECT count(*) FROM taskdag_notes WHERE project = 'p'");
+    const rows = testPostgres().sql(dbName(db.url), "SELECT count(*) FROM taskdag_notes WHERE project = 'p'");
     expect(rows.trim()).to.equal('1');
-    const node = (await graphOf(second)).nodes['T-1']!;
+    const node = (await graphOf(db.second)).nodes['T-1']!;
     expect(Object.keys(node)).to.deep.equal(Object.keys(sampleState().nodes['T-1']!));
   });
 
   it('a whole replacement by one process is seen whole by the other (a new incarnation)', async () => {
-    await graphOf(second);
+    await graphOf(db.second);
     const next = { ...sampleState(), fence_generation: sampleState().fence_generation + 1 };
     delete next.nodes['K-1'];
     next.edges = next.edges.filter((edge) => edge.from !== 'K-1' && edge.to !== 'K-1');
-    await first.replace(next);
-    expect(Object.keys((await graphOf(second)).nodes)).not.to.include('K-1');
-    expect(await stateOf(second)).to.deep.equal(await stateOf(first));
+    await db.first.replace(next);
+    expect(Object.keys((await graphOf(db.second)).nodes)).not.to.include('K-1');
+    expect(await stateOf(db.second)).to.deep.equal(await stateOf(db.first));
   });
 
   it('claims race between processes with one winner: commits of both are serialized by the project row', async () => {
-    await change(first, (draft) => addTask(draft, 'T-9'));
+    await change(db.first, (draft) => addTask(draft, 'T-9'));
     const take = (store: PgProjectStore, agent: string) =>
       store.transact((graph) => {
         const node = graph.nodes['T-9']!;
@@ -95,41 +79,41 @@ describe('PgProjectStore across processes', function () {
         draft.record({ op: 'take', node: 'T-9' });
         return { result: true, changes: draft.changes() };
       });
-    const results = await Promise.all(Array.from({ length: 16 }, (_, index) => take(index % 2 ? first : second, `agent-${index}`)));
+    const results = await Promise.all(Array.from({ length: 16 }, (_, index) => take(index % 2 ? db.first : db.second, `agent-${index}`)));
     expect(results.filter(Boolean)).to.have.length(1);
-    expect((await stateOf(first)).log.filter((entry) => entry.op === 'take')).to.have.length(1);
+    expect((await stateOf(db.first)).log.filter((entry) => entry.op === 'take')).to.have.length(1);
   });
 
   it('a failed transaction leaves the graph in hand and the rows as they were', async () => {
-    const before = await stateOf(first);
+    const before = await stateOf(db.first);
     const failure = await rejectionOf<Error>(() =>
-      first.transact((graph) => {
+      db.first.transact((graph) => {
         addTask(new GraphDraft(graph, NOW, 'alice'), 'T-7');
         throw new Error('rule broken');
       }),
     );
     expect(failure.message).to.equal('rule broken');
-    expect(await stateOf(first)).to.deep.equal(before);
-    expect(await stateOf(second)).to.deep.equal(before);
+    expect(await stateOf(db.first)).to.deep.equal(before);
+    expect(await stateOf(db.second)).to.deep.equal(before);
   });
 
   it('keeps working after the database ends every connection (a restart, a failover): the pool connects again', async () => {
     // Several idle connections, all ended at once: each is found dead in turn.
-    await Promise.all(Array.from({ length: 8 }, () => graphOf(first)));
-    await pools[1]!.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'taskdag' AND pid <> pg_backend_pid()");
-    const revision = await change(first, (draft) => addTask(draft, 'T-5'));
-    expect((await graphOf(first)).revision).to.equal(revision);
-    expect(Object.keys((await graphOf(second)).nodes)).to.include('T-5');
+    await Promise.all(Array.from({ length: 8 }, () => graphOf(db.first)));
+    await db.pools[1]!.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'taskdag' AND pid <> pg_backend_pid()");
+    const revision = await change(db.first, (draft) => addTask(draft, 'T-5'));
+    expect((await graphOf(db.first)).revision).to.equal(revision);
+    expect(Object.keys((await graphOf(db.second)).nodes)).to.include('T-5');
   });
 
   it('a commit whose database fails is STORAGE_ERROR with the SQLSTATE, and commits nothing', async () => {
-    const before = await stateOf(first);
-    testPostgres().sql(dbName(url), 'ALTER TABLE taskdag_log ADD CONSTRAINT no_more CHECK (seq < 0) NOT VALID');
-    const error = await rejectionOf(() => change(first, (draft) => addTask(draft, 'T-8')));
+    const before = await stateOf(db.first);
+    testPostgres().sql(dbName(db.url), 'ALTER TABLE taskdag_log ADD CONSTRAINT no_more CHECK (seq < 0) NOT VALID');
+    const error = await rejectionOf(() => change(db.first, (draft) => addTask(draft, 'T-8')));
     expect(error).to.deep.include({ code: 'STORAGE_ERROR' });
     expect(error.details.cause).to.equal('23514');
-    expect(await stateOf(second)).to.deep.equal(before);
-    expect(await stateOf(first)).to.deep.equal(before);
+    expect(await stateOf(db.second)).to.deep.equal(before);
+    expect(await stateOf(db.first)).to.deep.equal(before);
   });
 });
 
