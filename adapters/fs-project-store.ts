@@ -13,7 +13,7 @@ import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
 import { plainNodes } from './lazy-nodes.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
-import { assertStateShape } from './state-validation.js';
+import { assertReplaceable } from './replacement-order.js';
 import { invalidFile, storageError } from './storage-error.js';
 
 interface Loaded {
@@ -137,7 +137,7 @@ export class FsProjectStore implements ProjectStore {
       const snapshotsBefore = this.snapshots.taken;
       const rewritten = await work(current);
       if (!rewritten.state) return rewritten.result;
-      this.assertReplaceable(rewritten.state, current);
+      assertReplaceable(rewritten.state, current, this.checkpointFile);
       assertPluginTable(rewritten.plugins ?? {}, this.location);
       if (current.kind === 'unreadable' && this.snapshots.taken === snapshotsBefore) {
         await this.snapshots.take('corrupt-recovery', current, new Date().toISOString());
@@ -186,23 +186,6 @@ export class FsProjectStore implements ProjectStore {
       reached.fence_generation = Math.max(reached.fence_generation, inLedger.fence_generation);
     }
     return reached;
-  }
-
-  /** A replacement must load and must move (fence_generation, revision) forward. */
-  private assertReplaceable(state: State, current: StoredState): void {
-    assertStateShape(state, this.checkpointFile);
-    const reached = current.kind === 'valid' ? current.state : current.kind === 'unreadable' ? current.reached : null;
-    if (!reached) return;
-    const forward =
-      state.fence_generation > reached.fence_generation ||
-      (state.fence_generation === reached.fence_generation && state.revision > reached.revision);
-    if (!forward) {
-      throw new DomainError(
-        'STORAGE_ERROR',
-        `A replacement state at fence generation ${state.fence_generation}, revision ${state.revision} would go back from ${reached.fence_generation}, ${reached.revision}`,
-        { cause: 'EINVALID', path: this.checkpointFile, reached },
-      );
-    }
   }
 
   /** Writes a new ledger generation holding the whole log and its plugin table, then the checkpoint that points at them. */

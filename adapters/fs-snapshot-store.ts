@@ -3,17 +3,16 @@ import { DomainError } from '../domain/errors.js';
 import { isTimestamp, type Timestamp } from '../domain/clock.js';
 import { projectState } from '../domain/projection.js';
 import type { State } from '../domain/model.js';
-import { pluginTableProblem, type PluginTable } from '../domain/plugins.js';
+import type { PluginTable } from '../domain/plugins.js';
 import type { StoredState } from '../application/ports/project-store.js';
 import type { RawFile, SnapshotMetadata, SnapshotReason, SnapshotStore } from '../application/ports/snapshot-store.js';
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem } from './file-system.js';
+import { decodePluginTable } from './plugin-table-file.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
+import { digestOf, matchesDigest, nextSnapshotStamp, sha256, SNAPSHOT_ID, SNAPSHOT_REASONS as REASONS } from './snapshot-naming.js';
 
-const REASONS: readonly SnapshotReason[] = ['force-init', 'corrupt-recovery', 'pre-restore', 'pre-migrate'];
-/** `20261122T045639123Z-pre-restore`: a compact UTC timestamp first, so names sort by creation. */
-const SNAPSHOT_ID = /^(\d{8}T\d{9}Z)-([a-z]+(?:-[a-z]+)*)$/;
 const STATE_SUFFIX = '.state.json';
 const META_SUFFIX = '.meta.json';
 const PLUGINS_SUFFIX = '.plugins.json';
@@ -52,8 +51,7 @@ export class FsSnapshotStore implements SnapshotStore {
         id,
         created_at: now,
         reason,
-        bytes: contents.length,
-        sha256: sha256(contents),
+        ...digestOf(contents),
         ...(raw ? { raw_files: raw.files } : {}),
         ...(plugins ? { plugins } : {}),
       };
@@ -110,38 +108,28 @@ export class FsSnapshotStore implements SnapshotStore {
     if (Object.keys(table).length === 0) return null;
     const contents = Buffer.from(JSON.stringify(table) + '\n');
     writeFileAtomic(this.files, this.file(id, PLUGINS_SUFFIX), contents);
-    return { bytes: contents.length, sha256: sha256(contents) };
+    return digestOf(contents);
   }
 
   private loadPlugins(metadata: SnapshotMetadata): PluginTable {
     if (!metadata.plugins) return {};
     const file = this.file(metadata.id, PLUGINS_SUFFIX);
     const contents = this.readBytes(file, metadata.id);
-    if (contents.length !== metadata.plugins.bytes || sha256(contents) !== metadata.plugins.sha256) {
+    if (!matchesDigest(contents, metadata.plugins)) {
       throw invalidFile(file, `its size or sha256 does not match ${this.file(metadata.id, META_SUFFIX)}`);
     }
-    let table: unknown;
-    try {
-      table = JSON.parse(contents.toString('utf8'));
-    } catch {
-      throw invalidFile(file, 'it is not JSON');
-    }
-    const problem = pluginTableProblem(table);
-    if (problem) throw invalidFile(file, problem);
-    return table as PluginTable;
+    return decodePluginTable(contents, file);
   }
 
   /** A stamp after every existing snapshot's, so that ids sort by creation even within one millisecond. */
   private nextStamp(now: Timestamp): string {
-    let stamp = compactStamp(now);
     const newest = this.files
       .list(this.dir)
       .map((name) => SNAPSHOT_ID.exec(name.split('.')[0]!)?.[1])
       .filter((existing): existing is string => existing !== undefined)
       .sort()
       .pop();
-    if (newest !== undefined && newest >= stamp) stamp = compactStamp(new Date(Date.parse(expandStamp(newest)) + 1).toISOString());
-    return stamp;
+    return nextSnapshotStamp(now, newest);
   }
 
   /**
@@ -156,7 +144,7 @@ export class FsSnapshotStore implements SnapshotStore {
       const bytes = this.files.read(path.join(this.stateDir, name));
       const copy = `${id}.${name}`;
       writeFileAtomic(this.files, path.join(this.dir, copy), bytes);
-      files.push({ name: copy, bytes: bytes.length, sha256: sha256(bytes) });
+      files.push({ name: copy, ...digestOf(bytes) });
     }
     return { checkpoint: readIfExists(this.files, path.join(this.stateDir, this.checkpointName)) ?? Buffer.alloc(0), files };
   }
@@ -222,18 +210,4 @@ function isRawFile(value: unknown): value is RawFile {
 function isDigest(value: unknown): value is { bytes: number; sha256: string } {
   const file = value as Partial<RawFile> | null;
   return typeof file === 'object' && file !== null && Number.isInteger(file.bytes) && /^[0-9a-f]{64}$/.test(String(file.sha256));
-}
-
-function sha256(contents: Buffer): string {
-  return (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(contents).digest('hex');
-}
-
-/** `2026-11-22T04:56:39.123Z` -> `20261122T045639123Z` */
-function compactStamp(timestamp: Timestamp): string {
-  return timestamp.replace(/[-:.]/g, '');
-}
-
-/** `20261122T045639123Z` -> `2026-11-22T04:56:39.123Z` */
-function expandStamp(stamp: string): Timestamp {
-  return stamp.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z$/, '$1-$2-$3T$4:$5:$6.$7Z');
 }

@@ -37,15 +37,19 @@ export function readPluginTable(files: FileSystem, location: string, ledgerFile:
   } catch (error) {
     throw storageError('Cannot read the plugin table', error, { path: file });
   }
-  if (bytes === null) return {};
+  return bytes === null ? {} : decodePluginTable(bytes, file);
+}
+
+/** A stored plugin table's bytes, parsed and checked: STORAGE_ERROR (EINVALID) naming `where` when they are not one. */
+export function decodePluginTable(bytes: Buffer, where: string): PluginTable {
   let table: unknown;
   try {
     table = JSON.parse(bytes.toString('utf8'));
   } catch {
-    throw invalidFile(file, 'it is not JSON');
+    throw invalidFile(where, 'it is not JSON');
   }
   const problem = pluginTableProblem(table);
-  if (problem) throw invalidFile(file, problem);
+  if (problem) throw invalidFile(where, problem);
   return table as PluginTable;
 }
 

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DispatcherServices } from '../application/dispatcher.js';
 import type { ClientPorts } from '../application/remote/client-ports.js';
+import type { ProjectStoreFactory } from '../application/ports/project-store.js';
 import { DomainError } from '../domain/errors.js';
 import { OPERATIONS } from '../application/operations/index.js';
 import { OperationRegistry } from '../application/registry.js';
@@ -30,8 +31,16 @@ export interface FileServicesOptions {
 
 /** What runs operations on the files under `home`: the stores, the clock, ids and every operation. */
 export function fileServices(home: string, cwd = process.cwd(), options: FileServicesOptions = {}): DispatcherServices {
+  return servicesOver(new FsProjectStoreFactory(home, stateDirectoryLock, nodeFileSystem, options.hot ?? false, options.warn ?? warnOnStderr), home, cwd, options);
+}
+
+/**
+ * What runs operations on the projects of `stores` (the files, or a database for the server);
+ * `home` is the storage root a local board (`ui`) serves.
+ */
+export function servicesOver(stores: ProjectStoreFactory, home: string, cwd: string, options: Pick<FileServicesOptions, 'client'> = {}): DispatcherServices {
   return {
-    stores: new FsProjectStoreFactory(home, stateDirectoryLock, nodeFileSystem, options.hot ?? false, options.warn ?? warnOnStderr),
+    stores,
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),

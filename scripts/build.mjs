@@ -95,7 +95,8 @@ await build({
   ...common,
   entryPoints: ['entrypoints/server/run-server.ts'],
   outfile: 'dist/taskdag-server.js',
-  external: ['fs-ext'],
+  // node-postgres is required on first use, by a server whose store is PostgreSQL only.
+  external: ['fs-ext', 'pg'],
 });
 
 // Compiled by a fresh Node after the program has run typical commands (scripts/code-cache.mjs).

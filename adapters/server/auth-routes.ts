@@ -6,7 +6,7 @@ import { readJsonBody } from './request-body.js';
 /** `Authorization: Bearer <token>` checked before any route it guards; the session lands in ctx.state. */
 export function requireBearer(auth: AuthService): Middleware {
   return async (ctx, next) => {
-    ctx.state.session = auth.authenticate(ctx.get('authorization'));
+    ctx.state.session = await auth.authenticate(ctx.get('authorization'));
     await next();
   };
 }

@@ -12,6 +12,7 @@ export const serverInit = hostOperation({
     ['See what would be written for a server started by hand', '$0 server init --root srv --unit none --port 0 --dry-run'],
     ['Write its files (a systemd unit too, without --unit none)', '$0 server init --root srv --unit none --port 0'],
     ['Rotate the password (stop the server first)', '$0 server init --root srv --unit none --rotate-password'],
+    ['Keep projects in PostgreSQL (then put TASKDAG_DATABASE_URL in server.env, see docs/scaling.md)', '$0 server init --root srv-pg --unit none --port 0 --store postgresql'],
   ],
   mutates: false,
   args: { ...serverInitArgs, dry_run: optional(flag(), 'Report files and actions; write nothing', { standalone: true }) },

@@ -14,6 +14,7 @@ export const serverInitArgs = {
   data_root: optional(nonEmptyText(), 'Project data root (default <root>/data)'),
   state_home: optional(nonEmptyText(), 'State directory: service lock and remote-auth.json (default <root>/state)'),
   ui_root: optional(nonEmptyText(), "Built web UI (default the package's ui/dist)"),
+  store: optional(oneOf(['files', 'postgresql'] as const), 'files (default, or what server.json says) or postgresql: the connection string then goes in server.env (docs/scaling.md)'),
   unit: optional(oneOf(['systemd', 'none'] as const), 'systemd (default) writes taskdag-server.service; none writes only server.json and server.env'),
   service_user: optional(nonEmptyText(), 'The user the service runs as: prints the ownership commands (never runs them)'),
   allow_missing_paths: optional(flag(), 'Do not create the data root and state home', { standalone: true }),
@@ -38,6 +39,7 @@ export function serverInitInput(cwd: string, args: InitArgs): Omit<ServerInitInp
     dataRoot: absolute(cwd, args.data_root),
     stateHome: absolute(cwd, args.state_home),
     uiRoot: absolute(cwd, args.ui_root),
+    store: args.store,
     unit: args.unit ?? 'systemd',
     serviceUser: args.service_user,
     allowMissingPaths: args.allow_missing_paths ?? false,
@@ -54,6 +56,7 @@ export const serverConfigSchema = object({
   dataRoot: string(),
   stateHome: string(),
   uiRoot: string(),
+  store: optionalProperty(oneOfValues(['files', 'postgresql'] as const, 'Absent means files')),
 });
 
 export const serverInitResultSchema = object({

@@ -68,9 +68,11 @@ export class AuthService {
     if (retryAfter !== null) {
       throw new DomainError('AUTH_INVALID', 'Too many failed logins from this client: wait before trying again', { reason: 'rate-limited', retry_after_ms: retryAfter });
     }
+    const shared = this.deps.store.shared;
     let matches = false;
     try {
-      matches = await this.deps.hasher.matches(password, this.record.verifier);
+      const verifier = (shared && (await shared.verifier())) || this.record.verifier;
+      matches = await this.deps.hasher.matches(password, verifier);
     } finally {
       this.throttle.end(client, matches, this.now());
     }
@@ -78,20 +80,23 @@ export class AuthService {
     const { bearer, hash } = this.deps.tokens.mint();
     const now = this.now();
     const session: Session = { bearer_hash: hash, created_at: new Date(now).toISOString(), expires_at: new Date(now + BEARER_LIFETIME_MS).toISOString() };
-    await this.change((sessions) => [...sessions, session]);
+    if (shared) await shared.add(session, new Date(now).toISOString(), MAX_SESSIONS);
+    else await this.change((sessions) => [...sessions, session]);
     return { bearer, expires_at: session.expires_at };
   }
 
   /**
    * The session of an `Authorization: Bearer <token>` header. Sessions are found by the hash of
    * the bearer: 256 random bits hashed with SHA-512, so the time a lookup takes tells an attacker
-   * nothing they can steer towards a real bearer.
+   * nothing they can steer towards a real bearer. A shared store is asked every time, so a
+   * rotation by any process ends every session at once.
    */
-  authenticate(authorization: string | undefined): Session {
+  async authenticate(authorization: string | undefined): Promise<Session> {
     const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
     if (!match) throw new DomainError('AUTH_INVALID', 'This route needs an Authorization: Bearer header: log in first', { reason: 'missing' });
     const hash = this.deps.tokens.hashOf(match[1]!);
-    const session = hash === null ? undefined : this.byHash.get(hash);
+    const shared = this.deps.store.shared;
+    const session = hash === null ? undefined : shared ? ((await shared.find(hash)) ?? undefined) : this.byHash.get(hash);
     if (!session) throw new DomainError('AUTH_INVALID', 'Unknown or revoked bearer: log in again', { reason: 'unknown' });
     if (Date.parse(session.expires_at) <= this.now()) throw new DomainError('AUTH_INVALID', 'The bearer has expired: log in again', { reason: 'expired' });
     return session;

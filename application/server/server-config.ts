@@ -8,6 +8,16 @@ export interface ServerConfig {
   dataRoot: string;
   stateHome: string;
   uiRoot: string;
+  /** Where projects live: the files under dataRoot (the default, also when absent) or PostgreSQL (docs/scaling.md). */
+  store?: StoreKind;
+}
+
+export const STORE_KINDS = ['files', 'postgresql'] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
+
+/** The store a config selects. */
+export function storeOf(config: ServerConfig): StoreKind {
+  return config.store ?? 'files';
 }
 
 export const SERVER_FILE_NAMES = {
@@ -21,7 +31,7 @@ export const SERVER_FILE_NAMES = {
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7407;
 
-const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot'] as const;
+const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store'] as const;
 
 /** The config a file holds, or what is wrong with it. */
 export function parseServerConfig(text: string): { config: ServerConfig } | { problem: string } {
@@ -41,18 +51,24 @@ export function parseServerConfig(text: string): { config: ServerConfig } | { pr
     portProblem(record.port) ??
     pathProblem('dataRoot', record.dataRoot) ??
     pathProblem('stateHome', record.stateHome) ??
-    pathProblem('uiRoot', record.uiRoot);
+    pathProblem('uiRoot', record.uiRoot) ??
+    storeProblem(record.store);
   if (problem) return { problem };
   return { config: record as unknown as ServerConfig };
 }
 
 export function renderServerConfig(config: ServerConfig): string {
-  const ordered = Object.fromEntries(KEYS.map((key) => [key, config[key]]));
+  // `store` is written only when it is not the default, so a files server's config stays as it was.
+  const ordered = Object.fromEntries(KEYS.filter((key) => config[key] !== undefined).map((key) => [key, config[key]]));
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
 export function sameServerConfig(a: ServerConfig, b: ServerConfig): boolean {
-  return KEYS.every((key) => a[key] === b[key]);
+  return KEYS.every((key) => (key === 'store' ? storeOf(a) === storeOf(b) : a[key] === b[key]));
+}
+
+export function storeProblem(store: unknown): string | null {
+  return store === undefined || (STORE_KINDS as readonly unknown[]).includes(store) ? null : `store must be one of ${STORE_KINDS.join(', ')}`;
 }
 
 /** Spec 4.6: any non-empty host string goes to the operating system, without a policy of ours. */

@@ -1,9 +1,10 @@
 import { DomainError } from '../../domain/errors.js';
 import type { BindProbe } from '../ports/bind-probe.js';
+import type { DatabaseProbe } from '../ports/database-probe.js';
 import type { HostFiles } from '../ports/host-files.js';
 import { joinPath } from './posix-path.js';
-import { parseServerConfig, type ServerConfig } from './server-config.js';
-import { parseEnvFile, PASSWORD_KEY } from './server-env.js';
+import { parseServerConfig, storeOf, type ServerConfig } from './server-config.js';
+import { DATABASE_URL_KEY, databaseUrlProblem, parseEnvFile, PASSWORD_KEY } from './server-env.js';
 import { readServerSettings } from './server-settings.js';
 
 export interface ServerDoctorInput {
@@ -16,6 +17,7 @@ export interface ServerDoctorInput {
 export interface ServerDoctorPorts {
   files: HostFiles;
   bind: BindProbe;
+  database: DatabaseProbe;
 }
 
 export interface Finding {
@@ -48,7 +50,8 @@ export async function serverDoctor(ports: ServerDoctorPorts, input: ServerDoctor
   const soft = input.strict ? 'error' : 'warning';
 
   const config = await checkConfig(ports.files, input.configPath, add);
-  await checkEnv(ports.files, input.envPath, add);
+  const env = await checkEnv(ports.files, input.envPath, add);
+  if (config && storeOf(config) === 'postgresql' && env) await checkDatabase(ports.database, env.get(DATABASE_URL_KEY), input.envPath, add);
   if (config) {
     await checkDirectory(ports.files, 'DATA_ROOT', config.dataRoot, add);
     await checkDirectory(ports.files, 'STATE_HOME', config.stateHome, add);
@@ -101,13 +104,14 @@ async function checkConfig(files: HostFiles, path: string, add: Add): Promise<Se
   return parsed.config;
 }
 
-async function checkEnv(files: HostFiles, path: string, add: Add): Promise<void> {
+/** The env file's entries, once it parses. */
+async function checkEnv(files: HostFiles, path: string, add: Add): Promise<Map<string, string> | null> {
   const text = await checkPrivateFile(files, 'ENV', path, add);
-  if (text === null) return;
+  if (text === null) return null;
   const parsed = parseEnvFile(text);
   if ('problem' in parsed) {
     add('ENV_INVALID', 'error', `${path} is not a valid env file: ${parsed.problem}`, 'Fix the line, or let `taskdag server init --root <dir> --force` write a new file with a new secret');
-    return;
+    return null;
   }
   if (parsed.entries.get(PASSWORD_KEY)!.length < SHORT_SECRET) {
     add('SECRET_WEAK', 'warning', `${PASSWORD_KEY} is shorter than ${SHORT_SECRET} characters`, 'Rotate to a generated secret: `taskdag server init --root <dir> --rotate-password`');
@@ -117,6 +121,28 @@ async function checkEnv(files: HostFiles, path: string, add: Add): Promise<void>
     for (const problem of settings.problems) {
       add('SETTING_OUT_OF_RANGE', 'error', `${problem.problem} (${path} says ${JSON.stringify(problem.value)})`, `Correct ${problem.key} in ${path}, or remove the line to use the default`);
     }
+  }
+  return parsed.entries;
+}
+
+/**
+ * The database of a postgresql store: its connection string is there, it answers, and its schema
+ * is one this taskdag can run (an older one is migrated by `server run`, a newer one refused).
+ * Nothing is created or migrated here; no finding repeats the connection string.
+ */
+async function checkDatabase(database: DatabaseProbe, url: string | undefined, envPath: string, add: Add): Promise<void> {
+  const problem = databaseUrlProblem(url);
+  if (problem) {
+    add('DATABASE_URL_MISSING', 'error', `${envPath}: ${problem}`, `Add a line ${DATABASE_URL_KEY}=postgresql://user:password@host:5432/database to ${envPath} (docs/scaling.md)`);
+    return;
+  }
+  const found = await database.probe(url!);
+  if (!found.reachable) {
+    add('DATABASE_UNREACHABLE', 'error', `Cannot reach the database named by ${DATABASE_URL_KEY}: ${found.reason}`, 'Check the host, port, user, password and database name in server.env, and that PostgreSQL accepts this host (pg_hba.conf)');
+  } else if (found.schemaVersion > found.supportedVersion) {
+    add('DATABASE_SCHEMA_NEWER', 'error', `The database holds taskdag schema ${found.schemaVersion}, newer than this taskdag knows (${found.supportedVersion})`, 'Upgrade taskdag on this host to the version the other servers run');
+  } else if (found.schemaVersion < found.supportedVersion) {
+    add('DATABASE_SCHEMA_BEHIND', 'warning', `The database holds taskdag schema ${found.schemaVersion}; \`server run\` applies migrations ${found.schemaVersion + 1} to ${found.supportedVersion} when it starts`, 'Nothing to do, or back the database up first (docs/scaling.md: migrations only add, never drop)');
   }
 }
 

@@ -5,6 +5,8 @@
  * secret. Blank lines and `#` comments are allowed; a key may appear once.
  */
 export const PASSWORD_KEY = 'TASKDAG_SERVER_PASSWORD';
+/** The PostgreSQL connection string of a server whose store is postgresql (docs/scaling.md): only ever in this file. */
+export const DATABASE_URL_KEY = 'TASKDAG_DATABASE_URL';
 
 const KEY = /^[A-Z_][A-Z0-9_]*$/;
 const LITERAL_VALUE = /^[A-Za-z0-9_@%+=:,./-]*$/;
@@ -44,15 +46,28 @@ export function secretProblem(secret: string): string | null {
   return LITERAL_VALUE.test(secret) ? null : `${PASSWORD_KEY} has characters a shell or systemd would not read literally`;
 }
 
-/** A new env file: the secret and the body cap written out, so an operator sees what to tune. */
-export function renderEnvFile(secret: string, maxBodyBytes: number): string {
+/** A new env file: the secret and the body cap written out, so an operator sees what to tune; with PostgreSQL, where its connection string goes. */
+export function renderEnvFile(secret: string, maxBodyBytes: number, store: 'files' | 'postgresql' = 'files'): string {
   return [
     '# taskdag server environment: strict KEY=VALUE lines, mode 0600. Never commit or share this file.',
     '# Rotate the password with `taskdag server init --root <dir> --rotate-password` (see docs/operating.md).',
     `${PASSWORD_KEY}=${secret}`,
     `TASKDAG_SERVER_MAX_BODY_BYTES=${maxBodyBytes}`,
+    ...(store === 'postgresql'
+      ? [
+          '# The PostgreSQL database of every server process (docs/scaling.md): uncomment and fill in. A socket',
+          '# directory goes percent-encoded in the host part: postgresql://user:password@%2Fvar%2Frun%2Fpostgresql/taskdag',
+          `# ${DATABASE_URL_KEY}=postgresql://taskdag:password@db.example.internal:5432/taskdag`,
+        ]
+      : []),
     '',
   ].join('\n');
+}
+
+/** The connection string a server's env file names, or what is wrong with it. */
+export function databaseUrlProblem(url: string | undefined): string | null {
+  if (url === undefined || url === '') return `no ${DATABASE_URL_KEY} line (the store is postgresql)`;
+  return /^postgres(ql)?:\/\//.test(url) ? null : `${DATABASE_URL_KEY} must be a postgresql:// connection string`;
 }
 
 /** The same file with only the secret replaced: comments, other keys and their order kept. */

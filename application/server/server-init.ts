@@ -12,7 +12,9 @@ import {
   renderServerConfig,
   sameServerConfig,
   serverFile,
+  storeOf,
   type ServerConfig,
+  type StoreKind,
 } from './server-config.js';
 import { parseEnvFile, renderEnvFile, replaceSecret } from './server-env.js';
 import { DEFAULT_SETTINGS } from './server-settings.js';
@@ -29,6 +31,7 @@ export interface ServerInitInput {
   dataRoot?: string;
   stateHome?: string;
   uiRoot?: string;
+  store?: StoreKind;
   unit: 'systemd' | 'none';
   serviceUser?: string;
   dryRun: boolean;
@@ -88,7 +91,7 @@ export async function serverInit(ports: ServerInitPorts, input: ServerInitInput)
 
   const secret = { value: null as string | null };
   const fresh = () => (secret.value ??= ports.secrets.secret());
-  const envPlan = await planEnv(ports.files, paths.env, input, fresh);
+  const envPlan = await planEnv(ports.files, paths.env, input, storeOf(config), fresh);
   const steps: Step[] = [
     await planDirectory(ports.files, root, false),
     await planFile(ports.files, paths.config, renderServerConfig(config), input.force, (text) => configMatches(text, config)),
@@ -130,6 +133,8 @@ function desiredConfig(input: ServerInitInput, existing: ServerConfig | null, de
     stateHome: input.stateHome ?? existing?.stateHome ?? joinPath(input.root, 'state'),
     uiRoot: input.uiRoot ?? existing?.uiRoot ?? defaultUiRoot,
   };
+  const store = input.store ?? existing?.store ?? 'files';
+  if (store !== 'files') config.store = store;
   const checks: [string, string, string | null][] = [
     ['--root', 'root', isAbsolutePath(input.root) ? null : '--root must be an absolute path'],
     ['--host', 'host', hostProblem(config.host)],
@@ -183,7 +188,7 @@ function planUnit(files: HostFiles, path: string, text: string, force: boolean):
 type SecretSourceName = ServerInitResult['secret']['source'];
 
 /** The env file's plan, where the password comes from, and the password a `--print-secret` shows. */
-async function planEnv(files: HostFiles, path: string, input: ServerInitInput, fresh: () => string) {
+async function planEnv(files: HostFiles, path: string, input: ServerInitInput, store: StoreKind, fresh: () => string) {
   const existing = await files.read(path);
   const parsed = existing === null ? null : parseEnvFile(existing);
   const adopted = parsed && 'entries' in parsed ? parsed.entries.get('TASKDAG_SERVER_PASSWORD')! : null;
@@ -194,14 +199,14 @@ async function planEnv(files: HostFiles, path: string, input: ServerInitInput, f
   });
   // No secret is minted in a dry run: nothing would keep it.
   const mint = () => (input.dryRun ? '' : fresh());
-  if (existing === null) return plan({ path, action: 'create', text: renderEnvFile(mint(), DEFAULT_SETTINGS.maxBodyBytes) }, 'generated');
+  if (existing === null) return plan({ path, action: 'create', text: renderEnvFile(mint(), DEFAULT_SETTINGS.maxBodyBytes, store) }, 'generated');
   if (adopted !== null) {
     if (!input.rotatePassword) return plan({ path, action: 'keep' }, 'adopted');
     return plan({ path, action: 'rotate-secret', text: replaceSecret(existing, mint()) }, 'rotated');
   }
   const reason = `structurally invalid: ${(parsed as { problem: string }).problem}`;
   if (!input.force) return plan({ path, action: 'conflict', reason }, 'adopted');
-  return plan({ path, action: 'replace', reason, text: renderEnvFile(mint(), DEFAULT_SETTINGS.maxBodyBytes) }, 'regenerated');
+  return plan({ path, action: 'replace', reason, text: renderEnvFile(mint(), DEFAULT_SETTINGS.maxBodyBytes, store) }, 'regenerated');
 }
 
 async function planDirectory(files: HostFiles, path: string, deferred: boolean): Promise<Step> {

@@ -16,6 +16,8 @@ export function serverHostPorts(home: string): SystemPorts {
     files: new NodeHostFiles(),
     secrets: new TweetnaclSecretSource(),
     bind: new TcpBindProbe(),
+    // node-postgres and the store's code live in the server's bundle: only a PostgreSQL doctor loads them.
+    database: { probe: (url) => new (loadServerRuntime().PgDatabaseProbe)().probe(url) },
     installation: { nodePath: process.execPath, toolPath },
     defaultUiRoot: path.resolve(path.dirname(toolPath), '..', 'ui', 'dist'),
     board: localBoard(home),

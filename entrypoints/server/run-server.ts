@@ -4,10 +4,10 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import { DomainError } from '../../domain/errors.js';
 import { AuthService } from '../../application/server/auth-service.js';
+import type { AuthStore } from '../../application/ports/auth-store.js';
 import { parseServerConfig, type ServerConfig } from '../../application/server/server-config.js';
 import { PASSWORD_KEY, secretProblem } from '../../application/server/server-env.js';
 import { readServerSettings, type ServerSettings } from '../../application/server/server-settings.js';
-import { FsAuthStore } from '../../adapters/server/fs-auth-store.js';
 import { buildHttpApp } from '../../adapters/server/http-app.js';
 import { listen } from '../../adapters/server/http-listener.js';
 import { PathRedactor } from '../../adapters/server/path-redactor.js';
@@ -22,8 +22,13 @@ import { projectRoutes } from '../../adapters/server/project-routes.js';
 import { SseHub, type RevisionEvent } from '../../adapters/server/sse-hub.js';
 import { transferRoutes } from '../../adapters/server/transfer-routes.js';
 import { KnownProjects } from '../../adapters/server/known-projects.js';
-import { GroupCommitDispatcher } from '../../application/group-commit.js';
-import { fileServices } from '../local-services.js';
+import { GroupCommitDispatcher, type CommitListener } from '../../application/group-commit.js';
+import type { DispatcherServices } from '../../application/dispatcher.js';
+import { servicesOver } from '../local-services.js';
+import { openStoreBackend, type StoreBackend } from './store-backend.js';
+
+/** `server doctor` of a PostgreSQL server probes its database with the server's own code (entrypoints/cli/server-host.ts). */
+export { PgDatabaseProbe } from '../../adapters/postgres/pg-database-probe.js';
 
 // `taskdag ui` runs the local board in this same runtime bundle.
 export { serveBoard } from './run-board.js';
@@ -50,33 +55,46 @@ export async function runServer(options: RunServerOptions): Promise<void> {
 
   const lock = acquireServiceLock(config.stateHome);
   try {
-    const auth = await openAuth(config.stateHome, password);
-    const shutdown = new ShutdownHooks();
-    const redactor = new PathRedactor({ dataRoot: config.dataRoot, stateHome: config.stateHome, uiRoot: config.uiRoot, setupRoot: path.dirname(options.configPath) });
-    const app = buildHttpApp({
-      auth,
-      maxBodyBytes: settings.maxBodyBytes,
-      shutdown,
-      redactor,
-      log,
-      authenticated: () => projectRouters(config, settings, shutdown, path.dirname(options.configPath)),
-      board: boardFiles(config.uiRoot),
-    });
-    await serveUntilSignalled(app, config, settings, shutdown);
+    const backend = await openStoreBackend(config, options.env, log);
+    try {
+      await serve(backend, config, settings, password, options.configPath);
+    } finally {
+      await backend.close();
+    }
   } finally {
     lock.release();
   }
 }
 
-/**
- * The projects of the data root, served: mutations through the group-commit dispatcher and whole
- * transfers, both feeding the live events; reads straight from the store.
- */
-function projectRouters(config: ServerConfig, settings: ServerSettings, shutdown: ShutdownHooks, setupRoot: string): Router[] {
-  const services = fileServices(config.dataRoot, setupRoot, { hot: true });
+/** With its store open: auth, the live-event hub fed by every commit, then the HTTP app until a signal. */
+async function serve(backend: StoreBackend, config: ServerConfig, settings: ServerSettings, password: string, configPath: string): Promise<void> {
+  const auth = await openAuth(backend.auth, password);
+  const shutdown = new ShutdownHooks();
   const hub = new SseHub();
   shutdown.add(() => hub.close());
   const announce = (project: string, committed: RevisionEvent) => hub.publish(project, committed);
+  // Following before listening: no commit of another process falls between the two.
+  await backend.follow(({ project, ...committed }) => announce(project, committed));
+  const setupRoot = path.dirname(configPath);
+  const redactor = new PathRedactor({ dataRoot: config.dataRoot, stateHome: config.stateHome, uiRoot: config.uiRoot, setupRoot });
+  const app = buildHttpApp({
+    auth,
+    maxBodyBytes: settings.maxBodyBytes,
+    shutdown,
+    redactor,
+    log,
+    authenticated: () => projectRouters(servicesOver(backend.stores, config.dataRoot, setupRoot), settings, shutdown, hub, announce),
+    board: boardFiles(config.uiRoot),
+  });
+  await serveUntilSignalled(app, config, settings, shutdown);
+}
+
+/**
+ * The projects of the store, served: mutations through the group-commit dispatcher and whole
+ * transfers, both feeding the live events (with PostgreSQL, so do the commits of every other
+ * process on the database); reads straight from the store.
+ */
+function projectRouters(services: DispatcherServices, settings: ServerSettings, shutdown: ShutdownHooks, hub: SseHub, announce: CommitListener): Router[] {
   const dispatcher = new GroupCommitDispatcher(services, announce);
   const { registry, stores, clock } = services;
   const projects = new KnownProjects(stores);
@@ -93,9 +111,9 @@ function log(line: string): void {
 }
 
 /** The auth file, created or rotated durably before this resolves (spec 5.3, 5.5). */
-async function openAuth(stateHome: string, password: string): Promise<AuthService> {
+async function openAuth(store: AuthStore, password: string): Promise<AuthService> {
   const { service, startup } = await AuthService.open(
-    { store: new FsAuthStore(stateHome), hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() },
+    { store, hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() },
     password,
   );
   if (startup === 'rotated') log('taskdag server: the password changed; every earlier bearer is revoked and clients must log in again');

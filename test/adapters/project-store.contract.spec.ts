@@ -10,6 +10,8 @@ import { NOW, addTask } from '../support/graphs.js';
 import { InMemoryProjectStores } from '../support/in-memory-stores.js';
 import { sampleState } from '../support/states.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { PgProjectStoreFactory } from '../../adapters/postgres/pg-project-store.js';
+import { freshPool } from '../support/postgres.js';
 
 /** Past the file store's checkpoint threshold (256 KiB of ledger): the last commits load from a checkpoint. */
 const CHECKPOINTING_BODY = 'x'.repeat(64 * 1024);
@@ -18,11 +20,11 @@ const CHECKPOINTING_BODY = 'x'.repeat(64 * 1024);
  * The observable behaviour every ProjectStore shares (issue 8 item 6), run against each
  * implementation. A store is reached through its factory, as the application reaches it.
  */
-function projectStoreContract(name: string, factory: () => ProjectStoreFactory): void {
+function projectStoreContract(name: string, factory: () => ProjectStoreFactory | Promise<ProjectStoreFactory>): void {
   describe(`ProjectStore contract: ${name}`, () => {
     let stores: ProjectStoreFactory;
-    beforeEach(() => {
-      stores = factory();
+    beforeEach(async () => {
+      stores = await factory();
     });
     const open = (): ProjectStore => stores.open('p');
 
@@ -198,4 +200,15 @@ projectStoreContract('in memory', () => new InMemoryProjectStores());
 describe('file store', () => {
   const tempDir = useTempDir('taskdag-contract-');
   projectStoreContract('files', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock));
+});
+
+describe('PostgreSQL store', function () {
+  this.timeout(120_000);
+  let close: () => Promise<void> = async () => undefined;
+  afterEach(async () => close());
+  projectStoreContract('PostgreSQL', async () => {
+    const database = await freshPool();
+    close = database.close;
+    return new PgProjectStoreFactory(database.pool);
+  });
 });

@@ -16,4 +16,14 @@ describe('the server runtime ships as its own bundle', () => {
     expect(cli).not.to.include(koaMarker);
     expect(cli).to.include('require("./taskdag-server.js")');
   });
+
+  it('the PostgreSQL store lives in the server bundle, node-postgres stays in node_modules, and the CLI bundle has neither', () => {
+    const server = readFileSync(path.join(DIST, 'taskdag-server.js'), 'utf8');
+    const cli = readFileSync(path.join(DIST, 'taskdag-cli.js'), 'utf8');
+    // The schema's table names mark the store's code; node-postgres is required, never bundled.
+    expect(server).to.include('taskdag_projects');
+    expect(server).to.include('require("pg")');
+    expect(server).not.to.include('pg-native');
+    for (const marker of ['taskdag_projects', 'require("pg")']) expect(cli).not.to.include(marker);
+  });
 });

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { LocalDispatcher } from '../../../application/dispatcher.js';
 import { GroupCommitDispatcher } from '../../../application/group-commit.js';
-import { fileServices } from '../../../entrypoints/local-services.js';
+import { fileServices, servicesOver } from '../../../entrypoints/local-services.js';
+import { PgProjectStoreFactory } from '../../../adapters/postgres/pg-project-store.js';
+import { freshPool } from '../../support/postgres.js';
 import { dispatcherContract } from '../../support/dispatcher-contract.js';
 import { inMemoryServices } from '../../support/services.js';
 
@@ -22,3 +24,15 @@ dispatcherContract('group commit (the server), file store', async () => {
   const home = mkdtempSync(path.join(os.tmpdir(), 'taskdag-contract-'));
   return { dispatcher: new GroupCommitDispatcher(fileServices(home)), project: 'contract-1', cleanup: () => rmSync(home, { recursive: true, force: true }) };
 });
+
+/** The server's two ways over PostgreSQL: a fresh migrated database each test. */
+for (const [name, make] of [
+  ['local, PostgreSQL store', (services: ReturnType<typeof servicesOver>) => new LocalDispatcher(services)],
+  ['group commit (the server), PostgreSQL store', (services: ReturnType<typeof servicesOver>) => new GroupCommitDispatcher(services)],
+] as const) {
+  dispatcherContract(name, async () => {
+    const database = await freshPool();
+    const services = servicesOver(new PgProjectStoreFactory(database.pool), os.tmpdir(), os.tmpdir());
+    return { dispatcher: make(services), project: 'contract-1', cleanup: () => database.close() };
+  });
+}

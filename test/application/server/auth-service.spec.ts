@@ -71,7 +71,7 @@ describe('AuthService (application, in-memory store)', () => {
     expect(login).to.deep.equal({ bearer: 'bearer-1', expires_at: '2026-01-31T00:00:00.000Z' });
     expect(deps.store.saved.at(-1)!.sessions).to.deep.equal([{ bearer_hash: 'hash-1', created_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-31T00:00:00.000Z' }]);
     expect(JSON.stringify(deps.store.saved)).not.to.include('bearer-1');
-    expect(service.authenticate('Bearer bearer-1').bearer_hash).to.equal('hash-1');
+    expect((await service.authenticate('Bearer bearer-1')).bearer_hash).to.equal('hash-1');
   });
 
   it('a login whose session cannot be written fails and grants nothing', async () => {
@@ -137,7 +137,7 @@ describe('AuthService (application, in-memory store)', () => {
     const { service } = await AuthService.open(deps, 'pw');
     const logins = await Promise.all(Array.from({ length: 10 }, (_, index) => service.login('pw', `client-${index}`)));
     expect(deps.store.saved.at(-1)!.sessions).to.have.length(10);
-    for (const login of logins) expect(service.authenticate(`Bearer ${login.bearer}`)).to.be.an('object');
+    for (const login of logins) expect(await service.authenticate(`Bearer ${login.bearer}`)).to.be.an('object');
   });
 
   it('rotation (spec 5.5): a new password writes a new verifier and no sessions before the service exists', async () => {

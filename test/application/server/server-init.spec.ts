@@ -53,4 +53,27 @@ describe('server init (application, in-memory files)', () => {
     expect(result.secret).to.deep.equal({ source: 'generated' });
     expect(files.writes).to.equal(0);
   });
+
+  it('--store postgresql: server.json says so, server.env gets a commented template for the connection string and no value', async () => {
+    const { files, ports } = setup();
+    const result = await serverInit(ports, input({ unit: 'none', store: 'postgresql' }));
+    expect(result.config.store).to.equal('postgresql');
+    expect(JSON.parse(files.files.get('/srv/taskdag/server.json')!.text).store).to.equal('postgresql');
+    const env = files.files.get('/srv/taskdag/server.env')!.text;
+    expect(env).to.match(/^# TASKDAG_DATABASE_URL=postgresql:\/\//m);
+    expect(env).not.to.match(/^TASKDAG_DATABASE_URL=/m);
+    // A re-run keeps the store without the flag; another store conflicts unless forced.
+    expect((await serverInit(ports, input({ unit: 'none' }))).actions.every((action) => action.action === 'keep')).to.equal(true);
+    const writes = files.writes;
+    const conflict = await rejectionOf(() => serverInit(ports, input({ unit: 'none', store: 'files' })));
+    expect(conflict.code).to.equal('SERVER_SETUP_CONFLICT');
+    expect(files.writes).to.equal(writes);
+  });
+
+  it('the default files store is not written into server.json, as before the option existed', async () => {
+    const { files, ports } = setup();
+    await serverInit(ports, input({ unit: 'none', store: 'files' }));
+    expect(files.files.get('/srv/taskdag/server.json')!.text).not.to.include('store');
+    expect(files.files.get('/srv/taskdag/server.env')!.text).not.to.include('TASKDAG_DATABASE_URL');
+  });
 });

@@ -1,0 +1,38 @@
+import type { DatabaseProbe, DatabaseProbeResult } from '../../application/ports/database-probe.js';
+import { openPool } from './pg-pool.js';
+import { schemaVersion, SCHEMA_VERSION } from './pg-schema.js';
+
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** One short connection through node-postgres; the reason of a failure is its SQLSTATE or errno and message, never the connection string. */
+export class PgDatabaseProbe implements DatabaseProbe {
+  async probe(connectionString: string): Promise<DatabaseProbeResult> {
+    let pool: ReturnType<typeof openPool>;
+    try {
+      pool = openPool(connectionString, 1, CONNECT_TIMEOUT_MS);
+    } catch (error) {
+      return { reachable: false, reason: `the connection string does not parse (${(error as Error).name})` };
+    }
+    try {
+      return { reachable: true, schemaVersion: await schemaVersion(pool), supportedVersion: SCHEMA_VERSION };
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const message = redact((error as Error).message ?? String(error), connectionString);
+      return { reachable: false, reason: typeof code === 'string' ? `${code}: ${message}` : message };
+    } finally {
+      await pool.end().catch(() => undefined);
+    }
+  }
+}
+
+/** Whatever a driver message echoes of the connection string (its password above all) is cut out. */
+function redact(message: string, connectionString: string): string {
+  let redacted = message.split(connectionString).join('<connection string>');
+  try {
+    const password = decodeURIComponent(new URL(connectionString).password);
+    if (password !== '') redacted = redacted.split(password).join('<password>');
+  } catch {
+    // Not a URL: nothing more to cut.
+  }
+  return redacted;
+}

@@ -1,0 +1,120 @@
+import type { Pool, PoolClient } from 'pg';
+import { DomainError } from '../../domain/errors.js';
+
+/**
+ * node-postgres, loaded on first use: only a server (or `server doctor`) configured for
+ * PostgreSQL pays for it; the bundles leave it in node_modules (scripts/build.mjs).
+ */
+function pg(): typeof import('pg') {
+  return require('pg') as typeof import('pg');
+}
+
+/** One pool a process (as node-postgres advises); the connection string never reaches an error or a log. */
+export function openPool(connectionString: string, max = 10, connectionTimeoutMillis = 30_000): Pool {
+  const pool = new (pg().Pool)({ connectionString, max, connectionTimeoutMillis, application_name: 'taskdag' });
+  // An idle client that loses its connection is dropped by the pool; without a listener it would crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** A dedicated client outside the pool (LISTEN keeps its connection for the process's lifetime). */
+export function openClient(connectionString: string): import('pg').Client {
+  return new (pg().Client)({ connectionString, application_name: 'taskdag-listen' });
+}
+
+/**
+ * Pooled connections the database may have ended while they sat idle (a restart, a failover):
+ * each fails at its first statement, before anything ran, and is then discarded, so a statement
+ * is tried on up to this many connections. A database that is down fails at connect, at once.
+ */
+const STALE_CONNECTIONS = 32;
+
+/**
+ * Runs `work` in one transaction on one pooled client: committed when it resolves, rolled back
+ * when it throws. A connection found ended at BEGIN is discarded and the next one tried.
+ */
+export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await connect(pool);
+    const lost = watchForLoss(client);
+    try {
+      await client.query(begin);
+    } catch (error) {
+      client.release(true);
+      lost.stop();
+      if (attempt < STALE_CONNECTIONS && isConnectionLost(error)) continue;
+      throw databaseError(error);
+    }
+    let broken = false;
+    try {
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        // The connection is gone: the server rolls back by itself; the client must not be reused.
+        broken = true;
+      }
+      throw databaseError(error);
+    } finally {
+      client.release(broken || lost.happened());
+      lost.stop();
+    }
+  }
+}
+
+/** One statement on the pool (a read), tried again on another connection when its connection had been ended while idle. */
+export async function queryFresh<R extends import('pg').QueryResultRow>(pool: Pool, sql: string, values: unknown[]): Promise<import('pg').QueryResult<R>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await pool.query<R>(sql, values);
+    } catch (error) {
+      if (attempt >= STALE_CONNECTIONS || !isConnectionLost(error)) throw databaseError(error);
+    }
+  }
+}
+
+/**
+ * A checked-out client whose connection drops between queries emits 'error'; without a listener
+ * that would end the process. The failure then surfaces on the next query, and the client is
+ * destroyed on release.
+ */
+function watchForLoss(client: PoolClient): { happened(): boolean; stop(): void } {
+  let happened = false;
+  const listener = () => (happened = true);
+  client.on('error', listener);
+  return { happened: () => happened, stop: () => void client.off('error', listener) };
+}
+
+/** The server ended the session, or the socket went: nothing of the statement ran on it. */
+function isConnectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === 'ECONNRESET' || code === 'EPIPE')) return true;
+  return error instanceof Error && /Connection terminated/i.test(error.message);
+}
+
+async function connect(pool: Pool): Promise<PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw databaseError(error);
+  }
+}
+
+/**
+ * A database failure as STORAGE_ERROR, with the SQLSTATE (or the socket's errno) as its cause.
+ * A SQL error keeps PostgreSQL's message; a connection failure says only its errno, since the
+ * driver's words name the database's host or socket, which an HTTP body must not show
+ * (`server doctor` reports the whole reason to the operator).
+ */
+export function databaseError(error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return error;
+  // PostgreSQL's own errors carry a severity; anything else is the socket's.
+  if (typeof (error as { severity?: unknown }).severity !== 'string') return new DomainError('STORAGE_ERROR', `The database cannot be reached (${code}): run \`taskdag server doctor\` on the server`, { cause: code });
+  const reason = error instanceof Error ? error.message : String(error);
+  return new DomainError('STORAGE_ERROR', `The database failed: ${reason}`, { cause: code });
+}

@@ -1,0 +1,83 @@
+import type { Client, Pool } from 'pg';
+import { databaseError, openClient } from './pg-pool.js';
+import { REVISION_CHANNEL } from './pg-project-store.js';
+
+export interface ProjectRevision {
+  project: string;
+  revision: number;
+  fence_generation: number;
+}
+
+const RECONNECT_MS = 1_000;
+
+/**
+ * LISTEN on the revision channel, on a client of its own (STYLE.md), so a commit by any process
+ * on the database reaches this process's live streams. Resolves once listening. When the
+ * connection drops it reconnects, then announces every project's current revision, so a
+ * subscriber that missed events meanwhile still sees the revision move. `close` stops it.
+ */
+export async function listenForRevisions(
+  connectionString: string,
+  pool: Pool,
+  announce: (event: ProjectRevision) => void,
+  log: (line: string) => void,
+): Promise<{ close(): Promise<void> }> {
+  let current: Client | null = null;
+  let closed = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  const connect = async (): Promise<void> => {
+    const client = openClient(connectionString);
+    client.on('notification', (message) => {
+      if (message.channel === REVISION_CHANNEL && message.payload) announce(JSON.parse(message.payload) as ProjectRevision);
+    });
+    const lost = () => {
+      if (current !== client) return;
+      current = null;
+      client.end().catch(() => undefined);
+      reconnectLater();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${REVISION_CHANNEL}`);
+    } catch (error) {
+      client.end().catch(() => undefined);
+      throw databaseError(error);
+    }
+    current = client;
+    if (closed) await client.end().catch(() => undefined);
+  };
+
+  const reconnectLater = () => {
+    if (closed || timer) return;
+    log(`taskdag server: the revision channel to the database was lost; reconnecting every ${RECONNECT_MS} ms`);
+    const attempt = () => {
+      timer = setTimeout(() => {
+        timer = null;
+        if (closed) return;
+        connect().then(catchUp, attempt);
+      }, RECONNECT_MS);
+      timer.unref();
+    };
+    attempt();
+  };
+
+  const catchUp = async () => {
+    log('taskdag server: the revision channel is back');
+    const rows = await pool.query<ProjectRevision>('SELECT id AS project, revision::int, fence_generation::int FROM taskdag_projects').catch(() => ({ rows: [] }));
+    for (const row of rows.rows) announce(row);
+  };
+
+  await connect();
+  return {
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      const client = current;
+      current = null;
+      await client?.end().catch(() => undefined);
+    },
+  };
+}

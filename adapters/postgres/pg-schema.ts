@@ -1,0 +1,146 @@
+import type { Pool } from 'pg';
+import { DomainError } from '../../domain/errors.js';
+import { withTransaction } from './pg-pool.js';
+
+/**
+ * The schema, as numbered migrations applied in order (docs/scaling.md). Each only adds: a
+ * migration never drops or rewrites data, so applying one is never destructive. A database
+ * whose schema is newer than this program knows is refused, never downgraded.
+ */
+const MIGRATIONS: readonly string[] = [
+  // 1: projects with their revision, the graph as rows (JSON kept as written, key order included), the append-only log, snapshots, sessions,
+  // and a place for plugin data (one JSON document per plugin and key, written by its plugin).
+  `
+  CREATE TABLE taskdag_projects (
+    id text PRIMARY KEY,
+    version integer NOT NULL,
+    fence_generation bigint NOT NULL,
+    revision bigint NOT NULL,
+    -- Bumped by every whole replacement (init --force, restore, push): a cached graph of another
+    -- incarnation is reloaded whole rather than caught up.
+    incarnation bigint NOT NULL,
+    log_length bigint NOT NULL,
+    -- The revision that last changed an edge, so a cache reloads edges only when they changed.
+    edges_revision bigint NOT NULL
+  );
+  CREATE TABLE taskdag_nodes (
+    project text NOT NULL REFERENCES taskdag_projects (id),
+    id text NOT NULL,
+    position bigserial,
+    revision bigint NOT NULL,
+    node json NOT NULL,
+    PRIMARY KEY (project, id)
+  );
+  CREATE INDEX taskdag_nodes_changed ON taskdag_nodes (project, revision);
+  -- Notes appended to a node since it was last written whole (a note is one row, not the node).
+  CREATE TABLE taskdag_notes (
+    project text NOT NULL REFERENCES taskdag_projects (id),
+    node text NOT NULL,
+    seq bigserial,
+    -- The commit's revision (what a cache catches up by), then the node's own new revision and time.
+    revision bigint NOT NULL,
+    node_revision bigint NOT NULL,
+    updated_at text NOT NULL,
+    note json NOT NULL,
+    PRIMARY KEY (project, seq)
+  );
+  CREATE INDEX taskdag_notes_node ON taskdag_notes (project, node);
+  CREATE INDEX taskdag_notes_changed ON taskdag_notes (project, revision);
+  CREATE TABLE taskdag_edges (
+    project text NOT NULL REFERENCES taskdag_projects (id),
+    position bigserial,
+    from_id text NOT NULL,
+    to_id text NOT NULL,
+    type text NOT NULL,
+    PRIMARY KEY (project, position)
+  );
+  CREATE INDEX taskdag_edges_pair ON taskdag_edges (project, from_id, to_id, type);
+  CREATE TABLE taskdag_initiatives (
+    project text NOT NULL REFERENCES taskdag_projects (id),
+    name text NOT NULL,
+    position bigserial,
+    revision bigint NOT NULL,
+    initiative json NOT NULL,
+    PRIMARY KEY (project, name)
+  );
+  CREATE TABLE taskdag_log (
+    project text NOT NULL REFERENCES taskdag_projects (id),
+    seq bigint NOT NULL,
+    entry json NOT NULL,
+    PRIMARY KEY (project, seq)
+  );
+  CREATE TABLE taskdag_snapshots (
+    project text NOT NULL,
+    id text NOT NULL,
+    metadata json NOT NULL,
+    contents bytea NOT NULL,
+    PRIMARY KEY (project, id)
+  );
+  CREATE TABLE taskdag_plugin_data (
+    project text NOT NULL REFERENCES taskdag_projects (id),
+    plugin text NOT NULL,
+    key text NOT NULL,
+    value json NOT NULL,
+    PRIMARY KEY (project, plugin, key)
+  );
+  CREATE TABLE taskdag_auth (
+    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    verifier json NOT NULL
+  );
+  CREATE TABLE taskdag_sessions (
+    bearer_hash text PRIMARY KEY,
+    created_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL
+  );
+  CREATE INDEX taskdag_sessions_expiry ON taskdag_sessions (expires_at);
+  `,
+  // 2: a snapshot keeps the plugin table of the state it saved (docs/plugins.md), its size and
+  // sha256 in the metadata; null for a state without plugins, as every snapshot taken before.
+  `
+  ALTER TABLE taskdag_snapshots ADD COLUMN plugins bytea;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Any fixed number: every process that migrates takes this transaction-scoped advisory lock first. */
+const MIGRATION_LOCK = 0x74a5_6d61;
+
+/** The schema version a database holds: 0 for none (an empty database). */
+export async function schemaVersion(pool: Pool): Promise<number> {
+  const table = await pool.query<{ exists: boolean }>("SELECT to_regclass('taskdag_schema') IS NOT NULL AS exists");
+  if (!table.rows[0]!.exists) return 0;
+  const result = await pool.query<{ version: number | null }>('SELECT max(version) AS version FROM taskdag_schema');
+  return result.rows[0]!.version ?? 0;
+}
+
+/**
+ * Brings the schema up to SCHEMA_VERSION, each migration in its own transaction under an advisory
+ * lock (several processes starting at once apply each migration once). Refuses a newer schema.
+ * Returns the versions it applied.
+ */
+export async function migrate(pool: Pool): Promise<number[]> {
+  const applied: number[] = [];
+  for (;;) {
+    const version = await withTransaction(pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await client.query('CREATE TABLE IF NOT EXISTS taskdag_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      const current = (await client.query<{ version: number | null }>('SELECT max(version) AS version FROM taskdag_schema')).rows[0]!.version ?? 0;
+      if (current > SCHEMA_VERSION) throw schemaTooNew(current);
+      if (current === SCHEMA_VERSION) return null;
+      await client.query(MIGRATIONS[current]!);
+      await client.query('INSERT INTO taskdag_schema (version) VALUES ($1)', [current + 1]);
+      return current + 1;
+    });
+    if (version === null) return applied;
+    applied.push(version);
+  }
+}
+
+export function schemaTooNew(version: number): DomainError {
+  return new DomainError(
+    'STORAGE_ERROR',
+    `The database holds taskdag schema ${version}, newer than this taskdag knows (${SCHEMA_VERSION}): upgrade taskdag on this host, never the other way round`,
+    { cause: 'ESCHEMA', schema_version: version, supported: SCHEMA_VERSION },
+  );
+}

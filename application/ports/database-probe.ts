@@ -1,0 +1,9 @@
+/** What `server doctor` learns from a database without changing it. */
+export type DatabaseProbeResult =
+  | { reachable: true; schemaVersion: number; supportedVersion: number }
+  | { reachable: false; reason: string };
+
+/** Connects to a server's database once, reads its schema version, and disconnects (docs/scaling.md). */
+export interface DatabaseProbe {
+  probe(connectionString: string): Promise<DatabaseProbeResult>;
+}

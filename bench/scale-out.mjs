@@ -1,0 +1,204 @@
+// `npm run bench:scale-out`: 1, 2 and 4 real `taskdag server run` processes on one PostgreSQL
+// database (a private cluster started here, as the tests start theirs, fsync and synchronous
+// commit on), and next to them one server on the file store, all in the same run. N agents over
+// keep-alive HTTP on 127.0.0.1, spread evenly over the processes, each looping add-task, take,
+// submit, accept (four durable mutations) and a status read, on a 1k-node project. Reports
+// durable mutations per second and p50/p99 latency per request at 32 and 128 agents. Writes
+// bench/results/scale-out.{json,md}. Options: --seconds N per step (default 3), --only
+// files-1,postgresql-2 (some setups), --agents 32 (some agent counts);
+// BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
+// The load generator, the servers and PostgreSQL share this machine's cores: read the figures
+// as ratios within one run (BENCHMARKS.md).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createRequire } from 'node:module';
+import { buildState } from './generate.mjs';
+
+const require = createRequire(import.meta.url);
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
+const { FsProjectStore } = require('../build/adapters/fs-project-store.js');
+const { stateDirectoryLock } = require('../build/adapters/flock-project-lock.js');
+const { openPool } = require('../build/adapters/postgres/pg-pool.js');
+const { migrate } = require('../build/adapters/postgres/pg-schema.js');
+const { PgProjectStoreFactory } = require('../build/adapters/postgres/pg-project-store.js');
+const { freshDatabase } = require('../build/test/support/postgres.js');
+
+const { values: options } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, only: { type: 'string' }, agents: { type: 'string' } } });
+const SECONDS = Number(options.seconds);
+const AGENTS = options.agents ? options.agents.split(',').map(Number) : [32, 128];
+const SETUPS = [
+  { store: 'files', processes: 1 },
+  { store: 'postgresql', processes: 1 },
+  { store: 'postgresql', processes: 2 },
+  { store: 'postgresql', processes: 4 },
+].filter(({ store, processes }) => !options.only || options.only.split(',').includes(`${store}-${processes}`));
+const SIZE = 1_000;
+const log = (message) => process.stderr.write(`[bench:scale-out] ${message}\n`);
+const agentPool = new http.Agent({ keepAlive: true, maxSockets: 512 });
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-scale-out-'));
+const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, seconds_per_step: SECONDS, nodes: SIZE, steps: [] };
+let servers = [];
+try {
+  for (const setup of SETUPS) {
+    for (const agents of AGENTS) {
+      servers = await startSetup(setup, `${setup.store}-${setup.processes}-${agents}`);
+      const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: servers.password })).body.bearer;
+      const step = await loadStep(servers, bearer, 'bench', agents);
+      report.steps.push({ ...setup, agents, ...step });
+      log(`${setup.store} × ${setup.processes} process(es), ${agents} agents: ${step.mutations_per_second} durable mutations/s, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms`);
+      await stopAll(servers);
+      servers = [];
+    }
+  }
+} finally {
+  await stopAll(servers);
+  rmSync(scratch, { recursive: true, force: true });
+}
+mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
+writeFileSync(path.join(ROOT, 'bench', 'results', 'scale-out.json'), JSON.stringify(report, null, 2) + '\n');
+writeFileSync(path.join(ROOT, 'bench', 'results', 'scale-out.md'), markdown(report));
+process.stdout.write(markdown(report));
+// The private cluster is stopped by the exit hook of test/support/postgres.js.
+process.exit(0);
+
+/** A fresh setup: its project seeded with SIZE nodes, then its server processes, each with its own root (state home and lock). */
+async function startSetup({ store, processes }, name) {
+  const { state } = buildState({ size: SIZE, logEntries: 100, poolSize: 10 });
+  const roots = Array.from({ length: processes }, (_, index) => path.join(scratch, `${name}-${index}`));
+  const flags = store === 'postgresql' ? ['--store', 'postgresql'] : [];
+  for (const root of roots) run(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', ...flags]);
+  const env = envOf(roots[0]);
+  if (store === 'postgresql') {
+    env.TASKDAG_DATABASE_URL = freshDatabase();
+    const pool = openPool(env.TASKDAG_DATABASE_URL);
+    await migrate(pool);
+    await new PgProjectStoreFactory(pool).open('bench').replace(state);
+    await pool.end();
+  } else {
+    const location = path.join(roots[0], 'data', 'projects', 'bench');
+    await new FsProjectStore('bench', location, stateDirectoryLock(location)).replace(state);
+  }
+  const started = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env)));
+  started.password = env.TASKDAG_SERVER_PASSWORD;
+  return started;
+}
+
+function envOf(root) {
+  return Object.fromEntries(
+    readFileSync(path.join(root, 'server.env'), 'utf8')
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+}
+
+function run(args) {
+  const child = spawnSync(process.execPath, [BINARY, ...args], { encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`taskdag ${args.join(' ')}: ${child.stdout}${child.stderr}`);
+  return JSON.parse(child.stdout);
+}
+
+function startServer(config, env) {
+  return new Promise((resolve, reject) => {
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, BINARY, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.once('data', (chunk) => {
+      child.port = JSON.parse(String(chunk).split('\n')[0]).port;
+      resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`server run exited ${code}`)));
+  });
+}
+
+async function stopAll(children) {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.removeAllListeners('exit');
+          child.once('exit', resolve);
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+function call(port, bearer, method, route, body) {
+  const text = JSON.stringify(body);
+  const headers = { 'X-Taskdag-Protocol-Version': '1', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) };
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request({ host: '127.0.0.1', port, method, path: route, headers, agent: agentPool }, (response) => {
+      let data = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (data += chunk));
+      response.on('end', () => resolve({ status: response.statusCode, body: JSON.parse(data) }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(text);
+  });
+}
+
+/** `agents` loops, agent i on process i mod P, for SECONDS after a short warm-up; latency is per request. */
+async function loadStep(children, bearer, project, agents) {
+  const initiative = (await call(children[0].port, bearer, 'POST', `/v1/projects/${project}/ops/initiatives`, { args: {}, agent: null })).body.initiatives[0].name;
+  const latencies = [];
+  let mutations = 0;
+  let counting = false;
+  let running = true;
+  const op = async (port, operation, args, agent) => {
+    const started = performance.now();
+    const answer = await call(port, bearer, 'POST', `/v1/projects/${project}/ops/${operation}`, { args, agent });
+    if (answer.status !== 200) throw new Error(`${operation}: ${JSON.stringify(answer.body)}`);
+    if (counting) {
+      latencies.push(performance.now() - started);
+      if (operation !== 'status') mutations += 1;
+    }
+  };
+  const loop = async (index) => {
+    const port = children[index % children.length].port;
+    for (let cycle = 0; running; cycle++) {
+      const id = `T-bench-${index}-${cycle}`;
+      await op(port, 'add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
+      await op(port, 'take', { id }, `agent-${index}`);
+      await op(port, 'submit', { id, note: 'done' }, `agent-${index}`);
+      await op(port, 'accept', { id }, 'reviewer');
+      await op(port, 'status', { limit: 5 }, null);
+    }
+  };
+  const loops = Array.from({ length: agents }, (_, index) => loop(index));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  counting = true;
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, SECONDS * 1_000));
+  counting = false;
+  const elapsed = (performance.now() - started) / 1_000;
+  running = false;
+  await Promise.all(loops);
+  latencies.sort((a, b) => a - b);
+  const at = (q) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
+  return { mutations_per_second: Math.round(mutations / elapsed), requests: latencies.length, p50_ms: at(0.5), p99_ms: at(0.99) };
+}
+
+function markdown(result) {
+  const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [step.agents, step.mutations_per_second]));
+  const rows = result.steps.map(
+    (step) =>
+      `| ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${files[step.agents] ? `${(step.mutations_per_second / files[step.agents]).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} |`,
+  );
+  return [
+    `${result.nodes}-node project, ${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL.`,
+    '',
+    '| store | processes | agents | durable mutations/s | × files, same agents | p50 ms | p99 ms |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+  ].join('\n');
+}

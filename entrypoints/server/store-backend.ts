@@ -1,0 +1,67 @@
+import type { AuthStore } from '../../application/ports/auth-store.js';
+import type { ProjectStoreFactory } from '../../application/ports/project-store.js';
+import { storeOf, type ServerConfig } from '../../application/server/server-config.js';
+import { DATABASE_URL_KEY, databaseUrlProblem } from '../../application/server/server-env.js';
+import { DomainError } from '../../domain/errors.js';
+import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { nodeFileSystem } from '../../adapters/file-system.js';
+import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
+import { FsAuthStore } from '../../adapters/server/fs-auth-store.js';
+import { PgAuthStore } from '../../adapters/postgres/pg-auth-store.js';
+import { openPool } from '../../adapters/postgres/pg-pool.js';
+import { PgProjectStoreFactory } from '../../adapters/postgres/pg-project-store.js';
+import { listenForRevisions, type ProjectRevision } from '../../adapters/postgres/pg-revision-listener.js';
+import { migrate } from '../../adapters/postgres/pg-schema.js';
+
+/** Connections each server process keeps to its database at most. */
+const POOL_SIZE = 16;
+
+/** Where a server keeps projects and sessions, and how it learns of commits by other processes. */
+export interface StoreBackend {
+  stores: ProjectStoreFactory;
+  auth: AuthStore;
+  /** Delivers every commit made through this database, by any process, until `close`. */
+  follow(announce: (event: ProjectRevision) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The store `server.json` selects: the files of the data root, kept hot in this process (the
+ * default), or PostgreSQL, whose connection string is taken from the environment (server.env)
+ * and removed from it at once, like the password. With PostgreSQL the schema is migrated here,
+ * before the server listens (docs/scaling.md).
+ */
+export async function openStoreBackend(config: ServerConfig, env: Record<string, string | undefined>, log: (line: string) => void): Promise<StoreBackend> {
+  const url = env[DATABASE_URL_KEY];
+  delete env[DATABASE_URL_KEY];
+  if (storeOf(config) === 'files') {
+    return {
+      stores: new FsProjectStoreFactory(config.dataRoot, stateDirectoryLock, nodeFileSystem, true),
+      auth: new FsAuthStore(config.stateHome),
+      follow: async () => undefined,
+      close: async () => undefined,
+    };
+  }
+  const problem = databaseUrlProblem(url);
+  if (problem) throw new DomainError('MISSING_FIELD', `${problem}: add it to server.env (docs/scaling.md), then run \`taskdag server doctor\``, { field: DATABASE_URL_KEY, source: 'environment' });
+  const pool = openPool(url!, POOL_SIZE);
+  let listener: { close(): Promise<void> } | null = null;
+  try {
+    const applied = await migrate(pool);
+    if (applied.length > 0) log(`taskdag server: applied database migrations ${applied.join(', ')}`);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return {
+    stores: new PgProjectStoreFactory(pool),
+    auth: new PgAuthStore(pool),
+    async follow(announce) {
+      listener = await listenForRevisions(url!, pool, announce, log);
+    },
+    async close() {
+      await listener?.close();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import type { Pool } from 'pg';
+import { PgAuthStore } from '../../../adapters/postgres/pg-auth-store.js';
+import { openPool } from '../../../adapters/postgres/pg-pool.js';
+import { PgProjectStoreFactory } from '../../../adapters/postgres/pg-project-store.js';
+import { listenForRevisions, type ProjectRevision } from '../../../adapters/postgres/pg-revision-listener.js';
+import { migrate } from '../../../adapters/postgres/pg-schema.js';
+import { ScryptPasswordHasher } from '../../../adapters/server/scrypt-password-hasher.js';
+import { TweetnaclBearerTokens } from '../../../adapters/server/tweetnacl-bearer-tokens.js';
+import { SystemClock } from '../../../adapters/system-clock.js';
+import { AuthService } from '../../../application/server/auth-service.js';
+import { GraphDraft } from '../../../domain/draft.js';
+import { GroupCommitDispatcher } from '../../../application/group-commit.js';
+import { servicesOver } from '../../../entrypoints/local-services.js';
+import { rejectionOf } from '../../support/failures.js';
+import { NOW, addTask } from '../../support/graphs.js';
+import { freshDatabase } from '../../support/postgres.js';
+import { sampleState } from '../../support/states.js';
+
+describe('sessions and revision events shared through PostgreSQL', function () {
+  this.timeout(60_000);
+  let url: string;
+  let pools: Pool[];
+
+  beforeEach(async () => {
+    url = freshDatabase();
+    pools = [openPool(url), openPool(url)];
+    await migrate(pools[0]!);
+  });
+  afterEach(async () => {
+    for (const pool of pools) await pool.end();
+  });
+
+  const authOn = (pool: Pool, password: string) =>
+    AuthService.open({ store: new PgAuthStore(pool), hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() }, password);
+
+  it('a bearer from one process works on another; a rotation by either ends them all and retires the old password everywhere', async () => {
+    const first = await authOn(pools[0]!, 'old-password-1');
+    const second = await authOn(pools[1]!, 'old-password-1');
+    expect([first.startup, second.startup]).to.deep.equal(['created', 'kept']);
+    const login = await first.service.login('old-password-1', 'c');
+    expect((await second.service.authenticate(`Bearer ${login.bearer}`)).expires_at).to.equal(login.expires_at);
+    const rotated = await authOn(pools[0]!, 'new-password-2');
+    expect(rotated.startup).to.equal('rotated');
+    for (const service of [first.service, second.service, rotated.service]) {
+      expect((await rejectionOf(() => service.authenticate(`Bearer ${login.bearer}`))).details).to.deep.equal({ reason: 'unknown' });
+    }
+    // The process still running with the old password in memory checks logins against the stored verifier.
+    expect((await rejectionOf(() => second.service.login('old-password-1', 'c'))).code).to.equal('AUTH_INVALID');
+    const fresh = await second.service.login('new-password-2', 'c');
+    expect(await first.service.authenticate(`Bearer ${fresh.bearer}`)).to.be.an('object');
+    const stored = await pools[0]!.query('SELECT * FROM taskdag_sessions');
+    expect(JSON.stringify(stored.rows)).not.to.include(fresh.bearer);
+  });
+
+  it('LISTEN delivers every commit of any process, and after losing its connection reconnects and announces where each project stands', async () => {
+    const heard: ProjectRevision[] = [];
+    const lines: string[] = [];
+    const listener = await listenForRevisions(url, pools[1]!, (event) => heard.push(event), (line) => lines.push(line));
+    try {
+      const store = new PgProjectStoreFactory(pools[0]!).open('p');
+      await store.replace(sampleState());
+      const commit = (id: string) =>
+        store.transact((graph) => {
+          const draft = new GraphDraft(graph, NOW, 'alice');
+          addTask(draft, id);
+          return { result: graph.revision, changes: draft.changes() };
+        });
+      const revision = await commit('T-2');
+      await until(() => heard.some((event) => event.revision === revision));
+      expect(heard.at(-1)).to.deep.equal({ project: 'p', revision, fence_generation: sampleState().fence_generation });
+      await pools[0]!.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'taskdag-listen'");
+      await until(() => lines.some((line) => line.includes('lost')));
+      const missed = await commit('T-3');
+      await until(() => heard.some((event) => event.revision === missed), 10_000);
+      expect(lines.some((line) => line.includes('is back'))).to.equal(true);
+      const after = await commit('T-4');
+      await until(() => heard.some((event) => event.revision === after));
+    } finally {
+      await listener.close();
+    }
+  });
+});
+
+describe('group commit over PostgreSQL', function () {
+  this.timeout(60_000);
+
+  it('mutations that arrive together commit as one transaction: one revision event for the group, every caller answered', async () => {
+    const url = freshDatabase();
+    const pool = openPool(url);
+    const heard: ProjectRevision[] = [];
+    await migrate(pool);
+    const listener = await listenForRevisions(url, pool, (event) => heard.push(event), () => undefined);
+    try {
+      const sut = new GroupCommitDispatcher(servicesOver(new PgProjectStoreFactory(pool), '/', '/'));
+      const run = (operation: string, args: Record<string, unknown>, agent: string | null = 'alice') => sut.dispatch({ project: 'p', operation, args, agent });
+      await run('init', {}, null);
+      await run('add-initiative', { name: 'core' });
+      await until(() => heard.length >= 2);
+      heard.length = 0;
+      const tasks = Array.from({ length: 32 }, (_, index) => `T-${index + 1}`);
+      const answers = await Promise.all(tasks.map((id) => run('add-task', { id, initiative: 'core', title: id, body: '', acceptance: 'ok', blocked_by: [] })));
+      expect(answers).to.have.length(32);
+      const state = (await run('state', {}, null)) as { revision: number; nodes: Record<string, unknown> };
+      expect(Object.keys(state.nodes)).to.have.members(tasks);
+      await until(() => heard.at(-1)?.revision === state.revision);
+      // The 32 requests arrive in one turn of the event loop: one group, one transaction, one event.
+      expect(heard.map((event) => event.revision)).to.deep.equal([state.revision]);
+      const log = await pool.query('SELECT count(*)::int AS n FROM taskdag_log WHERE project = $1', ['p']);
+      expect(log.rows[0].n).to.equal(state.revision);
+    } finally {
+      await listener.close();
+      await pool.end();
+    }
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('the condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,0 +1,32 @@
+import { expect } from 'chai';
+import { parseServerConfig, renderServerConfig, sameServerConfig, storeOf } from '../../../application/server/server-config.js';
+import { databaseUrlProblem, parseEnvFile } from '../../../application/server/server-env.js';
+
+const base = { version: 1, host: '127.0.0.1', port: 0, dataRoot: '/srv/d', stateHome: '/srv/s', uiRoot: '/srv/ui' };
+
+describe('server.json: the store it selects', () => {
+  it('files when absent, postgresql when it says so; anything else is named as the problem', () => {
+    const files = parseServerConfig(JSON.stringify(base));
+    expect('config' in files && storeOf(files.config)).to.equal('files');
+    const database = parseServerConfig(JSON.stringify({ ...base, store: 'postgresql' }));
+    expect('config' in database && storeOf(database.config)).to.equal('postgresql');
+    expect(parseServerConfig(JSON.stringify({ ...base, store: 'mysql' }))).to.deep.equal({ problem: 'store must be one of files, postgresql' });
+    expect(parseServerConfig(JSON.stringify({ ...base, store: 'postgresql', databaseUrl: 'postgresql://x' }))).to.deep.equal({ problem: 'unknown fields: databaseUrl' });
+  });
+
+  it('an explicit files store is the default one: rendered without it, and the same config', () => {
+    const explicit = { ...base, version: 1 as const, store: 'files' as const };
+    expect(sameServerConfig(explicit, { ...base, version: 1 })).to.equal(true);
+    expect(renderServerConfig({ ...base, version: 1 })).not.to.include('store');
+    expect(JSON.parse(renderServerConfig({ ...base, version: 1, store: 'postgresql' })).store).to.equal('postgresql');
+  });
+
+  it('the connection string is a server.env line a shell and systemd read alike, and must be a postgresql:// URL', () => {
+    const url = 'postgresql://taskdag:p4ss@%2Fvar%2Frun%2Fpostgresql:5432/taskdag';
+    const parsed = parseEnvFile(`TASKDAG_SERVER_PASSWORD=secret\nTASKDAG_DATABASE_URL=${url}\n`);
+    expect('entries' in parsed && parsed.entries.get('TASKDAG_DATABASE_URL')).to.equal(url);
+    expect(databaseUrlProblem(url)).to.equal(null);
+    expect(databaseUrlProblem(undefined)).to.include('no TASKDAG_DATABASE_URL line');
+    expect(databaseUrlProblem('mysql://x')).to.include('postgresql://');
+  });
+});

@@ -1,0 +1,242 @@
+import { expect } from 'chai';
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { openEvents } from '../support/api-server.js';
+import { Sandbox } from '../support/cli.js';
+import { loginAt } from '../support/linked-server.js';
+import { CLUSTER_PASSWORD, freshDatabase, testPostgres } from '../support/postgres.js';
+import { envFileEntries, initServerRoot, login, request, session, startServer, type HttpAnswer, type RunningServer } from '../support/server-process.js';
+
+const task = (id: string) => ({ id, initiative: 'core', title: id, body: '', acceptance: 'ok', blocked_by: [] });
+const WIP_LIMIT = path.resolve(__dirname, '../../../examples/plugins/wip-limit.js');
+
+/** A server root of the real `server init --store postgresql`, sharing `envFrom`'s password when given, its env file naming `url`. */
+async function postgresRoot(sandbox: Sandbox, name: string, url: string, envFrom?: string): Promise<{ config: string; envFile: string }> {
+  const { root, config } = await initServerRoot(sandbox, name, ['--store', 'postgresql']);
+  const envFile = path.join(root, 'server.env');
+  if (envFrom) copyFileSync(envFrom, envFile);
+  else appendFileSync(envFile, `TASKDAG_DATABASE_URL=${url}\n`);
+  return { config, envFile };
+}
+
+describe('several server processes on one PostgreSQL database (issue 15)', function () {
+  this.timeout(120_000);
+  const sandbox = new Sandbox();
+  let url: string;
+  let roots: { config: string; envFile: string }[];
+  let servers: RunningServer[];
+  let password: string;
+  let bearer: string;
+
+  const op = (server: RunningServer, project: string, operation: string, args: Record<string, unknown> = {}, agent: string | null = 'alice', token = bearer): Promise<HttpAnswer> =>
+    request(server.origin, 'POST', `/v1/projects/${project}/ops/${operation}`, { headers: { Authorization: `Bearer ${token}` }, body: { args, agent } });
+  const ok = async (server: RunningServer, project: string, operation: string, args: Record<string, unknown> = {}, agent: string | null = 'alice') => {
+    const answer = await op(server, project, operation, args, agent);
+    expect(answer.status, `${operation}: ${answer.text}`).to.equal(200);
+    return answer.json;
+  };
+  const start = (index: number) => startServer(sandbox, roots[index]!.config, envFileEntries(roots[index]!.envFile));
+
+  before(async () => {
+    url = freshDatabase();
+    const first = await postgresRoot(sandbox, 'srv-a', url);
+    roots = [first, await postgresRoot(sandbox, 'srv-b', url, first.envFile)];
+    password = envFileEntries(first.envFile).TASKDAG_SERVER_PASSWORD!;
+    servers = [await start(0), await start(1)];
+    bearer = (await login(servers[0]!.origin, password)).json.bearer;
+  });
+  after(async () => {
+    for (const server of servers ?? []) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
+    sandbox.remove();
+  });
+
+  it('server init writes store postgresql into server.json and no connection string anywhere but server.env', async () => {
+    const config = JSON.parse(readFileSync(roots[0]!.config, 'utf8'));
+    expect(config.store).to.equal('postgresql');
+    expect(readFileSync(roots[0]!.config, 'utf8')).not.to.include('postgresql://');
+    expect(readFileSync(roots[0]!.envFile, 'utf8')).to.include(`TASKDAG_DATABASE_URL=${url}`);
+  });
+
+  it('server doctor checks the connection and the schema version, never showing the connection string', async () => {
+    const result = await sandbox.run(['server', 'doctor', '--config', roots[0]!.config]);
+    expect(result.code, result.stdout).to.equal(0);
+    expect(result.json.findings.filter((finding: { code: string }) => finding.code.startsWith('DATABASE'))).to.deep.equal([]);
+    expect(result.stdout + result.stderr).not.to.include(CLUSTER_PASSWORD);
+  });
+
+  it('a bearer granted by one process is accepted by every process', async () => {
+    for (const server of servers) expect((await session(server.origin, bearer)).status).to.equal(200);
+    const other = (await login(servers[1]!.origin, password)).json.bearer;
+    expect((await session(servers[0]!.origin, other)).status).to.equal(200);
+  });
+
+  it('32 racing claims split across two processes: exactly one winner, seen by both', async () => {
+    await ok(servers[0]!, 'race', 'init', {}, null);
+    await ok(servers[0]!, 'race', 'add-initiative', { name: 'core' });
+    await ok(servers[1]!, 'race', 'add-task', task('T-1'));
+    const answers = await Promise.all(Array.from({ length: 32 }, (_, index) => op(servers[index % 2]!, 'race', 'take', { id: 'T-1' }, `agent-${index}`)));
+    const winners = answers.filter((answer) => answer.status === 200);
+    expect(winners).to.have.length(1);
+    expect(new Set(answers.filter((answer) => answer.status !== 200).map((answer) => answer.json.error.code))).to.deep.equal(new Set(['ALREADY_CLAIMED']));
+    const winner = answers.indexOf(winners[0]!);
+    for (const server of servers) {
+      const shown = await ok(server, 'race', 'show', { id: 'T-1' }, null);
+      expect(shown.node.claim.by).to.equal(`agent-${winner}`);
+    }
+  });
+
+  it('a live-event subscriber on one process sees the commits made through another', async () => {
+    await ok(servers[0]!, 'live', 'init', {}, null);
+    await ok(servers[0]!, 'live', 'add-initiative', { name: 'core' });
+    const stream = await openEvents(servers[1]!.origin, bearer, 'live');
+    try {
+      const { revision } = (await ok(servers[0]!, 'live', 'add-task', task('T-1'))).node;
+      const state = await ok(servers[0]!, 'live', 'state', {}, null);
+      await stream.waitFor((event) => event.event === 'revision' && event.id === String(state.revision));
+      expect(revision).to.be.a('number');
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('a SIGKILL of one process in the middle of commits loses no acknowledged mutation; its restart serves them all', async () => {
+    await ok(servers[0]!, 'crash', 'init', {}, null);
+    await ok(servers[0]!, 'crash', 'add-initiative', { name: 'core' });
+    const acknowledged: string[] = [];
+    let cutOff = 0;
+    const victim = servers[0]!;
+    // Sixteen agents each writing one task after another: whenever the kill lands, commits are in flight.
+    const agents = Array.from({ length: 16 }, async (_, agent) => {
+      for (let index = 0; ; index++) {
+        const id = `T-${agent}x${index}`;
+        const answer = await op(victim, 'crash', 'add-task', task(id)).catch(() => null);
+        if (answer?.status !== 200) return void (cutOff += 1);
+        acknowledged.push(id);
+      }
+    });
+    while (acknowledged.length < 100) await new Promise((resolve) => setTimeout(resolve, 5));
+    await victim.stop('SIGKILL');
+    await Promise.all(agents);
+    expect(cutOff).to.equal(16);
+    const seen = await ok(servers[1]!, 'crash', 'state', {}, null);
+    for (const id of acknowledged) expect(seen.nodes, id).to.have.property(id);
+    servers[0] = await start(0);
+    const again = await ok(servers[0]!, 'crash', 'state', {}, null);
+    expect(Object.keys(again.nodes).sort()).to.deep.equal(Object.keys(seen.nodes).sort());
+    expect(again.revision).to.equal(seen.revision);
+  });
+
+  it('a plugin pushed through one process is enforced by both: racing takes past a WIP limit of one have one winner, the rest PLUGIN_REFUSED', async () => {
+    // A checkout installs wip-limit (examples/plugins) locally, then pushes the project, plugin and data, to the first process.
+    const client = new Sandbox();
+    try {
+      await client.ok(['link', servers[0]!.origin]);
+      await loginAt(client, password);
+      await client.ok(['init']); // provisions the project on the server, pristine
+      const linked = readFileSync(path.join(client.checkout, '.taskdag.json'), 'utf8');
+      const project = JSON.parse(linked).project_id as string;
+      writeFileSync(path.join(client.checkout, '.taskdag.json'), JSON.stringify({ project_id: project }));
+      await client.ok(['init']);
+      await client.ok(['add-initiative', 'core', '--as', 'alice']);
+      for (let index = 1; index <= 8; index++) {
+        await client.ok(['add-task', `T-${index}`, '--initiative', 'core', '--title', 't', '--body', 'b', '--acceptance', 'ok', '--blocked-by', '', '--as', 'alice']);
+      }
+      await client.ok(['plugin', 'add', WIP_LIMIT, '--data', '{"limit":1}', '--as', 'alice']);
+      writeFileSync(path.join(client.checkout, '.taskdag.json'), linked);
+      await client.ok(['push', '--as', 'alice']);
+
+      // The second process never saw the push: it reads the plugin table from the database.
+      const before = await ok(servers[1]!, project, 'state', {}, null);
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, index) => op(servers[index % 2]!, project, 'take', { id: `T-${index + 1}` }, 'bob')));
+      const winners = answers.filter((answer) => answer.status === 200);
+      expect(winners, answers.map((answer) => answer.text).join('\n')).to.have.length(1);
+      for (const refused of answers.filter((answer) => answer.status !== 200)) {
+        expect(refused.json.error, refused.text).to.deep.include({ code: 'PLUGIN_REFUSED' });
+        expect(refused.json.error.details).to.include({ plugin: 'wip-limit', operation: 'take', agent: 'bob' });
+      }
+      // One commit, the winner's; every refusal left the state as it was, on both processes.
+      for (const server of servers) {
+        const after = await ok(server, project, 'state', {}, null);
+        expect(after.revision).to.equal(before.revision + 1);
+        expect(after.log.filter((entry: { op: string }) => entry.op === 'take')).to.have.length(1);
+      }
+      const context = await ok(servers[1]!, project, 'context', { id: 'T-8' }, 'bob');
+      expect(context.allowed_actions).not.to.include('take');
+    } finally {
+      client.remove();
+    }
+  });
+
+  it('never prints the connection string or its password', () => {
+    for (const server of servers) {
+      const { stdout, stderr } = server.output();
+      expect(stdout + stderr).not.to.include(CLUSTER_PASSWORD);
+      expect(stdout + stderr).not.to.include(testPostgres().dir);
+    }
+  });
+
+  it('a password rotation through one process ends every session on every process', async () => {
+    const other = (await login(servers[1]!.origin, password)).json.bearer;
+    await servers[0]!.stop('SIGTERM');
+    await sandbox.ok(['server', 'init', '--root', path.dirname(roots[0]!.config), '--unit', 'none', '--rotate-password']);
+    servers[0] = await start(0);
+    for (const server of servers) {
+      for (const token of [bearer, other]) {
+        const answer = await session(server.origin, token);
+        expect([answer.status, answer.json.error.code]).to.deep.equal([401, 'AUTH_INVALID']);
+      }
+    }
+    const rotated = envFileEntries(roots[0]!.envFile).TASKDAG_SERVER_PASSWORD!;
+    expect((await login(servers[1]!.origin, password)).status).to.equal(401);
+    const fresh = (await login(servers[1]!.origin, rotated)).json.bearer;
+    expect((await session(servers[0]!.origin, fresh)).status).to.equal(200);
+  });
+});
+
+describe('a PostgreSQL server that cannot start, and its preflight (issue 15)', function () {
+  this.timeout(120_000);
+  const sandbox = new Sandbox();
+  after(() => sandbox.remove());
+
+  const findings = (json: any): Record<string, string> =>
+    Object.fromEntries((json.findings ?? json.error.details.findings).map((finding: { code: string; severity: string }) => [finding.code, finding.severity]));
+
+  /** `server doctor` and `server run` on a setup whose env file names `url` (or no connection string at all). */
+  async function attempt(name: string, url: string | null, serve = true) {
+    const { root, config } = await initServerRoot(sandbox, name, ['--store', 'postgresql']);
+    const envFile = path.join(root, 'server.env');
+    if (url !== null) appendFileSync(envFile, `TASKDAG_DATABASE_URL=${url}\n`);
+    const doctor = await sandbox.run(['server', 'doctor', '--config', config]);
+    // Only where it must fail: a server that starts would run until stopped.
+    const run = serve ? await sandbox.run(['server', 'run', config], { env: envFileEntries(envFile) }) : doctor;
+    for (const result of [doctor, run]) expect(result.stdout + result.stderr).not.to.include(CLUSTER_PASSWORD);
+    return { doctor, run };
+  }
+
+  it('no connection string: the preflight names the line to add; server run refuses with MISSING_FIELD', async () => {
+    const { doctor, run } = await attempt('no-url', null);
+    expect([doctor.code, doctor.json.error.code]).to.deep.equal([1, 'SERVER_PREFLIGHT_FAILED']);
+    expect(findings(doctor.json)).to.include({ DATABASE_URL_MISSING: 'error' });
+    expect([run.code, run.json.error.code, run.json.error.details.field]).to.deep.equal([1, 'MISSING_FIELD', 'TASKDAG_DATABASE_URL']);
+  });
+
+  it('an unreachable database: DATABASE_UNREACHABLE, and server run fails with STORAGE_ERROR before listening', async () => {
+    const nowhere = `postgresql://taskdag:${CLUSTER_PASSWORD}@${encodeURIComponent(path.join(sandbox.root, 'no-socket'))}:5432/taskdag`;
+    const { doctor, run } = await attempt('unreachable', nowhere);
+    expect(findings(doctor.json)).to.include({ DATABASE_UNREACHABLE: 'error' });
+    expect([run.code, run.json.error.code]).to.deep.equal([1, 'STORAGE_ERROR']);
+  });
+
+  it('an empty database is only a warning (server run migrates it); a newer schema is refused by both, and left as it was', async () => {
+    const url = freshDatabase();
+    const empty = await attempt('empty', url, false);
+    expect(empty.doctor.code).to.equal(0);
+    expect(findings(empty.doctor.json)).to.include({ DATABASE_SCHEMA_BEHIND: 'warning' });
+    const database = new URL(url).pathname.slice(1);
+    testPostgres().sql(database, 'CREATE TABLE taskdag_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()); INSERT INTO taskdag_schema (version) VALUES (999)');
+    const newer = await attempt('newer', url);
+    expect(findings(newer.doctor.json)).to.include({ DATABASE_SCHEMA_NEWER: 'error' });
+    expect([newer.run.code, newer.run.json.error.code, newer.run.json.error.details.cause]).to.deep.equal([1, 'STORAGE_ERROR', 'ESCHEMA']);
+    expect(testPostgres().sql(database, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'taskdag_%'").trim()).to.equal('1');
+  });
+});

@@ -1,0 +1,142 @@
+import { accessSync, chownSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureCommand } from './debian-package.js';
+
+/** Where Debian's postgresql packages put each major version's server programs. */
+const VERSIONS_DIR = '/usr/lib/postgresql';
+/** The socket file is private to the cluster's directory, so every cluster can use the default port. */
+const PORT = 5432;
+const SUPERUSER = 'taskdag';
+
+/** A private PostgreSQL cluster: its own data directory and Unix socket, trust auth, nothing on TCP. */
+export interface TestCluster {
+  /** The directory holding the data and the socket. */
+  dir: string;
+  /**
+   * A connection string to `database`, as `server.env` holds one. It carries a password the
+   * cluster never asks for (trust auth), so tests can check that it appears nowhere.
+   */
+  url(database: string): string;
+  /** Runs SQL as the superuser in `database` (psql), for setting up and inspecting. */
+  sql(database: string, statement: string): string;
+  createDatabase(name: string): string;
+}
+
+export const CLUSTER_PASSWORD = 'pw-never-shown-4cf1';
+
+let cluster: TestCluster | null = null;
+
+/**
+ * The test process's cluster, started on first use (installing Debian's postgresql when missing)
+ * and stopped when the process exits. As root, initdb and the server run as the package's
+ * `postgres` user, which owns the cluster's directory.
+ */
+export function testPostgres(): TestCluster {
+  if (cluster) return cluster;
+  const bin = serverPrograms();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-pg-'));
+  const asOwner = ownerRunner(dir);
+  const data = path.join(dir, 'data');
+  asOwner(path.join(bin, 'initdb'), ['-D', data, '-U', SUPERUSER, '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const options = `-k ${dir} -p ${PORT} -c listen_addresses= -c max_connections=200`;
+  asOwner(path.join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+  process.once('exit', () => {
+    try {
+      asOwner(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  const psql = (database: string, statement: string) =>
+    asOwner(path.join(bin, 'psql'), ['-h', dir, '-p', String(PORT), '-U', SUPERUSER, '-d', database, '-At', '-v', 'ON_ERROR_STOP=1', '-c', statement]);
+  cluster = {
+    dir,
+    url: (database) => `postgresql://${SUPERUSER}:${CLUSTER_PASSWORD}@${encodeURIComponent(dir)}:${PORT}/${database}`,
+    sql: psql,
+    createDatabase(name) {
+      psql('postgres', `CREATE DATABASE "${name}"`);
+      return cluster!.url(name);
+    },
+  };
+  return cluster;
+}
+
+/**
+ * The newest installed PostgreSQL's program directory (with initdb and pg_ctl), installing
+ * Debian's postgresql when missing: its postgresql-common puts pg_ctlcluster on PATH, while
+ * initdb and pg_ctl stay in /usr/lib/postgresql/<major>/bin.
+ */
+function serverPrograms(): string {
+  ensureCommand('pg_ctlcluster', 'postgresql');
+  const majors = readdirSync(VERSIONS_DIR)
+    .filter((name) => /^\d+$/.test(name))
+    .sort((a, b) => Number(b) - Number(a));
+  const bin = majors.map((major) => path.join(VERSIONS_DIR, major, 'bin')).find(hasServerPrograms);
+  if (!bin) throw new Error(`No PostgreSQL with initdb and pg_ctl under ${VERSIONS_DIR}: install Debian's postgresql package`);
+  return bin;
+}
+
+function hasServerPrograms(bin: string): boolean {
+  try {
+    for (const program of ['initdb', 'pg_ctl']) accessSync(path.join(bin, program), constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let databases = 0;
+
+/** A fresh, empty database on the test cluster: its connection string. */
+export function freshDatabase(): string {
+  const pg = testPostgres();
+  return pg.createDatabase(`t${process.pid}_${++databases}`);
+}
+
+/** Runs a program as the owner of `dir`: the `postgres` user when we are root (initdb refuses root), else ourselves. */
+function ownerRunner(dir: string): (file: string, args: string[]) => string {
+  if (process.getuid?.() !== 0) return (file, args) => execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  chownSync(dir, uid, gid);
+  return (file, args) => execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, uid, gid, cwd: dir });
+}
+
+/** A migrated fresh database with a pool on it; `close` ends the pool. */
+export async function freshPool(): Promise<{ url: string; pool: import('pg').Pool; close(): Promise<void> }> {
+  const { openPool } = await import('../../adapters/postgres/pg-pool.js');
+  const { migrate } = await import('../../adapters/postgres/pg-schema.js');
+  const url = freshDatabase();
+  const pool = openPool(url);
+  await migrate(pool);
+  return { url, pool, close: () => pool.end() };
+}
+
+/** Two server processes' stores of project `p` on one database: each has its own pool, so its own cached graph. */
+export interface TwoProcesses {
+  url: string;
+  pools: import('pg').Pool[];
+  first: import('../../adapters/postgres/pg-project-store.js').PgProjectStore;
+  second: import('../../adapters/postgres/pg-project-store.js').PgProjectStore;
+}
+
+/** Before each test: a fresh migrated database, two processes on it, and `seed` run through the first; after it, their pools end. */
+export function useTwoProcesses(seed: (first: TwoProcesses['first']) => Promise<void>): TwoProcesses {
+  const processes = {} as TwoProcesses;
+  beforeEach(async () => {
+    const { openPool } = await import('../../adapters/postgres/pg-pool.js');
+    const { migrate } = await import('../../adapters/postgres/pg-schema.js');
+    const { PgProjectStoreFactory } = await import('../../adapters/postgres/pg-project-store.js');
+    const url = freshDatabase();
+    const pools = [openPool(url), openPool(url)];
+    await migrate(pools[0]!);
+    Object.assign(processes, { url, pools, first: new PgProjectStoreFactory(pools[0]!).open('p'), second: new PgProjectStoreFactory(pools[1]!).open('p') });
+    await seed(processes.first);
+  });
+  afterEach(async () => {
+    for (const pool of processes.pools) await pool.end();
+  });
+  return processes;
+}
