@@ -9,18 +9,16 @@
 // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
 // The load generator, the servers and PostgreSQL share this machine's cores: read the figures
 // as ratios within one run (BENCHMARKS.md).
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 import { buildState } from './generate.mjs';
+import { agentLoad, call, runTaskdag, startServer } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
 const { FsProjectStore } = require('../build/adapters/fs-project-store.js');
 const { stateDirectoryLock } = require('../build/adapters/flock-project-lock.js');
 const { openPool } = require('../build/adapters/postgres/pg-pool.js');
@@ -39,7 +37,6 @@ const SETUPS = [
 ].filter(({ store, processes }) => !options.only || options.only.split(',').includes(`${store}-${processes}`));
 const SIZE = 1_000;
 const log = (message) => process.stderr.write(`[bench:scale-out] ${message}\n`);
-const agentPool = new http.Agent({ keepAlive: true, maxSockets: 512 });
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-scale-out-'));
 const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, seconds_per_step: SECONDS, nodes: SIZE, steps: [] };
@@ -72,7 +69,7 @@ async function startSetup({ store, processes }, name) {
   const { state } = buildState({ size: SIZE, logEntries: 100, poolSize: 10 });
   const roots = Array.from({ length: processes }, (_, index) => path.join(scratch, `${name}-${index}`));
   const flags = store === 'postgresql' ? ['--store', 'postgresql'] : [];
-  for (const root of roots) run(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', ...flags]);
+  for (const root of roots) runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', ...flags]);
   const env = envOf(roots[0]);
   if (store === 'postgresql') {
     env.TASKDAG_DATABASE_URL = freshDatabase();
@@ -98,24 +95,6 @@ function envOf(root) {
   );
 }
 
-function run(args) {
-  const child = spawnSync(process.execPath, [BINARY, ...args], { encoding: 'utf8' });
-  if (child.status !== 0) throw new Error(`taskdag ${args.join(' ')}: ${child.stdout}${child.stderr}`);
-  return JSON.parse(child.stdout);
-}
-
-function startServer(config, env) {
-  return new Promise((resolve, reject) => {
-    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...nodeArgs, BINARY, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout.once('data', (chunk) => {
-      child.port = JSON.parse(String(chunk).split('\n')[0]).port;
-      resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`server run exited ${code}`)));
-  });
-}
-
 async function stopAll(children) {
   await Promise.all(
     children.map(
@@ -130,61 +109,10 @@ async function stopAll(children) {
   );
 }
 
-function call(port, bearer, method, route, body) {
-  const text = JSON.stringify(body);
-  const headers = { 'X-Taskdag-Protocol-Version': '1', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) };
-  if (bearer) headers.Authorization = `Bearer ${bearer}`;
-  return new Promise((resolve, reject) => {
-    const outgoing = http.request({ host: '127.0.0.1', port, method, path: route, headers, agent: agentPool }, (response) => {
-      let data = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (data += chunk));
-      response.on('end', () => resolve({ status: response.statusCode, body: JSON.parse(data) }));
-    });
-    outgoing.on('error', reject);
-    outgoing.end(text);
-  });
-}
-
-/** `agents` loops, agent i on process i mod P, for SECONDS after a short warm-up; latency is per request. */
+/** The agent workload (server-driver.mjs), agent i on process i mod P. */
 async function loadStep(children, bearer, project, agents) {
   const initiative = (await call(children[0].port, bearer, 'POST', `/v1/projects/${project}/ops/initiatives`, { args: {}, agent: null })).body.initiatives[0].name;
-  const latencies = [];
-  let mutations = 0;
-  let counting = false;
-  let running = true;
-  const op = async (port, operation, args, agent) => {
-    const started = performance.now();
-    const answer = await call(port, bearer, 'POST', `/v1/projects/${project}/ops/${operation}`, { args, agent });
-    if (answer.status !== 200) throw new Error(`${operation}: ${JSON.stringify(answer.body)}`);
-    if (counting) {
-      latencies.push(performance.now() - started);
-      if (operation !== 'status') mutations += 1;
-    }
-  };
-  const loop = async (index) => {
-    const port = children[index % children.length].port;
-    for (let cycle = 0; running; cycle++) {
-      const id = `T-bench-${index}-${cycle}`;
-      await op(port, 'add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
-      await op(port, 'take', { id }, `agent-${index}`);
-      await op(port, 'submit', { id, note: 'done' }, `agent-${index}`);
-      await op(port, 'accept', { id }, 'reviewer');
-      await op(port, 'status', { limit: 5 }, null);
-    }
-  };
-  const loops = Array.from({ length: agents }, (_, index) => loop(index));
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  counting = true;
-  const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, SECONDS * 1_000));
-  counting = false;
-  const elapsed = (performance.now() - started) / 1_000;
-  running = false;
-  await Promise.all(loops);
-  latencies.sort((a, b) => a - b);
-  const at = (q) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
-  return { mutations_per_second: Math.round(mutations / elapsed), requests: latencies.length, p50_ms: at(0.5), p99_ms: at(0.99) };
+  return agentLoad({ ports: children.map((child) => child.port), bearer, project, initiative, agents, seconds: SECONDS });
 }
 
 function markdown(result) {

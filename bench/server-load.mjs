@@ -5,18 +5,16 @@
 // rate measured in the same run (the ceiling a server without group commit cannot pass).
 // Writes bench/results/server.{json,md} and server-chart.svg. Options: --seconds N per step
 // (default 3), --quick (1k only), --publish (also copies the chart to docs/server-bench-chart.svg).
-import { spawn } from 'node:child_process';
 import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 import { buildState } from './generate.mjs';
+import { agentLoad, call, runTaskdag, startServer } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
 const { FsProjectStore } = require('../build/adapters/fs-project-store.js');
 const { stateDirectoryLock } = require('../build/adapters/flock-project-lock.js');
 
@@ -25,14 +23,13 @@ const SECONDS = Number(options.seconds);
 const AGENTS = [1, 8, 32, 128];
 const SIZES = options.quick ? [{ name: '1k', size: 1_000 }] : [{ name: '1k', size: 1_000 }, { name: '50k', size: 50_000 }];
 const log = (message) => process.stderr.write(`[bench:server] ${message}\n`);
-const agentPool = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-server-bench-'));
 const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, seconds_per_step: SECONDS, fsync_per_second: 0, steps: [] };
 let server = null;
 try {
   const root = path.join(scratch, 'srv');
-  run(['server', 'init', '--root', root, '--unit', 'none', '--port', '0']);
+  runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0']);
   const env = Object.fromEntries(readFileSync(path.join(root, 'server.env'), 'utf8').split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
   const dataRoot = path.join(root, 'data');
   for (const { name, size } of SIZES) {
@@ -48,7 +45,7 @@ try {
   for (const { name } of SIZES) {
     const initiative = (await call(server.port, bearer, 'POST', `/v1/projects/bench-${name}/ops/initiatives`, { args: {}, agent: null })).body.initiatives[0].name;
     for (const agents of AGENTS) {
-      const step = await loadStep(server.port, bearer, `bench-${name}`, initiative, agents);
+      const step = await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents, seconds: SECONDS });
       report.steps.push({ project: name, agents, ...step });
       log(`${name} × ${agents} agents: ${step.mutations_per_second} durable mutations/s, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms`);
     }
@@ -70,12 +67,6 @@ writeFileSync(path.join(ROOT, 'bench', 'results', 'server-chart.svg'), chart(rep
 if (options.publish) writeFileSync(path.join(ROOT, 'docs', 'server-bench-chart.svg'), chart(report));
 process.stdout.write(markdown(report));
 
-function run(args) {
-  const child = require('node:child_process').spawnSync(process.execPath, [BINARY, ...args], { encoding: 'utf8' });
-  if (child.status !== 0) throw new Error(`taskdag ${args.join(' ')}: ${child.stdout}${child.stderr}`);
-  return JSON.parse(child.stdout);
-}
-
 /** How many 200-byte appends, each made durable with fdatasync, one writer manages in a second. */
 function fsyncRate(dir) {
   const file = path.join(dir, 'fsync-probe');
@@ -91,77 +82,6 @@ function fsyncRate(dir) {
   closeSync(fd);
   rmSync(file);
   return count;
-}
-
-function startServer(config, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), BINARY, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout.once('data', (chunk) => {
-      const { port } = JSON.parse(String(chunk).split('\n')[0]);
-      child.port = port;
-      resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`server run exited ${code}`)));
-  });
-}
-
-
-function call(port, bearer, method, route, body) {
-  const text = JSON.stringify(body);
-  const headers = { 'X-Taskdag-Protocol-Version': '1', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) };
-  if (bearer) headers.Authorization = `Bearer ${bearer}`;
-  return new Promise((resolve, reject) => {
-    const outgoing = http.request({ host: '127.0.0.1', port, method, path: route, headers, agent: agentPool }, (response) => {
-      let data = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (data += chunk));
-      response.on('end', () => resolve({ status: response.statusCode, body: JSON.parse(data) }));
-    });
-    outgoing.on('error', reject);
-    outgoing.end(text);
-  });
-}
-
-/**
- * `agents` loops, each: add-task, take it, submit it, accept it (four durable mutations), and a
- * status read after every cycle, for SECONDS after a short warm-up. Latency is per request.
- */
-async function loadStep(port, bearer, project, initiative, agents) {
-  const latencies = [];
-  let mutations = 0;
-  let counting = false;
-  let running = true;
-  const op = async (operation, args, agent) => {
-    const started = performance.now();
-    const answer = await call(port, bearer, 'POST', `/v1/projects/${project}/ops/${operation}`, { args, agent });
-    if (answer.status !== 200) throw new Error(`${operation}: ${JSON.stringify(answer.body)}`);
-    if (counting) {
-      latencies.push(performance.now() - started);
-      if (operation !== 'status') mutations += 1;
-    }
-  };
-  const loop = async (index) => {
-    for (let cycle = 0; running; cycle++) {
-      const id = `T-bench-${agents}-${index}-${cycle}`;
-      await op('add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
-      await op('take', { id }, `agent-${index}`);
-      await op('submit', { id, note: 'done' }, `agent-${index}`);
-      await op('accept', { id }, 'reviewer');
-      await op('status', { limit: 5 }, null);
-    }
-  };
-  const loops = Array.from({ length: agents }, (_, index) => loop(index));
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  counting = true;
-  const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, SECONDS * 1_000));
-  counting = false;
-  const elapsed = (performance.now() - started) / 1_000;
-  running = false;
-  await Promise.all(loops);
-  latencies.sort((a, b) => a - b);
-  const at = (q) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
-  return { mutations_per_second: Math.round(mutations / elapsed), requests: latencies.length, p50_ms: at(0.5), p99_ms: at(0.99) };
 }
 
 function markdown(result) {
