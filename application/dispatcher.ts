@@ -5,7 +5,7 @@ import type { GraphContext, GraphOperation, HostPorts, Operation, OperationDispa
 import type { Clock } from './ports/clock.js';
 import type { IdSource } from './ports/id-source.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
-import { actionsPluginsAllow, runChecked, type PluginRuntimeSource } from './policy.js';
+import { policyContext, runChecked, type PluginRuntimeSource } from './policy.js';
 import type { OperationRegistry } from './registry.js';
 
 export interface DispatcherServices {
@@ -94,11 +94,8 @@ async function runGraphOperation(
   agent: AgentName | null,
   services: Pick<DispatcherServices, 'clock' | 'ids' | 'plugins' | 'registry'>,
 ): Promise<unknown> {
-  const contextOver = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader): GraphContext => {
-    const context: GraphContext = { draft: new GraphDraft(graph, services.clock.now(), agent), ids: services.ids, log };
-    context.permitted = (actions, id) => actionsPluginsAllow(actions, id, context.draft, plugins(), { runtime: services.plugins, registry: services.registry, ids: services.ids });
-    return context;
-  };
+  const contextOver = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader): GraphContext =>
+    policyContext(new GraphDraft(graph, services.clock.now(), agent), log, plugins, { runtime: services.plugins, registry: services.registry, ids: services.ids });
   if (operation.mutates) {
     const { context, partial } = await store.transact((graph, plugins) => {
       const context = contextOver(graph, [], plugins);

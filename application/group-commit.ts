@@ -4,7 +4,7 @@ import type { AgentName, Graph } from '../domain/model.js';
 import { checkRequest, LocalDispatcher, wholeResult, type DispatcherServices } from './dispatcher.js';
 import type { GraphOperation, OperationDispatcher, OperationRequest } from './operation.js';
 import type { PluginReader, ProjectStore } from './ports/project-store.js';
-import { runChecked } from './policy.js';
+import { policyContext, runChecked } from './policy.js';
 
 interface Pending {
   operation: GraphOperation;
@@ -65,7 +65,7 @@ class ProjectQueue {
 
   constructor(
     private readonly store: ProjectStore,
-    private readonly services: Pick<DispatcherServices, 'clock' | 'ids' | 'plugins'>,
+    private readonly services: Pick<DispatcherServices, 'clock' | 'ids' | 'plugins' | 'registry'>,
     private readonly committed: (committed: Committed) => void,
   ) {}
 
@@ -102,7 +102,7 @@ class ProjectQueue {
 
   private runOne(graph: Graph, plugins: PluginReader, item: Pending): Outcome {
     const draft = new GraphDraft(graph, this.services.clock.now(), item.agent);
-    const context = { draft, ids: this.services.ids, log: [] };
+    const context = policyContext(draft, [], plugins, { runtime: this.services.plugins, registry: this.services.registry, ids: this.services.ids });
     try {
       const result = runChecked(item.operation, context, item.args, plugins, this.services.plugins, () => wholeResult(item.operation, context, item.args));
       return { ok: true, result, changes: draft.changes() };

@@ -13,6 +13,7 @@ import {
 } from '../domain/plugins.js';
 import type { GraphContext, GraphOperation } from './operation.js';
 import type { PluginRuntime } from './ports/plugin-runtime.js';
+import type { PluginReader } from './ports/project-store.js';
 import type { OperationRegistry } from './registry.js';
 
 /** Where the plugin runtime comes from: made on first use, so a project without plugins never loads it. */
@@ -68,6 +69,23 @@ export function withPluginsAllowed<C extends { node: { id: NodeId }; allowed_act
   return context.permitted ? { ...result, allowed_actions: context.permitted(result.allowed_actions, result.node.id) } : result;
 }
 
+/** What the preview of an action needs: the plugin runtime, the operations and ids. */
+export interface PolicyServices {
+  runtime: PluginRuntimeSource;
+  registry: OperationRegistry;
+  ids: GraphContext['ids'];
+}
+
+/**
+ * An operation's context on `draft` whose `allowed_actions` only offer what the project's plugins
+ * allow: every driver (a command, a batch item, a group commit) builds its context here.
+ */
+export function policyContext(draft: GraphDraft, log: GraphContext['log'], plugins: PluginReader, services: PolicyServices): GraphContext {
+  const context: GraphContext = { draft, ids: services.ids, log };
+  context.permitted = (actions, id) => actionsPluginsAllow(actions, id, context.draft, plugins(), services);
+  return context;
+}
+
 /** Arguments that let an action run for a preview: its text fields hold a placeholder. */
 function previewArgs(action: Action, id: NodeId, graph: Graph): Record<string, unknown> {
   const placeholder = '(allowed_actions preview)';
@@ -101,7 +119,7 @@ export function actionsPluginsAllow(
   id: NodeId,
   view: { graph: Graph; now: string; agent: AgentName | null },
   table: PluginTable,
-  services: { runtime: PluginRuntimeSource; registry: OperationRegistry; ids: GraphContext['ids'] },
+  services: PolicyServices,
 ): Action[] {
   if (actions.length === 0 || pluginsInOrder(table).length === 0) return actions;
   // One scan of the claims for every action: each preview adjusts it by the nodes it touched.

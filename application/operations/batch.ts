@@ -5,8 +5,8 @@ import { items, nonNegativeInteger, optional, required } from '../args.js';
 import { anyJson, array, integer, object, string } from '../contract/schema.js';
 import { projectOperation } from '../define.js';
 import { requireAgent, wholeResult } from '../dispatcher.js';
-import { runChecked } from '../policy.js';
-import type { GraphContext, GraphOperation } from '../operation.js';
+import { policyContext, runChecked } from '../policy.js';
+import type { GraphOperation } from '../operation.js';
 import type { OperationRegistry } from '../registry.js';
 
 interface Step {
@@ -57,7 +57,7 @@ export const batch = projectOperation({
         });
       }
       const draft = new GraphDraft(graph, clock.now(), caller);
-      const context: GraphContext = { draft, ids, log: [] };
+      const context = policyContext(draft, [], plugins, { runtime, registry, ids });
       const results = steps.map((step) => ({
         op: step.operation.name,
         result: failingAs(step.index, step.operation.name, () =>

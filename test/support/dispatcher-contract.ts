@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { OperationDispatcher } from '../../application/operation.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import type { AgentName } from '../../domain/model.js';
-import { WIP_LIMIT } from './fake-plugin-runtime.js';
+import { NO_NOTES, WIP_LIMIT } from './fake-plugin-runtime.js';
 import { rejectionOf } from './failures.js';
 import { outputViolation } from './output-schemas.js';
 
@@ -207,6 +207,17 @@ export function dispatcherContract(name: string, open: () => Promise<DispatcherU
       await run('take', { id: 'T-2' }, 'bob');
       expect((await run('plugin remove', { name: 'wip-limit' })).plugin.name).to.equal('wip-limit');
       expect((await run('plugin list', {}, null)).plugins).to.deep.equal([]);
+    });
+
+    it('plugins: the context a take answers with offers only the actions the plugins allow', async () => {
+      if (sut.remote) return;
+      await run('add-task', task('T-1'));
+      await run('add-task', task('T-2'));
+      expect((await run('take', { id: 'T-1' }, 'bob')).context.allowed_actions).to.include('add-note');
+      await run('plugin add', { module: NO_NOTES });
+      expect((await run('take', { id: 'T-2' }, 'bob')).context.allowed_actions).not.to.include('add-note');
+      const batched = await run('batch', { operations: [{ op: 'release', args: { id: 'T-2' } }, { op: 'take', args: { id: 'T-2' } }] }, 'bob');
+      expect(batched.results[1].result.context.allowed_actions).not.to.include('add-note');
     });
 
     it('plugins: takes racing past a limit of one have exactly one winner (decided under the lock, or in the group)', async () => {

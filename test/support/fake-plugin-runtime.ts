@@ -7,7 +7,9 @@ import path from 'node:path';
 export const EXAMPLES = path.resolve(__dirname, '../../../examples/plugins');
 export const RESTORE_GUARD = path.join(EXAMPLES, 'restore-guard.js');
 export const WIP_LIMIT = path.join(EXAMPLES, 'wip-limit.js');
-const EXAMPLE_PLUGINS = [RESTORE_GUARD, WIP_LIMIT];
+/** A test plugin that refuses every add-note (test/support/no-notes-plugin.ts). */
+export const NO_NOTES = path.join(__dirname, 'no-notes-plugin.js');
+const KNOWN_PLUGINS = [RESTORE_GUARD, WIP_LIMIT, NO_NOTES];
 
 /** A plugin held in memory: what a module would export. */
 export interface FakePlugin {
@@ -22,8 +24,8 @@ export interface FakePlugin {
  * what the plugin saw. A module that is not there is PLUGIN_RUNTIME_UNAVAILABLE, as with Node.
  */
 export class FakePluginRuntime implements PluginRuntime {
-  /** The example plugins (examples/plugins/) are there from the start, under their real paths. */
-  readonly modules = new Map<string, FakePlugin>(EXAMPLE_PLUGINS.map((module) => [module, require(module) as FakePlugin]));
+  /** The example plugins (examples/plugins/) and NO_NOTES are there from the start, under their real paths. */
+  readonly modules = new Map<string, FakePlugin>(KNOWN_PLUGINS.map((module) => [module, require(module) as FakePlugin]));
   readonly asked: { plugin: string; request: PluginRequest }[] = [];
 
   declaration(module: string, cwd: string): PluginDeclaration & { module: string } {
