@@ -1,6 +1,7 @@
 import { flag, nonEmptyText, nonNegativeInteger, oneOf, optional, text, type ArgsOf } from '../args.js';
 import { array, boolean, integer, literal, nullable, object, oneOf as oneOfValues, optional as optionalProperty, string } from '../contract/schema.js';
 import { resolvePath } from '../server/posix-path.js';
+import { STORE_KINDS } from '../server/server-config.js';
 import type { ServerInitInput } from '../server/server-init.js';
 
 /** The setup root when `--root` is absent: outside /home, as the unit requires. */
@@ -14,7 +15,7 @@ export const serverInitArgs = {
   data_root: optional(nonEmptyText(), 'Project data root (default <root>/data)'),
   state_home: optional(nonEmptyText(), 'State directory: service lock and remote-auth.json (default <root>/state)'),
   ui_root: optional(nonEmptyText(), "Built web UI (default the package's ui/dist)"),
-  store: optional(oneOf(['files', 'postgresql'] as const), 'files (default, or what server.json says) or postgresql: the connection string then goes in server.env (docs/scaling.md)'),
+  store: optional(oneOf(STORE_KINDS), 'files (default, or what server.json says) or postgresql: the connection string then goes in server.env (docs/scaling.md)'),
   unit: optional(oneOf(['systemd', 'none'] as const), 'systemd (default) writes taskdag-server.service; none writes only server.json and server.env'),
   service_user: optional(nonEmptyText(), 'The user the service runs as: prints the ownership commands (never runs them)'),
   allow_missing_paths: optional(flag(), 'Do not create the data root and state home', { standalone: true }),
@@ -56,7 +57,7 @@ export const serverConfigSchema = object({
   dataRoot: string(),
   stateHome: string(),
   uiRoot: string(),
-  store: optionalProperty(oneOfValues(['files', 'postgresql'] as const, 'Absent means files')),
+  store: optionalProperty(oneOfValues(STORE_KINDS, 'Absent means files')),
 });
 
 export const serverInitResultSchema = object({

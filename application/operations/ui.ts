@@ -1,18 +1,8 @@
-import { DomainError } from '../../domain/errors.js';
 import { flag, nonNegativeInteger, optional } from '../args.js';
 import { requireBoardBuild } from '../board/board-build.js';
-import { projectPath } from '../board/board-links.js';
+import { DEFAULT_BOARD_PORT, localBoardPort, localBoardOrigin, projectPath } from '../board/board-links.js';
 import { array, boolean, integer, literal, nullable, object, optional as optionalProperty, string } from '../contract/schema.js';
 import { hostOperation } from '../define.js';
-import { portProblem } from '../server/server-config.js';
-
-/** Where `taskdag ui` listens, and where `urls` points, unless told otherwise (next to the server's 7407). */
-export const DEFAULT_BOARD_PORT = 7408;
-
-/** The local board's origin on `port`. */
-export function localBoardOrigin(port: number): string {
-  return `http://127.0.0.1:${port}`;
-}
 
 /** Spec 4.4 `ui`: the local read-only board; decisions in docs/board.md. */
 export const ui = hostOperation({
@@ -39,9 +29,7 @@ export const ui = hostOperation({
     warnings: optionalProperty(array(string())),
   }),
   run: async ({ system, project }, args) => {
-    const port = args.port ?? DEFAULT_BOARD_PORT;
-    const problem = portProblem(port);
-    if (problem !== null) throw new DomainError('INVALID_ARGUMENT', `--port: ${problem}`, { field: 'port', value: port });
+    const port = localBoardPort(args.port);
     const { files, defaultUiRoot, board } = system();
     await requireBoardBuild(files, defaultUiRoot);
     const served = await board.serve({ port, uiRoot: defaultUiRoot });

@@ -1,12 +1,10 @@
 import { DomainError } from '../../domain/errors.js';
 import { nonEmptyText, nonNegativeInteger, optional } from '../args.js';
-import { boardPaths } from '../board/board-links.js';
+import { boardPaths, DEFAULT_BOARD_PORT, localBoardOrigin, localBoardPort } from '../board/board-links.js';
 import { array, boolean, nullable, object, oneOf, string } from '../contract/schema.js';
 import { hostOperation } from '../define.js';
 import type { HostServices } from '../operation.js';
 import { normalizeOrigin } from '../remote/origin.js';
-import { portProblem } from '../server/server-config.js';
-import { DEFAULT_BOARD_PORT, localBoardOrigin } from './ui.js';
 
 const VIEWS = ['catalog', 'board', 'gates', 'graph', 'activity', 'initiative', 'initiative-graph', 'node', 'node-graph'] as const;
 
@@ -53,10 +51,7 @@ function targetOf({ client }: HostServices, args: { port?: number | undefined; o
   }
   const backend = args.port === undefined ? client().checkouts.find()?.backend : undefined;
   if (backend) return { origin: normalizeOrigin(backend.url), localOnly: false };
-  const port = args.port ?? DEFAULT_BOARD_PORT;
-  const problem = portProblem(port);
-  if (problem !== null) throw new DomainError('INVALID_ARGUMENT', `--port: ${problem}`, { field: 'port', value: port });
-  return { origin: localBoardOrigin(port), localOnly: true };
+  return { origin: localBoardOrigin(localBoardPort(args.port)), localOnly: true };
 }
 
 /** A link into the local board names a node or initiative the local state has. */

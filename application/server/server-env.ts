@@ -1,3 +1,5 @@
+import type { StoreKind } from './server-config.js';
+
 /**
  * `server.env` (spec 2.6): strict `KEY=VALUE` lines, read by systemd's `EnvironmentFile=` or
  * sourced by a POSIX shell for `--unit none`. Values are limited to characters that both read
@@ -47,7 +49,7 @@ export function secretProblem(secret: string): string | null {
 }
 
 /** A new env file: the secret and the body cap written out, so an operator sees what to tune; with PostgreSQL, where its connection string goes. */
-export function renderEnvFile(secret: string, maxBodyBytes: number, store: 'files' | 'postgresql' = 'files'): string {
+export function renderEnvFile(secret: string, maxBodyBytes: number, store: StoreKind = 'files'): string {
   return [
     '# taskdag server environment: strict KEY=VALUE lines, mode 0600. Never commit or share this file.',
     '# Rotate the password with `taskdag server init --root <dir> --rotate-password` (see docs/operating.md).',
