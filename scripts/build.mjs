@@ -7,8 +7,8 @@
 // is what an agent pays on every call: see BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, chmodSync, existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
+import { clipanionPatched } from './clipanion-patches.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const PROGRAM = 'dist/taskdag-cli.js';
@@ -21,39 +21,6 @@ try {
   console.error('build: the type check failed (errors above)');
   process.exit(1);
 }
-
-/**
- * Clipanion fills a default context when it loads by reading process.stdin, stdout and stderr and
- * a terminal's color depth, which sets up three streams and loads tty, net and stream code: a few
- * milliseconds on every command, for defaults taskdag always overrides (main.ts passes its own
- * stdio and turns colors off). In the CLI bundle those defaults are left out and tty is loaded
- * only if asked for. The build fails if clipanion's code no longer has the expected shape.
- */
-const clipanionWithoutStdioDefaults = {
-  name: 'clipanion-without-stdio-defaults',
-  setup(build) {
-    const patches = [
-      {
-        file: /[\\/]clipanion[\\/]lib[\\/]advanced[\\/]Cli\.js$/,
-        from: /Cli\.defaultContext = \{\s*env: process\.env,\s*stdin: process\.stdin,\s*stdout: process\.stdout,\s*stderr: process\.stderr,\s*colorDepth: platform\.getDefaultColorDepth\(\),\s*\};/,
-        to: 'Cli.defaultContext = { env: process.env, colorDepth: 1 };',
-      },
-      {
-        file: /[\\/]clipanion[\\/]lib[\\/]platform[\\/]node\.js$/,
-        from: "var tty = require('tty');",
-        to: "var tty = { get default() { return require('tty'); } };",
-      },
-    ];
-    for (const patch of patches) {
-      build.onLoad({ filter: patch.file }, async ({ path }) => {
-        const source = await readFile(path, 'utf8');
-        const contents = source.replace(patch.from, patch.to);
-        if (contents === source) throw new Error(`build: ${path} changed shape; review the clipanion-without-stdio-defaults patch`);
-        return { contents, loader: 'js' };
-      });
-    }
-  },
-};
 
 const common = {
   bundle: true,
@@ -87,7 +54,7 @@ await build({
   external: ['fs-ext', 'tweetnacl'],
   // The CLI's file I/O is synchronous, where graceful-fs adds nothing but its load cost.
   alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
-  plugins: [clipanionWithoutStdioDefaults, serverRuntimeApart],
+  plugins: [clipanionPatched, serverRuntimeApart],
   define: { TASKDAG_VERSION: JSON.stringify(version) },
 });
 
