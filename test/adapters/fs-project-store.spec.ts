@@ -6,7 +6,7 @@ import sinon from 'sinon';
 import * as checkpointFile from '../../adapters/checkpoint-file.js';
 import { FlockProjectLock, stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { nodeFileSystem as files } from '../../adapters/file-system.js';
-import { FsProjectStore, FsProjectStoreFactory, type StoreWarning } from '../../adapters/fs-project-store.js';
+import { FsProjectStore, FsProjectStoreFactory, checkpointThreshold, type StoreWarning } from '../../adapters/fs-project-store.js';
 import type { FileSystem } from '../../adapters/file-system.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { stateProblem } from '../../domain/state-shape.js';
@@ -179,6 +179,27 @@ describe('FsProjectStore', () => {
     expect(Object.keys(reloaded.nodes)).to.have.length(6);
     expect(reloaded.log).to.have.length(6);
     expect(reloaded.revision).to.equal(6);
+  });
+
+  it('checkpoints a small graph after a short tail: every command replays at most 32 KiB of it', async () => {
+    const sut = await initialized();
+    const positions: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      await commitTask(sut, `T${i}`, 'x'.repeat(8 * 1024));
+      positions.push(checkpointAsJson().ledger.bytes);
+    }
+    const ledgerBytes = statSync(file('ledger.1.jsonl')).size;
+    expect(new Set(positions).size, `checkpoint positions ${positions.join(' ')}`).to.be.greaterThan(2);
+    expect(ledgerBytes - positions.at(-1)!).to.be.below(32 * 1024);
+  });
+
+  it('sets the checkpoint threshold by the checkpoint\'s size: short tails for small graphs, at most 256 KiB, half the checkpoint when kept in memory', () => {
+    expect(checkpointThreshold(10_000, false)).to.equal(32 * 1024);
+    expect(checkpointThreshold(1_160_000, false)).to.be.within(40 * 1024, 42 * 1024);
+    expect(checkpointThreshold(12_000_000, false)).to.be.within(130 * 1024, 132 * 1024);
+    expect(checkpointThreshold(60_000_000, false)).to.equal(256 * 1024);
+    expect(checkpointThreshold(10_000, true)).to.equal(256 * 1024);
+    expect(checkpointThreshold(60_000_000, true)).to.equal(30_000_000);
   });
 
   it('reports a checkpoint it cannot write as a warning, commits durably all the same, and writes it at a later commit', async () => {

@@ -13,7 +13,7 @@ import { useTempDir } from '../support/temp-dir.js';
 import { PgProjectStoreFactory } from '../../adapters/postgres/pg-project-store.js';
 import { freshPool } from '../support/postgres.js';
 
-/** Past the file store's checkpoint threshold (256 KiB of ledger): the last commits load from a checkpoint. */
+/** Past the file store's checkpoint threshold (at most 256 KiB of ledger): the last commits load from a checkpoint. */
 const CHECKPOINTING_BODY = 'x'.repeat(64 * 1024);
 
 /**
