@@ -265,7 +265,7 @@ export function salvageHeader(bytes: Buffer): { revision?: unknown; fence_genera
 /** A document not laid out as a checkpoint is a state from before schema 1 (or a hand edit): say how to import it. */
 function notACheckpoint(start: string): string {
   return start.trimStart().startsWith('{')
-    ? 'it is a JSON document but not a checkpoint laid out in lines (a project written before schema 1? run taskdag migrate --dry-run)'
+    ? 'it is a JSON document but not a checkpoint laid out in lines (a project written before schema 1, or a state written as one plain document? run taskdag migrate --dry-run, then taskdag migrate to import it)'
     : 'it does not start with a checkpoint';
 }
 

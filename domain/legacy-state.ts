@@ -4,10 +4,22 @@ import type { AgentName, GraphNode, Initiative, LogEntry, NodeType, State } from
 import { stateProblem } from './state-shape.js';
 
 /** The forms of a project's `tasks.json` that `migrate` knows (docs/migrate.md). */
-export type StateForm = 'schema-1' | 'schema-0' | 'unrecognized';
+export type StateForm = 'schema-1' | 'schema-1-document' | 'schema-0' | 'unrecognized';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A schema-1 state as one plain JSON document, log included, without the `checkpoint` member of
+ * the layout taskdag writes: the spec's form of a state, as `taskdag state` prints it, or as an
+ * operator puts it back during a recovery. `migrate` imports it as it is, once it passes every
+ * check a state must pass to load (the problem otherwise).
+ */
+export function schemaOneDocument(value: unknown): { state: State } | { problem: string } | null {
+  if (!isObject(value) || value.version !== 1 || 'checkpoint' in value) return null;
+  const problem = stateProblem(value);
+  return problem === null ? { state: value as unknown as State } : { problem };
+}
 
 /** Registered for initiatives that schema-0 nodes name but never registered. */
 export const IMPORTED_INITIATIVE_DESC = 'registered by migrate from schema 0';

@@ -26,8 +26,7 @@ export interface RestoreEvent {
  * never reused for different content; its fence generation moves past both as well.
  */
 export function restoredState(snapshot: State, displaced: Displaced, event: RestoreEvent): State {
-  const revision = Math.max(snapshot.revision, displaced?.revision ?? 0) + 1;
-  const fence_generation = Math.max(snapshot.fence_generation, displaced?.fence_generation ?? 0) + 1;
+  const { revision, fence_generation } = pastBoth(snapshot, displaced);
   return {
     ...snapshot,
     fence_generation,
@@ -45,5 +44,34 @@ export function restoredState(snapshot: State, displaced: Displaced, event: Rest
         replaced_revision: displaced?.revision ?? null,
       },
     ],
+  };
+}
+
+export interface DocumentImportEvent {
+  at: Timestamp;
+  by: AgentName;
+}
+
+/**
+ * The live state `migrate` writes from a schema-1 state found as one plain JSON document (an
+ * operator's recovery, spec 2.1's form): its graph and log, plus one `migrate` event. Like a
+ * restore, it displaces whatever the project's files had reached, so its revision and fence
+ * generation move past both.
+ */
+export function importedDocument(document: State, displaced: Displaced, event: DocumentImportEvent): State {
+  const { revision, fence_generation } = pastBoth(document, displaced);
+  return {
+    ...document,
+    fence_generation,
+    revision,
+    log: [...document.log, { revision, at: event.at, by: event.by, op: 'migrate', node: null, from: 'schema-1-document' }],
+  };
+}
+
+/** The revision and fence generation just past both a replacement's own and the displaced state's. */
+function pastBoth(replacement: State, displaced: Displaced): Pick<State, 'revision' | 'fence_generation'> {
+  return {
+    revision: Math.max(replacement.revision, displaced?.revision ?? 0) + 1,
+    fence_generation: Math.max(replacement.fence_generation, displaced?.fence_generation ?? 0) + 1,
   };
 }

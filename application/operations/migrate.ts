@@ -1,6 +1,7 @@
 import { DomainError } from '../../domain/errors.js';
-import { importSchemaZero, isSchemaZero, type StateForm } from '../../domain/legacy-state.js';
+import { importSchemaZero, isSchemaZero, schemaOneDocument, type StateForm } from '../../domain/legacy-state.js';
 import type { AgentName, State } from '../../domain/model.js';
+import { importedDocument } from '../../domain/replacement.js';
 import { flag, optional } from '../args.js';
 import { snapshotMetadataSchema } from '../contract/results.js';
 import { array, boolean, object, oneOf, optional as optionalProperty, string, type Static } from '../contract/schema.js';
@@ -12,7 +13,7 @@ import type { ProjectStore, StoredState } from '../ports/project-store.js';
 const projectMigration = object({
   project_id: string(),
   state_dir: string(),
-  form: oneOf(['absent', 'schema-1', 'schema-0', 'unrecognized'] as const, 'What tasks.json holds'),
+  form: oneOf(['absent', 'schema-1', 'schema-1-document', 'schema-0', 'unrecognized'] as const, 'What tasks.json holds'),
   action: oneOf(['none', 'import', 'imported', 'skip'] as const, 'none, import (a dry run would import), imported, skip (cannot import)'),
   snapshot: optionalProperty(snapshotMetadataSchema),
   problem: optionalProperty(string('Why the project cannot be imported')),
@@ -21,7 +22,8 @@ export type ProjectMigration = Static<typeof projectMigration>;
 type StateFormOrAbsent = StateForm | 'absent';
 
 /**
- * Imports projects written before schema 1 (docs/migrate.md), the current checkout's or, with
+ * Imports projects written before schema 1, and schema-1 states written as one plain JSON
+ * document (docs/migrate.md), the current checkout's or, with
  * `--all`, every project under TASKDAG_HOME. A dry run reports each project's form and writes
  * nothing. A real import needs an agent (it is recorded in the `migrate` log event), backs the
  * project up as a `pre-migrate` snapshot first, and is idempotent: an imported project is
@@ -30,7 +32,7 @@ type StateFormOrAbsent = StateForm | 'absent';
  */
 export const migrate = hostOperation({
   name: 'migrate',
-  summary: 'Import projects written before schema 1 (see docs/migrate.md)',
+  summary: 'Import projects written before schema 1, or as one plain JSON document (see docs/migrate.md)',
   details:
     "Stop every writer, the board and the server first. `--dry-run` reports each project's form and writes nothing; a real import backs each project up as a pre-migrate snapshot, and running it again changes nothing.",
   examples: [
@@ -106,6 +108,12 @@ function examine(current: StoredState, at: string, by: AgentName): { report: Rep
     value = JSON.parse(current.text);
   } catch {
     return { report: { form: 'unrecognized', action: 'skip', problem: current.error.message }, state: null };
+  }
+  const document = schemaOneDocument(value);
+  if (document !== null) {
+    if ('problem' in document) return { report: { form: 'schema-1-document', action: 'skip', problem: document.problem }, state: null };
+    const imported = importedDocument(document.state, current.kind === 'unreadable' ? current.reached : null, { at, by });
+    return { report: { form: 'schema-1-document', action: 'imported' }, state: imported };
   }
   if (!isSchemaZero(value)) return { report: { form: 'unrecognized', action: 'skip', problem: current.error.message }, state: null };
   const imported = importSchemaZero(value, { at, by });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { freshState, restoredState } from '../../domain/replacement.js';
+import { freshState, importedDocument, restoredState } from '../../domain/replacement.js';
 import { AT, sampleState } from '../support/states.js';
 
 describe('whole-state replacement (init, init --force, restore)', () => {
@@ -26,5 +26,17 @@ describe('whole-state replacement (init, init --force, restore)', () => {
     expect(sut.revision).to.equal(snapshot.revision + 1);
     expect(sut.fence_generation).to.equal(2);
     expect(sut.log.at(-1)!.replaced_revision).to.equal(null);
+  });
+
+  it('an imported plain document keeps its graph and log and appends a migrate event past both it and what the files had reached', () => {
+    const document = sampleState();
+    const over = importedDocument(document, { revision: document.revision + 5, fence_generation: 3 }, { at: AT, by: 'ops' });
+    expect(over.nodes).to.deep.equal(document.nodes);
+    expect(over.revision).to.equal(document.revision + 6);
+    expect(over.fence_generation).to.equal(4);
+    expect(over.log.slice(0, -1)).to.deep.equal(document.log);
+    expect(over.log.at(-1)).to.deep.equal({ revision: over.revision, at: AT, by: 'ops', op: 'migrate', node: null, from: 'schema-1-document' });
+    const behind = importedDocument(document, { revision: 0, fence_generation: 1 }, { at: AT, by: 'ops' });
+    expect([behind.revision, behind.fence_generation]).to.deep.equal([document.revision + 1, document.fence_generation + 1]);
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Sandbox } from '../support/cli.js';
 import { treeDigest } from '../support/durability.js';
@@ -98,5 +98,66 @@ describe('migrate (docs/migrate.md)', () => {
     expect(outcome['bad-edge'].problem).to.contain('missing endpoint');
     expect(outcome.legacy.action).to.equal('imported');
     expect(treeDigest(path.join(projects(), 'bad-edge'))).to.deep.equal(before);
+  });
+
+  describe('a schema-1 state written back as one plain JSON document (spec 2.1\'s form)', () => {
+    /** A project with history, whose tasks.json an operator then replaced with `state` output edited by hand. */
+    async function projectRecoveredByHand(edit: (state: any) => void): Promise<{ dir: string; previous: any }> {
+      rmSync(path.join(sandbox.checkout, '.taskdag.json'));
+      const { state_dir: dir } = await sandbox.ok(['init']);
+      await sandbox.ok(['add-initiative', 'parser', '--as', 'ann']);
+      for (const id of ['T-1', 'T-2']) await sandbox.ok(['add-task', id, '--initiative', 'parser', '--title', id, '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'ann']);
+      await sandbox.ok(['take', 'T-1', '--as', 'bob']);
+      const previous = (await sandbox.run(['state'])).json;
+      const document = structuredClone(previous);
+      edit(document);
+      writeFileSync(path.join(dir, 'tasks.json'), JSON.stringify(document, null, 2));
+      return { dir, previous };
+    }
+
+    it('is refused by the reader with a pointer to migrate, which imports it, log and all, moving revision and fence past what the files had', async () => {
+      const { dir, previous } = await projectRecoveredByHand((state) => {
+        delete state.nodes['T-2'];
+      });
+      const refused = await sandbox.run(['status']);
+      expect(refused.code).to.equal(1);
+      expect(refused.json.error.code).to.equal('STORAGE_ERROR');
+      expect(refused.json.error.message).to.contain('taskdag migrate');
+
+      const before = treeDigest(dir);
+      const survey = await sandbox.ok(['migrate', '--dry-run']);
+      expect(survey.projects[0]).to.include({ form: 'schema-1-document', action: 'import' });
+      expect(treeDigest(dir)).to.deep.equal(before);
+
+      const [imported] = (await sandbox.ok(['migrate', '--as', 'ops'])).projects;
+      expect(imported).to.include({ form: 'schema-1-document', action: 'imported' });
+      expect(imported.snapshot.raw_files.map((file: any) => file.name)).to.satisfy((names: string[]) => names.some((name) => name.endsWith('.ledger.1.jsonl')));
+
+      const state = (await sandbox.run(['state'])).json;
+      expect(Object.keys(state.nodes)).to.deep.equal(['T-1']);
+      expect(state.nodes['T-1'].claim.by).to.equal('bob');
+      expect(state.revision).to.equal(previous.revision + 1);
+      expect(state.fence_generation).to.equal(previous.fence_generation + 1);
+      expect(state.log.slice(0, -1)).to.deep.equal(previous.log);
+      expect(state.log.at(-1)).to.include({ op: 'migrate', by: 'ops', from: 'schema-1-document', revision: state.revision });
+      expect((await sandbox.ok(['status'])).summary.in_progress).to.equal(1);
+      await sandbox.ok(['submit', 'T-1', '--note', 'done', '--as', 'bob']);
+      expect((await sandbox.ok(['migrate', '--as', 'ops'])).projects[0]).to.include({ form: 'schema-1', action: 'none' });
+    });
+
+    it('skips a document that would not load (a BLOCKS cycle), with STORAGE_ERROR, and leaves every file as it was', async () => {
+      const { dir } = await projectRecoveredByHand((state) => {
+        state.edges.push({ from: 'T-1', to: 'T-2', type: 'BLOCKS' }, { from: 'T-2', to: 'T-1', type: 'BLOCKS' });
+      });
+      const survey = await sandbox.ok(['migrate', '--dry-run']);
+      expect(survey.projects[0]).to.include({ form: 'schema-1-document', action: 'skip' });
+      expect(survey.projects[0].problem).to.contain('cycle');
+      const before = treeDigest(dir);
+      const result = await sandbox.run(['migrate', '--as', 'ops']);
+      expect(result.code).to.equal(1);
+      expect(result.json.error.code).to.equal('STORAGE_ERROR');
+      expect(result.json.error.details.projects[0]).to.include({ form: 'schema-1-document', action: 'skip' });
+      expect(treeDigest(dir)).to.deep.equal(before);
+    });
   });
 });
