@@ -67,6 +67,17 @@ export function requireAgent(operation: string, agent: AgentName | null): AgentN
   return agent;
 }
 
+/**
+ * The project of the checkout a host operation runs in. Outside a checkout: STORAGE_ERROR with
+ * cause ENOENT (what a project command gets), ending with what to do instead.
+ */
+export function requireCheckoutProject(project: string | null, instead: string): string {
+  if (project === null) {
+    throw new DomainError('STORAGE_ERROR', `No taskdag project here (no .taskdag.json in this directory or above): ${instead}`, { cause: 'ENOENT' });
+  }
+  return project;
+}
+
 function requireProject(operation: string, project: string | null): string {
   if (project === null) throw new DomainError('INVALID_ARGUMENT', `${operation} runs on a project: name one`, { operation });
   return project;

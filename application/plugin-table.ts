@@ -3,6 +3,7 @@ import type { AgentName } from '../domain/model.js';
 import { withPluginChange, type PluginChange, type PluginTable } from '../domain/plugins.js';
 import { installedPluginSchema } from './contract/results.js';
 import { array, integer, object } from './contract/schema.js';
+import { requireCheckoutProject } from './dispatcher.js';
 import type { HostServices } from './operation.js';
 
 export const pluginChangeResult = object({
@@ -17,10 +18,7 @@ export const pluginListResult = object({
 
 /** The project of the checkout a plugin command runs in. */
 export function checkoutProject(services: HostServices, command: string): string {
-  if (services.project === null) {
-    throw new DomainError('STORAGE_ERROR', `No taskdag project here: run ${command} in a project's checkout`, { cause: 'ENOENT' });
-  }
-  return services.project;
+  return requireCheckoutProject(services.project, `run ${command} in a project's checkout`);
 }
 
 /**

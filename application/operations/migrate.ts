@@ -6,7 +6,7 @@ import { flag, optional } from '../args.js';
 import { snapshotMetadataSchema } from '../contract/results.js';
 import { array, boolean, object, oneOf, optional as optionalProperty, string, type Static } from '../contract/schema.js';
 import { hostOperation } from '../define.js';
-import { requireAgent } from '../dispatcher.js';
+import { requireAgent, requireCheckoutProject } from '../dispatcher.js';
 import type { Clock } from '../ports/clock.js';
 import type { ProjectStore, StoredState } from '../ports/project-store.js';
 
@@ -50,7 +50,7 @@ export const migrate = hostOperation({
   run: async ({ stores: factory, clock, project }, args, agent) => {
     const dryRun = args.dry_run === true;
     const by = dryRun ? null : requireAgent('migrate', agent);
-    const ids = args.all ? await factory.list() : [requireProject(project)];
+    const ids = args.all ? await factory.list() : [requireCheckoutProject(project, 'run migrate in a checkout, or pass --all for every project')];
     const projects: ProjectMigration[] = [];
     for (const store of ids.map((id) => factory.open(id))) {
       const surveyed = await survey(store, clock.now());
@@ -66,16 +66,6 @@ export const migrate = hostOperation({
     return result;
   },
 });
-
-/** Without `--all`, migrate imports the checkout's project, so it needs one. */
-function requireProject(project: string | null): string {
-  if (project === null) {
-    throw new DomainError('STORAGE_ERROR', 'No taskdag project here: run migrate in a checkout, or pass --all for every project', {
-      cause: 'ENOENT',
-    });
-  }
-  return project;
-}
 
 /**
  * Converts in memory, without writing anything, to report whether the import would succeed; a

@@ -3,6 +3,7 @@ import { nonEmptyText, nonNegativeInteger, optional } from '../args.js';
 import { boardPaths, DEFAULT_BOARD_PORT, localBoardOrigin, localBoardPort } from '../board/board-links.js';
 import { array, boolean, nullable, object, oneOf, string } from '../contract/schema.js';
 import { hostOperation } from '../define.js';
+import { requireCheckoutProject } from '../dispatcher.js';
 import type { HostServices } from '../operation.js';
 import { normalizeOrigin } from '../remote/origin.js';
 
@@ -34,9 +35,7 @@ export const urls = hostOperation({
   }),
   run: async (services, args) => {
     const { project } = services;
-    if (project === null && (args.initiative !== undefined || args.id !== undefined)) {
-      throw new DomainError('STORAGE_ERROR', 'No taskdag project here (no .taskdag.json in this directory or above): run urls in a checkout, or without --initiative and --id', { cause: 'ENOENT' });
-    }
+    if (args.initiative !== undefined || args.id !== undefined) requireCheckoutProject(project, 'run urls in a checkout, or without --initiative and --id');
     const target = targetOf(services, args);
     if (target.localOnly && project !== null) await requireLocalFocus(services, project, args);
     const links = boardPaths(project, args).map(({ view, path }) => ({ view, url: `${target.origin}${path}`, local_only: target.localOnly }));

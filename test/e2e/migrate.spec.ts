@@ -100,6 +100,23 @@ describe('migrate (docs/migrate.md)', () => {
     expect(treeDigest(path.join(projects(), 'bad-edge'))).to.deep.equal(before);
   });
 
+  it('outside a checkout, migrate without --all and the plugin commands answer STORAGE_ERROR ENOENT saying what to do, and create nothing', async () => {
+    rmSync(path.join(sandbox.checkout, '.taskdag.json'));
+    const before = treeDigest(sandbox.root);
+    for (const [args, instead] of [
+      [['migrate', '--as', 'ops'], 'pass --all'],
+      [['plugin', 'list'], 'run plugin list in a project\'s checkout'],
+      [['plugin', 'remove', 'wip', '--as', 'ops'], 'run plugin remove in a project\'s checkout'],
+    ] as const) {
+      const refused = await sandbox.run([...args]);
+      expect(refused.code, args.join(' ')).to.equal(1);
+      expect(refused.json.error.code).to.equal('STORAGE_ERROR');
+      expect(refused.json.error.details).to.deep.equal({ cause: 'ENOENT' });
+      expect(refused.json.error.message).to.contain('No taskdag project here').and.contain(instead);
+    }
+    expect(treeDigest(sandbox.root)).to.deep.equal(before);
+  });
+
   describe('a schema-1 state written back as one plain JSON document (spec 2.1\'s form)', () => {
     /** A project with history, whose tasks.json an operator then replaced with `state` output edited by hand. */
     async function projectRecoveredByHand(edit: (state: any) => void): Promise<{ dir: string; previous: any }> {
