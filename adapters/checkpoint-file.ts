@@ -128,8 +128,23 @@ export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint {
     assertGraphHeaderShape({ ...graphFields, edges: line.edges, nodes: {} }, path);
     return line.edges as Graph['edges'];
   });
-  StatusIndex.seed(graph, () => headsOf(parseLine(source.bytes(heads.start, heads.end), 0, heads.end - heads.start, '{', '', path, 'its heads line').heads, layout.ids));
+  StatusIndex.seed(graph, () => savedHeads(source.bytes(heads.start, heads.end), layout.ids, path));
   return { graph, ledger: assertLedgerRef(checkpoint.ledger, path) };
+}
+
+/**
+ * The heads the heads line holds, or null (derived again from the nodes) when they are malformed
+ * or the line is not JSON at all: heads are derived data, and refusing them would fail every
+ * status read and every later checkpoint of a graph whose nodes are intact.
+ */
+function savedHeads(line: Buffer, ids: readonly NodeId[], path: string): ReturnType<typeof headsOf> {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parseLine(line, 0, line.length, '{', '', path, 'its heads line');
+  } catch {
+    return null;
+  }
+  return headsOf(parsed.heads, ids);
 }
 
 /** The file's start, read in growing chunks until it holds `count` whole lines (or the file ends). */

@@ -162,14 +162,18 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph)).to.deep.equal(expected);
   });
 
-  it('derives the heads again from the nodes when they are missing or malformed, with the same answer', () => {
+  it('derives the heads again from the nodes when they are missing, malformed or not JSON, with the same answer, and encodes the graph again', () => {
     const graph = sampleGraph();
     const expected = statusOf(structuredClone(graph));
     writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
     const text = readFileSync(temp.file, 'utf8');
-    for (const damaged of [text.replace('"types":"', '"types":"x'), text.replace(/^"heads":.*$/m, '"heads":null},')]) {
+    // The heads line no longer JSON (a byte flipped in place), of the wrong shape, and null.
+    const notJson = text.replace('"types":"', 'x"types":"');
+    for (const damaged of [notJson, text.replace('"types":"', '"types":"x'), text.replace(/^"heads":.*$/m, '"heads":null},')]) {
       writeFileSync(temp.file, fixLayout(damaged));
-      expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph)).to.deep.equal(expected);
+      const decoded = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph;
+      expect(statusOf(decoded)).to.deep.equal(expected);
+      expect(statusOf(decodeCheckpoint(bufferSource(encodeCheckpoint(decoded, ledger)), temp.file).graph)).to.deep.equal(expected);
     }
   });
 });
