@@ -69,11 +69,18 @@ export function graphHeaderProblem(value: unknown): string | null {
   return null;
 }
 
+/**
+ * A node read from our own checkpoint, one at a time as it is used: every field the rules read,
+ * checked as for a state from outside, so a damaged field is STORAGE_ERROR naming the node rather
+ * than a TypeError in whatever rule reads it first (which no command, `init` included, could get
+ * past).
+ */
 export function nodeShapeProblem(node: unknown, id: string): string | null {
   if (!isObject(node) || node.id !== id) return `node ${id} is malformed`;
   if (node.kind !== 'resolvable' && node.kind !== 'knowledge') return `node ${id} has an unknown kind`;
   if (node.kind === 'resolvable' && node.subkind !== 'task' && node.subkind !== 'gate') return `node ${id} has an unknown subkind`;
-  return null;
+  const problem = nodeProblem(node);
+  return problem === null ? null : `node ${id} ${problem}`;
 }
 
 /**

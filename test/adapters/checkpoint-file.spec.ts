@@ -9,7 +9,12 @@ import { statusReport } from '../../domain/status-report.js';
 import { NOW, addKnowledge, addTask, newDraft } from '../support/graphs.js';
 
 function task(id: string, title = `Task ${id}`): GraphNode {
-  return { id, kind: 'resolvable', subkind: 'task', title, status: 'open' } as unknown as GraphNode;
+  const at = '2026-01-01T00:00:00.000Z';
+  return {
+    id, kind: 'resolvable', subkind: 'task', title, body: '', refs: [], meta: {}, initiative: 'a', domain: null, tags: [], revision: 1, notes: [],
+    created_at: at, created_by: 'ann', updated_at: at, status: 'open', definition: null, acceptance: 'done', backlog: false, claim: null,
+    submitted_by: null, submitted_at: null, done_by: null, done_at: null, accepted_by: null, accepted_at: null, note: null,
+  } as GraphNode;
 }
 
 function graphOf(count: number): Graph {
@@ -160,6 +165,18 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
     writeFileSync(temp.file, readFileSync(temp.file, 'utf8').replace(/^"T3":\{/m, '"T3":['));
     expect(statusOf(decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph)).to.deep.equal(expected);
+  });
+
+  it('refuses a node whose fields have the wrong shape with STORAGE_ERROR naming it, when it is read, not a TypeError later', () => {
+    const graph = sampleGraph();
+    writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
+    const text = readFileSync(temp.file, 'utf8');
+    const at = text.indexOf('"notes":[]', text.indexOf('"T1":{'));
+    // Same length, so the layout still holds: only the field's shape is wrong.
+    writeFileSync(temp.file, `${text.slice(0, at)}"notes":{}${text.slice(at + '"notes":[]'.length)}`);
+    const decoded = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph;
+    expect(decoded.nodes.T2!.title).to.be.a('string');
+    expect(() => decoded.nodes.T1).to.throw().that.satisfies((error: any) => error.code === 'STORAGE_ERROR' && /node T1 has notes that are not a list/.test(error.message));
   });
 
   it('derives the heads again from the nodes when they are missing, malformed or not JSON, with the same answer, and encodes the graph again', () => {
