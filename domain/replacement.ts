@@ -1,4 +1,5 @@
 import type { Timestamp } from './clock.js';
+import type { ImportEvent } from './legacy-state.js';
 import { emptyGraph, type AgentName, type Graph, type State } from './model.js';
 
 /** What is known of the state being displaced: nothing when it was absent; what its files still tell when unreadable. */
@@ -47,18 +48,13 @@ export function restoredState(snapshot: State, displaced: Displaced, event: Rest
   };
 }
 
-export interface DocumentImportEvent {
-  at: Timestamp;
-  by: AgentName;
-}
-
 /**
  * The live state `migrate` writes from a schema-1 state found as one plain JSON document (an
  * operator's recovery, spec 2.1's form): its graph and log, plus one `migrate` event. Like a
  * restore, it displaces whatever the project's files had reached, so its revision and fence
  * generation move past both.
  */
-export function importedDocument(document: State, displaced: Displaced, event: DocumentImportEvent): State {
+export function importedDocument(document: State, displaced: Displaced, event: ImportEvent): State {
   const { revision, fence_generation } = pastBoth(document, displaced);
   return {
     ...document,

@@ -8,7 +8,7 @@ import { array, boolean, object, oneOf, optional as optionalProperty, string, ty
 import { hostOperation } from '../define.js';
 import { requireAgent, requireCheckoutProject } from '../dispatcher.js';
 import type { Clock } from '../ports/clock.js';
-import type { ProjectStore, StoredState } from '../ports/project-store.js';
+import { reachedBy, type ProjectStore, type StoredState } from '../ports/project-store.js';
 
 const projectMigration = object({
   project_id: string(),
@@ -102,7 +102,7 @@ function examine(current: StoredState, at: string, by: AgentName): { report: Rep
   const document = schemaOneDocument(value);
   if (document !== null) {
     if ('problem' in document) return { report: { form: 'schema-1-document', action: 'skip', problem: document.problem }, state: null };
-    const imported = importedDocument(document.state, current.kind === 'unreadable' ? current.reached : null, { at, by });
+    const imported = importedDocument(document.state, reachedBy(current), { at, by });
     return { report: { form: 'schema-1-document', action: 'imported' }, state: imported };
   }
   if (!isSchemaZero(value)) return { report: { form: 'unrecognized', action: 'skip', problem: current.error.message }, state: null };

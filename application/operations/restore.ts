@@ -5,6 +5,7 @@ import { object } from '../contract/schema.js';
 import { projectOperation } from '../define.js';
 import { requireAgent } from '../dispatcher.js';
 import { enforcePolicy, questionAbout } from '../policy.js';
+import { reachedBy } from '../ports/project-store.js';
 
 /**
  * Replaces the live state with a snapshot (spec 4.4), all under the exclusive lock: the snapshot
@@ -37,7 +38,7 @@ export const restore = projectOperation({
       if (current.kind === 'valid') enforcePolicy(plugins, current.plugins ?? {}, () => questionAbout('restore', args, by, [], state));
       const now = clock.now();
       if (current.kind !== 'absent') await store.snapshots.take('pre-restore', current, now);
-      const displaced = current.kind === 'valid' ? current.state : current.kind === 'unreadable' ? current.reached : null;
+      const displaced = reachedBy(current);
       return {
         result: { snapshot: metadata },
         state: restoredState(state, displaced, { snapshot: metadata.id, at: now, by }),

@@ -28,6 +28,11 @@ export interface Reached {
   fence_generation: number;
 }
 
+/** How far the stored state had come, which a replacement must move past; null when there is none. */
+export function reachedBy(current: StoredState): Reached | null {
+  return current.kind === 'valid' ? current.state : current.kind === 'unreadable' ? current.reached : null;
+}
+
 export interface Rewrite<T> {
   result: T;
   /** The state that replaces the current one whole; null writes nothing. */
