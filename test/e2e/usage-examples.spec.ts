@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMMANDS } from '../../entrypoints/cli/commands.js';
-import { BINARY, Sandbox } from '../support/cli.js';
+import { BINARY, SERVES_UNTIL_STOPPED, Sandbox } from '../support/cli.js';
 import { startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 import { login, request, spawnServer } from '../support/server-process.js';
 import { runInTerminal } from '../support/terminal.js';
@@ -56,7 +56,8 @@ describe('usage examples (every example in --help runs)', () => {
           continue;
         }
         const shellLine = line.replace(/\$0 /g, `${taskdag} `);
-        if (LONG_RUNNING.has(command.paths![0]!.join(' '))) {
+        // Its example must print its ready line, then stop cleanly on SIGTERM.
+        if (SERVES_UNTIL_STOPPED.has(command.paths![0]!.join(' '))) {
           await expectToServe(shellLine, sandbox, `${command.paths![0]!.join(' ')} example "${label}": ${line}`);
           continue;
         }
@@ -94,9 +95,6 @@ async function serverFor(sandbox: Sandbox): Promise<LinkedServer> {
   expect(provisioned.status).to.equal(200);
   return server;
 }
-
-/** Commands whose example runs until stopped: it must print its ready line, then stop cleanly on SIGTERM. */
-const LONG_RUNNING = new Set(['server run', 'ui']);
 
 async function expectToServe(shellLine: string, sandbox: Sandbox, where: string): Promise<void> {
   const server = await spawnServer('/bin/sh', ['-c', shellLine], { env: sandbox.env(), cwd: sandbox.checkout });

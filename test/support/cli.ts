@@ -6,6 +6,12 @@ import { contractViolation } from './output-schemas.js';
 
 export const BINARY = path.resolve(__dirname, '../../../dist/taskdag.js');
 
+/**
+ * Commands that, on success, serve until stopped (`ui` is also an operation): a test runs them as
+ * a process it stops, never in its own process or as a command expected to exit.
+ */
+export const SERVES_UNTIL_STOPPED = new Set(['server run', 'ui']);
+
 export interface CliResult {
   code: number | null;
   stdout: string;
