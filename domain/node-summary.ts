@@ -37,13 +37,13 @@ export function summarizeAs(node: GraphNode, status: string): NodeSummary {
   return summary;
 }
 
-/** Oldest first, then by id: the order every list of nodes is printed in. */
 /** What ordering by age reads: a node, or a StatusIndex head. */
 interface Aged {
   id: string;
   created_at: string;
 }
 
+/** Oldest first, then by id: the order every list of nodes is printed in. */
 export function byAge(a: Aged, b: Aged): number {
   return compareAge(a.created_at, a.id, b.created_at, b.id);
 }
@@ -54,28 +54,6 @@ export function oldestFirst<T extends Aged>(nodes: T[]): T[] {
     .map((node) => ({ node, at: node.created_at, id: node.id }))
     .sort((a, b) => compareAge(a.at, a.id, b.at, b.id))
     .map((entry) => entry.node);
-}
-
-/**
- * The `limit` oldest of `nodes`, oldest first: one pass keeping a sorted window of `limit`, so a
- * list capped at a hundred out of fifty thousand costs a pass, not a sort of everything.
- */
-export function oldest<T extends Aged>(nodes: readonly T[], limit: number): T[] {
-  if (nodes.length <= limit) return oldestFirst([...nodes]);
-  const window: T[] = [];
-  for (const node of nodes) {
-    if (window.length === limit && byAge(node, window[limit - 1]!) >= 0) continue;
-    let low = 0;
-    let high = window.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (byAge(window[middle]!, node) <= 0) low = middle + 1;
-      else high = middle;
-    }
-    window.splice(low, 0, node);
-    if (window.length > limit) window.pop();
-  }
-  return window;
 }
 
 function compareAge(atA: string, idA: string, atB: string, idB: string): number {

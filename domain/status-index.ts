@@ -1,6 +1,8 @@
 import type { Timestamp } from './clock.js';
 import { GraphIndex } from './graph-index.js';
 import { isKnowledge, isTask, nodeType, type Claim, type Edge, type Graph, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
+import { byAge } from './node-summary.js';
+import { OrderedSet, type Ordered } from './ordered-set.js';
 import { derivedStatus, readinessDependents } from './status.js';
 
 /**
@@ -31,6 +33,15 @@ export class StatusIndex {
   private heads: Map<NodeId, NodeHead> | null = null;
   /** The heads of knowledge nodes alone, for matching scopes without walking every head. */
   private readonly knowledgeHeads = new Map<NodeId, NodeHead>();
+  /**
+   * The heads by type and status (`status` counts and lists one bucket without walking the
+   * others: what it costs follows what it shows, not the project's size), and the claimed tasks
+   * (the stale-claim alerts).
+   */
+  private readonly buckets = new Map<string, OrderedSet<NodeHead>>();
+  private claimedHeads = new OrderedSet<NodeHead>(byClaimAge);
+  /** While every head is derived at once: heads are sorted once, when next read. */
+  private bulk = false;
   /** Heads saved with the graph, read on first use (null when they turn out unusable). */
   private saved: (() => Iterable<NodeHead> | null) | null = null;
   /** Nodes changed, and ends of edges changed, since the heads were last brought up to date. */
@@ -88,8 +99,10 @@ export class StatusIndex {
     if (!this.heads && this.saved) this.heads = this.readSaved();
     if (!this.heads) {
       this.heads = new Map();
-      this.knowledgeHeads.clear();
+      this.clearGroups();
+      this.bulk = true;
       for (const id of Object.keys(this.graph.nodes)) this.derive(id);
+      this.bulk = false;
     } else if (this.changed.size > 0) {
       const edges = GraphIndex.of(this.graph);
       const stale = new Set<NodeId>();
@@ -109,21 +122,64 @@ export class StatusIndex {
     return this.knowledgeHeads;
   }
 
+  /** The heads of the nodes of `type` whose derived status is `status`, current, oldest first (`byAge`). */
+  bucket(type: NodeType, status: string): Ordered<NodeHead> {
+    this.all();
+    return this.buckets.get(bucketKey(type, status)) ?? EMPTY;
+  }
+
+  /** The heads of the tasks that hold a claim, current, the longest-held claim first (then by id). */
+  claimed(): Ordered<NodeHead> {
+    this.all();
+    return this.claimedHeads;
+  }
+
   private readSaved(): Map<NodeId, NodeHead> | null {
     const saved = this.saved!();
     this.saved = null;
     if (!saved) return null;
     const heads = new Map<NodeId, NodeHead>();
+    this.clearGroups();
+    this.bulk = true;
     for (const head of saved) {
       heads.set(head.id, head);
-      if (head.scope) this.knowledgeHeads.set(head.id, head);
+      this.group(head);
     }
+    this.bulk = false;
     return heads;
+  }
+
+  private clearGroups(): void {
+    this.knowledgeHeads.clear();
+    this.buckets.clear();
+    this.claimedHeads = new OrderedSet<NodeHead>(byClaimAge);
+  }
+
+  /** Files `head` in the groups it belongs to. */
+  private group(head: NodeHead): void {
+    const key = bucketKey(head.type, head.status);
+    let bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, (bucket = new OrderedSet<NodeHead>(byAge)));
+    this.addTo(bucket, head);
+    if (head.scope) this.knowledgeHeads.set(head.id, head);
+    if (head.type === 'task' && head.claim !== null) this.addTo(this.claimedHeads, head);
+  }
+
+  private addTo(set: OrderedSet<NodeHead>, head: NodeHead): void {
+    if (this.bulk) set.addUnsorted(head);
+    else set.add(head);
+  }
+
+  private ungroup(head: NodeHead): void {
+    this.buckets.get(bucketKey(head.type, head.status))?.delete(head);
+    this.knowledgeHeads.delete(head.id);
+    if (head.type === 'task' && head.claim !== null) this.claimedHeads.delete(head);
   }
 
   private derive(id: NodeId): void {
     const node = Object.hasOwn(this.graph.nodes, id) ? this.graph.nodes[id] : undefined;
-    this.knowledgeHeads.delete(id);
+    const before = this.heads!.get(id);
+    if (before) this.ungroup(before);
     if (!node) {
       this.heads!.delete(id);
       return;
@@ -139,6 +195,20 @@ export class StatusIndex {
       scope: isKnowledge(node) ? node.scope : null,
     };
     this.heads!.set(id, head);
-    if (head.scope) this.knowledgeHeads.set(id, head);
+    this.group(head);
   }
+}
+
+const EMPTY: Ordered<NodeHead> = new OrderedSet<NodeHead>(byAge);
+
+function bucketKey(type: NodeType, status: string): string {
+  return `${type} ${status}`;
+}
+
+/** The longest-held claim first, then by id: the order of stale-claim alerts. */
+function byClaimAge(a: NodeHead, b: NodeHead): number {
+  const atA = a.claim!.at;
+  const atB = b.claim!.at;
+  if (atA !== atB) return atA < atB ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

@@ -3,7 +3,7 @@ import { timestampBefore, type Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import type { GraphView } from './graph-index.js';
 import { GATE_STATUSES, KNOWLEDGE_STATUSES, type AgentName, type NodeType } from './model.js';
-import { oldest, summarizeAs, type NodeSummary } from './node-summary.js';
+import { summarizeAs, type NodeSummary } from './node-summary.js';
 import { StatusIndex, type NodeHead } from './status-index.js';
 
 /** The statuses `--status` accepts: every derived task status, and those of gates and knowledge. */
@@ -48,20 +48,17 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   if (filters.status !== undefined && !STATUS_VALUES.includes(filters.status)) {
     throw new DomainError('INVALID_ARGUMENT', `--status must be one of ${STATUS_VALUES.join(', ')}`, { flag: '--status', value: filters.status, allowed: STATUS_VALUES });
   }
-  const groups: Record<NodeType, Map<string, NodeHead[]>> = {
-    task: emptyGroups(filters.all ? TASK_GROUPS_ALL : TASK_GROUPS),
-    gate: emptyGroups(filters.all ? GATE_STATUSES : GATE_GROUPS),
+  const index = StatusIndex.of(view.graph);
+  const groups: Record<NodeType, Map<string, Matched>> = {
+    task: matchedGroups(index, 'task', filters.all ? TASK_GROUPS_ALL : TASK_GROUPS, filters),
+    gate: matchedGroups(index, 'gate', filters.all ? GATE_STATUSES : GATE_GROUPS, filters),
     // Knowledge is counted by default and listed with --all; both need its items grouped.
-    knowledge: emptyGroups(KNOWLEDGE_STATUSES),
+    knowledge: matchedGroups(index, 'knowledge', KNOWLEDGE_STATUSES, filters),
   };
-  // Counting reads every node's head; only the listed nodes are read whole (see `oldest`).
-  const heads = StatusIndex.of(view.graph).all();
-  for (const head of heads.values()) {
-    if (inScope(head, filters)) groups[head.type].get(head.status)?.push(head);
-  }
-  const list = (found: NodeHead[]) => oldest(found, filters.limit).map((head) => summarizeAs(view.graph.nodes[head.id]!, head.status));
-  const listed = (map: Map<string, NodeHead[]>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
-  const count = (type: NodeType, group: string) => groups[type].get(group)?.length ?? 0;
+  // Only the listed nodes are read whole.
+  const list = ({ heads }: Matched) => heads.slice(0, filters.limit).map((head) => summarizeAs(view.graph.nodes[head.id]!, head.status));
+  const listed = (map: Map<string, Matched>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
+  const count = (type: NodeType, group: string) => groups[type].get(group)?.count ?? 0;
   const summary = {
     ready: count('task', 'ready'),
     in_progress: count('task', 'in_progress'),
@@ -73,34 +70,56 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   };
   // With --all the knowledge items themselves replace their count (spec 4.4).
   const knowledge = filters.all ? { knowledge: listed(groups.knowledge) } : { knowledge_count: summary.active_knowledge };
-  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge, alerts: staleClaims(heads.values(), now, filters) };
+  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge, alerts: staleClaims(index.claimed().inOrder(), now, filters) };
 }
 
-function emptyGroups(names: readonly string[]): Map<string, NodeHead[]> {
-  return new Map(names.map((name) => [name, []]));
+/** The heads of one group that the filters keep, oldest first, and how many they are. */
+interface Matched {
+  count: number;
+  heads: readonly NodeHead[];
+}
+
+/**
+ * Each status group of `type`, from its bucket in the index: a group the filters leave whole is
+ * counted by its size and never walked, so `status` costs what it lists, not the project's size.
+ */
+function matchedGroups(index: StatusIndex, type: NodeType, statuses: readonly string[], filters: StatusFilters): Map<string, Matched> {
+  return new Map(
+    statuses.map((status): [string, Matched] => {
+      if ((filters.kind !== undefined && filters.kind !== type) || (filters.status !== undefined && filters.status !== status)) return [status, { count: 0, heads: [] }];
+      const bucket = index.bucket(type, status);
+      if (!narrows(filters, type, status)) return [status, { count: bucket.size, heads: bucket.inOrder() }];
+      const heads = bucket.inOrder().filter((head) => inScope(head, filters));
+      return [status, { count: heads.length, heads }];
+    }),
+  );
+}
+
+/** Whether a filter can leave out some of the heads of one type and status. */
+function narrows(filters: StatusFilters, type: NodeType, status: string): boolean {
+  return filters.initiative !== undefined || filters.domain !== undefined || (filters.claimed_by !== undefined && type === 'task' && status === 'in_progress');
 }
 
 function inScope(head: NodeHead, filters: StatusFilters): boolean {
   if (filters.initiative !== undefined && head.initiative !== filters.initiative) return false;
   if (filters.domain !== undefined && head.domain !== filters.domain) return false;
-  if (filters.kind !== undefined && head.type !== filters.kind) return false;
-  if (filters.status !== undefined && head.status !== filters.status) return false;
   if (filters.claimed_by !== undefined && head.status === 'in_progress' && head.type === 'task' && head.claim?.by !== filters.claimed_by) return false;
   return true;
 }
 
-/** Every stale claim of the project, oldest first; only `--claimed-by` narrows them. */
-function staleClaims(heads: Iterable<NodeHead>, now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
+/** Every stale claim of the project, the longest-held first; only `--claimed-by` narrows them. */
+function staleClaims(claimed: readonly NodeHead[], now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
   const alerts: StaleClaimAlert[] = [];
   // A claim taken after the cutoff is not stale: one string comparison, not two dates parsed, per claim.
   const cutoff = timestampBefore(now, filters.staleMs);
-  for (const head of heads) {
-    if (head.claim === null || head.claim.at > cutoff || head.type !== 'task') continue;
-    if (filters.claimed_by !== undefined && head.claim.by !== filters.claimed_by) continue;
+  for (const head of claimed) {
+    // Claims come longest-held first: after the first one past the cutoff, none is stale.
+    if (head.claim!.at > cutoff) break;
+    if (filters.claimed_by !== undefined && head.claim!.by !== filters.claimed_by) continue;
     const alert = staleClaimAlert(head, now, filters.staleMs);
     if (alert) alerts.push(alert);
   }
-  return alerts.sort((a, b) => b.age_ms - a.age_ms || (a.node < b.node ? -1 : 1));
+  return alerts;
 }
 
 /** The counts of `status` alone, for the whole project (the board's catalog and snapshot). */

@@ -3,8 +3,10 @@ import { applyChangeSet } from '../../domain/change-set.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { GraphIndex } from '../../domain/graph-index.js';
 import { accept, cancel, reopen, resolve, take } from '../../domain/lifecycle.js';
-import type { Graph, NodeId } from '../../domain/model.js';
+import { isTask, nodeType, type Graph, type NodeId } from '../../domain/model.js';
+import { oldestFirst } from '../../domain/node-summary.js';
 import { StatusIndex, type NodeHead } from '../../domain/status-index.js';
+import { STATUS_VALUES } from '../../domain/status-report.js';
 import { derivedStatus } from '../../domain/status.js';
 import { NOW, addGate, addKnowledge, addTask, newDraft } from '../support/graphs.js';
 
@@ -24,8 +26,32 @@ function freshStatuses(graph: Graph): Record<NodeId, string> {
   return Object.fromEntries(Object.values(copy.nodes).map((node) => [node.id, derivedStatus(copy, index, node)]));
 }
 
+/**
+ * Every node's status as the kept index has it: from its heads, which must agree with its buckets
+ * (each node in exactly the bucket of its type and status) and its claimed tasks.
+ */
 function keptStatuses(graph: Graph): Record<NodeId, string> {
-  return Object.fromEntries([...StatusIndex.of(graph).all().values()].map((head) => [head.id, head.status]));
+  const index = StatusIndex.of(graph);
+  const fromHeads = Object.fromEntries([...index.all().values()].map((head) => [head.id, head.status]));
+  const fromBuckets: Record<NodeId, string> = {};
+  for (const type of ['task', 'gate', 'knowledge'] as const) {
+    for (const status of STATUS_VALUES) {
+      const bucket = index.bucket(type, status).inOrder();
+      expect(bucket, `${type} ${status} oldest first`).to.deep.equal(oldestFirst([...bucket]));
+      for (const head of bucket) {
+        expect(fromBuckets, `${head.id} in two buckets`).not.to.have.property(head.id);
+        expect(nodeType(graph.nodes[head.id]!), `${head.id}'s bucket type`).to.equal(type);
+        fromBuckets[head.id] = status;
+      }
+    }
+  }
+  expect(fromBuckets, 'the buckets hold what the heads say').to.deep.equal(fromHeads);
+  const claimed = Object.values(graph.nodes).filter((node) => isTask(node) && node.claim !== null).map((node) => node.id);
+  const claims = index.claimed().inOrder();
+  expect(claims.map((head) => head.id).sort(), 'the claimed tasks').to.deep.equal(claimed.sort());
+  const byClaim = [...claims].sort((a, b) => (a.claim!.at !== b.claim!.at ? (a.claim!.at < b.claim!.at ? -1 : 1) : a.id < b.id ? -1 : 1));
+  expect(claims, 'claims, longest-held first').to.deep.equal(byClaim);
+  return fromHeads;
 }
 
 /** One random change through the domain's own rules; a refused one changes nothing. */
