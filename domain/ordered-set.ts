@@ -29,10 +29,11 @@ export class OrderedSet<T> implements Ordered<T> {
     else this.order.splice(this.position(item), 0, item);
   }
 
-  /** Adds many items at once, in any order: they are sorted once, when next read. */
+  /** Adds one of many items added at once, in any order: they are sorted once, when next read (unless they came in order). */
   addUnsorted(item: T): void {
+    const last = this.order[this.order.length - 1];
+    if (this.sorted && last !== undefined && this.compare(last, item) > 0) this.sorted = false;
     this.order.push(item);
-    this.sorted = false;
   }
 
   /** Removes an item it holds (the same object that was added). */

@@ -56,7 +56,7 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
     knowledge: matchedGroups(index, 'knowledge', KNOWLEDGE_STATUSES, filters),
   };
   // Only the listed nodes are read whole.
-  const list = ({ heads }: Matched) => heads.slice(0, filters.limit).map((head) => summarizeAs(view.graph.nodes[head.id]!, head.status));
+  const list = ({ heads }: Matched) => heads().slice(0, filters.limit).map((head) => summarizeAs(view.graph.nodes[head.id]!, head.status));
   const listed = (map: Map<string, Matched>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
   const count = (type: NodeType, group: string) => groups[type].get(group)?.count ?? 0;
   const summary = {
@@ -73,10 +73,10 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge, alerts: staleClaims(index.claimed().inOrder(), now, filters) };
 }
 
-/** The heads of one group that the filters keep, oldest first, and how many they are. */
+/** How many heads of one group the filters keep, and the heads, oldest first (ordered only when listed). */
 interface Matched {
   count: number;
-  heads: readonly NodeHead[];
+  heads(): readonly NodeHead[];
 }
 
 /**
@@ -86,11 +86,11 @@ interface Matched {
 function matchedGroups(index: StatusIndex, type: NodeType, statuses: readonly string[], filters: StatusFilters): Map<string, Matched> {
   return new Map(
     statuses.map((status): [string, Matched] => {
-      if ((filters.kind !== undefined && filters.kind !== type) || (filters.status !== undefined && filters.status !== status)) return [status, { count: 0, heads: [] }];
+      if ((filters.kind !== undefined && filters.kind !== type) || (filters.status !== undefined && filters.status !== status)) return [status, { count: 0, heads: () => [] }];
       const bucket = index.bucket(type, status);
-      if (!narrows(filters, type, status)) return [status, { count: bucket.size, heads: bucket.inOrder() }];
+      if (!narrows(filters, type, status)) return [status, { count: bucket.size, heads: () => bucket.inOrder() }];
       const heads = bucket.inOrder().filter((head) => inScope(head, filters));
-      return [status, { count: heads.length, heads }];
+      return [status, { count: heads.length, heads: () => heads }];
     }),
   );
 }
