@@ -31,7 +31,7 @@ export function isAdministrator(agent: AgentName): boolean {
  * idempotent no-op that succeeds and writes nothing (a holder re-taking its task, releasing a
  * task nobody holds), or it is refused with the error the command reports.
  */
-export type Verdict = { outcome: 'allowed' } | { outcome: 'unchanged' } | { outcome: 'refused'; error: DomainError };
+export type Verdict = { outcome: 'allowed' } | { outcome: 'unchanged' } | { outcome: 'refused'; error(): DomainError };
 
 const ALLOWED: Verdict = { outcome: 'allowed' };
 const UNCHANGED: Verdict = { outcome: 'unchanged' };
@@ -78,7 +78,7 @@ export function allowedActions(view: GraphView, node: GraphNode, agent: AgentNam
 /** Throws the refusal, if any; otherwise says whether the action changes anything. */
 export function authorize(view: GraphView, node: GraphNode, action: Action, agent: AgentName): 'allowed' | 'unchanged' {
   const verdict = judge(view, node, action, agent);
-  if (verdict.outcome === 'refused') throw verdict.error;
+  if (verdict.outcome === 'refused') throw verdict.error();
   return verdict.outcome;
 }
 
@@ -94,11 +94,8 @@ function judgeTake(view: GraphView, node: GraphNode, agent: AgentName): Verdict 
   if (node.claim === null) return ALLOWED;
   if (node.claim.by === agent) return UNCHANGED;
   if (agent === 'orchestrator') return ALLOWED;
-  return refused('ALREADY_CLAIMED', `${node.id} is already claimed by ${node.claim.by}`, {
-    id: node.id,
-    claimed_by: node.claim.by,
-    claimed_at: node.claim.at,
-  });
+  const claim = node.claim;
+  return refused(() => new DomainError('ALREADY_CLAIMED', `${node.id} is already claimed by ${claim.by}`, { id: node.id, claimed_by: claim.by, claimed_at: claim.at }));
 }
 
 function judgeRelease(node: GraphNode, agent: AgentName): Verdict {
@@ -135,35 +132,46 @@ function ownerOrAdministrator(node: GraphNode, action: Action, owner: AgentName 
   return agent === owner || isAdministrator(agent) ? ALLOWED : notOwner(node, action, owner);
 }
 
-function refused(code: DomainError['code'], message: string, details: Record<string, unknown>): Verdict {
-  return { outcome: 'refused', error: new DomainError(code, message, details) };
+/**
+ * A refusal whose error is made only when it is thrown: `allowed_actions` asks about every action,
+ * and most are refused, so it must not pay for an error (a stack trace, a derived status) each.
+ */
+function refused(error: () => DomainError): Verdict {
+  return { outcome: 'refused', error };
 }
 
 function notReady(view: GraphView, node: GraphNode): Verdict {
-  const status = derivedStatus(view.graph, view.index, node);
-  return refused('NOT_READY', `${node.id} is ${status}, not ready: only ready tasks can be taken`, { id: node.id, status });
+  return refused(() => {
+    const status = derivedStatus(view.graph, view.index, node);
+    return new DomainError('NOT_READY', `${node.id} is ${status}, not ready: only ready tasks can be taken`, { id: node.id, status });
+  });
 }
 
 function notClaimable(node: GraphNode, action: Action): Verdict {
-  return refused('NOT_CLAIMABLE', `${node.id} is a ${nodeType(node)}: only tasks are claimed (${action})`, {
-    id: node.id,
-    type: nodeType(node),
-    action,
-  });
+  return refused(
+    () =>
+      new DomainError('NOT_CLAIMABLE', `${node.id} is a ${nodeType(node)}: only tasks are claimed (${action})`, {
+        id: node.id,
+        type: nodeType(node),
+        action,
+      }),
+  );
 }
 
 function notOwner(node: GraphNode, action: Action, owner: AgentName | null): Verdict {
   const who = owner === null ? 'an administrator (orchestrator or recovery)' : `${owner} or an administrator`;
-  return refused('NOT_OWNER', `Only ${who} may ${action} ${node.id}`, { id: node.id, action, owner });
+  return refused(() => new DomainError('NOT_OWNER', `Only ${who} may ${action} ${node.id}`, { id: node.id, action, owner }));
 }
 
 function invalidStatus(view: GraphView, node: GraphNode, action: Action, expected: string[]): Verdict {
-  const status = derivedStatus(view.graph, view.index, node);
-  return refused('INVALID_STATUS', `Cannot ${action} ${node.id}: it is a ${status} ${nodeType(node)} (needs: ${expected.join(' or ')})`, {
-    id: node.id,
-    type: nodeType(node),
-    status,
-    action,
-    expected,
+  return refused(() => {
+    const status = derivedStatus(view.graph, view.index, node);
+    return new DomainError('INVALID_STATUS', `Cannot ${action} ${node.id}: it is a ${status} ${nodeType(node)} (needs: ${expected.join(' or ')})`, {
+      id: node.id,
+      type: nodeType(node),
+      status,
+      action,
+      expected,
+    });
   });
 }

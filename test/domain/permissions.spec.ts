@@ -105,7 +105,7 @@ describe('domain/permissions', () => {
     const refusal = (state: StateName, action: Action, agent: string) => {
       const fixture = nodeInState(state);
       const verdict = judge(fixture.draft(agent), fixture.node('X'), action, agent);
-      return verdict.outcome === 'refused' ? { code: verdict.error.code, details: verdict.error.details } : verdict.outcome;
+      return verdict.outcome === 'refused' ? { code: verdict.error().code, details: verdict.error().details } : verdict.outcome;
     };
 
     it('take: NOT_READY for every non-ready task status, with the status in details', () => {
