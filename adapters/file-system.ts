@@ -34,6 +34,8 @@ export interface FileSystem {
   writeAt(file: string, data: Buffer, position: number): void;
   /** Makes the file's content durable. */
   sync(file: string): void;
+  /** As `sync`, on libuv's thread pool: a long-lived process goes on serving while the disk syncs. */
+  syncInBackground(file: string): Promise<void>;
   /** Atomic; durable once the directory is synced. */
   rename(from: string, to: string): void;
   /** Removes the file if it exists; durable once the directory is synced. */
@@ -105,6 +107,16 @@ export const nodeFileSystem: FileSystem = {
     } finally {
       fs.closeSync(fd);
     }
+  },
+  syncInBackground(file) {
+    return new Promise((resolve, reject) => {
+      const fd = fs.openSync(file, 'r');
+      fs.fsync(fd, (error) => {
+        fs.closeSync(fd);
+        if (error) reject(error);
+        else resolve();
+      });
+    });
   },
   rename: (from, to) => fs.renameSync(from, to),
   remove: (file) => fs.rmSync(file, { force: true }),

@@ -81,6 +81,11 @@ export class FsProjectStore implements ProjectStore {
   private lastLedgerFile: string | null = null;
   /** With `hot`: the state as last loaded or committed, and the ledger size it stands for. */
   private hot: { loaded: Loaded; ledgerSize: number } | null = null;
+  /**
+   * With `hot`, while a commit's fsync runs in the background: the graph in memory already holds
+   * the commit, so readers wait for it to be durable (or undone) before they read.
+   */
+  private syncing: Promise<unknown> | null = null;
   readonly snapshots: FsSnapshotStore;
 
   /**
@@ -101,12 +106,14 @@ export class FsProjectStore implements ProjectStore {
   }
 
   async readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T> {
+    await this.durable();
     this.assertExists();
     const loaded = this.loadCommitted(() => this.load());
     return read(loaded.graph, this.pluginReader(loaded));
   }
 
   async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
+    await this.durable();
     this.assertExists();
     // Its node map stays lazy, as readGraph's: `history` reads the log and one node.
     const { loaded, state } = this.loadCommitted(() => {
@@ -123,11 +130,11 @@ export class FsProjectStore implements ProjectStore {
       // Reads parse the edges when they use them; a commit never lands on an edge list that does not load.
       void loaded.graph.edges;
       try {
-        // A work that answers at once is committed in the same turn: nothing else runs, and
-        // so no reader sees, the changed graph before it is durable.
+        // A work that answers at once changes the graph and appends in the same turn, and
+        // readers wait for the append's fsync (see `durable`): none sees a change before it is durable.
         const done = work(loaded.graph, this.pluginReader(loaded));
         const { result, changes } = done instanceof Promise ? await done : done;
-        if (changes) this.commit(loaded, changes);
+        if (changes) await this.commit(loaded, changes);
         return result;
       } catch (error) {
         // The graph in hand may hold changes that were never committed.
@@ -378,19 +385,35 @@ export class FsProjectStore implements ProjectStore {
     return log;
   }
 
-  private commit(loaded: Loaded, changes: ChangeSet): void {
+  /**
+   * Appends and syncs the change set. A hot store (a server) syncs off the event loop, so it
+   * parses and queues the next requests meanwhile (the next group commit), while readers wait
+   * (`durable`). Everything after the sync settles, the flag cleared, the hot state kept or
+   * dropped, runs in that one turn: a reader resumes on a durable state, or reloads one.
+   */
+  private async commit(loaded: Loaded, changes: ChangeSet): Promise<void> {
     const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
     const line = encodeRecord(changes);
     try {
       // Cut a torn append left by a crashed writer, then append at the end of what is valid.
       this.files.writeAt(ledgerPath, line, loaded.ledgerEnd);
-      this.files.sync(ledgerPath);
+      if (this.keepHot) await (this.syncing = this.files.syncInBackground(ledgerPath));
+      else this.files.sync(ledgerPath);
     } catch (error) {
       this.tryCut(ledgerPath, loaded.ledgerEnd);
+      // The graph in hand holds changes that are not durable.
+      this.hot = null;
       throw storageError('Cannot append to the project ledger', error, { path: ledgerPath });
+    } finally {
+      this.syncing = null;
     }
     const checkpointed = loaded.tail + line.length >= checkpointThreshold(loaded.checkpointBytes, this.keepHot) ? this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length) : null;
     if (this.hot?.loaded === loaded) this.keep(loaded, line.length, checkpointed);
+  }
+
+  /** Resolves once no commit is waiting for its fsync: what a reader then sees is durable. */
+  private async durable(): Promise<void> {
+    while (this.syncing) await this.syncing.catch(() => undefined);
   }
 
   /** The hot state after its own commit: the graph in hand is now what the files hold. */

@@ -202,6 +202,67 @@ describe('FsProjectStore', () => {
     expect(checkpointThreshold(60_000_000, true)).to.equal(30_000_000);
   });
 
+  describe('a hot store (the server) syncs its appends off the event loop', () => {
+    /** A file system whose background syncs wait until the test settles them, one by one. */
+    function heldSyncs() {
+      const held: { settle(error?: Error): void }[] = [];
+      const system: FileSystem = {
+        ...files,
+        syncInBackground(target) {
+          return new Promise<void>((resolve, reject) => {
+            held.push({
+              settle(error) {
+                if (error) return reject(error);
+                files.sync(target);
+                resolve();
+              },
+            });
+          });
+        },
+      };
+      return { system, held };
+    }
+    const turns = () => new Promise((resolve) => setTimeout(resolve, 20));
+    const taskIds = (store: FsProjectStore) => store.readGraph((graph) => Object.keys(graph.nodes).sort());
+
+    it('answers a reader only once the change it would see is durable, and serves others meanwhile', async () => {
+      await initialized();
+      const { system, held } = heldSyncs();
+      const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, system, true).open('demo-1234');
+      expect(await taskIds(sut)).to.deep.equal([]);
+      const commit = commitTask(sut, 'T1');
+      await turns();
+      expect(held).to.have.length(1);
+      let seen: string[] | null = null;
+      const reader = taskIds(sut).then((ids) => (seen = ids));
+      // The event loop goes on (timers fire), but the reader waits for the fsync.
+      await turns();
+      expect(seen).to.equal(null);
+      held[0]!.settle();
+      await commit;
+      await reader;
+      expect(seen).to.deep.equal(['T1']);
+    });
+
+    it('a failed fsync fails the commit with STORAGE_ERROR, cuts the append, and no reader ever sees the change', async () => {
+      await initialized();
+      const ledgerBefore = readFileSync(ledger());
+      const { system, held } = heldSyncs();
+      const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, system, true).open('demo-1234');
+      expect(await taskIds(sut)).to.deep.equal([]);
+      const commit = rejectionOf(() => commitTask(sut, 'T1'));
+      await turns();
+      const reader = taskIds(sut);
+      held[0]!.settle(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }));
+      const error = await commit;
+      expect(error.code).to.equal('STORAGE_ERROR');
+      expect(error.details.cause).to.equal('EIO');
+      expect(await reader).to.deep.equal([]);
+      expect(readFileSync(ledger())).to.deep.equal(ledgerBefore);
+      expect(await taskIds(sut)).to.deep.equal([]);
+    });
+  });
+
   it('reports a checkpoint it cannot write as a warning, commits durably all the same, and writes it at a later commit', async () => {
     await initialized();
     const warnings: StoreWarning[] = [];

@@ -110,6 +110,10 @@ export class CrashFileSystem implements FileSystem {
     inode.synced = Buffer.from(inode.live);
   }
 
+  async syncInBackground(file: string): Promise<void> {
+    this.sync(file);
+  }
+
   rename(from: string, to: string): void {
     this.step();
     const inode = this.inode(from);
