@@ -17,8 +17,8 @@ export interface KnowledgeMatch {
  */
 export function matchingKnowledge(graph: Graph, target: GraphNode): KnowledgeMatch[] {
   const matches: KnowledgeMatch[] = [];
-  // Scopes are read from the heads: only the knowledge that matches is read whole.
-  for (const head of StatusIndex.of(graph).knowledge().values()) {
+  // Scopes are read from the heads, found by scope entry: only the knowledge that matches is read whole.
+  for (const head of StatusIndex.of(graph).knowledgeScoping(target)) {
     if (head.scope === null || head.id === target.id) continue;
     const matched_on = SPECIFICITY.filter((list) => scopeListMatches(head.scope!, list, target));
     const node = matched_on.length > 0 ? graph.nodes[head.id] : undefined;

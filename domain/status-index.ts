@@ -40,6 +40,8 @@ export class StatusIndex {
    */
   private readonly buckets = new Map<string, OrderedSet<NodeHead>>();
   private claimedHeads = new OrderedSet<NodeHead>(byClaimAge);
+  /** The knowledge heads by scope entry (see `knowledgeScoping`), built on first use and then kept. */
+  private scopeEntries: Map<string, Set<NodeHead>> | null = null;
   /** While every head is derived at once: heads are sorted once, when next read. */
   private bulk = false;
   /** Heads saved with the graph, read on first use (null when they turn out unusable). */
@@ -128,6 +130,23 @@ export class StatusIndex {
     return this.buckets.get(bucketKey(type, status)) ?? EMPTY;
   }
 
+  /**
+   * The heads of the knowledge whose scope names `target`'s id, one of its tags, its domain or its
+   * initiative: what can match it, found without walking every knowledge item.
+   */
+  knowledgeScoping(target: { id: NodeId; tags: readonly string[]; domain: string | null; initiative: string }): Set<NodeHead> {
+    this.all();
+    if (!this.scopeEntries) {
+      this.scopeEntries = new Map();
+      for (const head of this.knowledgeHeads.values()) this.indexScope(head, 'add');
+    }
+    const keys = [scopeKey('node_ids', target.id), ...target.tags.map((tag) => scopeKey('tags', tag)), scopeKey('initiatives', target.initiative)];
+    if (target.domain !== null) keys.push(scopeKey('domains', target.domain));
+    const found = new Set<NodeHead>();
+    for (const key of keys) for (const head of this.scopeEntries.get(key) ?? []) found.add(head);
+    return found;
+  }
+
   /** The heads of the tasks that hold a claim, current, the longest-held claim first (then by id). */
   claimed(): Ordered<NodeHead> {
     this.all();
@@ -151,6 +170,7 @@ export class StatusIndex {
 
   private clearGroups(): void {
     this.knowledgeHeads.clear();
+    this.scopeEntries = null;
     this.buckets.clear();
     this.claimedHeads = new OrderedSet<NodeHead>(byClaimAge);
   }
@@ -161,8 +181,25 @@ export class StatusIndex {
     let bucket = this.buckets.get(key);
     if (!bucket) this.buckets.set(key, (bucket = new OrderedSet<NodeHead>(byAge)));
     this.addTo(bucket, head);
-    if (head.scope) this.knowledgeHeads.set(head.id, head);
+    if (head.scope) {
+      this.knowledgeHeads.set(head.id, head);
+      this.indexScope(head, 'add');
+    }
     if (head.type === 'task' && head.claim !== null) this.addTo(this.claimedHeads, head);
+  }
+
+  /** Adds or removes a knowledge head's scope entries, once they are indexed. */
+  private indexScope(head: NodeHead, change: 'add' | 'delete'): void {
+    if (!this.scopeEntries || !head.scope) return;
+    for (const list of SCOPE_LISTS) {
+      for (const value of head.scope[list]) {
+        const key = scopeKey(list, value);
+        let heads = this.scopeEntries.get(key);
+        if (change === 'delete') heads?.delete(head);
+        else if (heads) heads.add(head);
+        else this.scopeEntries.set(key, new Set([head]));
+      }
+    }
   }
 
   private addTo(set: OrderedSet<NodeHead>, head: NodeHead): void {
@@ -173,6 +210,7 @@ export class StatusIndex {
   private ungroup(head: NodeHead): void {
     this.buckets.get(bucketKey(head.type, head.status))?.delete(head);
     this.knowledgeHeads.delete(head.id);
+    this.indexScope(head, 'delete');
     if (head.type === 'task' && head.claim !== null) this.claimedHeads.delete(head);
   }
 
@@ -200,6 +238,12 @@ export class StatusIndex {
 }
 
 const EMPTY: Ordered<NodeHead> = new OrderedSet<NodeHead>(byAge);
+
+const SCOPE_LISTS = ['node_ids', 'tags', 'domains', 'initiatives'] as const satisfies readonly (keyof KnowledgeScope)[];
+
+function scopeKey(list: keyof KnowledgeScope, value: string): string {
+  return `${list} ${value}`;
+}
 
 function bucketKey(type: NodeType, status: string): string {
   return `${type} ${status}`;

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { applyChangeSet } from '../../domain/change-set.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { GraphIndex } from '../../domain/graph-index.js';
-import { accept, cancel, reopen, resolve, take } from '../../domain/lifecycle.js';
-import { isTask, nodeType, type Graph, type NodeId } from '../../domain/model.js';
+import { accept, cancel, deprecateKnowledge, reopen, resolve, revise, take } from '../../domain/lifecycle.js';
+import { isTask, nodeType, type Graph, type KnowledgeScope, type NodeId } from '../../domain/model.js';
 import { oldestFirst } from '../../domain/node-summary.js';
 import { StatusIndex, type NodeHead } from '../../domain/status-index.js';
 import { STATUS_VALUES } from '../../domain/status-report.js';
@@ -54,22 +54,45 @@ function keptStatuses(graph: Graph): Record<NodeId, string> {
   return fromHeads;
 }
 
+/** A knowledge scope naming, or not, a node, a tag, a domain and the initiative. */
+function randomScope(next: () => number, ids: string[]): KnowledgeScope {
+  const maybe = <T>(value: T): T[] => (next() < 0.4 ? [value] : []);
+  return { node_ids: ids.length > 0 ? maybe(ids[Math.floor(next() * ids.length)]!) : [], tags: maybe('a'), domains: maybe('any'), initiatives: maybe('core') };
+}
+
+/** What knowledgeScoping must find for each node: the knowledge whose scope names it, found by walking them all. */
+function expectScopesIndexed(graph: Graph): void {
+  const index = StatusIndex.of(graph);
+  const knowledge = [...index.knowledge().values()];
+  for (const node of Object.values(graph.nodes)) {
+    const names = (scope: KnowledgeScope) =>
+      scope.node_ids.includes(node.id) || node.tags.some((tag) => scope.tags.includes(tag)) || (node.domain !== null && scope.domains.includes(node.domain)) || scope.initiatives.includes(node.initiative);
+    const expected = knowledge.filter((head) => names(head.scope!)).map((head) => head.id);
+    expect([...index.knowledgeScoping(node)].map((head) => head.id).sort(), `knowledge scoping ${node.id}`).to.deep.equal(expected.sort());
+  }
+}
+
 /** One random change through the domain's own rules; a refused one changes nothing. */
 function randomStep(draft: GraphDraft, next: () => number, step: number): void {
   const ids = Object.keys(draft.graph.nodes);
   const pick = () => ids[Math.floor(next() * ids.length)]!;
   const roll = next();
   try {
-    if (roll < 0.25) addTask(draft, `T${step}`, {}, { blocked_by: ids.filter(() => next() < 0.1) });
+    if (roll < 0.25) addTask(draft, `T${step}`, { tags: next() < 0.5 ? ['a'] : [] }, { blocked_by: ids.filter(() => next() < 0.1) });
     else if (roll < 0.35) addGate(draft, `G${step}`, {}, next() < 0.4 ? { supersedes: pick() } : { blocked_by: [pick()] });
-    else if (roll < 0.4) addKnowledge(draft, `K${step}`);
+    else if (roll < 0.4) addKnowledge(draft, `K${step}`, { scope: randomScope(next, ids) });
     else if (roll < 0.5) draft.addEdge({ from: pick(), to: pick(), type: 'BLOCKS' });
     else if (roll < 0.6) draft.removeEdge(draft.graph.edges[Math.floor(next() * draft.graph.edges.length)] ?? { from: 'x', to: 'y', type: 'BLOCKS' });
     else if (roll < 0.7) draft.actingAs('alice', () => take(draft, pick()));
     else if (roll < 0.8) draft.actingAs('bob', () => accept(draft, pick()));
     else if (roll < 0.9) resolve(draft, pick(), 'yes', 'because');
-    else if (roll < 0.95) cancel(draft, pick(), 'no longer');
-    else reopen(draft, pick(), 'again');
+    else if (roll < 0.93) cancel(draft, pick(), 'no longer');
+    else if (roll < 0.95) reopen(draft, pick(), 'again');
+    else if (roll < 0.975) deprecateKnowledge(draft, pick(), 'outdated');
+    else {
+      const node = draft.graph.nodes[pick()]!;
+      if (node.kind === 'knowledge') revise(draft, node, { scope: randomScope(next, ids) });
+    }
   } catch {
     // A rule refused it (a cycle, a wrong status): nothing changed.
   }
@@ -84,7 +107,9 @@ describe('StatusIndex (status buckets kept per change)', () => {
       for (let step = 0; step < 120; step++) {
         randomStep(draft, next, step);
         if (next() < 0.3) expect(keptStatuses(draft.graph), `step ${step}`).to.deep.equal(freshStatuses(draft.graph));
+        if (next() < 0.2) expectScopesIndexed(draft.graph);
       }
+      expectScopesIndexed(draft.graph);
       expect(keptStatuses(draft.graph)).to.deep.equal(freshStatuses(draft.graph));
       const knowledge = Object.values(draft.graph.nodes).filter((node) => node.kind === 'knowledge').map((node) => node.id);
       expect([...StatusIndex.of(draft.graph).knowledge().keys()].sort()).to.deep.equal(knowledge.sort());
