@@ -21,6 +21,12 @@ interface Loaded {
   graph: Graph;
   /** Bytes of the ledger that hold complete lines; anything after is a torn append. */
   ledgerEnd: number;
+  /**
+   * The ledger's size as it was read, torn append included: a hot state is current while the
+   * ledger keeps that size. (Its size looked up after the read could include an append the read
+   * missed, and that append would then never be seen.)
+   */
+  sizeRead: number;
   /** Bytes appended since the checkpoint. */
   tail: number;
   /** The checkpoint's own size: rewriting it costs that much, so it is rewritten that much less often. */
@@ -259,7 +265,7 @@ export class FsProjectStore implements ProjectStore {
     const checkpoint = this.openCheckpoint();
     this.lastLedgerFile = checkpoint.ledger.file;
     const loaded = this.replayLedger(checkpoint);
-    if (this.keepHot) this.hot = { loaded, ledgerSize: this.ledgerSize(loaded) };
+    if (this.keepHot) this.hot = { loaded, ledgerSize: loaded.sizeRead };
     return loaded;
   }
 
@@ -286,7 +292,7 @@ export class FsProjectStore implements ProjectStore {
       if (changes.revision <= graph.revision) throw invalidFile(ledgerPath, `revision ${changes.revision} is out of order`);
       applyChangeSet(graph, changes);
     }
-    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, tail: end, checkpointBytes: checkpoint.bytes };
+    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, sizeRead: checkpoint.ledger.bytes + bytes.length, tail: end, checkpointBytes: checkpoint.bytes };
   }
 
   /**
@@ -416,15 +422,16 @@ export class FsProjectStore implements ProjectStore {
     while (this.syncing) await this.syncing.catch(() => undefined);
   }
 
-  /** The hot state after its own commit: the graph in hand is now what the files hold. */
+  /** The hot state after its own commit: the graph in hand is now what the files hold (the append cut any torn one). */
   private keep(loaded: Loaded, appended: number, checkpointBytes: number | null): void {
     loaded.ledgerEnd += appended;
+    loaded.sizeRead = loaded.ledgerEnd;
     loaded.tail += appended;
     if (checkpointBytes !== null) {
       loaded.tail = 0;
       loaded.checkpointBytes = checkpointBytes;
     }
-    this.hot = { loaded, ledgerSize: this.ledgerSize(loaded) };
+    this.hot = { loaded, ledgerSize: loaded.sizeRead };
   }
 
   /**

@@ -202,6 +202,30 @@ describe('FsProjectStore', () => {
     expect(checkpointThreshold(60_000_000, true)).to.equal(30_000_000);
   });
 
+  it('a hot store sees a commit another process appended while it was reading the ledger', async () => {
+    await initialized();
+    const before = readFileSync(ledger());
+    await commitTask(open(), 'T1');
+    const record = readFileSync(ledger()).subarray(before.length);
+    writeFileSync(ledger(), before);
+    // The other process's append lands just after the hot store read the ledger, before anything else.
+    let armed = true;
+    const appendingAfterRead: FileSystem = {
+      ...files,
+      readFrom(target, start) {
+        const bytes = files.readFrom(target, start);
+        if (armed && target === ledger()) {
+          armed = false;
+          appendFileSync(target, record);
+        }
+        return bytes;
+      },
+    };
+    const hot = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, appendingAfterRead, true).open('demo-1234');
+    expect(await hot.readGraph((graph) => Object.keys(graph.nodes))).to.deep.equal([]);
+    expect(await hot.readGraph((graph) => Object.keys(graph.nodes))).to.deep.equal(['T1']);
+  });
+
   describe('a hot store (the server) syncs its appends off the event loop', () => {
     /** A file system whose background syncs wait until the test settles them, one by one. */
     function heldSyncs() {
