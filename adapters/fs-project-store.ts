@@ -85,8 +85,8 @@ export class FsProjectStore implements ProjectStore {
   private readonly checkpointFile: string;
   /** The ledger the last load read, to tell a ledger replaced meanwhile from a missing one. */
   private lastLedgerFile: string | null = null;
-  /** With `hot`: the state as last loaded or committed, and the ledger size it stands for. */
-  private hot: { loaded: Loaded; ledgerSize: number } | null = null;
+  /** With `hot`: the state as last loaded or committed (current while the ledger keeps its `sizeRead`). */
+  private hot: Loaded | null = null;
   /**
    * With `hot`, while a commit's fsync runs in the background: the graph in memory already holds
    * the commit, so readers wait for it to be durable (or undone) before they read.
@@ -261,11 +261,11 @@ export class FsProjectStore implements ProjectStore {
 
   /** The checkpoint with the ledger replayed on it (kept, when hot, while the ledger does not change). */
   private load(): Loaded {
-    if (this.hot && this.ledgerSize(this.hot.loaded) === this.hot.ledgerSize) return this.hot.loaded;
+    if (this.hot && this.ledgerSize(this.hot) === this.hot.sizeRead) return this.hot;
     const checkpoint = this.openCheckpoint();
     this.lastLedgerFile = checkpoint.ledger.file;
     const loaded = this.replayLedger(checkpoint);
-    if (this.keepHot) this.hot = { loaded, ledgerSize: loaded.sizeRead };
+    if (this.keepHot) this.hot = loaded;
     return loaded;
   }
 
@@ -414,7 +414,7 @@ export class FsProjectStore implements ProjectStore {
       this.syncing = null;
     }
     const checkpointed = loaded.tail + line.length >= checkpointThreshold(loaded.checkpointBytes, this.keepHot) ? this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length) : null;
-    if (this.hot?.loaded === loaded) this.keep(loaded, line.length, checkpointed);
+    if (this.hot === loaded) this.keep(loaded, line.length, checkpointed);
   }
 
   /** Resolves once no commit is waiting for its fsync: what a reader then sees is durable. */
@@ -431,7 +431,6 @@ export class FsProjectStore implements ProjectStore {
       loaded.tail = 0;
       loaded.checkpointBytes = checkpointBytes;
     }
-    this.hot = { loaded, ledgerSize: loaded.sizeRead };
   }
 
   /**

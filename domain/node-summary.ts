@@ -56,7 +56,8 @@ export function oldestFirst<T extends Aged>(nodes: T[]): T[] {
     .map((entry) => entry.node);
 }
 
-function compareAge(atA: string, idA: string, atB: string, idB: string): number {
+/** Earlier first, then by id: the order of nodes by when they were made, or claims by when they were taken. */
+export function compareAge(atA: string, idA: string, atB: string, idB: string): number {
   if (atA !== atB) return atA < atB ? -1 : 1;
   return idA < idB ? -1 : idA > idB ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 import type { Timestamp } from './clock.js';
 import { GraphIndex } from './graph-index.js';
 import { isKnowledge, isTask, nodeType, type Claim, type Edge, type Graph, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
-import { byAge } from './node-summary.js';
+import { byAge, compareAge } from './node-summary.js';
 import { OrderedSet, type Ordered } from './ordered-set.js';
 import { derivedStatus, readinessDependents } from './status.js';
 
@@ -251,8 +251,5 @@ function bucketKey(type: NodeType, status: string): string {
 
 /** The longest-held claim first, then by id: the order of stale-claim alerts. */
 function byClaimAge(a: NodeHead, b: NodeHead): number {
-  const atA = a.claim!.at;
-  const atB = b.claim!.at;
-  if (atA !== atB) return atA < atB ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareAge(a.claim!.at, a.id, b.claim!.at, b.id);
 }
