@@ -54,14 +54,18 @@ type ClaimHolder = Pick<TaskNode, 'id' | 'claim'> & { status: string };
 export function staleClaimAlert(task: ClaimHolder, now: Timestamp, staleMs: number): StaleClaimAlert | null {
   if (task.status !== 'in_progress' || task.claim === null) return null;
   const age = claimAge(task.claim, now);
-  if (age < staleMs) return null;
+  return age < staleMs ? null : staleClaimAlertAged(task.id, task.claim, age);
+}
+
+/** The alert for a claim already known to be stale, `age` milliseconds old. */
+export function staleClaimAlertAged(node: NodeId, claim: Claim, age: number): StaleClaimAlert {
   return {
     kind: 'STALE_CLAIM',
-    node: task.id,
-    claimed_by: task.claim.by,
-    claimed_at: task.claim.at,
+    node,
+    claimed_by: claim.by,
+    claimed_at: claim.at,
     age_ms: age,
-    message: `${task.id} has been claimed by ${task.claim.by} for ${age} ms without being submitted or released`,
+    message: `${node} has been claimed by ${claim.by} for ${age} ms without being submitted or released`,
   };
 }
 

@@ -1,4 +1,4 @@
-import { staleClaimAlert, type StaleClaimAlert } from './alerts.js';
+import { staleClaimAlertAged, type StaleClaimAlert } from './alerts.js';
 import { timestampBefore, type Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import type { GraphView } from './graph-index.js';
@@ -110,14 +110,15 @@ function inScope(head: NodeHead, filters: StatusFilters): boolean {
 /** Every stale claim of the project, the longest-held first; only `--claimed-by` narrows them. */
 function staleClaims(claimed: readonly NodeHead[], now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
   const alerts: StaleClaimAlert[] = [];
-  // A claim taken after the cutoff is not stale: one string comparison, not two dates parsed, per claim.
+  // A claim taken at or before the cutoff is stale: one string comparison, not two dates parsed, per claim.
   const cutoff = timestampBefore(now, filters.staleMs);
+  const nowMillis = Date.parse(now);
   for (const head of claimed) {
+    const claim = head.claim!;
     // Claims come longest-held first: after the first one past the cutoff, none is stale.
-    if (head.claim!.at > cutoff) break;
-    if (filters.claimed_by !== undefined && head.claim!.by !== filters.claimed_by) continue;
-    const alert = staleClaimAlert(head, now, filters.staleMs);
-    if (alert) alerts.push(alert);
+    if (claim.at > cutoff) break;
+    if (filters.claimed_by !== undefined && claim.by !== filters.claimed_by) continue;
+    alerts.push(staleClaimAlertAged(head.id, claim, nowMillis - Date.parse(claim.at)));
   }
   return alerts;
 }

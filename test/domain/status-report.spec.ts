@@ -52,7 +52,16 @@ describe('domain/status-report', () => {
     expect(ids(sut.gates.open)).to.deep.equal(['G']);
     expect(sut.knowledge_count).to.equal(1);
     expect(sut).to.not.have.property('knowledge');
-    expect(sut.alerts.map((alert) => [alert.kind, alert.node, alert.claimed_by, alert.age_ms])).to.deep.equal([['STALE_CLAIM', 'P1', 'alice', 2 * HOUR]]);
+    expect(sut.alerts).to.deep.equal([
+      {
+        kind: 'STALE_CLAIM',
+        node: 'P1',
+        claimed_by: 'alice',
+        claimed_at: '2030-01-01T00:00:00.000Z',
+        age_ms: 2 * HOUR,
+        message: `P1 has been claimed by alice for ${2 * HOUR} ms without being submitted or released`,
+      },
+    ]);
     expect(sut.tasks.in_progress![0]).to.deep.include({ id: 'P1', type: 'task', status: 'in_progress', claim: { by: 'alice', at: '2030-01-01T00:00:00.000Z' } });
   });
 
