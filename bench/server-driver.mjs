@@ -48,9 +48,10 @@ export function call(port, bearer, method, route, body) {
 /**
  * `agents` loops, agent i on `ports[i mod ports.length]`, each: add-task, take it, submit it,
  * accept it (four durable mutations), and a status read after every cycle, for `seconds` after a
- * short warm-up. Latency is per request.
+ * short warm-up. Latency is per request. `count`, if given, is read as the window opens and
+ * closes; its difference is returned as `counted` (the ledger records appended, for one).
  */
-export async function agentLoad({ ports, bearer, project, initiative, agents, seconds }) {
+export async function agentLoad({ ports, bearer, project, initiative, agents, seconds, count }) {
   const latencies = [];
   let mutations = 0;
   let counting = false;
@@ -77,14 +78,16 @@ export async function agentLoad({ ports, bearer, project, initiative, agents, se
   };
   const loops = Array.from({ length: agents }, (_, index) => loop(index));
   await new Promise((resolve) => setTimeout(resolve, 500));
+  const countedBefore = count?.();
   counting = true;
   const started = performance.now();
   await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
   counting = false;
   const elapsed = (performance.now() - started) / 1_000;
+  const counted = count ? count() - countedBefore : undefined;
   running = false;
   await Promise.all(loops);
   latencies.sort((a, b) => a - b);
   const at = (q) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
-  return { mutations_per_second: Math.round(mutations / elapsed), requests: latencies.length, p50_ms: at(0.5), p99_ms: at(0.99) };
+  return { mutations_per_second: Math.round(mutations / elapsed), mutations, requests: latencies.length, p50_ms: at(0.5), p99_ms: at(0.99), counted };
 }
