@@ -52,9 +52,11 @@ export interface Rewrite<T> {
 export type PluginReader = () => PluginTable;
 
 /**
- * One project's durable state. Reads see one consistent committed state, and never wait for a
- * writer nor hold one up; `transact` runs its function under the project's exclusive lock and
- * makes its changes durable before it resolves.
+ * One project's durable state. Reads see one consistent durable state, and never wait for the
+ * lock nor hold a writer up (a store that keeps its graph in memory, the server's, holds a read
+ * that arrives during a commit's fsync until that fsync ends: its graph already has the commit);
+ * `transact` runs its function under the project's exclusive lock and makes its changes durable
+ * before it resolves.
  *
  * Plain data at the boundary: every node, edge, initiative and log entry a callback gets, the
  * states `inspect` and `rewrite` give, and everything built from them, are plain objects, arrays
@@ -73,9 +75,11 @@ export interface ProjectStore {
   /** Like readGraph, with the whole log; its cost grows with history, so only `state`-like reads use it. */
   readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T>;
   /**
-   * The graph `work` gets is its own: changing it changes nothing stored; only `changes` are
-   * committed. `plugins` reads the plugin table under the same lock, so a policy decided on it
-   * holds for the commit.
+   * Only `changes` are committed: what else `work` does to the graph it gets is not stored. A
+   * store may keep that graph for the next calls (the server's keeps it in memory), so work that
+   * returns no changes leaves it as it found it (a failed operation rolls its draft back), and
+   * work that throws makes the store drop it. `plugins` reads the plugin table under the same
+   * lock, so a policy decided on it holds for the commit.
    */
   transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T>;
   /**

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { nodeFileSystem } from '../../adapters/file-system.js';
 import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import type { ProjectStore, ProjectStoreFactory, StoredState } from '../../application/ports/project-store.js';
 import { GraphDraft } from '../../domain/draft.js';
@@ -13,8 +14,11 @@ import { useTempDir } from '../support/temp-dir.js';
 import { PgProjectStoreFactory } from '../../adapters/postgres/pg-project-store.js';
 import { freshPool } from '../support/postgres.js';
 
-/** Past the file store's checkpoint threshold (at most 256 KiB of ledger): the last commits load from a checkpoint. */
-const CHECKPOINTING_BODY = 'x'.repeat(64 * 1024);
+/**
+ * Six of these pass the file store's checkpoint threshold (at most 256 KiB of ledger, 4 MiB kept
+ * in memory): the last commits load from a checkpoint.
+ */
+const CHECKPOINTING_BODY = 'x'.repeat(768 * 1024);
 
 /**
  * The observable behaviour every ProjectStore shares (issue 8 item 6), run against each
@@ -61,8 +65,10 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory |
       await sut.replace(sampleState());
       const before = await stateOf(sut);
       await sut.transact((graph) => {
-        addTask(new GraphDraft(graph, NOW, 'alice'), 'T-9');
-        return { result: null, changes: null };
+        const draft = new GraphDraft(graph, NOW, 'alice');
+        addTask(draft, 'T-9');
+        draft.rollback();
+        return { result: null, changes: draft.changes() };
       });
       const failure = await rejectionOf<Error>(() =>
         sut.transact(async (graph) => {
@@ -200,6 +206,7 @@ projectStoreContract('in memory', () => new InMemoryProjectStores());
 describe('file store', () => {
   const tempDir = useTempDir('taskdag-contract-');
   projectStoreContract('files', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock));
+  projectStoreContract('files kept in memory (the server)', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock, nodeFileSystem, true));
 });
 
 describe('PostgreSQL store', function () {
