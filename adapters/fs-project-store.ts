@@ -58,15 +58,17 @@ export type StoreWarningSink = (warning: StoreWarning) => void;
  * crosses the threshold pays for re-encoding the checkpoint (about 19 ns a checkpoint byte). For
  * records of about 1 KiB their sum per commit is smallest near sqrt(1,500 x checkpoint bytes):
  * 41 KiB for a 1k-node graph (1.2 MB), 130 KiB for 10k; kept between 32 and 256 KiB. A process
- * that keeps its state in memory (the server) never replays the tail, so only the rewrite costs:
- * it waits for half the checkpoint's size, if larger than the bound.
+ * that keeps its state in memory (the server) replays the tail once, when it first opens the
+ * project, so only the rewrite costs while it runs: it waits for 4 MiB (about 100 ms to replay
+ * after a restart), or half the checkpoint's size if larger.
  */
 const CHECKPOINT_TAIL_MIN_BYTES = 32 * 1024;
 const CHECKPOINT_TAIL_MAX_BYTES = 256 * 1024;
+const HOT_CHECKPOINT_TAIL_BYTES = 4 * 1024 * 1024;
 
 /** How many bytes of ledger tail call for a new checkpoint of `checkpointBytes`. */
 export function checkpointThreshold(checkpointBytes: number, hot: boolean): number {
-  if (hot) return Math.max(CHECKPOINT_TAIL_MAX_BYTES, checkpointBytes / 2);
+  if (hot) return Math.max(HOT_CHECKPOINT_TAIL_BYTES, checkpointBytes / 2);
   const balanced = Math.sqrt(1_500 * checkpointBytes);
   return Math.min(CHECKPOINT_TAIL_MAX_BYTES, Math.max(CHECKPOINT_TAIL_MIN_BYTES, balanced));
 }

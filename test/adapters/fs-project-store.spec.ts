@@ -193,12 +193,12 @@ describe('FsProjectStore', () => {
     expect(ledgerBytes - positions.at(-1)!).to.be.below(32 * 1024);
   });
 
-  it('sets the checkpoint threshold by the checkpoint\'s size: short tails for small graphs, at most 256 KiB, half the checkpoint when kept in memory', () => {
+  it('sets the checkpoint threshold by the checkpoint\'s size: short tails for small graphs, at most 256 KiB; kept in memory, 4 MiB or half the checkpoint', () => {
     expect(checkpointThreshold(10_000, false)).to.equal(32 * 1024);
     expect(checkpointThreshold(1_160_000, false)).to.be.within(40 * 1024, 42 * 1024);
     expect(checkpointThreshold(12_000_000, false)).to.be.within(130 * 1024, 132 * 1024);
     expect(checkpointThreshold(60_000_000, false)).to.equal(256 * 1024);
-    expect(checkpointThreshold(10_000, true)).to.equal(256 * 1024);
+    expect(checkpointThreshold(10_000, true)).to.equal(4 * 1024 * 1024);
     expect(checkpointThreshold(60_000_000, true)).to.equal(30_000_000);
   });
 
