@@ -2,7 +2,7 @@ import fs from 'graceful-fs';
 import type { Graph, GraphNode, NodeId } from '../domain/model.js';
 import { StatusIndex } from '../domain/status-index.js';
 import { headColumns, headsOf } from './head-columns.js';
-import { lazyNodeMap, nodeIds, plainNodes, rawNode, type ByteSource, type NodeSpan } from './lazy-nodes.js';
+import { lazyNodeMap, nodeEntry, nodeIds, plainNodes, type ByteSource, type NodeSpan } from './lazy-nodes.js';
 import { assertGraphHeaderShape, assertNodeShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
@@ -20,6 +20,7 @@ export interface Checkpoint {
 const MAGIC = 'TDCK1 ';
 const PREFIX_BYTES = MAGIC.length + 12 + 1;
 const NEWLINE = Buffer.from('\n');
+const COMMA_NEWLINE = Buffer.from(',\n');
 const CHECKPOINT_MEMBER = '"checkpoint":';
 const HEADS_MEMBER = '"heads":';
 const EDGES_MEMBER = '"edges":';
@@ -56,11 +57,10 @@ export function encodeCheckpoint(graph: Graph, ledger: LedgerRef): Buffer {
   const ends: number[] = [];
   let offset = 0;
   ids.forEach((id, position) => {
-    const key = Buffer.from(`${JSON.stringify(id)}:`);
-    const value = rawNode(graph.nodes, id) ?? Buffer.from(JSON.stringify(graph.nodes[id]));
+    const entry = nodeEntry(graph.nodes, id);
     const last = position === ids.length - 1;
-    lines.push(key, value, last ? NEWLINE : Buffer.from(',\n'));
-    offset += key.length + value.length;
+    lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
+    offset += entry.length;
     ends.push(offset);
     offset += last ? 1 : 2;
   });

@@ -78,6 +78,31 @@ describe('checkpoint file', () => {
     expect(Object.keys(JSON.parse(rewritten).nodes)).to.deep.equal(['T-0', 'T-1', 'T-2']);
   });
 
+  it('writes a node read or written before from the bytes it had, and a changed node as it now is', () => {
+    const graph = graphOf(4);
+    writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
+    // A graph kept in memory (the server's) has every node parsed.
+    const kept = readCheckpoint(temp.file).graph;
+    kept.nodes['T-new'] = task('T-new');
+    kept.nodes['T-1'] = task('T-1', 'changed');
+    delete kept.nodes['T-3'];
+    const once = encodeCheckpoint(kept, ledger);
+    kept.nodes['T-new'] = { ...kept.nodes['T-new']!, title: 'changed again' };
+    const twice = encodeCheckpoint(kept, ledger);
+    // Byte for byte what a graph of fresh objects (nothing remembered) encodes to.
+    expect(twice.equals(encodeCheckpoint(structuredClone(kept), ledger))).to.equal(true);
+    expect(once.equals(twice)).to.equal(false);
+    expect(Object.keys(readCheckpoint(temp.file).graph.nodes)).to.have.length(4);
+    writeFileSync(temp.file, twice);
+    expect(readCheckpoint(temp.file).graph).to.deep.equal(structuredClone(kept));
+    // A node's bytes are reused: damaged in the source buffer, the damage shows in the next write.
+    const source = readFileSync(temp.file);
+    const reread = decodeCheckpoint(bufferSource(source), temp.file).graph;
+    void reread.nodes['T-0'];
+    source.write('"title":"Task T-X"', source.indexOf('"title":"Task T-0"'));
+    expect(encodeCheckpoint(reread, ledger).toString('utf8')).to.include('"title":"Task T-X"');
+  });
+
   it('still reads the TDCK1 checkpoints written before it was a JSON document, with or without a node head section', () => {
     const graph = graphOf(3);
     for (const heads of ['', JSON.stringify(Object.keys(graph.nodes).map((id) => [id]))]) {
