@@ -49,9 +49,10 @@ export function call(port, bearer, method, route, body) {
  * `agents` loops, agent i on `ports[i mod ports.length]`, each: add-task, take it, submit it,
  * accept it (four durable mutations), and a status read after every cycle, for `seconds` after a
  * short warm-up. Latency is per request. `count`, if given, is read as the window opens and
- * closes; its difference is returned as `counted` (the ledger records appended, for one).
+ * closes; its difference is returned as `counted` (the ledger records appended, for one). Tasks
+ * are named `idPrefix-agent-cycle`.
  */
-export async function agentLoad({ ports, bearer, project, initiative, agents, seconds, count }) {
+export async function agentLoad({ ports, bearer, project, initiative, agents, seconds, count, idPrefix = `T-bench-${agents}` }) {
   const latencies = [];
   let mutations = 0;
   let counting = false;
@@ -68,7 +69,7 @@ export async function agentLoad({ ports, bearer, project, initiative, agents, se
   const loop = async (index) => {
     const port = ports[index % ports.length];
     for (let cycle = 0; running; cycle++) {
-      const id = `T-bench-${agents}-${index}-${cycle}`;
+      const id = `${idPrefix}-${index}-${cycle}`;
       await op(port, 'add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
       await op(port, 'take', { id }, `agent-${index}`);
       await op(port, 'submit', { id, note: 'done' }, `agent-${index}`);
