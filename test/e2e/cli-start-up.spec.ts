@@ -1,0 +1,16 @@
+import { expect } from 'chai';
+import { allCommands, commandsNamed } from '../../entrypoints/cli/commands.js';
+
+/** What a command line pays before its command runs (BENCHMARKS.md, issue 8). */
+describe('the command line start-up', () => {
+  it('builds, for a command word, exactly the commands of that word, in the order of the full list', () => {
+    const all = allCommands();
+    const words = new Set(all.map((command) => command.paths![0]![0]!));
+    for (const word of [...words, 'no-such-command', 'constructor', 'run', '']) {
+      const expected = all.filter((command) => command.paths!.some((path) => path[0] === word)).map((command) => command.paths![0]!.join(' '));
+      expect(commandsNamed(word).map((command) => command.paths![0]!.join(' ')), word).to.deep.equal(expected);
+    }
+    expect(commandsNamed('server').map((command) => command.paths![0]!.join(' '))).to.deep.equal(['server init', 'server doctor', 'server setup', 'server run']);
+  });
+
+});
