@@ -1,5 +1,9 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { allCommands, commandsNamed } from '../../entrypoints/cli/commands.js';
+
+const DIST = path.resolve(__dirname, '../../../dist');
 
 /** What a command line pays before its command runs (BENCHMARKS.md, issue 8). */
 describe('the command line start-up', () => {
@@ -13,4 +17,11 @@ describe('the command line start-up', () => {
     expect(commandsNamed('server').map((command) => command.paths![0]!.join(' '))).to.deep.equal(['server init', 'server doctor', 'server setup', 'server run']);
   });
 
+  it('requires Node built-ins in the CLI bundle as they are, never through an interop copy of their exports', () => {
+    const cli = readFileSync(path.join(DIST, 'taskdag-cli.js'), 'utf8');
+    expect(cli).to.match(/=require\("node:path"\)/);
+    expect(cli).to.match(/=require\("node:fs"\)/);
+    // esbuild's default-import interop wraps the require in a call: __toESM(require("node:path")).
+    expect(cli.match(/[\w$]+\(require\("node:[\w/]+"\)\)/g) ?? []).to.deep.equal([]);
+  });
 });
