@@ -45,6 +45,33 @@ const serverRuntimeApart = {
   },
 };
 
+/**
+ * A Node built-in that a file imports by default only (`import path from 'node:path'`) is bundled
+ * as the plain module. esbuild's interop for a default import (__toESM) copies every export of the
+ * module onto a new object, once for each importing file: some twenty copies, about half a
+ * millisecond of every command's start-up (BENCHMARKS.md). Named imports keep esbuild's handling.
+ */
+const builtinDefaultsAsIs = {
+  name: 'builtin-defaults-as-is',
+  setup(build) {
+    build.onResolve({ filter: /^node:/ }, ({ path, importer, kind }) =>
+      kind === 'import-statement' && importsDefaultOnly(importer, path) ? { path, namespace: 'builtin-default' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'builtin-default' }, ({ path }) => ({
+      contents: `export default require(${JSON.stringify(path)});`,
+      resolveDir: process.cwd(),
+    }));
+  },
+};
+
+/** Whether every import of `specifier` in the file `importer` is a default import. */
+function importsDefaultOnly(importer, specifier) {
+  const clauses = [...readFileSync(importer, 'utf8').matchAll(/^import\s+([^'"]*?)\s+from\s+['"]([^'"]+)['"]/gm)]
+    .filter(([, , from]) => from === specifier)
+    .map(([, clause]) => clause);
+  return clauses.length > 0 && clauses.every((clause) => /^[A-Za-z_$][\w$]*$/.test(clause));
+}
+
 await build({
   ...common,
   entryPoints: ['entrypoints/cli/program.ts'],
@@ -54,7 +81,7 @@ await build({
   external: ['fs-ext', 'tweetnacl'],
   // The CLI's file I/O is synchronous, where graceful-fs adds nothing but its load cost.
   alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
-  plugins: [clipanionPatched, serverRuntimeApart],
+  plugins: [clipanionPatched, serverRuntimeApart, builtinDefaultsAsIs],
   define: { TASKDAG_VERSION: JSON.stringify(version) },
 });
 

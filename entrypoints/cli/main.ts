@@ -1,6 +1,6 @@
 import { Cli } from 'clipanion';
 import { DomainError } from '../../domain/errors.js';
-import { COMMANDS } from './commands.js';
+import { allCommands, commandsNamed } from './commands.js';
 import { runInCheckout } from './compose.js';
 import type { TaskdagContext } from './context.js';
 import { errorEnvelope, exitCodeOf } from './envelope.js';
@@ -37,7 +37,7 @@ export async function main(io: Io): Promise<number> {
   const commandWord = rest[0];
   if (commandWord === undefined) return fail(new DomainError('UNKNOWN_COMMAND', 'No command given: run taskdag --help', { command: null }));
   const globalHelp = HELP_FLAGS.has(commandWord);
-  const named = globalHelp ? COMMANDS : COMMANDS.filter((command) => (command.paths ?? []).some((path) => path[0] === commandWord));
+  const named = globalHelp ? allCommands() : commandsNamed(commandWord);
   const commandClass = named[0];
   if (!commandClass) {
     return fail(new DomainError('UNKNOWN_COMMAND', `Unknown command ${commandWord}: run taskdag --help`, { command: commandWord }));

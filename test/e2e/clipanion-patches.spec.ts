@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
 import { Cli } from 'clipanion';
-import { COMMANDS } from '../../entrypoints/cli/commands.js';
+import { allCommands } from '../../entrypoints/cli/commands.js';
 
 const PATCHES = path.resolve(__dirname, '../../../scripts/clipanion-patches.mjs');
 const requireHere = Module.createRequire(__filename);
@@ -26,7 +26,7 @@ async function patchedCore(): Promise<Core> {
 }
 
 /** The machine clipanion compiles for one command, before simplification. */
-function unsimplifiedMachine(core: Core, command: (typeof COMMANDS)[number]): unknown {
+function unsimplifiedMachine(core: Core, command: ReturnType<typeof allCommands>[number]): unknown {
   const cli = new Cli();
   cli.register(command);
   const builders = (cli as unknown as { builder: { builders: Array<{ compile(): { machine: unknown } }> } }).builder.builders;
@@ -39,7 +39,7 @@ describe('the CLI bundle\'s patched clipanion parser compiler (scripts/clipanion
   it('builds, for every command, the same machine as clipanion\'s own', async () => {
     const original = requireHere(CORE) as Core;
     const patched = await patchedCore();
-    for (const command of COMMANDS) {
+    for (const command of allCommands()) {
       const machine = unsimplifiedMachine(original, command);
       // structuredClone keeps shared references shared: the compiler dedupes transitions by identity.
       const copy = structuredClone(machine);

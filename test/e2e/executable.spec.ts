@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { COMMANDS } from '../../entrypoints/cli/commands.js';
+import { allCommands } from '../../entrypoints/cli/commands.js';
 import { onFirstUse } from '../../entrypoints/cli/fd-writer.js';
 import { BINARY, Sandbox } from '../support/cli.js';
 
@@ -36,7 +36,7 @@ describe('the taskdag executable (entrypoints/cli/bin.ts)', () => {
       expect(result.code).to.equal(0);
       expect(result.stdout).to.equal(fromProgram.stdout);
     }
-    for (const command of COMMANDS) expect(fromProgram.stdout).to.include(`taskdag ${command.paths![0]!.join(' ')}`);
+    for (const command of allCommands()) expect(fromProgram.stdout).to.include(`taskdag ${command.paths![0]!.join(' ')}`);
   });
 
   it('writes a large result whole through a pipe', async () => {

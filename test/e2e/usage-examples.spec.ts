@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { COMMANDS } from '../../entrypoints/cli/commands.js';
+import { allCommands } from '../../entrypoints/cli/commands.js';
 import { BINARY, SERVES_UNTIL_STOPPED, Sandbox } from '../support/cli.js';
 import { startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 import { login, request, spawnServer } from '../support/server-process.js';
@@ -32,19 +32,19 @@ describe('usage examples (every example in --help runs)', () => {
   });
 
   it('every command has at least one example', () => {
-    const bare = COMMANDS.filter((command) => (command.usage?.examples ?? []).length === 0).map((command) => command.paths![0]!.join(' '));
+    const bare = allCommands().filter((command) => (command.usage?.examples ?? []).length === 0).map((command) => command.paths![0]!.join(' '));
     expect(bare).to.deep.equal([]);
   });
 
   it('the README shows every command with an example', () => {
     const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
-    const undocumented = COMMANDS.map((command) => command.paths![0]!.join(' ')).filter((name) => !readme.includes(`$ taskdag ${name}`));
+    const undocumented = allCommands().map((command) => command.paths![0]!.join(' ')).filter((name) => !readme.includes(`$ taskdag ${name}`));
     expect(undocumented).to.deep.equal([]);
   });
 
   it('runs every example, in registration order, with exit 0 and one JSON value', async () => {
     const taskdag = `'${process.execPath}' '${BINARY}'`;
-    for (const command of COMMANDS) {
+    for (const command of allCommands()) {
       const name = command.paths![0]!.join(' ');
       if (AGAINST_A_SERVER.has(name)) server ??= await serverFor(sandbox);
       for (const [label, example] of command.usage?.examples ?? []) {

@@ -1,6 +1,6 @@
 import { Cli } from 'clipanion';
 import { Readable } from 'node:stream';
-import { OPERATION_COMMANDS } from '../../entrypoints/cli/commands.js';
+import { operationCommands } from '../../entrypoints/cli/commands.js';
 import { main } from '../../entrypoints/cli/main.js';
 import { SERVES_UNTIL_STOPPED, type Sandbox } from './cli.js';
 
@@ -20,7 +20,7 @@ interface CommandShape {
  */
 export function commandShapes(): CommandShape[] {
   const cli = new Cli({ binaryName: 'taskdag' });
-  for (const command of OPERATION_COMMANDS) if (!SERVES_UNTIL_STOPPED.has(command.paths![0]!.join(' '))) cli.register(command);
+  for (const command of operationCommands()) if (!SERVES_UNTIL_STOPPED.has(command.paths![0]!.join(' '))) cli.register(command);
   return cli.definitions().map((definition) => ({
     name: definition.path.replace(/^taskdag /, ''),
     options: definition.options.map((option) => {
