@@ -59,8 +59,8 @@ export function call(port, bearer, method, route, body) {
 /**
  * `agents` loops, agent i on `ports[i mod ports.length]`, each: add-task, take it, submit it,
  * accept it (four durable mutations), and a status read after every cycle, for `seconds` after a
- * short warm-up. Latency is per request. `count`, if given, is read as the window opens and
- * closes; its difference is returned as `counted` (the ledger records appended, for one). Tasks
+ * short warm-up. Latency is per request. `count`, if given, returns counters (numbers by name)
+ * read as the window opens and closes; their differences are returned as `counted`. Tasks
  * are named `idPrefix-agent-cycle`.
  */
 export async function agentLoad({ ports, bearer, project, initiative, agents, seconds, count, idPrefix = `T-bench-${agents}` }) {
@@ -96,7 +96,7 @@ export async function agentLoad({ ports, bearer, project, initiative, agents, se
   await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
   counting = false;
   const elapsed = (performance.now() - started) / 1_000;
-  const counted = count ? count() - countedBefore : undefined;
+  const counted = count ? Object.fromEntries(Object.entries(count()).map(([name, value]) => [name, value - countedBefore[name]])) : undefined;
   running = false;
   await Promise.all(loops);
   latencies.sort((a, b) => a - b);

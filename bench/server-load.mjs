@@ -11,6 +11,7 @@ import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { buildState } from './generate.mjs';
 import { agentLoad, call, runTaskdag, startServer } from './server-driver.mjs';
@@ -37,6 +38,7 @@ const SIZES = (options.quick ? ['1k'] : options.sizes.split(',')).map((name) => 
   if (!(name in SIZE_NODES)) throw new Error(`--sizes: ${name} is not one of ${Object.keys(SIZE_NODES).join(', ')}`);
   return { name, size: SIZE_NODES[name] };
 });
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 const log = (message) => process.stderr.write(`[bench:server] ${message}\n`);
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-server-bench-'));
@@ -63,10 +65,11 @@ try {
     // A server runs warm: the first step is not to time the compiler's first passes over the code.
     await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents: 8, seconds: 2, idPrefix: 'T-warm-up' });
     for (const agents of AGENTS) {
-      const count = () => ledgerRecords(path.join(dataRoot, 'projects', `bench-${name}`));
-      const { counted: appends, mutations, ...step } = await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents, seconds: SECONDS, count });
-      report.steps.push({ project: name, agents, ...step, mutations_per_append: Math.round((mutations / appends) * 10) / 10 });
-      log(`${name} × ${agents} agents: ${step.mutations_per_second} durable mutations/s, ${report.steps.at(-1).mutations_per_append} a group commit, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms`);
+      const count = () => ({ appends: ledgerRecords(path.join(dataRoot, 'projects', `bench-${name}`)), cpuMs: cpuMsOf(server.pid) });
+      const { counted, mutations, ...step } = await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents, seconds: SECONDS, count });
+      const perMutation = { mutations_per_append: Math.round((mutations / counted.appends) * 10) / 10, server_cpu_us_per_mutation: Math.round((counted.cpuMs * 1_000) / mutations) };
+      report.steps.push({ project: name, agents, ...step, ...perMutation });
+      log(`${name} × ${agents} agents: ${step.mutations_per_second} durable mutations/s, ${perMutation.mutations_per_append} a group commit, ${perMutation.server_cpu_us_per_mutation} µs of server CPU each, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms`);
     }
   }
 } finally {
@@ -115,6 +118,17 @@ function ledgerRecords(location) {
   return records;
 }
 
+/**
+ * The CPU time (user and system, ms) process `pid` has used. Over a step, divided by the
+ * mutations (the status reads between them included), it is what the server spends on each,
+ * apart from the load generator that shares its cores.
+ */
+function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, fields 14 and 15 of proc(5), counted from the field after the command name (3).
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS;
+}
+
 /** How many 200-byte appends, each made durable with fdatasync, one writer manages in a second. */
 function fsyncRate(dir) {
   const file = path.join(dir, 'fsync-probe');
@@ -133,12 +147,12 @@ function fsyncRate(dir) {
 }
 
 function markdown(result) {
-  const rows = result.steps.map((step) => `| ${step.project} | ${step.agents} | ${step.mutations_per_second} | ${(step.mutations_per_second / result.fsync_per_second).toFixed(2)}× | ${step.mutations_per_append} | ${step.p50_ms} | ${step.p99_ms} |`);
+  const rows = result.steps.map((step) => `| ${step.project} | ${step.agents} | ${step.mutations_per_second} | ${(step.mutations_per_second / result.fsync_per_second).toFixed(2)}× | ${step.mutations_per_append} | ${step.server_cpu_us_per_mutation} | ${step.p50_ms} | ${step.p99_ms} |`);
   return [
     `Single-stream append+fdatasync on this machine, same run: **${result.fsync_per_second}/s**. Claims: ${result.claims}.`,
     '',
-    '| project | agents | durable mutations/s | × single-stream fsync | mutations a commit (fsync) | p50 ms | p99 ms |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| project | agents | durable mutations/s | × single-stream fsync | mutations a commit (fsync) | server CPU µs a mutation | p50 ms | p99 ms |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
   ].join('\n');
