@@ -147,7 +147,7 @@ export class StatusIndex {
     return found;
   }
 
-  /** The heads of the tasks that hold a claim, current, the longest-held claim first (then by id). */
+  /** The heads of the tasks in progress under a claim, current, the longest-held claim first (then by id). */
   claimed(): Ordered<NodeHead> {
     this.all();
     return this.claimedHeads;
@@ -185,7 +185,7 @@ export class StatusIndex {
       this.knowledgeHeads.set(head.id, head);
       this.indexScope(head, 'add');
     }
-    if (head.type === 'task' && head.claim !== null) this.addTo(this.claimedHeads, head);
+    if (holdsClaim(head)) this.addTo(this.claimedHeads, head);
   }
 
   /** Adds or removes a knowledge head's scope entries, once they are indexed. */
@@ -211,7 +211,7 @@ export class StatusIndex {
     this.buckets.get(bucketKey(head.type, head.status))?.delete(head);
     this.knowledgeHeads.delete(head.id);
     this.indexScope(head, 'delete');
-    if (head.type === 'task' && head.claim !== null) this.claimedHeads.delete(head);
+    if (holdsClaim(head)) this.claimedHeads.delete(head);
   }
 
   private derive(id: NodeId): void {
@@ -247,6 +247,11 @@ function scopeKey(list: keyof KnowledgeScope, value: string): string {
 
 function bucketKey(type: NodeType, status: string): string {
   return `${type} ${status}`;
+}
+
+/** A task in progress under a claim: what a stale-claim alert is about (a claim left on a task in another status is not). */
+function holdsClaim(head: NodeHead): boolean {
+  return head.type === 'task' && head.status === 'in_progress' && head.claim !== null;
 }
 
 /** The longest-held claim first, then by id: the order of stale-claim alerts. */

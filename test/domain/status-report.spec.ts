@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import * as lifecycle from '../../domain/lifecycle.js';
 import { statusReport, type StatusFilters } from '../../domain/status-report.js';
+import { StatusIndex } from '../../domain/status-index.js';
 import { GraphFixture } from '../support/graph-fixture.js';
 
 const HOUR = 3_600_000;
@@ -109,6 +110,15 @@ describe('domain/status-report', () => {
     expect(alerts({})).to.deep.equal(['P1', 'P2']);
     expect(alerts({ initiative: 'other', status: 'ready', kind: 'gate' })).to.deep.equal(['P1', 'P2']);
     expect(alerts({ claimed_by: 'alice' })).to.deep.equal(['P1']);
+  });
+
+  it('alerts only on tasks in progress: a claim left on a task in another status (an imported file) is none', () => {
+    const fixture = project();
+    const done = fixture.graph.nodes['D']!;
+    fixture.graph.nodes['D'] = { ...done, claim: { by: 'alice', at: '2000-01-01T00:00:00.000Z' } } as typeof done;
+    StatusIndex.kept(fixture.graph)?.nodeChanged('D');
+    const alerts = statusReport(fixture.draft(null), fixture.now, { ...DEFAULTS, staleMs: 0 }).alerts.map((alert) => alert.node);
+    expect(alerts).to.deep.equal(['P1', 'P2']);
   });
 
   it('--stale-ms: a claim is stale once its age reaches the threshold', () => {
