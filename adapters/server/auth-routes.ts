@@ -12,13 +12,22 @@ export function requireBearer(auth: AuthService): Middleware {
 }
 
 /**
+ * A login body holds one password of at most 1,024 characters: anything past this is refused
+ * before it is read, whatever the server's body cap, so the one route open without a bearer
+ * cannot be made to buffer megabytes.
+ */
+export const LOGIN_MAX_BODY_BYTES = 4096;
+
+/**
  * `POST /v1/auth/login` (spec 5.4): body `{"password": "..."}`, answer `{bearer, expires_at}`.
  * The client address is what the throttle counts failures against.
  */
 export function loginRoutes(auth: AuthService, maxBodyBytes: number): Router {
   const router = new Router();
   router.post('/v1/auth/login', async (ctx) => {
-    const body = (await readJsonBody(ctx, maxBodyBytes)) as { password?: unknown } | null;
+    const body = (maxBodyBytes < LOGIN_MAX_BODY_BYTES
+      ? await readJsonBody(ctx, maxBodyBytes)
+      : await readJsonBody(ctx, LOGIN_MAX_BODY_BYTES, 'the login body cap')) as { password?: unknown } | null;
     const password = typeof body === 'object' && body !== null ? body.password : undefined;
     ctx.body = await auth.login(password, ctx.request.socket.remoteAddress ?? 'unknown');
     ctx.set('Cache-Control', 'no-store');

@@ -1,23 +1,23 @@
 import type { Context } from 'koa';
 import { DomainError } from '../../domain/errors.js';
 
-function tooLarge(limit: number): DomainError {
-  return new DomainError('REQUEST_TOO_LARGE', `The request body is larger than ${limit} bytes (TASKDAG_SERVER_MAX_BODY_BYTES)`, { limit_bytes: limit });
+function tooLarge(limit: number, source: string): DomainError {
+  return new DomainError('REQUEST_TOO_LARGE', `The request body is larger than ${limit} bytes (${source})`, { limit_bytes: limit });
 }
 
 /**
  * The request's JSON body, read with a cap: a declared Content-Length above it is refused before
  * reading, and a chunked body is cut off as soon as it passes the cap, so no body is ever held
- * whole past the limit. An empty body is `{}`.
+ * whole past the limit. An empty body is `{}`. `source` is what sets the limit, for the error.
  */
-export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+export async function readJsonBody(ctx: Context, limit: number, source = 'TASKDAG_SERVER_MAX_BODY_BYTES'): Promise<unknown> {
   const declared = Number(ctx.get('content-length') || 0);
-  if (declared > limit) throw tooLarge(limit);
+  if (declared > limit) throw tooLarge(limit, source);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
+    if (size > limit) throw tooLarge(limit, source);
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');

@@ -5,6 +5,7 @@ import type { BearerTokens, PasswordHasher } from '../ports/credentials.js';
 import type { AuthRecord, Session } from './auth-record.js';
 import { LoginThrottle } from './login-throttle.js';
 import { SERVER_FILE_NAMES } from './server-config.js';
+import { MAX_SECRET_LENGTH } from './server-env.js';
 
 /** Decided in docs/operating.md: a bearer lives 30 days from login, then the client logs in again. */
 export const BEARER_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
@@ -59,10 +60,17 @@ export class AuthService {
     return { service: new AuthService(deps, record, deps.throttle ?? new LoginThrottle()), startup: stored.kind === 'absent' ? 'created' : 'rotated' };
   }
 
-  /** Exchanges the password for a new bearer, answered only once its session is durable. */
+  /**
+   * Exchanges the password for a new bearer, answered only once its session is durable. A password
+   * longer than any server password can be is wrong without hashing it, and is not counted as a
+   * guess: hashing is the costly part a client could otherwise make the server do at will.
+   */
   async login(password: unknown, client: string): Promise<Login> {
     if (typeof password !== 'string' || password === '') {
       throw new DomainError('MISSING_FIELD', 'The login body needs a non-empty "password" string', { field: 'password' });
+    }
+    if (password.length > MAX_SECRET_LENGTH) {
+      throw new DomainError('AUTH_INVALID', `Wrong password: no server password is longer than ${MAX_SECRET_LENGTH} characters`, { reason: 'password' });
     }
     const retryAfter = this.throttle.begin(client, this.now());
     if (retryAfter !== null) {

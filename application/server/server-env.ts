@@ -12,7 +12,8 @@ export const DATABASE_URL_KEY = 'TASKDAG_DATABASE_URL';
 
 const KEY = /^[A-Z_][A-Z0-9_]*$/;
 const LITERAL_VALUE = /^[A-Za-z0-9_@%+=:,./-]*$/;
-const MAX_SECRET_LENGTH = 1024;
+/** No server password is longer: `server run` refuses one, so a login with a longer one is wrong unhashed. */
+export const MAX_SECRET_LENGTH = 1024;
 
 export interface EnvFile {
   entries: Map<string, string>;

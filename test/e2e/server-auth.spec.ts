@@ -1,10 +1,33 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BINARY, Sandbox } from '../support/cli.js';
 import { fileTree } from '../support/file-tree.js';
 import { envFileEntries, initServerRoot, login, request, session, startServer, type RunningServer } from '../support/server-process.js';
+
+/**
+ * A login written on a raw socket with the given extra headers and body, resolved with the
+ * answer's status and JSON: the server must answer without waiting for the rest of the body.
+ */
+function rawLogin(port: number, headers: string[], body: string): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer in 10 s: ${answer}`)));
+    socket.on('data', (chunk) => {
+      answer += chunk;
+      const split = answer.indexOf('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(answer)?.[1];
+      if (split < 0 || length === undefined || answer.length < split + 4 + Number(length)) return;
+      socket.destroy();
+      resolve({ status: Number(answer.slice(9, 12)), json: JSON.parse(answer.slice(split + 4, split + 4 + Number(length))) });
+    });
+    socket.on('error', reject);
+    socket.write(['POST /v1/auth/login HTTP/1.1', 'Host: 127.0.0.1', 'X-Taskdag-Protocol-Version: 1', 'Content-Type: application/json', ...headers, '', body].join('\r\n'));
+  });
+}
 
 describe('server authentication (spec 5)', function () {
   this.timeout(60_000);
@@ -95,6 +118,28 @@ describe('server authentication (spec 5)', function () {
     expect(blocked.status).to.equal(401);
     expect(blocked.json.error.details.reason).to.equal('rate-limited');
     expect(Number(blocked.headers['retry-after'])).to.be.within(1, 60);
+  });
+
+  it('the login route reads at most 4 KiB, whatever the body cap: a larger declared or chunked body is 413 unread, and counts as no guess', async () => {
+    const server = await start();
+    const declared = await rawLogin(server.port, ['Content-Length: 16000000'], '');
+    expect(declared.status).to.equal(413);
+    expect(declared.json.error).to.deep.include({ code: 'REQUEST_TOO_LARGE', details: { limit_bytes: 4096 } });
+    const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
+    const chunked = await rawLogin(server.port, ['Transfer-Encoding: chunked'], chunk('{"password":"') + chunk('y'.repeat(5000)));
+    expect(chunked.status).to.equal(413);
+    expect(chunked.json.error.details).to.deep.equal({ limit_bytes: 4096 });
+    for (let attempt = 0; attempt < 11; attempt++) expect((await login(server.origin, 'z'.repeat(5000))).status).to.equal(413);
+    expect((await login(server.origin, env.TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
+  });
+
+  it('a password longer than 1,024 characters is AUTH_INVALID without hashing, so it is no guess the rate limit counts', async () => {
+    const server = await start();
+    for (let attempt = 0; attempt < 11; attempt++) {
+      const refused = await login(server.origin, 'p'.repeat(1025));
+      expect([refused.status, refused.json.error.code, refused.json.error.details]).to.deep.equal([401, 'AUTH_INVALID', { reason: 'password' }]);
+    }
+    expect((await login(server.origin, env.TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
   });
 
   it('a bearer survives a restart and a SIGKILL: the session was durable before it was answered', async () => {

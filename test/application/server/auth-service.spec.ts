@@ -123,6 +123,18 @@ describe('AuthService (application, in-memory store)', () => {
     expect((await service.login('pw', 'attacker')).bearer).to.be.a('string');
   });
 
+  it('refuses a password longer than any server password without hashing it or counting it as a guess', async () => {
+    const { deps } = setup();
+    const { service } = await AuthService.open(deps, 'pw');
+    const comparisons = deps.hasher.comparisons;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const refused = await rejectionOf(() => service.login('x'.repeat(1025), 'client'));
+      expect([refused.code, refused.details]).to.deep.equal(['AUTH_INVALID', { reason: 'password' }]);
+    }
+    expect(deps.hasher.comparisons).to.equal(comparisons);
+    expect((await service.login('pw', 'client')).bearer).to.be.a('string');
+  });
+
   it('counts attempts in flight, so a burst of parallel guesses cannot outrun the limit', async () => {
     const { deps } = setup();
     const { service } = await AuthService.open(deps, 'pw');
