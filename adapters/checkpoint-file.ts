@@ -1,9 +1,9 @@
 import fs from 'graceful-fs';
-import type { Graph, GraphNode, NodeId } from '../domain/model.js';
+import type { Graph, NodeId } from '../domain/model.js';
 import { StatusIndex } from '../domain/status-index.js';
 import { headColumns, headsOf } from './head-columns.js';
 import { lazyNodeMap, nodeEntry, nodeIds, plainNodes, type ByteSource, type NodeSpan } from './lazy-nodes.js';
-import { assertGraphHeaderShape, assertNodeShape } from './state-validation.js';
+import { assertGraphHeaderShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
 export interface LedgerRef {
@@ -17,8 +17,6 @@ export interface Checkpoint {
   ledger: LedgerRef;
 }
 
-const MAGIC = 'TDCK1 ';
-const PREFIX_BYTES = MAGIC.length + 12 + 1;
 const NEWLINE = Buffer.from('\n');
 const COMMA_NEWLINE = Buffer.from(',\n');
 const CHECKPOINT_MEMBER = '"checkpoint":';
@@ -101,7 +99,6 @@ export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint {
   const size = source.size;
   if (size === 0) throw invalidFile(path, 'it is empty');
   const top = firstLines(source, 2);
-  if (top.toString('latin1', 0, MAGIC.length) === MAGIC) return decodeLegacyCheckpoint(source.bytes(0, size), path);
   const [headEnd, memberEnd] = lineBreaks(top, 2);
   if (memberEnd === undefined || top[headEnd! - 1] !== 0x2c) throw invalidFile(path, notACheckpoint(top.toString('latin1', 0, 64)));
   const { log, ...graphFields } = parseLine(top, 0, headEnd!, '{', '}', path, 'its first line');
@@ -205,69 +202,9 @@ function nodeSpans(sectionStart: number, layout: { ids: NodeId[]; ends: number[]
   };
 }
 
-/** Reads the TDCK1 checkpoints written before `tasks.json` was a JSON document again: a header line, then node lines. */
-function decodeLegacyCheckpoint(bytes: Buffer, path: string): Checkpoint {
-  const size = bytes.length;
-  const prefix = bytes.toString('latin1', 0, Math.min(size, PREFIX_BYTES));
-  if (prefix.length < PREFIX_BYTES || !/^\d{12}\n$/.test(prefix.slice(MAGIC.length))) throw invalidFile(path, 'it does not start with a checkpoint header');
-  const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
-  if (PREFIX_BYTES + headerLength + 1 > size) throw invalidFile(path, 'it is truncated inside its header');
-  let header: Record<string, unknown>;
-  try {
-    header = JSON.parse(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
-  } catch {
-    throw invalidFile(path, 'its header is not JSON');
-  }
-  const { ids, ends, ledger, head_bytes: headBytes, ...graphFields } = header as Record<string, unknown>;
-  assertGraphHeaderShape({ ...graphFields, nodes: {} }, path);
-  if (!Number.isInteger(headBytes) || (headBytes as number) < 0) throw invalidFile(path, 'its head section length is malformed');
-  const sectionStart = PREFIX_BYTES + headerLength + 1 + (headBytes as number) + 1;
-  const layout = assertLayout(ids, ends, size - sectionStart, path);
-  const nodes = parseNodes(bytes.subarray(sectionStart), layout, path);
-  return { graph: { ...(graphFields as unknown as Omit<Graph, 'nodes'>), nodes }, ledger: assertLedgerRef(ledger, path) };
-}
-
-/**
- * All nodes in one parse: the section's newlines become commas in place (the buffer is ours and
- * read once), so the section is one JSON array without copying it. Only on failure are the lines
- * parsed one by one, by their offsets, to name the node at fault.
- */
-function parseNodes(section: Buffer, layout: { ids: NodeId[]; ends: number[] }, path: string): Record<NodeId, GraphNode> {
-  const nodes: Record<NodeId, GraphNode> = {};
-  if (layout.ids.length === 0) return nodes;
-  for (const end of layout.ends) {
-    if (section[end] !== 0x0a) throw invalidFile(path, 'its node offsets do not match its node lines');
-    section[end] = 0x2c;
-  }
-  section[section.length - 1] = 0x5d;
-  let parsed: unknown[] | null;
-  try {
-    parsed = JSON.parse(`[${section.toString('utf8')}`) as unknown[];
-  } catch {
-    parsed = null;
-  }
-  if (parsed === null || parsed.length !== layout.ids.length) parsed = layout.ids.map((id, at) => parseNode(lineAt(section, layout.ends, at), id, path));
-  layout.ids.forEach((id, position) => {
-    const node = parsed![position];
-    assertNodeShape(node, id, path);
-    nodes[id] = node;
-  });
-  return nodes;
-}
-
-function lineAt(section: Buffer, ends: number[], position: number): Buffer {
-  return section.subarray(position === 0 ? 0 : ends[position - 1]! + 1, ends[position]!);
-}
-
 /** What a damaged checkpoint's first lines still tell, if they are intact: for salvage, never for loading. */
 export function salvageHeader(bytes: Buffer): { revision?: unknown; fence_generation?: unknown; ledger?: { file?: unknown } } | null {
   try {
-    const prefix = bytes.toString('latin1', 0, PREFIX_BYTES);
-    if (prefix.startsWith(MAGIC)) {
-      const headerLength = Number(prefix.slice(MAGIC.length, MAGIC.length + 12));
-      const header: unknown = JSON.parse(bytes.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLength));
-      return typeof header === 'object' && header !== null ? header : null;
-    }
     const [headEnd, memberEnd] = lineBreaks(bytes, 2);
     const head = JSON.parse(`${bytes.toString('utf8', 0, headEnd! - 1)}}`) as Record<string, unknown>;
     const member = memberEnd === undefined ? null : (JSON.parse(`{${bytes.toString('utf8', headEnd! + 1, memberEnd - 1)}}}`) as { checkpoint?: { ledger?: { file?: unknown } } });
@@ -302,12 +239,4 @@ function assertLedgerRef(value: unknown, path: string): LedgerRef {
     throw invalidFile(path, 'its ledger reference is malformed');
   }
   return { file: ledger.file!, bytes: ledger.bytes! };
-}
-
-function parseNode(bytes: Buffer, id: NodeId, path: string): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw invalidFile(path, `node ${id} is not JSON`);
-  }
 }

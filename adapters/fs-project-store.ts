@@ -220,6 +220,7 @@ export class FsProjectStore implements ProjectStore {
         revision: graph.revision,
         log,
         nodes: {},
+        notes: [],
         edges: [],
         initiatives: {},
         fence_generation: graph.fence_generation,

@@ -30,8 +30,8 @@ export interface LedgerRead {
  * Parses ledger bytes from a record boundary. An invalid record with no valid record after it is
  * the torn write of a crash (the caller ignores it and the next writer cuts it); an invalid record
  * followed by a valid one is damage in the middle: STORAGE_ERROR with its byte position, and
- * nothing is cut. Lines written before records carried checksums (plain change-set JSON) are read
- * as such: complete when they end with a newline.
+ * nothing is cut. Only records are read: a line without the record prefix (as pre-0.1 development
+ * builds wrote) is invalid like any other damage.
  */
 export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
   const records: ChangeSet[] = [];
@@ -83,30 +83,19 @@ function recordAt(bytes: Buffer, offset: number): { value: unknown; end: number 
   if (bytes[offset] !== 0x7b) return null;
   const head = bytes.toString('latin1', offset, Math.min(bytes.length, offset + PREFIX_BYTES));
   const match = PREFIX.exec(head);
-  if (match) {
-    const bodyStart = offset + PREFIX_BYTES;
-    const bodyEnd = bodyStart + Number(match[2]);
-    if (bodyEnd + SUFFIX.length > bytes.length || !bytes.subarray(bodyEnd, bodyEnd + SUFFIX.length).equals(SUFFIX)) return null;
-    const body = bytes.subarray(bodyStart, bodyEnd);
-    if (crc32(body).toString(16).padStart(8, '0') !== match[1]) return null;
-    return { value: parseJson(body), end: bodyEnd + SUFFIX.length };
-  }
-  if (head.startsWith('{"crc32"')) return null;
-  return legacyLineAt(bytes, offset);
+  if (!match) return null;
+  const bodyStart = offset + PREFIX_BYTES;
+  const bodyEnd = bodyStart + Number(match[2]);
+  if (bodyEnd + SUFFIX.length > bytes.length || !bytes.subarray(bodyEnd, bodyEnd + SUFFIX.length).equals(SUFFIX)) return null;
+  const body = bytes.subarray(bodyStart, bodyEnd);
+  if (crc32(body).toString(16).padStart(8, '0') !== match[1]) return null;
+  return { value: parseJson(body), end: bodyEnd + SUFFIX.length };
 }
 
-function legacyLineAt(bytes: Buffer, offset: number): { value: unknown; end: number } | null {
-  const newline = bytes.indexOf(10, offset);
-  if (newline < 0) return null;
-  const value = parseJson(bytes.subarray(offset, newline));
-  return value === undefined ? null : { value, end: newline + 1 };
-}
-
-/** The offset of the first intact record at or after `from`, where a record or a line starts, if any. */
+/** The offset of the first intact record at or after `from`, if any. */
 function nextValidRecord(bytes: Buffer, from: number): number | null {
-  for (let at = bytes.indexOf(0x7b, from); at >= 0; at = bytes.indexOf(0x7b, at + 1)) {
-    const candidate = bytes[at - 1] === 10 || bytes.subarray(at, at + START.length).equals(START);
-    if (candidate && recordAt(bytes, at) !== null) return at;
+  for (let at = bytes.indexOf(START, from); at >= 0; at = bytes.indexOf(START, at + 1)) {
+    if (recordAt(bytes, at) !== null) return at;
   }
   return null;
 }
@@ -135,7 +124,8 @@ function isChangeSetShape(value: unknown): value is ChangeSet {
     isRecord(changes.nodes) &&
     isRecord(changes.initiatives) &&
     Array.isArray(changes.edges) &&
-    (changes.notes === undefined || (Array.isArray(changes.notes) && changes.notes.every(isNoteAppended)))
+    Array.isArray(changes.notes) &&
+    changes.notes.every(isNoteAppended)
   );
 }
 

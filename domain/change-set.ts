@@ -22,13 +22,12 @@ export interface NoteAppended {
  * every node it wrote (whole), notes appended to nodes it did not write whole, its edge changes
  * in order, and initiatives it registered. It is the unit the store appends to its ledger, so its
  * size follows the change, not the graph (a note on a node with a thousand notes is one note).
- * `notes` is absent in change sets written before it existed.
  */
 export interface ChangeSet {
   revision: number;
   log: LogEntry[];
   nodes: Record<NodeId, GraphNode>;
-  notes?: NoteAppended[];
+  notes: NoteAppended[];
   edges: EdgeChange[];
   initiatives: Record<string, Initiative>;
 }
@@ -44,7 +43,7 @@ export function applyChangeSet(graph: Graph, changes: ChangeSet): void {
     graph.nodes[id] = node;
     statuses?.nodeChanged(id);
   }
-  for (const appended of changes.notes ?? []) {
+  for (const appended of changes.notes) {
     const node = graph.nodes[appended.node];
     if (node) graph.nodes[appended.node] = { ...node, notes: [...node.notes, appended.note], revision: appended.revision, updated_at: appended.updated_at };
     statuses?.nodeChanged(appended.node);
@@ -81,7 +80,7 @@ export function mergeChangeSets(sets: readonly ChangeSet[]): ChangeSet | null {
       // The node written whole was made from a graph that already held its earlier notes.
       notes = notes.filter((appended) => appended.node !== id);
     }
-    for (const appended of set.notes ?? []) {
+    for (const appended of set.notes) {
       const whole = nodes[appended.node];
       if (whole) nodes[appended.node] = { ...whole, notes: [...whole.notes, appended.note], revision: appended.revision, updated_at: appended.updated_at };
       else notes.push(appended);
@@ -91,7 +90,7 @@ export function mergeChangeSets(sets: readonly ChangeSet[]): ChangeSet | null {
     revision: sets[sets.length - 1]!.revision,
     log: sets.flatMap((set) => set.log),
     nodes,
-    ...(notes.length > 0 ? { notes } : {}),
+    notes,
     edges: sets.flatMap((set) => set.edges),
     initiatives: Object.assign({}, ...sets.map((set) => set.initiatives)),
   };

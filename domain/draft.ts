@@ -206,7 +206,7 @@ export class GraphDraft {
       revision: this.graph.revision,
       log: [...this.logEntries],
       nodes: Object.fromEntries(this.changedNodes),
-      ...(notes.length > 0 ? { notes } : {}),
+      notes,
       edges: [...this.edgeChanges],
       initiatives: { ...this.changedInitiatives },
     };

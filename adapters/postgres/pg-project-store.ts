@@ -266,7 +266,7 @@ export class PgProjectStore implements ProjectStore {
       log_length: row.log_length + changes.log.length,
       edges_revision: changes.edges.length > 0 ? revision : row.edges_revision,
     };
-    const notes = (changes.notes ?? []).map((appended) => ({ node: appended.node, node_revision: appended.revision, updated_at: appended.updated_at, note: appended.note }));
+    const notes = changes.notes.map((appended) => ({ node: appended.node, node_revision: appended.revision, updated_at: appended.updated_at, note: appended.note }));
     const event = { project, revision, fence_generation: row.fence_generation };
     // Everything else in one statement (one round trip while the project is locked). Its parts see
     // one snapshot: the notes it deletes are those before this commit, never the ones it adds

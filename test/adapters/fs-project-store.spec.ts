@@ -7,6 +7,8 @@ import * as checkpointFile from '../../adapters/checkpoint-file.js';
 import { FlockProjectLock, stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { nodeFileSystem as files } from '../../adapters/file-system.js';
 import { FsProjectStore, FsProjectStoreFactory, checkpointThreshold, type StoreWarning } from '../../adapters/fs-project-store.js';
+import { encodeRecord } from '../../adapters/ledger-records.js';
+import type { ChangeSet } from '../../domain/change-set.js';
 import type { FileSystem } from '../../adapters/file-system.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { stateProblem } from '../../domain/state-shape.js';
@@ -438,8 +440,9 @@ describe('FsProjectStore', () => {
       ['a missing ledger reference', () => rewriteCheckpoint(({ ledger: _ledger, ...value }) => value), 'EINVALID'],
       ['a ledger shorter than the checkpoint says', () => truncateSync(ledger(), 3), 'EINVALID'],
       ['a missing ledger', () => rewriteCheckpoint((value) => ({ ...value, ledger: { file: 'ledger.9.jsonl', bytes: 0 } })), 'ENOENT'],
-      ['a committed ledger line of the wrong shape', () => appendFileSync(ledger(), '{"revision":5,"log":[]}\n'), 'EINVALID'],
-      ['a committed ledger line out of order', () => appendFileSync(ledger(), '{"revision":0,"log":[],"nodes":{},"edges":[],"initiatives":{}}\n'), 'EINVALID'],
+      ['a committed ledger record of the wrong shape', () => appendFileSync(ledger(), encodeRecord({ revision: 5, log: [] } as unknown as ChangeSet)), 'EINVALID'],
+      ['a committed ledger record out of order', () => appendFileSync(ledger(), encodeRecord({ revision: 0, log: [], nodes: {}, notes: [], edges: [], initiatives: {} })), 'EINVALID'],
+      ['a ledger line without a checksum before a record (pre-0.1 development ledgers)', () => appendFileSync(ledger(), Buffer.concat([Buffer.from('{"revision":5,"log":[],"nodes":{},"edges":[],"initiatives":{}}\n'), encodeRecord({ revision: 6, log: [], nodes: {}, notes: [], edges: [], initiatives: {} })])), 'EINVALID'],
     ];
 
     function rewriteCheckpoint(change: (value: Record<string, any>) => Record<string, any>): void {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { encodeRecord, readRecords } from '../../adapters/ledger-records.js';
 import type { ChangeSet } from '../../domain/change-set.js';
 
-const change = (revision: number): ChangeSet => ({ revision, log: [], nodes: {}, edges: [], initiatives: {} });
+const change = (revision: number): ChangeSet => ({ revision, log: [], nodes: {}, notes: [], edges: [], initiatives: {} });
 const ledgerOf = (...parts: (Buffer | string)[]) => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
 const failureOf = (bytes: Buffer) => {
   try {
@@ -47,14 +47,19 @@ describe('ledger records', () => {
     expect(error.details.offset).to.equal(100 + first.length);
   });
 
-  it('reads lines written before checksums, and takes a damaged one followed by valid lines for damage', () => {
-    const legacy = JSON.stringify(change(1)) + '\n';
-    expect(readRecords(ledgerOf(legacy, encodeRecord(change(2))), 'l').records).to.deep.equal([change(1), change(2)]);
-    expect(readRecords(ledgerOf(legacy, '{"revision":2,"lo'), 'l').end).to.equal(legacy.length);
-    expect(failureOf(ledgerOf('{"revision":1,"lo\n', legacy)).code).to.equal('STORAGE_ERROR');
+  it('refuses lines written without a checksum (pre-0.1 development ledgers) as damage when records follow them', () => {
+    const bare = JSON.stringify(change(1)) + '\n';
+    const error = failureOf(ledgerOf(bare, encodeRecord(change(2))));
+    expect([error.code, error.details.cause, error.details.offset, error.details.next_valid_offset]).to.deep.equal(['STORAGE_ERROR', 'EINVALID', 100, 100 + bare.length]);
   });
 
   it('refuses an intact record that is not a change set (written wrong, not torn)', () => {
-    expect(failureOf(ledgerOf(JSON.stringify({ revision: 1, log: [] }) + '\n')).details.cause).to.equal('EINVALID');
+    expect(failureOf(encodeRecord({ revision: 1, log: [] } as unknown as ChangeSet)).details.cause).to.equal('EINVALID');
+  });
+
+  it('refuses an intact change set without its notes (a pre-0.1 development change set) as malformed', () => {
+    const { notes: _notes, ...withoutNotes } = change(1);
+    const error = failureOf(ledgerOf(encodeRecord(change(1)), encodeRecord(withoutNotes as ChangeSet)));
+    expect([error.code, error.details.cause]).to.deep.equal(['STORAGE_ERROR', 'EINVALID']);
   });
 });

@@ -49,7 +49,7 @@ describe('change-set (ledger replay)', () => {
     transaction.putNode({ ...transaction.requireNode('T1'), title: 'renamed' });
     addNote(transaction, 'T1', 'after the rewrite');
     const changes = transaction.changes()!;
-    expect(changes.notes).to.equal(undefined);
+    expect(changes.notes).to.deep.equal([]);
     expect(changes.nodes.T1!.notes.map((note) => note.text)).to.deep.equal(['before the rewrite', 'after the rewrite']);
     const replayed = structuredClone(start);
     applyChangeSet(replayed, changes);
@@ -63,7 +63,7 @@ describe('change-set (ledger replay)', () => {
     draft.addEdge({ from: 'T1', to: 'T2', type: 'BLOCKS' });
     draft.addEdge({ from: 'T1', to: 'T2', type: 'DERIVED_FROM' });
     const graph = structuredClone(draft.graph);
-    applyChangeSet(graph, { revision: 9, log: [], nodes: {}, initiatives: {}, edges: [{ op: 'remove', edge: { from: 'T1', to: 'T2', type: 'DERIVED_FROM' } }] });
+    applyChangeSet(graph, { revision: 9, log: [], nodes: {}, notes: [], initiatives: {}, edges: [{ op: 'remove', edge: { from: 'T1', to: 'T2', type: 'DERIVED_FROM' } }] });
     expect(graph.edges).to.deep.equal([{ from: 'T1', to: 'T2', type: 'BLOCKS' }]);
     expect(graph.revision).to.equal(9);
   });
