@@ -64,6 +64,8 @@ export function boardRoutes(options: BoardRoutesOptions): Router {
     const current = await revisionOf(options.stores, project);
     const lastEventId = ctx.get('last-event-id');
     const resumeFrom = /^\d+$/.test(lastEventId) ? Number(lastEventId) : null;
+    // From here to subscribe nothing awaits: the room checked is still there once headers are out.
+    options.hub.requireRoom();
     ctx.req.socket.setTimeout(0);
     ctx.respond = false;
     ctx.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });

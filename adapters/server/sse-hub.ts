@@ -76,12 +76,7 @@ export class SseHub {
    * function that closes it (call it when the peer goes away).
    */
   subscribe(project: string, sink: EventSink, current: RevisionEvent, lastEventId: number | null): () => void {
-    if (this.subscriberCount >= this.options.maxSubscribers) {
-      throw new DomainError('INVALID_ARGUMENT', `Too many live streams (${this.options.maxSubscribers}); retry later`, {
-        limit: this.options.maxSubscribers,
-        retry_after_ms: 5_000,
-      });
-    }
+    this.requireRoom();
     const entry = this.entry(project);
     const last = entry.history.at(-1);
     if (!last || last.revision !== current.revision || last.fence_generation !== current.fence_generation) this.publish(project, current);
@@ -98,6 +93,18 @@ export class SseHub {
       this.subscriberCount -= 1;
       if (entry.subscribers.size === 0 && entry.history.length === 0) this.projects.delete(project);
     };
+  }
+
+  /**
+   * Refuses one stream more than the limit. A route calls it before it sends the stream's
+   * headers, so the refusal is still a whole JSON answer and not a stream that never starts.
+   */
+  requireRoom(): void {
+    if (this.subscriberCount < this.options.maxSubscribers) return;
+    throw new DomainError('INVALID_ARGUMENT', `Too many live streams (${this.options.maxSubscribers}); retry later`, {
+      limit: this.options.maxSubscribers,
+      retry_after_ms: 5_000,
+    });
   }
 
   /** Ends every stream (server shutdown): clients reconnect to whoever serves next. */

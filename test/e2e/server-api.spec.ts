@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startApiServer, openEvents, type ApiServer } from '../support/api-server.js';
+import { startApiServer, openEvents, type ApiServer, type EventStream } from '../support/api-server.js';
 import { outputViolation } from '../support/output-schemas.js';
 import { openApiViolation } from '../support/openapi-check.js';
 import { request } from '../support/server-process.js';
@@ -231,5 +231,27 @@ describe('live events under churn (spec 4.7)', function () {
     }
     expect(now.subscribers).to.equal(0);
     expect(now.active_resources).to.be.at.most(baseline.active_resources);
+  });
+
+  it('the 1,025th stream gets its documented 400 INVALID_ARGUMENT with retry_after_ms, as a whole answer; a freed slot opens again', async () => {
+    const streams: EventStream[] = [];
+    try {
+      for (let batch = 0; batch < 16; batch++) streams.push(...(await Promise.all(Array.from({ length: 64 }, () => openEvents(api.server.origin, api.bearer, 'p-live')))));
+      expect((await status()).subscribers).to.equal(1024);
+      // `request` resolves only once the answer has ended: a stream left open fails it at its time bound.
+      const refused = await request(api.server.origin, 'GET', '/v1/projects/p-live/ui/events', { headers: { Authorization: `Bearer ${api.bearer}` } });
+      expect([refused.status, refused.headers['content-type'], refused.headers['retry-after']]).to.deep.equal([400, 'application/json; charset=utf-8', '5']);
+      expect(refused.json.error).to.deep.include({ code: 'INVALID_ARGUMENT', details: { limit: 1024, retry_after_ms: 5000 } });
+      streams.pop()!.close();
+      let now = await status();
+      for (let attempt = 0; attempt < 50 && now.subscribers > 1023; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        now = await status();
+      }
+      streams.push(await openEvents(api.server.origin, api.bearer, 'p-live'));
+      expect((await status()).subscribers).to.equal(1024);
+    } finally {
+      for (const stream of streams) stream.close();
+    }
   });
 });
