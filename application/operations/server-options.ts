@@ -3,6 +3,7 @@ import { array, boolean, integer, literal, nullable, object, oneOf as oneOfValue
 import { resolvePath } from '../server/posix-path.js';
 import { STORE_KINDS } from '../server/server-config.js';
 import type { ServerInitInput } from '../server/server-init.js';
+import { DEFAULT_SERVICE_USER } from '../server/unit-file.js';
 
 /** The setup root when `--root` is absent: outside /home, as the unit requires. */
 export const DEFAULT_SERVER_ROOT = '/srv/taskdag';
@@ -17,7 +18,7 @@ export const serverInitArgs = {
   ui_root: optional(nonEmptyText(), "Built web UI (default the package's ui/dist)"),
   store: optional(oneOf(STORE_KINDS), 'files (default, or what server.json says) or postgresql: the connection string then goes in server.env (docs/scaling.md)'),
   unit: optional(oneOf(['systemd', 'none'] as const), 'systemd (default) writes taskdag-server.service; none writes only server.json and server.env'),
-  service_user: optional(nonEmptyText(), 'The user the service runs as: prints the ownership commands (never runs them)'),
+  service_user: optional(nonEmptyText(), `The user the service runs as (a unit's default: ${DEFAULT_SERVICE_USER}): prints the commands that create it and give it its files (never runs them)`),
   allow_missing_paths: optional(flag(), 'Do not create the data root and state home', { standalone: true }),
   force: optional(flag(), 'Recreate artifacts that conflict with the options (the password is kept)', { standalone: true }),
   rotate_password: optional(flag(), 'Write a new secret into server.env, changing nothing else', { standalone: true }),
@@ -78,7 +79,8 @@ export const serverInitResultSchema = object({
     source: oneOfValues(['generated', 'adopted', 'rotated', 'regenerated'] as const),
     value: optionalProperty(string('Only with --print-secret')),
   }),
-  ownership: optionalProperty(array(string(), 'With --service-user: the commands that give it its files (never run)')),
+  service_user: nullable(string('The user the unit runs as (--service-user, the existing unit\'s, or the default); with --unit none, --service-user or null')),
+  ownership: optionalProperty(array(string(), 'With a service user: the commands that create it if missing and give it its files (never run)')),
 });
 
 export const serverDoctorResultSchema = object({

@@ -18,7 +18,7 @@ import {
 } from './server-config.js';
 import { parseEnvFile, renderEnvFile, replaceSecret } from './server-env.js';
 import { DEFAULT_SETTINGS } from './server-settings.js';
-import { checkUnitPaths, renderUnit, unitServiceUser, unitStartsServerRun, type Installation, type UnitInput } from './unit-file.js';
+import { checkUnitPaths, DEFAULT_SERVICE_USER, renderUnit, unitServiceUser, unitStartsServerRun, type Installation, type UnitInput } from './unit-file.js';
 
 export const FILE_MODE = 0o600;
 export const DIRECTORY_MODE = 0o700;
@@ -61,7 +61,9 @@ export interface ServerInitResult {
   actions: { path: string; action: Action; reason?: string }[];
   /** Where the password comes from: a new file, an adopted one, a rotation, or a structurally invalid file replaced. */
   secret: { source: 'generated' | 'adopted' | 'rotated' | 'regenerated'; value?: string };
-  /** With --service-user: the commands that give it its files (never run by init). */
+  /** The user the unit runs as (`--service-user`, the unit's, or the default); with --unit none, `--service-user` or null. */
+  service_user: string | null;
+  /** With a service user: the commands that create it if missing and give it its files (never run by init). */
   ownership?: string[];
 }
 
@@ -85,8 +87,10 @@ export async function serverInit(ports: ServerInitPorts, input: ServerInitInput)
   const paths = { config: serverFile(root, 'config'), env: serverFile(root, 'env'), unit: serverFile(root, 'unit') };
   const existingConfig = await readExistingConfig(ports.files, paths.config);
   const config = desiredConfig(input, existingConfig, ports.defaultUiRoot);
-  const serviceUser = checkServiceUser(input.serviceUser ?? (input.unit === 'systemd' ? unitServiceUser(await ports.files.read(paths.unit)) : undefined));
-  const unitInput: UnitInput = { installation: ports.installation, configPath: paths.config, envPath: paths.env, config, serviceUser };
+  const serviceUser = checkServiceUser(
+    input.unit === 'systemd' ? (input.serviceUser ?? unitServiceUser(await ports.files.read(paths.unit)) ?? DEFAULT_SERVICE_USER) : input.serviceUser,
+  );
+  const unitInput: UnitInput = { installation: ports.installation, configPath: paths.config, envPath: paths.env, config, serviceUser: serviceUser ?? DEFAULT_SERVICE_USER };
   if (input.unit === 'systemd') checkUnitPaths(unitInput, root);
 
   const secret = { value: null as string | null };
@@ -112,6 +116,7 @@ export async function serverInit(ports: ServerInitPorts, input: ServerInitInput)
     files: { config: paths.config, env: paths.env, unit: input.unit === 'systemd' ? paths.unit : null },
     actions: steps.map(({ path, action, reason }) => ({ path, action: action as Action, ...(reason ? { reason } : {}) })),
     secret: { source: envPlan.source, ...(password !== undefined ? { value: password } : {}) },
+    service_user: serviceUser,
     ...(serviceUser ? { ownership: ownershipCommands(serviceUser, root, paths, config, input.unit) } : {}),
   };
 }
@@ -235,8 +240,13 @@ async function apply(files: HostFiles, steps: Step[]): Promise<void> {
   }
 }
 
+/** The user's creation when it does not exist yet (a system account with its own group, no login), then its files. */
 function ownershipCommands(user: string, root: string, paths: { config: string; env: string }, config: ServerConfig, unit: 'systemd' | 'none'): string[] {
   // Under systemd the env file is read by the service manager as root and stays root's.
   const own = unit === 'none' ? `${root} ${paths.config} ${paths.env}` : `${root} ${paths.config}`;
-  return [`sudo chown ${user}: ${own}`, `sudo chown -R ${user}: ${config.dataRoot} ${config.stateHome}`];
+  return [
+    `id -u ${user} >/dev/null 2>&1 || sudo useradd --system --user-group --no-create-home --shell /usr/sbin/nologin ${user}`,
+    `sudo chown ${user}: ${own}`,
+    `sudo chown -R ${user}: ${config.dataRoot} ${config.stateHome}`,
+  ];
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { BINARY, Sandbox } from '../support/cli.js';
+import { BINARY, Sandbox, UNIT_VISIBLE_BASE } from '../support/cli.js';
 import { envFileEntries, login, spawnServer, startUnit, type RunningServer } from '../support/server-process.js';
 import { ensureSystemdAnalyze, verifyUnit } from '../support/systemd.js';
 
@@ -26,7 +26,8 @@ describe('docs/operating.md (every command runs)', function () {
   /** The servers running: the unit's, and one started by hand. */
   const running = new Map<'unit' | 'by-hand', RunningServer>();
   before(() => {
-    sandbox = new Sandbox();
+    // The doc's /srv/ moves into the sandbox, which the unit must see: outside /tmp (PrivateTmp=true).
+    sandbox = new Sandbox(UNIT_VISIBLE_BASE);
     mkdirSync(sandbox.checkout, { recursive: true });
     ensureSystemdAnalyze();
   });
@@ -58,8 +59,8 @@ describe('docs/operating.md (every command runs)', function () {
     for (const original of commands) {
       const line = local(original);
       let match: RegExpExecArray | null;
-      if ((match = /^sudo chown (-R )?taskdag: /.exec(original))) {
-        continue; // the service user need not exist here; init's output carries these lines (test/e2e/server-doctor.spec.ts)
+      if (/^sudo chown (-R )?taskdag: /.test(original) || /^id -u taskdag >\/dev\/null 2>&1 \|\| sudo useradd /.test(original)) {
+        continue; // the service user is not made here; init's output carries these lines (test/e2e/server-init.spec.ts)
       } else if ((match = /^sudo install -m 0644 (\S+) \/etc\/systemd\/system\/taskdag-server\.service$/.exec(line))) {
         const verified = verifyUnit(match[1]!);
         expect(verified.status, verified.output).to.equal(0);

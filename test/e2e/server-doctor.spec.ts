@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Sandbox } from '../support/cli.js';
+import { Sandbox, UNIT_VISIBLE_BASE } from '../support/cli.js';
 import { fileTree } from '../support/file-tree.js';
 
 describe('server doctor and server setup (spec 4.6)', function () {
@@ -96,23 +96,30 @@ describe('server doctor and server setup (spec 4.6)', function () {
   });
 
   it('server setup: init and the preflight in one step, ending with the exact commands left to run', async () => {
-    const fresh = path.join(sandbox.root, 'fresh');
-    const result = await sandbox.ok(['server', 'setup', '--root', fresh, '--port', '7411', '--service-user', 'taskdag']);
-    const unit = path.join(fresh, 'taskdag-server.service');
-    expect(result.init.files.unit).to.equal(unit);
-    expect(result.init.secret).to.deep.equal({ source: 'generated' });
-    expect(result.doctor.probed_bind).to.equal(true);
-    expect(result.next_steps).to.deep.equal([
-      `sudo chown taskdag: ${fresh} ${path.join(fresh, 'server.json')}`,
-      `sudo chown -R taskdag: ${path.join(fresh, 'data')} ${path.join(fresh, 'state')}`,
-      `sudo install -m 0644 ${unit} /etc/systemd/system/taskdag-server.service`,
-      'sudo systemctl daemon-reload',
-      'sudo systemctl enable --now taskdag-server.service',
-      'systemctl status taskdag-server.service',
-      'taskdag link http://127.0.0.1:7411',
-      'taskdag login',
-    ]);
-    expect(readdirSync(fresh).sort()).to.deep.equal(['data', 'server.env', 'server.json', 'state', 'taskdag-server.service']);
+    // A unit's root lies outside /tmp, which its PrivateTmp=true hides.
+    const unitSandbox = new Sandbox(UNIT_VISIBLE_BASE);
+    try {
+      const fresh = path.join(unitSandbox.root, 'fresh');
+      const result = await unitSandbox.ok(['server', 'setup', '--root', fresh, '--port', '7411', '--service-user', 'taskdag']);
+      const unit = path.join(fresh, 'taskdag-server.service');
+      expect(result.init.files.unit).to.equal(unit);
+      expect(result.init.secret).to.deep.equal({ source: 'generated' });
+      expect(result.doctor.probed_bind).to.equal(true);
+      expect(result.next_steps).to.deep.equal([
+        'id -u taskdag >/dev/null 2>&1 || sudo useradd --system --user-group --no-create-home --shell /usr/sbin/nologin taskdag',
+        `sudo chown taskdag: ${fresh} ${path.join(fresh, 'server.json')}`,
+        `sudo chown -R taskdag: ${path.join(fresh, 'data')} ${path.join(fresh, 'state')}`,
+        `sudo install -m 0644 ${unit} /etc/systemd/system/taskdag-server.service`,
+        'sudo systemctl daemon-reload',
+        'sudo systemctl enable --now taskdag-server.service',
+        'systemctl status taskdag-server.service',
+        'taskdag link http://127.0.0.1:7411',
+        'taskdag login',
+      ]);
+      expect(readdirSync(fresh).sort()).to.deep.equal(['data', 'server.env', 'server.json', 'state', 'taskdag-server.service']);
+    } finally {
+      unitSandbox.remove();
+    }
   });
 
   it('server setup fails with SERVER_PREFLIGHT_FAILED when the preflight finds an error, saying what init did', async () => {

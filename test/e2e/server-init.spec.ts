@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Sandbox } from '../support/cli.js';
+import os from 'node:os';
+import { Sandbox, UNIT_VISIBLE_BASE } from '../support/cli.js';
 import { fileTree, modeOf } from '../support/file-tree.js';
-import { ensureSystemdAnalyze, verifyUnit } from '../support/systemd.js';
+import { ensureSystemdAnalyze, unitExposure, verifyUnit } from '../support/systemd.js';
 
 const SECRET_LINE = /^TASKDAG_SERVER_PASSWORD=([A-Za-z0-9_-]{43})$/m;
 
@@ -14,7 +15,7 @@ describe('server init (spec 4.6)', function () {
   const file = (name: string) => path.join(root, name);
   const secretOf = () => SECRET_LINE.exec(readFileSync(file('server.env'), 'utf8'))?.[1];
   beforeEach(() => {
-    sandbox = new Sandbox();
+    sandbox = new Sandbox(UNIT_VISIBLE_BASE);
     root = path.join(sandbox.root, 'srv');
   });
   afterEach(() => sandbox.remove());
@@ -55,6 +56,35 @@ describe('server init (spec 4.6)', function () {
     expect(verified.status, verified.output).to.equal(0);
     expect(verified.output).to.equal('');
   });
+
+  it('without --service-user the unit runs as a dedicated user, whose creation and files init reports but never runs', async () => {
+    const result = await sandbox.ok(['server', 'init', '--root', root]);
+    expect(result.service_user).to.equal('taskdag');
+    expect(readFileSync(file('taskdag-server.service'), 'utf8')).to.match(/^User=taskdag$/m);
+    expect(result.ownership).to.deep.equal([
+      'id -u taskdag >/dev/null 2>&1 || sudo useradd --system --user-group --no-create-home --shell /usr/sbin/nologin taskdag',
+      `sudo chown taskdag: ${root} ${file('server.json')}`,
+      `sudo chown -R taskdag: ${file('data')} ${file('state')}`,
+    ]);
+  });
+
+  for (const port of ['7407', '443']) {
+    it(`the unit (port ${port}) rates OK on systemd-analyze security (exposure <= 2.0), passes verify, and leaves V8 its writable-executable memory`, async function () {
+      this.timeout(600_000);
+      await sandbox.ok(['server', 'init', '--root', root, '--port', port]);
+      const unitFile = file('taskdag-server.service');
+      const unit = readFileSync(unitFile, 'utf8');
+      expect(unit).not.to.match(/^MemoryDenyWriteExecute=/m);
+      // Binding a port below 1024 needs its one capability, and nothing more.
+      expect(unit).to.include(port === '443' ? 'CapabilityBoundingSet=CAP_NET_BIND_SERVICE\n' : 'CapabilityBoundingSet=\n');
+      ensureSystemdAnalyze();
+      const { exposure, output } = unitExposure(unitFile);
+      expect(exposure, output).to.be.at.most(2.0);
+      const verified = verifyUnit(unitFile);
+      expect(verified.status, verified.output).to.equal(0);
+      expect(verified.output).to.equal('');
+    });
+  }
 
   it('a re-run touches nothing (content, mode, mtime) and keeps the password; omitted flags keep server.json', async () => {
     await sandbox.ok(['server', 'init', '--root', root, '--port', '8123']);
@@ -150,7 +180,9 @@ describe('server init (spec 4.6)', function () {
     const result = await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none', '--service-user', 'taskdag', '--allow-missing-paths']);
     expect(result.files.unit).to.equal(null);
     expect(existsSync(file('taskdag-server.service'))).to.equal(false);
+    expect(result.service_user).to.equal('taskdag');
     expect(result.ownership).to.deep.equal([
+      'id -u taskdag >/dev/null 2>&1 || sudo useradd --system --user-group --no-create-home --shell /usr/sbin/nologin taskdag',
       `sudo chown taskdag: ${root} ${file('server.json')} ${file('server.env')}`,
       `sudo chown -R taskdag: ${file('data')} ${file('state')}`,
     ]);
@@ -161,7 +193,11 @@ describe('server init (spec 4.6)', function () {
   it('puts User= in the unit for --service-user, which systemd still accepts', async function () {
     this.timeout(600_000);
     const result = await sandbox.ok(['server', 'init', '--root', root, '--service-user', 'nobody']);
-    expect(result.ownership).to.deep.equal([`sudo chown nobody: ${root} ${file('server.json')}`, `sudo chown -R nobody: ${file('data')} ${file('state')}`]);
+    expect(result.ownership).to.deep.equal([
+      'id -u nobody >/dev/null 2>&1 || sudo useradd --system --user-group --no-create-home --shell /usr/sbin/nologin nobody',
+      `sudo chown nobody: ${root} ${file('server.json')}`,
+      `sudo chown -R nobody: ${file('data')} ${file('state')}`,
+    ]);
     expect(readFileSync(file('taskdag-server.service'), 'utf8')).to.include('\nUser=nobody\n');
     // A re-run without the flag keeps the unit's user, like every other option left out.
     const before = fileTree(root);
@@ -173,9 +209,13 @@ describe('server init (spec 4.6)', function () {
   });
 
   it('refuses bad options with a clear error and creates nothing', async () => {
+    const inTmp = path.join(os.tmpdir(), `taskdag-srv-${process.pid}`);
     const cases: [string[], string, Record<string, unknown>][] = [
       [['--root', '/home/taskdag-srv'], 'INVALID_ARGUMENT', { field: 'root', hidden_by: 'ProtectHome=true' }],
       [['--root', root, '--data-root', '/root/taskdag-data'], 'INVALID_ARGUMENT', { field: 'dataRoot' }],
+      [['--root', inTmp], 'INVALID_ARGUMENT', { field: 'root', path: inTmp, hidden_by: 'PrivateTmp=true' }],
+      [['--root', root, '--state-home', '/var/tmp/taskdag-state'], 'INVALID_ARGUMENT', { field: 'stateHome', hidden_by: 'PrivateTmp=true' }],
+      [['--root', root, '--ui-root', '/tmp/taskdag-ui'], 'INVALID_ARGUMENT', { field: 'uiRoot', hidden_by: 'PrivateTmp=true' }],
       [['--root', root, '--port', '70000'], 'INVALID_ARGUMENT', { flag: '--port' }],
       [['--root', root, '--port', 'http'], 'INVALID_ARGUMENT', { flag: '--port' }],
       [['--root', root, '--host', ''], 'INVALID_ARGUMENT', { flag: '--host' }],
@@ -189,7 +229,9 @@ describe('server init (spec 4.6)', function () {
       expect(result.json.error.code, args.join(' ')).to.equal(code);
       expect(result.json.error.details, args.join(' ')).to.deep.include(details);
     }
-    expect(existsSync(root) || existsSync('/home/taskdag-srv') || existsSync('/root/taskdag-data')).to.equal(false);
+    expect([root, '/home/taskdag-srv', '/root/taskdag-data', inTmp, '/var/tmp/taskdag-state'].filter((dir) => existsSync(dir))).to.deep.equal([]);
+    // Without a unit nothing hides /tmp.
+    expect((await sandbox.ok(['server', 'init', '--root', inTmp, '--unit', 'none', '--dry-run'])).service_user).to.equal(null);
   });
 
   it('refuses, even with --force, a data root that exists and is not a directory', async () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { existsSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { runCli, Sandbox } from '../support/cli.js';
+import { runCli, Sandbox, UNIT_VISIBLE_BASE } from '../support/cli.js';
 import { modeOf } from '../support/file-tree.js';
 import { envFileEntries, initServerRoot, login, spawnServer, startServer, startUnit, type RunningServer } from '../support/server-process.js';
 
@@ -129,6 +129,9 @@ describe('server run (spec 4.6, 5.3)', function () {
   });
 
   it("runs from the unit's ExecStart= with its EnvironmentFile=, as systemd would start it", async () => {
+    // A unit's root lies outside /tmp, which its PrivateTmp=true hides.
+    sandbox.remove();
+    sandbox = new Sandbox(UNIT_VISIBLE_BASE);
     const root = path.join(sandbox.root, 'srv');
     await sandbox.ok(['server', 'init', '--root', root, '--port', '0']);
     const server = await startUnit(sandbox, path.join(root, 'taskdag-server.service'));

@@ -1,10 +1,17 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractViolation } from './output-schemas.js';
 
 export const BINARY = path.resolve(__dirname, '../../../dist/taskdag.js');
+
+/**
+ * Sandboxes for a server root that a generated unit names: beside the build, since the unit's
+ * sandbox hides /tmp (PrivateTmp=true) and `server init` refuses a root there. Like the tool itself
+ * (which the unit starts), it must lie outside /home.
+ */
+export const UNIT_VISIBLE_BASE = path.resolve(__dirname, '../../sandboxes');
 
 /**
  * Commands that, on success, serve until stopped (`ui` is also an operation): a test runs them as
@@ -34,9 +41,17 @@ export interface RunOptions {
  * and no TASKDAG_* variable inherited from the developer's shell.
  */
 export class Sandbox {
-  readonly root = mkdtempSync(path.join(os.tmpdir(), 'taskdag-test-'));
-  readonly home = path.join(this.root, 'home');
-  readonly checkout = path.join(this.root, 'checkout');
+  readonly root: string;
+  readonly home: string;
+  readonly checkout: string;
+
+  /** `base`: where the sandbox goes; UNIT_VISIBLE_BASE for a server root a generated unit must see. */
+  constructor(base = os.tmpdir()) {
+    mkdirSync(base, { recursive: true });
+    this.root = mkdtempSync(path.join(base, 'taskdag-test-'));
+    this.home = path.join(this.root, 'home');
+    this.checkout = path.join(this.root, 'checkout');
+  }
 
   env(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
     const env: Record<string, string | undefined> = {};
@@ -66,7 +81,6 @@ export class Sandbox {
 
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const { mkdirSync } = require('node:fs') as typeof import('node:fs');
     if (options.cwd) mkdirSync(options.cwd, { recursive: true });
     const child = spawn(process.execPath, [options.binary ?? BINARY, ...args], {
       cwd: options.cwd,
