@@ -7,6 +7,7 @@ import { boardSnapshot, snapshotEtag } from '../../application/board/snapshot.js
 import type { Clock } from '../../application/ports/clock.js';
 import type { ProjectStoreFactory } from '../../application/ports/project-store.js';
 import { DomainError } from '../../domain/errors.js';
+import { ifNoneMatch } from './if-none-match.js';
 import { type KnownProjects, projectIdOf } from './known-projects.js';
 import type { ShutdownHooks } from './shutdown-hooks.js';
 import type { RevisionEvent, SseHub } from './sse-hub.js';
@@ -37,7 +38,7 @@ export function boardRoutes(options: BoardRoutesOptions): Router {
     await known.require(project);
     const answer = await options.stores.open(project).readGraph((graph) => {
       const etag = snapshotEtag(graph);
-      return ctx.get('if-none-match') === etag ? { etag, body: null } : { etag, body: boardSnapshot(project, graph, options.clock.now()) };
+      return ifNoneMatch(ctx.get('if-none-match'), etag) ? { etag, body: null } : { etag, body: boardSnapshot(project, graph, options.clock.now()) };
     });
     ctx.set('ETag', answer.etag);
     ctx.set('Cache-Control', 'no-cache');

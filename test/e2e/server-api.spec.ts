@@ -115,6 +115,14 @@ describe('the server /v1 API (spec 4.7, 4.8, 6)', function () {
     expect((await api.get('/v1/projects/p-2/ui/activity?limit=x')).status).to.equal(400);
   });
 
+  it('If-None-Match compares weakly (RFC 9110): a weak tag, a list naming the ETag, or * answer 304; anything else the snapshot', async () => {
+    await ok('p-etag', 'init', {}, null);
+    const etag = (await api.get('/v1/projects/p-etag/ui/snapshot')).headers.etag as string;
+    const statusFor = async (field: string) => (await api.get('/v1/projects/p-etag/ui/snapshot', { 'If-None-Match': field })).status;
+    for (const field of [`W/${etag}`, `"other", ${etag}`, `W/"other",W/${etag}`, '*', ` ${etag} ,`, `"a,b", ${etag}`]) expect(await statusFor(field), field).to.equal(304);
+    for (const field of ['"other"', `W/"g0r0"`, etag.slice(1, -1), `"other", ${etag.slice(1, -1)}`, `${etag}x`]) expect(await statusFor(field), field).to.equal(200);
+  });
+
   it('transfers: GET answers the whole state, a stale PUT is 409 naming both revisions, neither provisions', async () => {
     await ok('p-5', 'init', {}, null);
     await ok('p-5', 'add-initiative', { name: 'core' });
