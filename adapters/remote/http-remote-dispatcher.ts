@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { onFirstUse } from '../lazy-builtin.js';
 import { PROTOCOL_HEADER, PROTOCOL_VERSION } from '../protocol.js';
 import type { OperationRequest } from '../../application/operation.js';
+import { bearerProblem } from '../../application/remote/bearer.js';
 import type { LoginAnswer, RemoteServer, TransferAnswer, TransferredState, TransferUpload } from '../../application/ports/remote-server.js';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
 import type { State } from '../../domain/model.js';
@@ -47,6 +48,10 @@ export class HttpRemoteDispatcher implements RemoteServer {
     const answer = (await this.post('/v1/auth/login', { password })) as Partial<LoginAnswer>;
     if (typeof answer?.bearer !== 'string' || answer.bearer === '') {
       throw failed('The server answered the login without a bearer', { cause: 'EBADRESPONSE', origin: this.options.origin });
+    }
+    const problem = bearerProblem(answer.bearer);
+    if (problem !== null) {
+      throw failed(`The server answered the login with a bearer that ${problem}: it is not stored`, { cause: 'EBADRESPONSE', origin: this.options.origin, problem });
     }
     return { bearer: answer.bearer, expires_at: typeof answer.expires_at === 'string' ? answer.expires_at : null };
   }
@@ -110,23 +115,31 @@ export class HttpRemoteDispatcher implements RemoteServer {
     if (this.options.bearer) headers.Authorization = `Bearer ${this.options.bearer}`;
     const transport = url.protocol === 'https:' ? httpsModule() : httpModule();
     return new Promise((resolve, reject) => {
-      // A whole-request deadline, not an idle timer: a server that trickles bytes is cut off too.
-      const deadline = setTimeout(
-        () => outgoing.destroy(Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
-        timeoutMs,
-      );
+      let deadline: NodeJS.Timeout | undefined;
       const settle = <T>(settler: (value: T) => void) => (value: T) => {
         clearTimeout(deadline);
         settler(value);
       };
-      const outgoing = transport.request(url, { method, headers, agent: this.agent }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => settle(resolve)({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', (error) =>
-          settle(reject)(failed(`The answer from ${url.origin} was cut off: ${error.message}`, { cause: causeOf(error), origin: url.origin, timeout_ms: timeoutMs })),
-        );
-      });
+      let outgoing: http.ClientRequest;
+      try {
+        outgoing = transport.request(url, { method, headers, agent: this.agent }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => settle(resolve)({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          response.on('error', (error) =>
+            settle(reject)(failed(`The answer from ${url.origin} was cut off: ${error.message}`, { cause: causeOf(error), origin: url.origin, timeout_ms: timeoutMs })),
+          );
+        });
+      } catch (error) {
+        // Node checks the headers before anything is sent; the deadline is armed only once there is a request to stop.
+        reject(failed(`Cannot send a request to ${url.origin}: ${(error as Error).message}`, { cause: causeOf(error as Error), origin: url.origin }));
+        return;
+      }
+      // A whole-request deadline, not an idle timer: a server that trickles bytes is cut off too.
+      deadline = setTimeout(
+        () => outgoing.destroy(Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+        timeoutMs,
+      );
       outgoing.on('error', (error) =>
         settle(reject)(failed(`Cannot reach the taskdag server at ${url.origin}: ${error.message}`, { cause: causeOf(error), origin: url.origin, timeout_ms: timeoutMs })),
       );

@@ -1,6 +1,7 @@
 import { DomainError } from '../../domain/errors.js';
 import type { Checkout } from '../ports/checkout.js';
 import type { SessionProfile } from '../ports/session-profile.js';
+import { bearerProblem } from './bearer.js';
 import { normalizeOrigin } from './origin.js';
 
 /** The backend type `link` records: the HTTP protocol of remote v1, over http: or https:. */
@@ -33,11 +34,23 @@ export function requireLinked(checkout: Checkout | null, command: string): Check
   return checkout as Checkout & { backend: NonNullable<Checkout['backend']> };
 }
 
-/** The stored bearer for `origin`; AUTH_INVALID (run login) when there is none. */
+/**
+ * The stored bearer for `origin`; AUTH_INVALID (run login) when there is none, or when the one
+ * stored has not the form of a bearer (a profile edited by hand or written by an older client):
+ * sending it would fail inside the HTTP library, so no request is made.
+ */
 export async function requireBearer(sessions: SessionProfile, origin: string): Promise<string> {
   const session = await sessions.get(origin);
   if (session === null) {
     throw new DomainError('AUTH_INVALID', `Not logged in to ${origin}: run taskdag login`, { origin, profile: sessions.location });
+  }
+  const problem = bearerProblem(session.bearer);
+  if (problem !== null) {
+    throw new DomainError('AUTH_INVALID', `The bearer stored for ${origin} ${problem}: run taskdag login to replace it`, {
+      origin,
+      profile: sessions.location,
+      problem,
+    });
   }
   return session.bearer;
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { Sandbox } from '../support/cli.js';
 import { CliDispatcher } from '../support/cli-dispatcher.js';
 import { dispatcherContract } from '../support/dispatcher-contract.js';
 import { fileTree } from '../support/file-tree.js';
-import { linkedClient, loginAt, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
+import { linkedClient, loginAt, seedSession, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 import { envFileEntries, request } from '../support/server-process.js';
 import { runInTerminal } from '../support/terminal.js';
 
@@ -198,16 +198,6 @@ describe('a linked checkout (spec 1, 4.5)', function () {
     expect(unauthenticated.status).to.equal(401);
   });
 });
-
-/** A stored bearer for an origin that is no taskdag server (login could not get one there). */
-function seedSession(client: Sandbox, origin: string, bearer = 'bearer-for-a-fake-server'): void {
-  const dir = path.join(client.home, '.taskdag');
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, 'remote-sessions.json');
-  const profile = JSON.parse(readFileSync(file, 'utf8'));
-  profile.sessions[origin] = { bearer, expires_at: null, stored_at: '2026-01-01T00:00:00.000Z' };
-  writeFileSync(file, JSON.stringify(profile), { mode: 0o600 });
-}
 
 /** The dispatcher contract suite through the command line of a checkout linked to a real server. */
 describe('a linked checkout, through the command line (dispatcher contract)', function () {

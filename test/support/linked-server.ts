@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { Sandbox } from './cli.js';
@@ -78,4 +79,45 @@ export async function loginAt(client: Sandbox, password: string, args: string[] 
   const result = await runInTerminal(client, ['login', ...args], password);
   if (result.code !== 0) throw new Error(`login exited ${result.code}: ${result.stdout}${result.stderr}${result.terminal}`);
   return result;
+}
+
+/** A bearer stored by hand in the client's session profile for `origin`, as login would leave it. */
+export function seedSession(client: Sandbox, origin: string, bearer = 'bearer-for-a-fake-server'): void {
+  const dir = path.join(client.home, '.taskdag');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'remote-sessions.json');
+  let profile = { version: 1, sessions: {} as Record<string, unknown> };
+  try {
+    profile = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    // no profile yet: this is the first entry
+  }
+  profile.sessions[origin] = { bearer, expires_at: null, stored_at: '2026-01-01T00:00:00.000Z' };
+  writeFileSync(file, JSON.stringify(profile), { mode: 0o600 });
+}
+
+/** An HTTP server on 127.0.0.1 that is no taskdag server: it answers what `handler` says and counts requests. */
+export interface FakeServer {
+  origin: string;
+  /** Requests it received, by path. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export async function startFakeServer(handler: (request: http.IncomingMessage, response: http.ServerResponse) => void): Promise<FakeServer> {
+  const requests: string[] = [];
+  const server = http.createServer((request, response) => {
+    requests.push(request.url ?? '');
+    request.resume();
+    request.on('end', () => handler(request, response));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
