@@ -47,6 +47,20 @@ export class NodeHostFiles implements HostFiles {
     }
   }
 
+  async setMode(file: string, mode: number): Promise<void> {
+    try {
+      const handle = await fsp().open(file, constants.O_RDONLY);
+      try {
+        await handle.chmod(mode);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      throw storageError(`Cannot change the mode of ${file}`, error, { path: file });
+    }
+  }
+
   async makeDirectory(dir: string, mode: number): Promise<void> {
     try {
       const first = await fsp().mkdir(dir, { recursive: true, mode });

@@ -70,7 +70,7 @@ export const serverInitResultSchema = object({
   actions: array(
     object({
       path: string(),
-      action: oneOfValues(['create', 'keep', 'replace', 'rotate-secret', 'defer'] as const),
+      action: oneOfValues(['create', 'keep', 'replace', 'rotate-secret', 'restrict-mode', 'defer'] as const),
       reason: optionalProperty(string()),
     }),
     'What happened to each file and directory (what would happen, in a dry run)',

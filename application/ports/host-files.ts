@@ -15,6 +15,8 @@ export interface HostFiles {
   writable(dir: string): Promise<boolean>;
   /** Replaces the file atomically and durably, with exactly this mode. */
   writeFile(path: string, text: string, mode: number): Promise<void>;
+  /** Sets an existing file's permission bits, durably, leaving its content alone. */
+  setMode(path: string, mode: number): Promise<void>;
   /** Creates the directory and missing parents with this mode, durably. */
   makeDirectory(path: string, mode: number): Promise<void>;
 }

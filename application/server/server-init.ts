@@ -49,7 +49,7 @@ export interface ServerInitPorts {
   defaultUiRoot: string;
 }
 
-export type Action = 'create' | 'keep' | 'replace' | 'rotate-secret' | 'defer';
+export type Action = 'create' | 'keep' | 'replace' | 'rotate-secret' | 'restrict-mode' | 'defer';
 
 export interface ServerInitResult {
   dry_run: boolean;
@@ -98,9 +98,9 @@ export async function serverInit(ports: ServerInitPorts, input: ServerInitInput)
   const envPlan = await planEnv(ports.files, paths.env, input, storeOf(config), fresh);
   const steps: Step[] = [
     await planDirectory(ports.files, root, false),
-    await planFile(ports.files, paths.config, renderServerConfig(config), input.force, (text) => configMatches(text, config)),
-    envPlan.step,
-    ...(input.unit === 'systemd' ? [await planUnit(ports.files, paths.unit, renderUnit(unitInput), input.force)] : []),
+    await keptPrivate(ports.files, await planFile(ports.files, paths.config, renderServerConfig(config), input.force, (text) => configMatches(text, config))),
+    await keptPrivate(ports.files, envPlan.step),
+    ...(input.unit === 'systemd' ? [await keptPrivate(ports.files, await planUnit(ports.files, paths.unit, renderUnit(unitInput), input.force))] : []),
     await planDirectory(ports.files, config.dataRoot, input.allowMissingPaths),
     await planDirectory(ports.files, config.stateHome, input.allowMissingPaths),
   ];
@@ -214,6 +214,18 @@ async function planEnv(files: HostFiles, path: string, input: ServerInitInput, s
   return plan({ path, action: 'replace', reason, text: renderEnvFile(mint(), DEFAULT_SETTINGS.maxBodyBytes, store) }, 'regenerated');
 }
 
+/**
+ * A kept file that group or others may read is made private again (rule 1: 0600), its content
+ * untouched: an adopted server.env would otherwise leave the password readable, and the preflight
+ * refuses it.
+ */
+async function keptPrivate(files: HostFiles, step: Step): Promise<Step> {
+  if (step.action !== 'keep') return step;
+  const mode = (await files.facts(step.path))?.mode ?? FILE_MODE;
+  if ((mode & 0o077) === 0) return step;
+  return { path: step.path, action: 'restrict-mode', reason: `mode ${mode.toString(8).padStart(4, '0')} let group or others read it: set to 0600` };
+}
+
 async function planDirectory(files: HostFiles, path: string, deferred: boolean): Promise<Step> {
   const facts = await files.facts(path);
   if (facts?.kind === 'directory') return { path, action: 'keep', directory: true };
@@ -236,7 +248,8 @@ async function apply(files: HostFiles, steps: Step[]): Promise<void> {
     if (step.directory && step.action === 'create') await files.makeDirectory(step.path, DIRECTORY_MODE);
   }
   for (const step of steps) {
-    if (!step.directory && step.text !== undefined && step.action !== 'keep') await files.writeFile(step.path, step.text, FILE_MODE);
+    if (step.action === 'restrict-mode') await files.setMode(step.path, FILE_MODE);
+    else if (!step.directory && step.text !== undefined && step.action !== 'keep') await files.writeFile(step.path, step.text, FILE_MODE);
   }
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { Sandbox, UNIT_VISIBLE_BASE } from '../support/cli.js';
@@ -103,6 +103,28 @@ describe('server init (spec 4.6)', function () {
     const result = await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none', '--print-secret']);
     expect(result.secret).to.deep.equal({ source: 'adopted', value: 'correct-horse-battery-staple' });
     expect(readFileSync(file('server.env'), 'utf8')).to.equal(handWritten);
+  });
+
+  it('makes an adopted server.env (and server.json) private again when others could read it, content untouched; a dry run only says so', async () => {
+    await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none']);
+    chmodSync(file('server.env'), 0o644);
+    chmodSync(file('server.json'), 0o640);
+    const envBefore = readFileSync(file('server.env'), 'utf8');
+    const looked = await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none', '--dry-run']);
+    expect(looked.actions.filter((step: any) => step.action === 'restrict-mode')).to.deep.equal([
+      { path: file('server.json'), action: 'restrict-mode', reason: 'mode 0640 let group or others read it: set to 0600' },
+      { path: file('server.env'), action: 'restrict-mode', reason: 'mode 0644 let group or others read it: set to 0600' },
+    ]);
+    expect(modeOf(file('server.env'))).to.equal('644');
+
+    const fixed = await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none']);
+    expect(fixed.actions.map((step: any) => step.action)).to.deep.equal(looked.actions.map((step: any) => step.action));
+    expect(fixed.secret).to.deep.equal({ source: 'adopted' });
+    expect([modeOf(file('server.env')), modeOf(file('server.json'))]).to.deep.equal(['600', '600']);
+    expect(readFileSync(file('server.env'), 'utf8')).to.equal(envBefore);
+    // The preflight, which refuses a readable env file (ENV_MODE), now passes.
+    expect((await sandbox.run(['server', 'doctor', '--config', file('server.json')])).code).to.equal(0);
+    expect((await sandbox.ok(['server', 'init', '--root', root, '--unit', 'none'])).actions.every((step: any) => step.action === 'keep')).to.equal(true);
   });
 
   it('never prints the secret without --print-secret, and prints the one in server.env with it', async () => {

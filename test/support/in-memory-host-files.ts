@@ -26,6 +26,13 @@ export class InMemoryHostFiles implements HostFiles {
     this.files.set(path, { text, mode });
   }
 
+  async setMode(path: string, mode: number): Promise<void> {
+    this.writes += 1;
+    const file = this.files.get(path);
+    if (!file) throw new Error(`setMode: no file ${path}`);
+    file.mode = mode;
+  }
+
   async makeDirectory(path: string, mode: number): Promise<void> {
     this.writes += 1;
     for (let at = path; at !== '' && !this.directories.has(at); at = at.slice(0, at.lastIndexOf('/'))) this.directories.set(at, mode);
