@@ -1,5 +1,5 @@
 import { flag, optional } from '../args.js';
-import { array, object, string } from '../contract/schema.js';
+import { array, object, optional as optionalProperty, record, string } from '../contract/schema.js';
 import { hostOperation } from '../define.js';
 import { serverSetup as setUpServer } from '../server/server-setup.js';
 import { serverDoctorResultSchema, serverInitArgs, serverInitInput, serverInitResultSchema } from './server-options.js';
@@ -16,6 +16,7 @@ export const serverSetup = hostOperation({
     init: serverInitResultSchema,
     doctor: serverDoctorResultSchema,
     next_steps: array(string(), 'The commands that remain, in order: ownership, install, enable and start, then log in'),
+    placeholders: optionalProperty(record(string('What to put there'), 'What replaces each <placeholder> of next_steps: <port> with port 0, <this-host> with a wildcard host')),
   }),
   run: async ({ cwd, system }, args) => setUpServer(system(), { ...serverInitInput(cwd, args), strict: args.strict ?? false }),
 });

@@ -10,7 +10,13 @@ export interface ServerSetupResult {
   doctor: ServerDoctorResult;
   /** The exact commands that remain, in order: ownership, install, enable and start, then log in. */
   next_steps: string[];
+  /** What to put in place of each `<placeholder>` a step holds (a value only the running server or the operator knows). */
+  placeholders?: Record<string, string>;
 }
+
+/** The port `server run` will listen on is only known once it runs when server.json asks for a free one. */
+const PORT_PLACEHOLDER = '<port>';
+const HOST_PLACEHOLDER = '<this-host>';
 
 /**
  * `server setup` (our design; docs/operating.md): `server init` with the same flags, then the
@@ -27,7 +33,9 @@ export async function serverSetup(ports: ServerInitPorts & ServerDoctorPorts, in
     if (isDomainError(error)) throw new DomainError(error.code, error.message, { ...error.details, init });
     throw error;
   }
-  return { init, doctor, next_steps: nextSteps(init, ports.installation.toolPath) };
+  const next_steps = nextSteps(init, ports.installation.toolPath);
+  const placeholders = placeholdersIn(next_steps, init);
+  return { init, doctor, next_steps, ...(placeholders ? { placeholders } : {}) };
 }
 
 function nextSteps(init: ServerInitResult, toolPath: string): string[] {
@@ -41,7 +49,20 @@ function nextSteps(init: ServerInitResult, toolPath: string): string[] {
           `sudo systemctl enable --now ${SERVER_FILE_NAMES.unit}`,
           `systemctl status ${SERVER_FILE_NAMES.unit}`,
         ];
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '<this-host>' : config.host.includes(':') ? `[${config.host}]` : config.host;
-  const origin = `http://${host}:${config.port}`;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? HOST_PLACEHOLDER : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const origin = `http://${host}:${config.port === 0 ? PORT_PLACEHOLDER : config.port}`;
   return [...(init.ownership ?? []), ...start, `taskdag link ${origin}`, 'taskdag login'];
+}
+
+function placeholdersIn(steps: string[], init: ServerInitResult): Record<string, string> | null {
+  const found: Record<string, string> = {};
+  const held = (placeholder: string) => steps.some((step) => step.includes(placeholder));
+  if (held(PORT_PLACEHOLDER)) {
+    const where = init.files.unit === null ? 'the start command above prints on its standard output' : `journald keeps: journalctl -u ${SERVER_FILE_NAMES.unit} -o cat`;
+    found[PORT_PLACEHOLDER] = `server.json says port 0, so the system picks a free port each time the server starts: the "port" of the line {"ok":true,"host":...,"port":...} that ${where}`;
+  }
+  if (held(HOST_PLACEHOLDER)) {
+    found[HOST_PLACEHOLDER] = `the server listens on every interface (${init.config.host}): a name or address of this machine that clients reach`;
+  }
+  return Object.keys(found).length > 0 ? found : null;
 }

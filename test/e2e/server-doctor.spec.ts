@@ -117,6 +117,13 @@ describe('server doctor and server setup (spec 4.6)', function () {
         'taskdag login',
       ]);
       expect(readdirSync(fresh).sort()).to.deep.equal(['data', 'server.env', 'server.json', 'state', 'taskdag-server.service']);
+      expect(result).not.to.have.property('placeholders');
+
+      // A wildcard host and port 0: the link step holds placeholders, each said how to fill.
+      const wild = await unitSandbox.ok(['server', 'setup', '--root', path.join(unitSandbox.root, 'wild'), '--host', '0.0.0.0', '--port', '0']);
+      expect(wild.next_steps.slice(-2)).to.deep.equal(['taskdag link http://<this-host>:<port>', 'taskdag login']);
+      expect(Object.keys(wild.placeholders)).to.deep.equal(['<port>', '<this-host>']);
+      expect(wild.placeholders['<port>']).to.include('journalctl -u taskdag-server.service -o cat');
     } finally {
       unitSandbox.remove();
     }

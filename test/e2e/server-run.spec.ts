@@ -125,6 +125,11 @@ describe('server run (spec 4.6, 5.3)', function () {
     const server = await spawnServer('/bin/sh', ['-c', startLine.slice("sh -c '".length, -1)], { env: sandbox.env() });
     servers.push(server);
     expect((await login(server.origin, envFileEntries(path.join(root, 'server.env')).TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
+    // Port 0: the link step cannot name the port, and says where the real one is: the line the start command printed.
+    expect(setup.next_steps.slice(-2)).to.deep.equal(['taskdag link http://127.0.0.1:<port>', 'taskdag login']);
+    expect(Object.keys(setup.placeholders)).to.deep.equal(['<port>']);
+    expect(setup.placeholders['<port>']).to.include('the start command above prints');
+    expect(setup.next_steps.at(-2).replace('<port>', String(server.port))).to.equal(`taskdag link ${server.origin}`);
     expect(await server.stop()).to.deep.equal({ code: 0, signal: null });
   });
 
