@@ -29,27 +29,40 @@ export function openClient(connectionString: string): import('pg').Client {
  */
 const STALE_CONNECTIONS = 32;
 
+export interface TransactionOptions {
+  /** The statement that opens the transaction (a read-only snapshot, say). */
+  begin?: string;
+  /**
+   * `work` has no effect outside its transaction, so when the connection is lost before COMMIT is
+   * sent (PostgreSQL has then rolled everything back) it runs again, whole, on a fresh connection.
+   * Otherwise only a loss at BEGIN is tried again.
+   */
+  repeatable?: boolean;
+}
+
 /**
  * Runs `work` in one transaction on one pooled client: committed when it resolves, rolled back
- * when it throws. A connection found ended at BEGIN is discarded and the next one tried.
+ * when it throws. A connection lost before anything could commit is discarded and the next one
+ * tried (see TransactionOptions); one lost at COMMIT is never tried again: the change may have
+ * been applied, and the STORAGE_ERROR says so (`details.outcome: "unknown"`).
  */
-export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await connect(pool);
     const lost = watchForLoss(client);
+    const retry = (error: unknown) => attempt < STALE_CONNECTIONS && isConnectionLost(error);
     try {
-      await client.query(begin);
+      await client.query(options.begin ?? 'BEGIN');
     } catch (error) {
       client.release(true);
       lost.stop();
-      if (attempt < STALE_CONNECTIONS && isConnectionLost(error)) continue;
+      if (retry(error)) continue;
       throw databaseError(error);
     }
     let broken = false;
+    let result: T;
     try {
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
+      result = await work(client);
     } catch (error) {
       try {
         await client.query('ROLLBACK');
@@ -57,7 +70,17 @@ export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) 
         // The connection is gone: the server rolls back by itself; the client must not be reused.
         broken = true;
       }
+      client.release(broken || lost.happened());
+      lost.stop();
+      if (options.repeatable && retry(error)) continue;
       throw databaseError(error);
+    }
+    try {
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      broken = isConnectionLost(error);
+      throw broken ? commitOutcomeUnknown(error) : databaseError(error);
     } finally {
       client.release(broken || lost.happened());
       lost.stop();
@@ -88,12 +111,33 @@ function watchForLoss(client: PoolClient): { happened(): boolean; stop(): void }
   return { happened: () => happened, stop: () => void client.off('error', listener) };
 }
 
-/** The server ended the session, or the socket went: nothing of the statement ran on it. */
+/**
+ * The server ended the session, or the socket went. node-postgres reports a socket that closed
+ * under a query, and any later query on that client, with no code: only its words tell them.
+ */
 function isConnectionLost(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === 'ECONNRESET' || code === 'EPIPE')) return true;
-  return error instanceof Error && /Connection terminated/i.test(error.message);
+  if (typeof code === 'string') return code.startsWith('08') || /^57P0[123]$/.test(code) || code === 'ECONNRESET' || code === 'EPIPE';
+  return error instanceof Error && /Connection terminated|connection error and is not queryable/i.test(error.message);
 }
+
+/** The SQLSTATE class PostgreSQL gives a connection that failed, for a loss the driver reports without a code. */
+const CONNECTION_FAILURE = '08006';
+
+/** COMMIT was sent and the connection went before its answer: the server may or may not have committed. */
+function commitOutcomeUnknown(error: unknown): DomainError {
+  const cause = codeOf(error) ?? CONNECTION_FAILURE;
+  return new DomainError(
+    'STORAGE_ERROR',
+    `The database connection was lost while committing (${cause}): the change may or may not have been applied; read before trying it again`,
+    { cause, outcome: 'unknown' },
+  );
+}
+
+const codeOf = (error: unknown): string | null => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : null;
+};
 
 async function connect(pool: Pool): Promise<PoolClient> {
   try {
@@ -111,8 +155,15 @@ async function connect(pool: Pool): Promise<PoolClient> {
  */
 export function databaseError(error: unknown): unknown {
   if (error instanceof DomainError) return error;
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return error;
+  const code = codeOf(error);
+  if (code === null) {
+    if (isConnectionLost(error)) return new DomainError('STORAGE_ERROR', `The database connection was lost (${CONNECTION_FAILURE}): try again`, { cause: CONNECTION_FAILURE });
+    // The pool's own timeout (every connection busy, or the database not answering): no code either.
+    if (error instanceof Error && /timeout exceeded when trying to connect|connection timeout/i.test(error.message)) {
+      return new DomainError('STORAGE_ERROR', 'No database connection within the timeout (ETIMEDOUT): run `taskdag server doctor` on the server', { cause: 'ETIMEDOUT' });
+    }
+    return error;
+  }
   // PostgreSQL's own errors carry a severity; anything else is the socket's.
   if (typeof (error as { severity?: unknown }).severity !== 'string') return new DomainError('STORAGE_ERROR', `The database cannot be reached (${code}): run \`taskdag server doctor\` on the server`, { cause: code });
   const reason = error instanceof Error ? error.message : String(error);

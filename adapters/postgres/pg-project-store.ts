@@ -39,7 +39,8 @@ interface Cached {
 type StoredPlugins = { table: PluginTable; problem: null } | { table: null; problem: string; rows: PluginRow[] };
 
 const ROW = 'version, fence_generation::int, revision::int, incarnation::int, log_length::int, edges_revision::int';
-const READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+/** A read in one snapshot: nothing it does outlives it, so a lost connection is simply tried again. */
+const READ_ONLY = { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', repeatable: true };
 
 /** See graphSince: $1 the project, $2 the revision of the graph in hand, $3 its incarnation (-1 for none). */
 const GRAPH_SINCE = `
@@ -95,7 +96,10 @@ export class PgProjectStore implements ProjectStore {
   transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
     return this.exclusive(async () => {
       let committed: Cached | null = null;
+      // Repeatable: the work decides on the graph it is given and writes only rows of this
+      // transaction, so after a connection lost before COMMIT it runs again on the fresh graph.
       const result = await withTransaction(this.pool, async (client) => {
+        committed = null;
         // The lock first, then a statement that starts after it: it sees every commit before ours.
         await this.row(client, 'FOR UPDATE');
         const current = await this.graphSince(client, this.cached);
@@ -103,7 +107,7 @@ export class PgProjectStore implements ProjectStore {
         const { result, changes } = await work(graph, this.pluginReader(current));
         if (changes) committed = await this.commit(client, current, graph, changes);
         return result;
-      });
+      }, { repeatable: true });
       if (committed) this.keep(committed);
       return result;
     });

@@ -79,7 +79,9 @@ export interface ProjectStore {
    * store may keep that graph for the next calls (the server's keeps it in memory), so work that
    * returns no changes leaves it as it found it (a failed operation rolls its draft back), and
    * work that throws makes the store drop it. `plugins` reads the plugin table under the same
-   * lock, so a policy decided on it holds for the commit.
+   * lock, so a policy decided on it holds for the commit. A store may run `work` again on a
+   * fresh graph when nothing of a first run could have committed (a database connection lost
+   * before its COMMIT), so `work` acts only through what it returns.
    */
   transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T>;
   /**

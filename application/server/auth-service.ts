@@ -3,7 +3,7 @@ import type { AuthStore } from '../ports/auth-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { BearerTokens, PasswordHasher } from '../ports/credentials.js';
 import type { AuthRecord, Session } from './auth-record.js';
-import { LoginThrottle } from './login-throttle.js';
+import { LoginThrottle, type LoginOutcome } from './login-throttle.js';
 import { SERVER_FILE_NAMES } from './server-config.js';
 import { MAX_SECRET_LENGTH } from './server-env.js';
 
@@ -77,14 +77,15 @@ export class AuthService {
       throw new DomainError('AUTH_INVALID', 'Too many failed logins from this client: wait before trying again', { reason: 'rate-limited', retry_after_ms: retryAfter });
     }
     const shared = this.deps.store.shared;
-    let matches = false;
+    let outcome: LoginOutcome = 'undecided';
     try {
       const verifier = (shared && (await shared.verifier())) || this.record.verifier;
-      matches = await this.deps.hasher.matches(password, verifier);
+      outcome = (await this.deps.hasher.matches(password, verifier)) ? 'succeeded' : 'failed';
     } finally {
-      this.throttle.end(client, matches, this.now());
+      // A verifier that could not be read (a database outage) says nothing about the guess.
+      this.throttle.end(client, outcome, this.now());
     }
-    if (!matches) throw new DomainError('AUTH_INVALID', 'Wrong password', { reason: 'password' });
+    if (outcome === 'failed') throw new DomainError('AUTH_INVALID', 'Wrong password', { reason: 'password' });
     const { bearer, hash } = this.deps.tokens.mint();
     const now = this.now();
     const session: Session = { bearer_hash: hash, created_at: new Date(now).toISOString(), expires_at: new Date(now + BEARER_LIFETIME_MS).toISOString() };

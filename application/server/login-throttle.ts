@@ -1,9 +1,13 @@
 /**
  * Rate limit of failed logins, per client address, checked before any password is hashed: at
  * most `limit` failures (attempts in flight count as failures until they succeed) within a
- * sliding window. A success clears the client's record. The table of clients is bounded; when
+ * sliding window. A success clears the client's record; an attempt that could not be decided (the
+ * database holding the verifier is down) counts neither way. The table of clients is bounded; when
  * full, the client seen longest ago is forgotten. Decision and figures: docs/operating.md.
  */
+/** How an attempt ended: the password matched, did not, or was never compared (a storage failure). */
+export type LoginOutcome = 'succeeded' | 'failed' | 'undecided';
+
 export class LoginThrottle {
   private readonly clients = new Map<string, { failures: number[]; inFlight: number }>();
 
@@ -25,11 +29,11 @@ export class LoginThrottle {
     return null;
   }
 
-  end(client: string, succeeded: boolean, now: number): void {
+  end(client: string, outcome: LoginOutcome, now: number): void {
     const entry = this.entry(client);
     entry.inFlight = Math.max(0, entry.inFlight - 1);
-    if (succeeded) entry.failures = [];
-    else entry.failures.push(now);
+    if (outcome === 'succeeded') entry.failures = [];
+    else if (outcome === 'failed') entry.failures.push(now);
     if (entry.failures.length === 0 && entry.inFlight === 0) this.clients.delete(client);
   }
 

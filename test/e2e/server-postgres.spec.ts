@@ -4,7 +4,7 @@ import path from 'node:path';
 import { openEvents } from '../support/api-server.js';
 import { Sandbox } from '../support/cli.js';
 import { loginAt } from '../support/linked-server.js';
-import { CLUSTER_PASSWORD, freshDatabase, testPostgres } from '../support/postgres.js';
+import { CLUSTER_PASSWORD, freshDatabase, privateCluster, testPostgres, type TestCluster } from '../support/postgres.js';
 import { envFileEntries, initServerRoot, login, request, session, startServer, type HttpAnswer, type RunningServer } from '../support/server-process.js';
 
 const task = (id: string) => ({ id, initiative: 'core', title: id, body: '', acceptance: 'ok', blocked_by: [] });
@@ -238,5 +238,77 @@ describe('a PostgreSQL server that cannot start, and its preflight (issue 15)', 
     expect(findings(newer.doctor.json)).to.include({ DATABASE_SCHEMA_NEWER: 'error' });
     expect([newer.run.code, newer.run.json.error.code, newer.run.json.error.details.cause]).to.deep.equal([1, 'STORAGE_ERROR', 'ESCHEMA']);
     expect(testPostgres().sql(database, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'taskdag_%'").trim()).to.equal('1');
+  });
+});
+
+describe('a PostgreSQL restart and outage under load (issue 23)', function () {
+  this.timeout(180_000);
+  const sandbox = new Sandbox();
+  let cluster: TestCluster;
+  let server: RunningServer;
+  let password: string;
+  let bearer: string;
+
+  const op = (operation: string, args: Record<string, unknown> = {}, agent: string | null = 'alice') =>
+    request(server.origin, 'POST', `/v1/projects/p/ops/${operation}`, { headers: { Authorization: `Bearer ${bearer}` }, body: { args, agent } });
+  /** Answers that are not 200, as `status code` lines: during an outage each must be a STORAGE_ERROR. */
+  const failuresOf = (answers: HttpAnswer[]) => answers.filter((answer) => answer.status !== 200).map((answer) => `${answer.status} ${answer.json?.error?.code}`);
+
+  before(async () => {
+    cluster = privateCluster();
+    const root = await postgresRoot(sandbox, 'outage', cluster.createDatabase('outage'));
+    password = envFileEntries(root.envFile).TASKDAG_SERVER_PASSWORD!;
+    server = await startServer(sandbox, root.config, envFileEntries(root.envFile));
+    bearer = (await login(server.origin, password)).json.bearer;
+    expect((await op('init', {}, null)).status).to.equal(200);
+    expect((await op('add-initiative', { name: 'core' })).status).to.equal(200);
+  });
+  after(async () => {
+    await cluster?.start().catch(() => undefined);
+    if (server && server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
+    sandbox.remove();
+  });
+
+  for (const mode of ['immediate', 'fast'] as const) {
+  it(`a restart (${mode}) in the middle of writes and reads: every failure is STORAGE_ERROR, never an internal error, and nothing acknowledged is lost`, async () => {
+    const acknowledged: string[] = [];
+    const answers: HttpAnswer[] = [];
+    let running = true;
+    // Eight agents, each alternating a write and a read, so both are in flight whenever the database goes.
+    const agents = Array.from({ length: 8 }, async (_, agent) => {
+      for (let index = 0; running; index++) {
+        const id = `T-${mode}${agent}x${index}`;
+        const written = await op('add-task', task(id));
+        answers.push(written, await op('status', {}, null));
+        if (written.status === 200) acknowledged.push(id);
+      }
+    });
+    while (acknowledged.length < 40) await new Promise((resolve) => setTimeout(resolve, 5));
+    await cluster.restart(mode);
+    const recovered = acknowledged.length;
+    // The load goes on until writes are acknowledged again after the restart.
+    while (acknowledged.length < recovered + 40) await new Promise((resolve) => setTimeout(resolve, 5));
+    running = false;
+    await Promise.all(agents);
+    expect(new Set(failuresOf(answers))).to.satisfy((codes: Set<string>) => [...codes].every((code) => code === '500 STORAGE_ERROR'), [...new Set(failuresOf(answers))].join(', '));
+    const state = (await op('state', {}, null)).json;
+    for (const id of acknowledged) expect(state.nodes, id).to.have.property(id);
+    expect(server.output().stderr).not.to.include('internal error');
+  });
+  }
+
+  it('while the database is down: reads, writes and logins answer STORAGE_ERROR; failed logins are not counted, so the right password works once it is back', async () => {
+    await cluster.stop('fast');
+    try {
+      const during = [await op('status', {}, null), await op('add-task', task('T-down')), await session(server.origin, bearer)];
+      // More wrong-password logins than the rate limit allows (10 a minute): none of them could be checked.
+      for (let attempt = 0; attempt < 12; attempt++) during.push(await login(server.origin, 'not-the-password'));
+      expect(failuresOf(during)).to.deep.equal(Array(during.length).fill('500 STORAGE_ERROR'));
+    } finally {
+      await cluster.start();
+    }
+    const again = await login(server.origin, password);
+    expect([again.status, again.json.error?.code]).to.deep.equal([200, undefined]);
+    expect((await op('show', { id: 'T-down' }, null)).json.error.code).to.equal('NODE_NOT_FOUND');
   });
 });

@@ -1,5 +1,5 @@
 import { accessSync, chownSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureCommand } from './debian-package.js';
@@ -22,7 +22,17 @@ export interface TestCluster {
   /** Runs SQL as the superuser in `database` (psql), for setting up and inspecting. */
   sql(database: string, statement: string): string;
   createDatabase(name: string): string;
+  /**
+   * A stop then a start: every connection is ended, and the cluster answers again once this
+   * resolves. `immediate` is a crash (sessions cut with no goodbye), `fast` an orderly restart.
+   */
+  restart(mode: StopMode): Promise<void>;
+  /** `pg_ctl stop` (`start` again later): what a database outage looks like to a client. */
+  stop(mode: StopMode): Promise<void>;
+  start(): Promise<void>;
 }
+
+export type StopMode = 'fast' | 'immediate';
 
 export const CLUSTER_PASSWORD = 'pw-never-shown-4cf1';
 
@@ -30,37 +40,55 @@ let cluster: TestCluster | null = null;
 
 /**
  * The test process's cluster, started on first use (installing Debian's postgresql when missing)
- * and stopped when the process exits. As root, initdb and the server run as the package's
- * `postgres` user, which owns the cluster's directory.
+ * and stopped when the process exits. Tests that restart or stop a cluster take one of their own
+ * (`privateCluster`), so no other suite's connections are cut.
  */
 export function testPostgres(): TestCluster {
-  if (cluster) return cluster;
+  cluster ??= privateCluster();
+  return cluster;
+}
+
+/**
+ * A new cluster of its own. As root, initdb and the server run as the package's `postgres`
+ * user, which owns the cluster's directory.
+ */
+export function privateCluster(): TestCluster {
   const bin = serverPrograms();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-pg-'));
   const asOwner = ownerRunner(dir);
   const data = path.join(dir, 'data');
-  asOwner(path.join(bin, 'initdb'), ['-D', data, '-U', SUPERUSER, '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  asOwner.now(path.join(bin, 'initdb'), ['-D', data, '-U', SUPERUSER, '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const options = `-k ${dir} -p ${PORT} -c listen_addresses= -c max_connections=200`;
-  asOwner(path.join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+  const pgCtl = path.join(bin, 'pg_ctl');
+  const startArgs = ['-D', data, '-o', options, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'];
+  const stop = (mode: StopMode) => asOwner.later(pgCtl, ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']);
+  const start = () => asOwner.later(pgCtl, startArgs);
+  asOwner.now(pgCtl, startArgs);
   process.once('exit', () => {
     try {
-      asOwner(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      asOwner.now(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      // Already stopped by its test.
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
   const psql = (database: string, statement: string) =>
-    asOwner(path.join(bin, 'psql'), ['-h', dir, '-p', String(PORT), '-U', SUPERUSER, '-d', database, '-At', '-v', 'ON_ERROR_STOP=1', '-c', statement]);
-  cluster = {
+    asOwner.now(path.join(bin, 'psql'), ['-h', dir, '-p', String(PORT), '-U', SUPERUSER, '-d', database, '-At', '-v', 'ON_ERROR_STOP=1', '-c', statement]);
+  const url = (database: string) => `postgresql://${SUPERUSER}:${CLUSTER_PASSWORD}@${encodeURIComponent(dir)}:${PORT}/${database}`;
+  return {
     dir,
-    url: (database) => `postgresql://${SUPERUSER}:${CLUSTER_PASSWORD}@${encodeURIComponent(dir)}:${PORT}/${database}`,
+    url,
     sql: psql,
     createDatabase(name) {
       psql('postgres', `CREATE DATABASE "${name}"`);
-      return cluster!.url(name);
+      return url(name);
     },
+    stop,
+    start,
+    // Not `pg_ctl restart`, which takes no log file: the server would hold the pipe of its output.
+    restart: (mode) => stop(mode).then(start),
   };
-  return cluster;
 }
 
 /**
@@ -95,13 +123,23 @@ export function freshDatabase(): string {
   return pg.createDatabase(`t${process.pid}_${++databases}`);
 }
 
-/** Runs a program as the owner of `dir`: the `postgres` user when we are root (initdb refuses root), else ourselves. */
-function ownerRunner(dir: string): (file: string, args: string[]) => string {
-  if (process.getuid?.() !== 0) return (file, args) => execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-  chownSync(dir, uid, gid);
-  return (file, args) => execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, uid, gid, cwd: dir });
+/**
+ * Runs a program as the owner of `dir` (the `postgres` user when we are root: initdb refuses
+ * root, else ourselves): at once, or in the background so the test's requests go on meanwhile.
+ */
+function ownerRunner(dir: string): { now(file: string, args: string[]): string; later(file: string, args: string[]): Promise<void> } {
+  let owner = {};
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(dir, uid, gid);
+    owner = { uid, gid, cwd: dir };
+  }
+  const options = { encoding: 'utf8' as const, timeout: 120_000, ...owner };
+  return {
+    now: (file, args) => execFileSync(file, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] }),
+    later: (file, args) => new Promise((resolve, reject) => execFile(file, args, options, (error) => (error ? reject(error) : resolve()))),
+  };
 }
 
 /** A migrated fresh database with a pool on it; `close` ends the pool. */

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { PoolClient } from 'pg';
 import { databaseError, openPool, withTransaction } from '../../../adapters/postgres/pg-pool.js';
 import { DomainError } from '../../../domain/errors.js';
 import { rejectionOf } from '../../support/failures.js';
@@ -34,5 +35,39 @@ describe('database failures as STORAGE_ERROR', function () {
     expect(databaseError(bug)).to.equal(bug);
     const domain = new DomainError('NODE_NOT_FOUND', 'No node', {});
     expect(databaseError(domain)).to.equal(domain);
+  });
+
+  it('a connection lost before COMMIT: repeatable work runs again on a fresh connection, other work fails with STORAGE_ERROR having committed nothing', async () => {
+    const pool = openPool(freshDatabase());
+    try {
+      await pool.query('CREATE TABLE t (attempt integer)');
+      let attempts = 0;
+      const work = async (client: PoolClient) => {
+        attempts += 1;
+        await client.query('INSERT INTO t VALUES ($1)', [attempts]);
+        // The first attempt's session is ended under it, as a restart or a failover would.
+        if (attempts === 1) await client.query('SELECT pg_terminate_backend(pg_backend_pid())');
+        return attempts;
+      };
+      expect(await withTransaction(pool, work, { repeatable: true })).to.equal(2);
+      expect((await pool.query('SELECT attempt FROM t')).rows).to.deep.equal([{ attempt: 2 }]);
+      attempts = 0;
+      const error = await rejectionOf(() => withTransaction(pool, work));
+      expect(error.code).to.equal('STORAGE_ERROR');
+      expect(['57P01', '08006']).to.include(error.details.cause);
+      expect(attempts).to.equal(1);
+      expect((await pool.query('SELECT attempt FROM t')).rows).to.deep.equal([{ attempt: 2 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("node-postgres's connection failures without a code are STORAGE_ERROR too, never an unexpected error", () => {
+    for (const message of ['Connection terminated unexpectedly', 'Client has encountered a connection error and is not queryable']) {
+      const error = databaseError(new Error(message)) as DomainError;
+      expect([error.code, error.details], message).to.deep.equal(['STORAGE_ERROR', { cause: '08006' }]);
+    }
+    const timeout = databaseError(new Error('timeout exceeded when trying to connect')) as DomainError;
+    expect([timeout.code, timeout.details]).to.deep.equal(['STORAGE_ERROR', { cause: 'ETIMEDOUT' }]);
   });
 });

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { AuthRecord, PasswordVerifier } from '../../../application/server/auth-record.js';
 import { AuthService, BEARER_LIFETIME_MS } from '../../../application/server/auth-service.js';
 import { LoginThrottle } from '../../../application/server/login-throttle.js';
-import type { AuthStore, StoredAuth } from '../../../application/ports/auth-store.js';
+import type { AuthStore, SharedSessions, StoredAuth } from '../../../application/ports/auth-store.js';
+import { DomainError } from '../../../domain/errors.js';
 import { rejectionOf } from '../../support/failures.js';
 
 /** An auth file in memory; `failNextSave` makes the next write fail as a full disk would. */
@@ -10,6 +11,8 @@ class InMemoryAuthStore implements AuthStore {
   readonly location = '/srv/taskdag/state/remote-auth.json';
   saved: AuthRecord[] = [];
   failNextSave = false;
+  /** Set to play a store shared by several processes. */
+  shared?: SharedSessions;
   constructor(public stored: StoredAuth = { kind: 'absent' }) {}
   async load(): Promise<StoredAuth> {
     return structuredClone(this.stored);
@@ -132,6 +135,18 @@ describe('AuthService (application, in-memory store)', () => {
       expect([refused.code, refused.details]).to.deep.equal(['AUTH_INVALID', { reason: 'password' }]);
     }
     expect(deps.hasher.comparisons).to.equal(comparisons);
+    expect((await service.login('pw', 'client')).bearer).to.be.a('string');
+  });
+
+  it('a login whose verifier cannot be read (the database is down) fails with that STORAGE_ERROR and is not counted against the client', async () => {
+    const { deps } = setup();
+    const { service } = await AuthService.open(deps, 'pw');
+    const outage = new DomainError('STORAGE_ERROR', 'The database cannot be reached (ECONNREFUSED)', { cause: 'ECONNREFUSED' });
+    const down = { verifier: async () => Promise.reject(outage), add: async () => undefined, find: async () => null };
+    deps.store.shared = down;
+    // More attempts than the limit (3 here): none of them could be compared.
+    for (let attempt = 0; attempt < 5; attempt++) expect(await rejectionOf(() => service.login('wrong', 'client'))).to.equal(outage);
+    deps.store.shared = undefined;
     expect((await service.login('pw', 'client')).bearer).to.be.a('string');
   });
 
