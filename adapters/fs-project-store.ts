@@ -9,7 +9,7 @@ import type { PluginReader, ProjectStore, ProjectStoreFactory, Reached, Rewrite,
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
 import { bufferSource, decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
-import { encodeRecord, highestReached, readRecords } from './ledger-records.js';
+import { encodeRecord, highestReached, readRecords, type GenerationStart } from './ledger-records.js';
 import { plainNodes } from './lazy-nodes.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
@@ -215,8 +215,8 @@ export class FsProjectStore implements ProjectStore {
     try {
       const { log, ...graph } = state;
       const ledgerFile = `ledger.${this.highestGeneration() + 1}.jsonl`;
-      // The fence generation rides along in the base record, so it survives the checkpoint's loss.
-      const base: ChangeSet & { fence_generation: number } = {
+      // The base record carries what survives the checkpoint's loss (ledger-records.ts, GenerationStart).
+      const base: ChangeSet & GenerationStart = {
         revision: graph.revision,
         log,
         nodes: {},
@@ -224,6 +224,7 @@ export class FsProjectStore implements ProjectStore {
         edges: [],
         initiatives: {},
         fence_generation: graph.fence_generation,
+        ...(isEmptyGraph(graph) ? { starts_empty: true as const } : {}),
       };
       const line = encodeRecord(base);
       removeLeftoverTempFiles(this.files, this.location);
@@ -342,7 +343,7 @@ export class FsProjectStore implements ProjectStore {
     if (ledgers.length === 0) return new DomainError('STORAGE_ERROR', `Project ${this.projectId} has no state: run taskdag init`, details);
     return new DomainError(
       'STORAGE_ERROR',
-      `${this.checkpointFile} is missing beside ${ledgers.join(', ')}: the state is damaged (taskdag restore brings back a snapshot; taskdag init keeps these files as a corrupt-recovery snapshot and starts afresh)`,
+      `${this.checkpointFile} is missing beside ${ledgers.join(', ')}: the state is damaged (taskdag init keeps these files as a corrupt-recovery snapshot and starts afresh; taskdag restore of that snapshot then replays the ledger, if it reaches back to the project's creation)`,
       { ...details, ledgers },
     );
   }
@@ -524,6 +525,10 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
   private get projects(): string {
     return path.join(this.home, 'projects');
   }
+}
+
+function isEmptyGraph(graph: Graph): boolean {
+  return Object.keys(graph.nodes).length === 0 && graph.edges.length === 0 && Object.keys(graph.initiatives).length === 0;
 }
 
 function generationOf(ledgerFile: string | undefined): number | null {

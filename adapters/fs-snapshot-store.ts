@@ -8,7 +8,9 @@ import type { StoredState } from '../application/ports/project-store.js';
 import type { RawFile, SnapshotMetadata, SnapshotReason, SnapshotStore } from '../application/ports/snapshot-store.js';
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem } from './file-system.js';
-import { decodePluginTable } from './plugin-table-file.js';
+import { salvageHeader } from './checkpoint-file.js';
+import { replayFromCreation } from './ledger-recovery.js';
+import { decodePluginTable, pluginFileOf } from './plugin-table-file.js';
 import { assertStateShape } from './state-validation.js';
 import { invalidFile, storageError } from './storage-error.js';
 import { digestOf, matchesDigest, nextSnapshotStamp, sha256, SNAPSHOT_ID, SNAPSHOT_REASONS as REASONS } from './snapshot-naming.js';
@@ -16,14 +18,17 @@ import { digestOf, matchesDigest, nextSnapshotStamp, sha256, SNAPSHOT_ID, SNAPSH
 const STATE_SUFFIX = '.state.json';
 const META_SUFFIX = '.meta.json';
 const PLUGINS_SUFFIX = '.plugins.json';
+/** The raw files an unreadable state's snapshot copies beside it (as `<id>.<name>`). */
+const RAW_FILE = /^(ledger\.\d+\.jsonl|plugins\.\d+\.json)$/;
 
 /**
  * Snapshots as pairs in `<state-dir>/snapshots/`: `<id>.state.json` (the raw state) and
  * `<id>.meta.json` (its metadata), and `<id>.plugins.json` (its plugin table) when it had
  * policy plugins, covered by the metadata's digest. The state is written first and the metadata
  * last, each atomically, so a pair is complete exactly when its metadata exists. A snapshot of an
- * unreadable state keeps the raw checkpoint as its state and copies each ledger beside it as
- * `<id>.<ledger file name>`, for recovery by hand.
+ * unreadable state keeps the raw checkpoint as its state and copies each ledger (and plugin
+ * table) beside it as `<id>.<file name>`; loading it replays its ledger when that ledger reaches
+ * back to the state's creation (ledger-recovery.ts).
  */
 export class FsSnapshotStore implements SnapshotStore {
   private readonly dir: string;
@@ -93,14 +98,43 @@ export class FsSnapshotStore implements SnapshotStore {
     const contents = this.readBytes(stateFile, id);
     if (contents.length !== metadata.bytes) throw invalidFile(stateFile, `it has ${contents.length} bytes, its metadata says ${metadata.bytes}`);
     if (sha256(contents) !== metadata.sha256) throw invalidFile(stateFile, `its sha256 does not match ${metaFile}`);
+    if (metadata.raw_files) return { metadata, ...this.recover(metadata, metadata.raw_files, contents) };
     let state: unknown;
     try {
       state = JSON.parse(contents.toString('utf8'));
     } catch {
-      throw invalidFile(stateFile, `it is not JSON${metadata.reason === 'corrupt-recovery' ? ' (a corrupt-recovery snapshot keeps raw files for recovery by hand)' : ''}`);
+      throw invalidFile(stateFile, 'it is not JSON');
     }
     assertStateShape(state, stateFile);
     return { metadata, state, plugins: this.loadPlugins(metadata) };
+  }
+
+  /**
+   * The state of a snapshot of raw files: the ledger the raw checkpoint names (the newest kept
+   * when it names none) replayed from the state's creation, with that generation's plugin table.
+   * Every copy used is checked against its digest first.
+   */
+  private recover(metadata: SnapshotMetadata, rawFiles: RawFile[], checkpoint: Buffer): { state: State; plugins: PluginTable } {
+    // Only names of this snapshot's own copies: the metadata never leads a read elsewhere.
+    const prefix = `${metadata.id}.`;
+    const copies = new Map(rawFiles.filter((file) => file.name.startsWith(prefix) && RAW_FILE.test(file.name.slice(prefix.length))).map((file) => [file.name.slice(prefix.length), file]));
+    const named = salvageHeader(checkpoint)?.ledger?.file;
+    const ledgers = [...copies.keys()].filter((name) => /^ledger\.\d+\.jsonl$/.test(name)).sort((a, b) => generation(a) - generation(b));
+    const ledger = typeof named === 'string' && copies.has(named) ? named : ledgers.pop();
+    const stateFile = this.file(metadata.id, STATE_SUFFIX);
+    if (ledger === undefined) throw invalidFile(stateFile, 'its snapshot keeps no ledger to replay: its files are kept for recovery by hand');
+    const state = replayFromCreation(this.rawFile(metadata.id, copies.get(ledger)!), this.file(metadata.id, `.${ledger}`));
+    assertStateShape(state, stateFile);
+    const table = copies.get(pluginFileOf(ledger));
+    return { state, plugins: table ? decodePluginTable(this.rawFile(metadata.id, table), path.join(this.dir, table.name)) : {} };
+  }
+
+  /** A raw file kept beside a snapshot, once its size and sha256 match the metadata's. */
+  private rawFile(id: string, raw: RawFile): Buffer {
+    const file = path.join(this.dir, raw.name);
+    const contents = this.readBytes(file, id);
+    if (!matchesDigest(contents, raw)) throw invalidFile(file, `its size or sha256 does not match ${this.file(id, META_SUFFIX)}`);
+    return contents;
   }
 
   /** The plugin table beside the state, when there is one; its size and digest for the metadata. */
@@ -140,7 +174,7 @@ export class FsSnapshotStore implements SnapshotStore {
   private preserveRawFiles(id: string): { checkpoint: Buffer; files: RawFile[] } {
     const files: RawFile[] = [];
     for (const name of this.files.list(this.stateDir).sort()) {
-      if (!/^(ledger\.\d+\.jsonl|plugins\.\d+\.json)$/.test(name)) continue;
+      if (!RAW_FILE.test(name)) continue;
       const bytes = this.files.read(path.join(this.stateDir, name));
       const copy = `${id}.${name}`;
       writeFileAtomic(this.files, path.join(this.dir, copy), bytes);
@@ -191,7 +225,7 @@ export class FsSnapshotStore implements SnapshotStore {
       return this.files.read(file);
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      throw storageError(missing ? `Snapshot ${id} is incomplete: its state file is missing` : 'Cannot read the snapshot', error, {
+      throw storageError(missing ? `Snapshot ${id} is incomplete: ${path.basename(file)} is missing` : 'Cannot read the snapshot', error, {
         path: file,
         snapshot_id: id,
       });
@@ -201,6 +235,10 @@ export class FsSnapshotStore implements SnapshotStore {
   private file(id: string, suffix: string): string {
     return path.join(this.dir, id + suffix);
   }
+}
+
+function generation(ledgerFile: string): number {
+  return Number(/\d+/.exec(ledgerFile)![0]);
 }
 
 function isRawFile(value: unknown): value is RawFile {

@@ -20,6 +20,17 @@ export function encodeRecord(changes: ChangeSet): Buffer {
   return Buffer.concat([Buffer.from(prefix), body, SUFFIX]);
 }
 
+/**
+ * What the first record of a ledger generation carries beside its change set: the generation's
+ * fence generation (so it survives the checkpoint's loss), and `starts_empty` when the state was
+ * written whole with an empty graph (`init`): replaying the generation from its first record then
+ * gives the whole state, with no checkpoint (what a corrupt-recovery restore does).
+ */
+export interface GenerationStart {
+  fence_generation: number;
+  starts_empty?: true;
+}
+
 export interface LedgerRead {
   records: ChangeSet[];
   /** Where the valid records end (relative to the bytes read); anything after is a torn write. */
@@ -54,6 +65,25 @@ export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
     offset = record.end;
   }
   return { records, end: offset };
+}
+
+/**
+ * A ledger read from its start up to the first record that does not verify (invalid, not a change
+ * set, or not past the revision before it), whatever follows: what can be replayed of a damaged
+ * ledger. The first record is given as written, with what it carries as a generation's start.
+ */
+export function intactPrefix(bytes: Buffer): { start: Partial<GenerationStart> | null; records: ChangeSet[] } {
+  const records: ChangeSet[] = [];
+  let start: Partial<GenerationStart> | null = null;
+  for (let at = 0; at < bytes.length; ) {
+    const record = recordAt(bytes, at);
+    if (record === null || !isChangeSetShape(record.value)) break;
+    if (records.length > 0 && record.value.revision <= records[records.length - 1]!.revision) break;
+    if (records.length === 0) start = record.value as Partial<GenerationStart>;
+    records.push(record.value);
+    at = record.end;
+  }
+  return { start, records };
 }
 
 /**

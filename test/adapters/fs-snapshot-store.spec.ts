@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { FsSnapshotStore } from '../../adapters/fs-snapshot-store.js';
+import { encodeRecord } from '../../adapters/ledger-records.js';
 import { DomainError } from '../../domain/errors.js';
 import { projectState } from '../../domain/projection.js';
 import { rejectionOf } from '../support/failures.js';
@@ -72,6 +73,37 @@ describe('FsSnapshotStore', () => {
     ]);
     expect(metadata.bytes).to.equal(8);
     expect((await failure(() => sut.load(metadata.id))).details.cause).to.equal('EINVALID');
+  });
+
+  describe('a snapshot of raw files whose ledger starts at the state\'s creation', () => {
+    const error = new DomainError('STORAGE_ERROR', 'unreadable', { cause: 'EINVALID' });
+    const unreadable = { kind: 'unreadable' as const, text: '', error, reached: { revision: 0, fence_generation: 0 } };
+    const initiative = { desc: 'Core', created_at: AT };
+    let metadata: Awaited<ReturnType<FsSnapshotStore['take']>>;
+
+    beforeEach(async () => {
+      const created = { revision: 0, log: [], nodes: {}, notes: [], edges: [], initiatives: {}, fence_generation: 4, starts_empty: true as const };
+      const entry = { revision: 1, at: AT, by: 'alice', op: 'add-initiative', node: null, initiative: 'core' };
+      writeFileSync(path.join(dir, 'ledger.2.jsonl'), Buffer.concat([encodeRecord(created), encodeRecord({ revision: 1, log: [entry], nodes: {}, notes: [], edges: [], initiatives: { core: initiative } })]));
+      metadata = await sut.take('corrupt-recovery', unreadable, AT);
+    });
+
+    it('loads as that ledger replayed, with the generation\'s fence', async () => {
+      const { state } = await sut.load(metadata.id);
+      expect(state).to.include({ revision: 1, fence_generation: 4 });
+      expect(state.initiatives).to.deep.equal({ core: initiative });
+      expect(state.log.map((entry) => entry.op)).to.deep.equal(['add-initiative']);
+    });
+
+    it('refuses a ledger copy that does not match its digest, and a raw file named outside the snapshot', async () => {
+      const copy = path.join(dir, 'snapshots', `${metadata.id}.ledger.2.jsonl`);
+      writeFileSync(copy, readFileSync(copy, 'utf8').replace('core', 'cora'));
+      expect((await failure(() => sut.load(metadata.id))).message).to.contain('sha256');
+      const meta = path.join(dir, 'snapshots', `${metadata.id}.meta.json`);
+      const outside = { ...metadata, raw_files: [{ ...metadata.raw_files![0]!, name: `${metadata.id}.ledger.2.jsonl/../../ledger.2.jsonl` }] };
+      writeFileSync(meta, JSON.stringify(outside));
+      expect((await failure(() => sut.load(metadata.id))).message).to.contain('keeps no ledger');
+    });
   });
 
   it('refuses ids that are not snapshot ids before touching the disk', async () => {

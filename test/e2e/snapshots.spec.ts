@@ -55,8 +55,6 @@ describe('snapshots, init --force and restore (spec 2.5, 4.4)', () => {
     expect(readFileSync(snapshotFile(result.snapshot.id, '.state.json'), 'utf8')).to.equal('{"version":1,"nodes":');
     expect(readdirSync(path.join(dir, 'snapshots'))).to.include(`${result.snapshot.id}.ledger.1.jsonl`);
     expect(JSON.parse(await state()).revision).to.equal(0);
-    const restore = await sandbox.run(['restore', result.snapshot.id, '--as', 'alice']);
-    expect(restore.json.error.code).to.equal('STORAGE_ERROR');
   });
 
   it('lists only complete pairs whose metadata id matches the file name, newest first', async () => {
@@ -211,5 +209,66 @@ describe('snapshots, init --force and restore (spec 2.5, 4.4)', () => {
     const after = JSON.parse(await state());
     expect(after.fence_generation).to.be.greaterThan(before.fence_generation);
     expect(readdirSync(dir).filter((name) => name.startsWith('ledger.'))).to.not.include(ledgers[0]);
+  });
+
+  describe('a damaged state comes back by command when its ledger reaches back to its creation', () => {
+    const corruptRecovery = async () => {
+      const { snapshot } = await sandbox.ok(['init']);
+      expect(snapshot.reason).to.equal('corrupt-recovery');
+      expect((await sandbox.ok(['snapshots'])).snapshots[0]).to.deep.equal(snapshot);
+      return snapshot;
+    };
+    const tasksReady = async () => (await sandbox.ok(['status'])).tasks.ready.map((task: { id: string }) => task.id);
+
+    it('a lost checkpoint: init keeps the ledger as corrupt-recovery, restore of it brings every node back', async () => {
+      await sandbox.ok(['add-task', 'T-2', ...TASK]);
+      await sandbox.ok(['add-note', 'T-1', 'kept', 'through', 'the', 'loss', '--as', 'alice']);
+      const before = JSON.parse(await state());
+      rmSync(path.join(dir, 'tasks.json'));
+      const damaged = await sandbox.run(['status']);
+      expect([damaged.code, damaged.json.error.code]).to.deep.equal([1, 'STORAGE_ERROR']);
+      expect(damaged.json.error.message).to.contain('restore of that snapshot');
+
+      const snapshot = await corruptRecovery();
+      expect(await tasksReady()).to.deep.equal([]);
+      expect(await sandbox.ok(['restore', snapshot.id, '--as', 'bob'])).to.deep.equal({ snapshot });
+
+      expect(await tasksReady()).to.deep.equal(['T-1', 'T-2']);
+      const restored = JSON.parse(await state());
+      expect(restored.nodes).to.deep.equal(before.nodes);
+      expect(restored.nodes['T-1'].notes.map((note: { text: string }) => note.text)).to.deep.equal(['kept through the loss']);
+      expect([restored.edges, restored.initiatives]).to.deep.equal([before.edges, before.initiatives]);
+      expect(restored.log.slice(0, -1)).to.deep.equal(before.log);
+      expect(restored.log.at(-1)).to.include({ op: 'restore', by: 'bob', snapshot: snapshot.id, restored_revision: before.revision });
+      await sandbox.ok(['add-task', 'T-3', ...TASK]);
+    });
+
+    it('a ledger damaged in the middle: restore replays the records that verify, up to the damage', async () => {
+      await sandbox.ok(['add-task', 'T-2', ...TASK]);
+      await sandbox.ok(['add-task', 'T-3', ...TASK]);
+      const ledger = path.join(dir, readdirSync(dir).find((name) => name.startsWith('ledger.'))!);
+      const bytes = readFileSync(ledger);
+      const at = bytes.indexOf('"title":"A task"', bytes.indexOf('"id":"T-2"'));
+      bytes.write('"title":"X task"', at);
+      writeFileSync(ledger, bytes);
+      expect((await sandbox.run(['status'])).json.error.details).to.include({ cause: 'EINVALID' });
+
+      const snapshot = await corruptRecovery();
+      await sandbox.ok(['restore', snapshot.id, '--as', 'alice']);
+      expect(await tasksReady()).to.deep.equal(['T-1']);
+      expect(JSON.parse(await state()).log.at(-1)).to.include({ op: 'restore', restored_revision: 2 });
+    });
+
+    it('a ledger that starts from a checkpoint\'s graph (after a restore) is refused, leaving every byte as it was', async () => {
+      const reset = (await sandbox.ok(['init', '--force', '--as', 'alice'])).snapshot;
+      await sandbox.ok(['restore', reset.id, '--as', 'alice']);
+      rmSync(path.join(dir, 'tasks.json'));
+      const snapshot = await corruptRecovery();
+      const before = treeDigest(dir);
+      const refused = await sandbox.run(['restore', snapshot.id, '--as', 'alice']);
+      expect([refused.code, refused.json.error.code, refused.json.error.details.cause]).to.deep.equal([1, 'STORAGE_ERROR', 'EINVALID']);
+      expect(refused.json.error.message).to.contain('recovery by hand');
+      expect(treeDigest(dir)).to.deep.equal(before);
+    });
   });
 });
