@@ -20,7 +20,7 @@ export const serverInitArgs = {
   unit: optional(oneOf(['systemd', 'none'] as const), 'systemd (default) writes taskdag-server.service; none writes only server.json and server.env'),
   service_user: optional(nonEmptyText(), `The user the service runs as (a unit's default: ${DEFAULT_SERVICE_USER}): prints the commands that create it and give it its files (never runs them)`),
   allow_missing_paths: optional(flag(), 'Do not create the data root and state home', { standalone: true }),
-  force: optional(flag(), 'Recreate artifacts that conflict with the options (the password is kept)', { standalone: true }),
+  force: optional(flag(), 'Recreate files that conflict with the options (the password is kept, unless server.env is structurally invalid: then a new one is minted)', { standalone: true }),
   rotate_password: optional(flag(), 'Write a new secret into server.env, changing nothing else', { standalone: true }),
   print_secret: optional(flag(), 'Print the secret (unsafe: controlled recovery or handoff only)', { standalone: true }),
 };

@@ -104,7 +104,7 @@ export async function serverInit(ports: ServerInitPorts, input: ServerInitInput)
     await planDirectory(ports.files, config.dataRoot, input.allowMissingPaths),
     await planDirectory(ports.files, config.stateHome, input.allowMissingPaths),
   ];
-  refuseConflicts(steps, input.force);
+  refuseConflicts(steps, input, paths.env);
 
   if (!input.dryRun) await apply(ports.files, steps);
   const password = input.printSecret && !input.dryRun ? envPlan.password(secret.value) : undefined;
@@ -233,13 +233,28 @@ async function planDirectory(files: HostFiles, path: string, deferred: boolean):
   return { path, action: deferred ? 'defer' : 'create', directory: true };
 }
 
-function refuseConflicts(steps: Step[], force: boolean): void {
-  const conflicts = steps.filter((step) => step.action === 'conflict').map(({ path, reason }) => ({ path, reason }));
+/**
+ * Refuses the run when anything conflicts, saying truthfully what would clear each conflict:
+ * --force recreates a file (and the password survives unless server.env itself is the invalid
+ * file, or --rotate-password asks otherwise), but never replaces a path that is not a directory.
+ */
+function refuseConflicts(steps: Step[], input: ServerInitInput, envPath: string): void {
+  const conflicts = steps.filter((step) => step.action === 'conflict');
   if (conflicts.length === 0) return;
-  const advice = force ? 'move them aside by hand' : 'rerun with --force to recreate them (the existing password is kept)';
-  throw new DomainError('SERVER_SETUP_CONFLICT', `${conflicts.length} existing artifact(s) conflict with the requested options: ${advice}`, {
-    conflicts,
+  const paths = (some: Step[]) => some.map((step) => step.path).join(', ');
+  const files = conflicts.filter((step) => !step.directory);
+  const notDirectories = conflicts.filter((step) => step.directory);
+  const advice: string[] = [];
+  if (files.length > 0) advice.push(`rerun with --force to recreate ${paths(files)} (${passwordAfterForce(files, input, envPath)})`);
+  if (notDirectories.length > 0) advice.push(`move ${paths(notDirectories)} aside by hand: it should be a directory, and --force never replaces it`);
+  throw new DomainError('SERVER_SETUP_CONFLICT', `${conflicts.length} existing artifact(s) conflict with the requested options: ${advice.join('; ')}`, {
+    conflicts: conflicts.map(({ path, reason }) => ({ path, reason })),
   });
+}
+
+function passwordAfterForce(files: Step[], input: ServerInitInput, envPath: string): string {
+  if (files.some((step) => step.path === envPath)) return `${envPath} is structurally invalid, so --force writes a new one with a new password`;
+  return input.rotatePassword ? 'the password is rotated, as --rotate-password asks' : 'the existing password is kept';
 }
 
 /** Directories first (a file's directory must exist), then the files; each write durable. */

@@ -157,8 +157,15 @@ describe('server init (spec 4.6)', function () {
     expect(refused.code).to.equal(1);
     expect(refused.json.error.code).to.equal('SERVER_SETUP_CONFLICT');
     expect(refused.json.error.details.conflicts.map((conflict: any) => path.basename(conflict.path))).to.deep.equal(['server.json', 'taskdag-server.service']);
+    expect(refused.json.error.message).to.equal(
+      `2 existing artifact(s) conflict with the requested options: rerun with --force to recreate ${file('server.json')}, ${file('taskdag-server.service')} (the existing password is kept)`,
+    );
     expect(fileTree(root)).to.deep.equal(before);
     expect(existsSync(path.join(sandbox.root, 'elsewhere'))).to.equal(false);
+    // With --rotate-password the rerun would not keep the password, and the message does not say it would.
+    const rotating = await sandbox.run(['server', 'init', '--root', root, '--port', '8124', '--rotate-password']);
+    expect(rotating.json.error.message).to.match(/\(the password is rotated, as --rotate-password asks\)$/);
+    expect(fileTree(root)).to.deep.equal(before);
 
     const forced = await sandbox.ok(['server', 'init', '--root', root, '--port', '8124', '--force']);
     expect(forced.actions.map((step: any) => [path.basename(step.path), step.action])).to.deep.include.members([
@@ -178,6 +185,9 @@ describe('server init (spec 4.6)', function () {
     const refused = await sandbox.run(['server', 'init', '--root', root]);
     expect(refused.json.error.code).to.equal('SERVER_SETUP_CONFLICT');
     expect(refused.json.error.details.conflicts[0].reason).to.match(/structurally invalid/);
+    expect(refused.json.error.message).to.equal(
+      `1 existing artifact(s) conflict with the requested options: rerun with --force to recreate ${file('server.env')} (${file('server.env')} is structurally invalid, so --force writes a new one with a new password)`,
+    );
     expect(fileTree(root)).to.deep.equal(before);
     const forced = await sandbox.ok(['server', 'init', '--root', root, '--force']);
     expect(forced.secret).to.deep.equal({ source: 'regenerated' });
@@ -256,12 +266,16 @@ describe('server init (spec 4.6)', function () {
     expect((await sandbox.ok(['server', 'init', '--root', inTmp, '--unit', 'none', '--dry-run'])).service_user).to.equal(null);
   });
 
-  it('refuses, even with --force, a data root that exists and is not a directory', async () => {
+  it('refuses, even with --force, a data root that exists and is not a directory, and says --force will not help', async () => {
     mkdirSync(root, { mode: 0o700 });
     writeFileSync(file('data'), 'not a directory');
-    const result = await sandbox.run(['server', 'init', '--root', root, '--force']);
-    expect(result.json.error.code).to.equal('SERVER_SETUP_CONFLICT');
-    expect(result.json.error.details.conflicts).to.deep.equal([{ path: file('data'), reason: 'exists and is not a directory' }]);
-    expect(Object.keys(fileTree(root))).to.deep.equal(['data']);
+    const byHand = `1 existing artifact(s) conflict with the requested options: move ${file('data')} aside by hand: it should be a directory, and --force never replaces it`;
+    for (const flags of [['--force'], []]) {
+      const result = await sandbox.run(['server', 'init', '--root', root, ...flags]);
+      expect(result.json.error.code).to.equal('SERVER_SETUP_CONFLICT');
+      expect(result.json.error.details.conflicts).to.deep.equal([{ path: file('data'), reason: 'exists and is not a directory' }]);
+      expect(result.json.error.message, flags.join(' ')).to.equal(byHand);
+      expect(Object.keys(fileTree(root))).to.deep.equal(['data']);
+    }
   });
 });
