@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from './api-router.js';
 import type { Middleware } from 'koa';
 import type { AuthService } from '../../application/server/auth-service.js';
 import { readJsonBody } from './request-body.js';
@@ -23,7 +24,7 @@ export const LOGIN_MAX_BODY_BYTES = 4096;
  * The client address is what the throttle counts failures against.
  */
 export function loginRoutes(auth: AuthService, maxBodyBytes: number): Router {
-  const router = new Router();
+  const router = apiRouter();
   router.post('/v1/auth/login', async (ctx) => {
     const body = (maxBodyBytes < LOGIN_MAX_BODY_BYTES
       ? await readJsonBody(ctx, maxBodyBytes)
@@ -37,7 +38,7 @@ export function loginRoutes(auth: AuthService, maxBodyBytes: number): Router {
 
 /** `GET /v1/auth/session`: whether a bearer is still good, and until when (no secret in the answer). */
 export function sessionRoutes(): Router {
-  const router = new Router();
+  const router = apiRouter();
   router.get('/v1/auth/session', (ctx) => {
     const { created_at, expires_at } = ctx.state.session as { created_at: string; expires_at: string };
     ctx.body = { authenticated: true, created_at, expires_at };

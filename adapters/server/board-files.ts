@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Middleware } from 'koa';
 import send from 'koa-send';
+import { isApiPath } from './canonical-path.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -14,7 +15,7 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 export function boardFiles(uiRoot: string): Middleware {
   const root = path.resolve(uiRoot);
   return async (ctx, next) => {
-    if (ctx.path === '/v1' || ctx.path.startsWith('/v1/') || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    if (isApiPath(ctx.path) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     if (!existsSync(path.join(root, 'index.html'))) {
       ctx.status = 503;
       ctx.type = 'text/plain';

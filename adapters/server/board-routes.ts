@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from './api-router.js';
 import type { Context } from 'koa';
 import { activity } from '../../application/board/activity.js';
 import { catalog } from '../../application/board/catalog.js';
@@ -26,7 +27,7 @@ export interface BoardRoutesOptions {
  * mount the same routes.
  */
 export function boardRoutes(options: BoardRoutesOptions): Router {
-  const router = new Router();
+  const router = apiRouter();
   const known = options.projects;
 
   router.get('/v1/projects', async (ctx) => {

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { AuthService } from '../../application/server/auth-service.js';
 import { loginRoutes, requireBearer, sessionRoutes } from './auth-routes.js';
+import { canonicalPaths, isApiPath } from './canonical-path.js';
 import { errorEnvelope } from './error-envelope.js';
 import type { PathRedactor } from './path-redactor.js';
 import { requireProtocolVersion } from './protocol-version.js';
@@ -31,7 +32,7 @@ export interface HttpAppOptions extends RouteContext {
 
 /**
  * The server's koa app: one error middleware first (every failure is the CLI's envelope), the
- * protocol check on /v1, the login route, then every authenticated route behind the bearer check;
+ * refusal of any other spelling of an API path, the protocol check on /v1, the login route, then every authenticated route behind the bearer check;
  * without `auth` (the local board), the routes with neither.
  */
 export function buildHttpApp(options: HttpAppOptions): Koa {
@@ -40,9 +41,11 @@ export function buildHttpApp(options: HttpAppOptions): Koa {
   app.silent = true;
   app.use(errorEnvelope(options.redactor, options.log));
   if (options.admit) app.use(options.admit);
+  // From here on, an API path has one spelling, so every rule below reads the same path.
+  app.use(canonicalPaths);
   app.use(async (ctx, next) => {
     ctx.set('Cache-Control', 'no-store');
-    await (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? requireProtocolVersion(ctx, next) : next());
+    await (isApiPath(ctx.path) ? requireProtocolVersion(ctx, next) : next());
   });
   const routers = options.authenticated?.(options) ?? [];
   if (options.auth) {

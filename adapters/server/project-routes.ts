@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from './api-router.js';
 import { refusedRemotely, servedRemotely } from '../../application/remote-offer.js';
 import type { OperationDispatcher } from '../../application/operation.js';
 import type { OperationRegistry } from '../../application/registry.js';
@@ -21,7 +22,7 @@ export interface ProjectRoutesOptions extends BoardRoutesOptions {
  * project; every other route on an absent one is PROJECT_NOT_FOUND.
  */
 export function projectRoutes(options: ProjectRoutesOptions): Router {
-  const router = new Router();
+  const router = apiRouter();
   const known = options.projects;
 
   // For operators and leak tests: live streams, and what the process holds open.

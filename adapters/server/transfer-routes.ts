@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { apiRouter } from './api-router.js';
 import type { Clock } from '../../application/ports/clock.js';
 import type { ProjectStore, ProjectStoreFactory } from '../../application/ports/project-store.js';
 import { destinationOf, transferAllowed } from '../../application/remote/transfer.js';
@@ -33,7 +34,7 @@ export interface TransferRoutesOptions {
  * both revisions, nothing changed. Neither ever provisions: an absent project is PROJECT_NOT_FOUND.
  */
 export function transferRoutes(options: TransferRoutesOptions): Router {
-  const router = new Router();
+  const router = apiRouter();
 
   router.get('/v1/projects/:project/transfer', async (ctx) => {
     const store = await existing(options, ctx.params.project);
