@@ -5,7 +5,8 @@ import type { GraphContext, GraphOperation, HostPorts, Operation, OperationDispa
 import type { Clock } from './ports/clock.js';
 import type { IdSource } from './ports/id-source.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
-import { policyContext, runChecked, type PluginRuntimeSource } from './policy.js';
+import type { PluginRuntimeSource } from './ports/plugin-runtime.js';
+import { policyContext, runChecked } from './policy.js';
 import type { OperationRegistry } from './registry.js';
 
 export interface DispatcherServices {

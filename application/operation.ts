@@ -8,8 +8,10 @@ import type { IdSource } from './ports/id-source.js';
 import type { ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
 import type { ClientPorts } from './remote/client-ports.js';
 import type { SystemPorts } from './server/system-ports.js';
-import type { OperationRegistry } from './registry.js';
-import type { PluginRuntimeSource } from './policy.js';
+import type { PluginRuntimeSource } from './ports/plugin-runtime.js';
+
+// A request and the port that runs it, in a leaf module that ports (the remote server's) share.
+export type { OperationDispatcher, OperationRequest } from './operation-request.js';
 
 /**
  * What every operation declares once; every driver is derived from it: argument validation, the
@@ -61,6 +63,13 @@ export interface GraphOperation<S extends ArgsSpec = any, R = any, P = any> exte
   finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;
 }
 
+/** Every operation by name (OperationRegistry). */
+export interface OperationCatalog {
+  /** UNKNOWN_COMMAND when there is none of that name. */
+  get(name: string): Operation;
+  names(): string[];
+}
+
 /** What an operation on a project as a whole receives: that project's store, never a checkout. */
 export interface ProjectServices {
   store: ProjectStore;
@@ -69,7 +78,7 @@ export interface ProjectServices {
   /** The policy plugins' runtime, made on first use (docs/plugins.md). */
   plugins: PluginRuntimeSource;
   /** Every operation by name, for operations that run others (batch). */
-  registry: OperationRegistry;
+  registry: OperationCatalog;
 }
 
 /** An operation on one project as a whole (init, snapshots, restore, batch). */
@@ -113,17 +122,3 @@ export interface HostOperation<S extends ArgsSpec = any, R = any> extends Declar
 }
 
 export type Operation = GraphOperation | ProjectOperation | HostOperation;
-
-/** One request, whoever makes it: the CLI, a batch, an HTTP route, the MCP server, the library. */
-export interface OperationRequest {
-  /** The project it is about; null only for host operations run outside any project. */
-  project: string | null;
-  operation: string;
-  args: Record<string, unknown>;
-  agent: AgentName | null;
-}
-
-/** The one port every driver runs operations through: local files, a server's store, or a remote server. */
-export interface OperationDispatcher {
-  dispatch(request: OperationRequest): Promise<unknown>;
-}

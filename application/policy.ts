@@ -11,13 +11,9 @@ import {
   type PolicyQuestion,
   type TouchedNode,
 } from '../domain/plugins.js';
-import type { GraphContext, GraphOperation } from './operation.js';
-import type { PluginRuntime } from './ports/plugin-runtime.js';
+import type { GraphContext, GraphOperation, OperationCatalog } from './operation.js';
+import type { PluginRuntimeSource } from './ports/plugin-runtime.js';
 import type { PluginReader } from './ports/project-store.js';
-import type { OperationRegistry } from './registry.js';
-
-/** Where the plugin runtime comes from: made on first use, so a project without plugins never loads it. */
-export type PluginRuntimeSource = () => PluginRuntime;
 
 /**
  * Asks every installed plugin, by name, about an operation about to commit; the first refusal
@@ -72,7 +68,7 @@ export function withPluginsAllowed<C extends { node: { id: NodeId }; allowed_act
 /** What the preview of an action needs: the plugin runtime, the operations and ids. */
 export interface PolicyServices {
   runtime: PluginRuntimeSource;
-  registry: OperationRegistry;
+  registry: OperationCatalog;
   ids: GraphContext['ids'];
 }
 

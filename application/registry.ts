@@ -1,7 +1,7 @@
 import { DomainError } from '../domain/errors.js';
-import type { Operation } from './operation.js';
+import type { Operation, OperationCatalog } from './operation.js';
 
-export class OperationRegistry {
+export class OperationRegistry implements OperationCatalog {
   private readonly byName = new Map<string, Operation>();
 
   constructor(operations: readonly Operation[]) {

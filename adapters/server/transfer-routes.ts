@@ -3,7 +3,7 @@ import { apiRouter } from './api-router.js';
 import type { Clock } from '../../application/ports/clock.js';
 import type { ProjectStore, ProjectStoreFactory } from '../../application/ports/project-store.js';
 import { destinationOf, transferAllowed } from '../../application/remote/transfer.js';
-import type { PluginRuntimeSource } from '../../application/policy.js';
+import type { PluginRuntimeSource } from '../../application/ports/plugin-runtime.js';
 import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
 import { DomainError } from '../../domain/errors.js';
 import { projectIdOf, projectNotFound, type KnownProjects } from './known-projects.js';

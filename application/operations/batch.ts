@@ -6,8 +6,7 @@ import { anyJson, array, integer, object, string } from '../contract/schema.js';
 import { projectOperation } from '../define.js';
 import { requireAgent, wholeResult } from '../dispatcher.js';
 import { policyContext, runChecked } from '../policy.js';
-import type { GraphOperation } from '../operation.js';
-import type { OperationRegistry } from '../registry.js';
+import type { GraphOperation, OperationCatalog } from '../operation.js';
 
 interface Step {
   index: number;
@@ -70,7 +69,7 @@ export const batch = projectOperation({
 });
 
 /** Checks one item before anything runs: its shape, its operation, its arguments. */
-function prepare(registry: OperationRegistry, item: unknown, index: number, caller: AgentName): Step {
+function prepare(registry: OperationCatalog, item: unknown, index: number, caller: AgentName): Step {
   const op = typeof item === 'object' && item !== null ? (item as { op?: unknown }).op : undefined;
   return failingAs(index, typeof op === 'string' ? op : null, () => {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
@@ -89,7 +88,7 @@ function prepare(registry: OperationRegistry, item: unknown, index: number, call
   });
 }
 
-function batchable(registry: OperationRegistry, name: string): GraphOperation {
+function batchable(registry: OperationCatalog, name: string): GraphOperation {
   if (!registry.names().includes(name)) {
     throw new DomainError('INVALID_ARGUMENT', `Unknown operation ${name}`, { field: 'op', op: name });
   }

@@ -1,5 +1,8 @@
 import type { InstalledPlugin, PluginData, PluginDecision, PluginRequest } from '../../domain/plugins.js';
 
+/** Where the plugin runtime comes from: made on first use, so a project without plugins never loads it. */
+export type PluginRuntimeSource = () => PluginRuntime;
+
 /** What a plugin module declares about itself. */
 export interface PluginDeclaration {
   name: string;

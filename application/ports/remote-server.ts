@@ -1,6 +1,6 @@
 import type { AgentName, State } from '../../domain/model.js';
 import type { PluginTable } from '../../domain/plugins.js';
-import type { OperationDispatcher } from '../operation.js';
+import type { OperationDispatcher } from '../operation-request.js';
 
 export interface LoginAnswer {
   bearer: string;

@@ -1,7 +1,7 @@
 import type { Timestamp } from '../../domain/clock.js';
 import type { State } from '../../domain/model.js';
 import type { PluginTable } from '../../domain/plugins.js';
-import type { StoredState } from './project-store.js';
+import type { StoredState } from './stored-state.js';
 
 /** Why a snapshot was taken (spec 2.5, plus `pre-migrate` for the backup `migrate` takes). */
 export type SnapshotReason = 'force-init' | 'corrupt-recovery' | 'pre-restore' | 'pre-migrate';

@@ -6,7 +6,8 @@ import type { HostServices } from '../operation.js';
 import type { StoredState } from '../ports/project-store.js';
 import type { TransferBaseline } from '../ports/transfer-baselines.js';
 import type { TransferredState } from '../ports/remote-server.js';
-import { enforcePolicy, questionAbout, type PluginRuntimeSource } from '../policy.js';
+import type { PluginRuntimeSource } from '../ports/plugin-runtime.js';
+import { enforcePolicy, questionAbout } from '../policy.js';
 import { originOf, requireBearer, requireLinked } from './linked.js';
 
 export const transferResult = object({

@@ -1,0 +1,15 @@
+import type { AgentName } from '../domain/model.js';
+
+/** One request, whoever makes it: the CLI, a batch, an HTTP route, the MCP server, the library. */
+export interface OperationRequest {
+  /** The project it is about; null only for host operations run outside any project. */
+  project: string | null;
+  operation: string;
+  args: Record<string, unknown>;
+  agent: AgentName | null;
+}
+
+/** The one port every driver runs operations through: local files, a server's store, or a remote server. */
+export interface OperationDispatcher {
+  dispatch(request: OperationRequest): Promise<unknown>;
+}
