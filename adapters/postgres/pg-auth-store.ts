@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { parseAuthRecord, type PasswordVerifier, type Session } from '../../application/server/auth-record.js';
+import { corruptAuthRecord, parseAuthRecord, verifierProblem, type PasswordVerifier, type Session } from '../../application/server/auth-record.js';
 import type { AuthRecord } from '../../application/server/auth-record.js';
 import type { AuthStore, SharedSessions, StoredAuth } from '../../application/ports/auth-store.js';
 import { databaseError, queryFresh, withTransaction } from './pg-pool.js';
@@ -48,8 +48,12 @@ export class PgAuthStore implements AuthStore, SharedSessions {
     });
   }
 
+  /** Checked as at start: a row damaged since must not reach scrypt (it would throw, or hash for hours). */
   async verifier(): Promise<PasswordVerifier | null> {
-    return (await queryFresh<{ verifier: PasswordVerifier }>(this.pool, 'SELECT verifier FROM taskdag_auth', [])).rows[0]?.verifier ?? null;
+    const verifier = (await queryFresh<{ verifier: PasswordVerifier }>(this.pool, 'SELECT verifier FROM taskdag_auth', [])).rows[0]?.verifier ?? null;
+    const problem = verifier && verifierProblem(verifier);
+    if (problem) throw corruptAuthRecord(this.location, problem);
+    return verifier;
   }
 
   add(session: Session, now: string, max: number): Promise<void> {

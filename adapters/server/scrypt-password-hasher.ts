@@ -1,10 +1,10 @@
 import { scrypt, type ScryptOptions } from 'node:crypto';
 import nacl from 'tweetnacl';
-import type { PasswordVerifier } from '../../application/server/auth-record.js';
+import { VERIFIER_HASH_BYTES, VERIFIER_MIN_SALT_BYTES, type PasswordVerifier } from '../../application/server/auth-record.js';
 import type { PasswordHasher } from '../../application/ports/credentials.js';
 
-const KEY_BYTES = 64;
-const SALT_BYTES = 16;
+const KEY_BYTES = VERIFIER_HASH_BYTES;
+const SALT_BYTES = VERIFIER_MIN_SALT_BYTES;
 /** About 100 ms and 32 MiB per derivation on a small server; failed logins are throttled first. */
 export const SCRYPT_COST = { n: 2 ** 15, r: 8, p: 1 };
 

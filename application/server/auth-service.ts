@@ -2,9 +2,8 @@ import { DomainError } from '../../domain/errors.js';
 import type { AuthStore } from '../ports/auth-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { BearerTokens, PasswordHasher } from '../ports/credentials.js';
-import type { AuthRecord, Session } from './auth-record.js';
+import { corruptAuthRecord, type AuthRecord, type Session } from './auth-record.js';
 import { LoginThrottle, type LoginOutcome } from './login-throttle.js';
-import { SERVER_FILE_NAMES } from './server-config.js';
 import { MAX_SECRET_LENGTH } from './server-env.js';
 
 /** Decided in docs/operating.md: a bearer lives 30 days from login, then the client logs in again. */
@@ -51,7 +50,7 @@ export class AuthService {
    */
   static async open(deps: AuthDependencies, password: string): Promise<{ service: AuthService; startup: AuthStartup }> {
     const stored = await deps.store.load();
-    if (stored.kind === 'corrupt') throw corruptAuthFile(deps.store.location, stored.problem);
+    if (stored.kind === 'corrupt') throw corruptAuthRecord(deps.store.location, stored.problem);
     if (stored.kind === 'valid' && (await deps.hasher.matches(password, stored.record.verifier))) {
       return { service: new AuthService(deps, stored.record, deps.throttle ?? new LoginThrottle()), startup: 'kept' };
     }
@@ -129,16 +128,4 @@ export class AuthService {
   private now(): number {
     return Date.parse(this.deps.clock.now());
   }
-}
-
-/** Spec 5.6, in the error itself: what to do is part of the message and of `details.recovery`. */
-function corruptAuthFile(path: string, problem: string): DomainError {
-  const recovery = `Stop the service, back up ${path}, move only that file aside (e.g. mv ${path} ${path}.corrupt), and start the server again with the intended password: it creates fresh auth, leaves every project untouched, and every client logs in again.`;
-  return new DomainError('STORAGE_ERROR', `${SERVER_FILE_NAMES.auth} is corrupt (${problem}). ${recovery}`, {
-    cause: 'EINVALID',
-    file: SERVER_FILE_NAMES.auth,
-    path,
-    problem,
-    recovery,
-  });
 }

@@ -3,7 +3,8 @@ import type { BindProbe } from '../ports/bind-probe.js';
 import type { DatabaseProbe } from '../ports/database-probe.js';
 import type { HostFiles } from '../ports/host-files.js';
 import { joinPath } from './posix-path.js';
-import { parseServerConfig, storeOf, type ServerConfig } from './server-config.js';
+import { corruptAuthRecovery, parseAuthRecord } from './auth-record.js';
+import { parseServerConfig, SERVER_FILE_NAMES, storeOf, type ServerConfig } from './server-config.js';
 import { DATABASE_URL_KEY, databaseUrlProblem, parseEnvFile, PASSWORD_KEY } from './server-env.js';
 import { readServerSettings } from './server-settings.js';
 
@@ -55,6 +56,7 @@ export async function serverDoctor(ports: ServerDoctorPorts, input: ServerDoctor
   if (config) {
     await checkDirectory(ports.files, 'DATA_ROOT', config.dataRoot, add);
     await checkDirectory(ports.files, 'STATE_HOME', config.stateHome, add);
+    if (storeOf(config) === 'files') await checkAuthFile(ports.files, joinPath(config.stateHome, SERVER_FILE_NAMES.auth), add);
     const index = await ports.files.facts(joinPath(config.uiRoot, 'index.html'));
     if (index?.kind !== 'file') {
       add('UI_ROOT_MISSING', soft, `No UI build at ${config.uiRoot} (no index.html): the board answers 503, the API works`, 'Build the board into that directory, or run `taskdag server init --force --ui-root <dir>`');
@@ -157,4 +159,22 @@ async function checkDirectory(files: HostFiles, code: string, path: string, add:
   } else if ((facts.mode & 0o077) !== 0) {
     add(`${code}_MODE`, 'warning', `${path} has mode ${facts.mode.toString(8).padStart(4, '0')}; other users can reach project data`, `chmod 700 ${path}`);
   }
+}
+
+/**
+ * The auth file a previous start left (none before the first start): one that does not parse,
+ * or whose verifier is out of range, stops `server run`, so the preflight names it with the
+ * recovery of spec 5.6. A file the doctor's user may not read is only a warning.
+ */
+async function checkAuthFile(files: HostFiles, path: string, add: Add): Promise<void> {
+  let text: string | null;
+  try {
+    text = await files.read(path);
+  } catch {
+    add('AUTH_FILE_UNREADABLE', 'warning', `Cannot read ${path}, so it was not checked`, 'Run the preflight as the user the server runs as');
+    return;
+  }
+  if (text === null) return;
+  const parsed = parseAuthRecord(text);
+  if ('problem' in parsed) add('AUTH_FILE_CORRUPT', 'error', `${path} is corrupt (${parsed.problem}): the server will not start`, corruptAuthRecovery(path));
 }

@@ -218,4 +218,33 @@ describe('server authentication (spec 5)', function () {
     expect((await login(recovered.origin, env.TASKDAG_SERVER_PASSWORD!)).status).to.equal(200);
     expect(fileTree(path.join(root, 'data'))).to.deep.equal(data);
   });
+
+  it('a remote-auth.json with out-of-range scrypt parameters or a cut hash takes the same recovery path, and the preflight reports it', async () => {
+    const server = await start();
+    await server.stop();
+    const valid = JSON.parse(readFileSync(authFile(), 'utf8'));
+    const variants: Record<string, (record: any) => void> = {
+      'N not a power of two': (record) => (record.verifier.n = 3),
+      'N past any memory bound': (record) => (record.verifier.n = 2 ** 40),
+      'p that would hash for hours': (record) => (record.verifier.p = 1_000_000),
+      'a hash cut short': (record) => (record.verifier.hash = record.verifier.hash.slice(0, 20)),
+      'a salt that is not base64url': (record) => (record.verifier.salt = 'not base64url!'),
+    };
+    for (const [name, damage] of Object.entries(variants)) {
+      const record = structuredClone(valid);
+      damage(record);
+      const text = JSON.stringify(record);
+      writeFileSync(authFile(), text);
+      const refused = await sandbox.run(['server', 'run', config], { env });
+      expect([refused.code, refused.json?.error?.code], `${name}: ${refused.stdout}`).to.deep.equal([1, 'STORAGE_ERROR']);
+      expect(refused.json.error.details, name).to.deep.include({ file: 'remote-auth.json', path: authFile(), cause: 'EINVALID' });
+      expect(refused.json.error.message, name).to.include('move only that file aside');
+      expect(readFileSync(authFile(), 'utf8'), `${name}: the file is left for the operator`).to.equal(text);
+      const doctor = await sandbox.run(['server', 'doctor', '--config', config]);
+      expect([doctor.code, doctor.json.error?.code], name).to.deep.equal([1, 'SERVER_PREFLIGHT_FAILED']);
+      const finding = doctor.json.error.details.findings.find((found: { code: string }) => found.code === 'AUTH_FILE_CORRUPT');
+      expect(finding, `${name}: ${doctor.stdout}`).to.deep.include({ severity: 'error' });
+      expect(finding.fix).to.include('move only that file aside');
+    }
+  });
 });

@@ -53,6 +53,18 @@ describe('sessions and revision events shared through PostgreSQL', function () {
     expect(JSON.stringify(stored.rows)).not.to.include(fresh.bearer);
   });
 
+  it('a verifier row damaged in the database (an out-of-range scrypt cost) is STORAGE_ERROR with the database recovery, at login and at start', async () => {
+    const { service } = await authOn(pools[0]!, 'password-1');
+    await pools[0]!.query("UPDATE taskdag_auth SET verifier = json_build_object('kdf', 'scrypt', 'n', 3, 'r', 8, 'p', 1, 'salt', verifier->>'salt', 'hash', verifier->>'hash')");
+    for (const error of [await rejectionOf(() => service.login('password-1', 'c')), await rejectionOf(() => authOn(pools[1]!, 'password-1'))]) {
+      expect(error.code).to.equal('STORAGE_ERROR');
+      expect(error.details).to.deep.include({ cause: 'EINVALID', path: 'postgresql:taskdag_auth' });
+      expect(error.details.recovery).to.include('DELETE FROM taskdag_auth');
+    }
+    await pools[0]!.query('DELETE FROM taskdag_sessions; DELETE FROM taskdag_auth');
+    expect((await authOn(pools[1]!, 'password-1')).startup).to.equal('created');
+  });
+
   it('LISTEN delivers every commit of any process, and after losing its connection reconnects and announces where each project stands', async () => {
     const heard: ProjectRevision[] = [];
     const lines: string[] = [];
