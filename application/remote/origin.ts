@@ -1,4 +1,5 @@
 import { DomainError } from '../../domain/errors.js';
+import { isLoopbackHost } from './loopback-host.js';
 
 /**
  * A server origin as a checkout and the session profile record it: `http(s)://host[:port]` plus
@@ -26,12 +27,9 @@ export function hostPortOf(origin: string): string {
   return `${url.protocol}//${url.hostname}:${port}`;
 }
 
-/** Loopback names and addresses: `localhost` (and `*.localhost`), 127.0.0.0/8, ::1. */
+/** Whether the origin's host is this machine, however it is spelled (loopback-host.ts). */
 export function isLoopback(origin: string): boolean {
-  const host = new URL(origin).hostname.toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '[::1]') return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return isLoopbackHost(new URL(origin).hostname);
 }
 
 function invalidOrigin(text: string, problem: string): DomainError {

@@ -146,7 +146,12 @@ describe('taskdag ui and urls (the real binary)', function () {
         expect(foreign.status).to.equal(400);
         expect(foreign.json.error.code).to.equal('INVALID_ARGUMENT');
         expect((await request(board.origin, 'GET', '/', { protocol: false, headers: { Host: `attacker.test:${board.port}` } })).status).to.equal(400);
-        expect((await request(board.origin, 'GET', '/v1/projects', { headers: { Host: `localhost:${board.port}` } })).status).to.equal(200);
+        for (const name of ['localhost', 'LOCALHOST', 'localhost.', 'app.localhost', '127.0.0.1', '127.1']) {
+          expect((await request(board.origin, 'GET', '/v1/projects', { headers: { Host: `${name}:${board.port}` } })).status, name).to.equal(200);
+        }
+        for (const host of [`localhost:${board.port + 1}`, `localhost.example.test:${board.port}`, `127.0.0.1.example.test:${board.port}`, `evil.test@localhost:${board.port}`, `localhost:${board.port}/x`, 'localhost']) {
+          expect((await request(board.origin, 'GET', '/v1/projects', { headers: { Host: host } })).status, host).to.equal(400);
+        }
       } finally {
         await board.stop();
       }

@@ -70,7 +70,8 @@ describe('link and the retired protocol marker', function () {
     expect(warned.warnings[0].message).to.include('link').and.include('http://taskdag.example.test:8080');
     expect(await sandbox.ok(['--no-warnings', 'link', 'http://taskdag.example.test:8080'])).not.to.have.property('warnings');
     expect(await sandbox.ok(['link', 'http://taskdag.example.test:8080', '--no-warnings'])).not.to.have.property('warnings');
-    for (const origin of ['https://taskdag.example.test', 'http://localhost:8080', 'http://127.0.0.1:8080', 'http://[::1]:8080']) {
+    const loopback = ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://[::1]:8080', 'http://localhost.:8080', 'http://[::ffff:127.0.0.1]:8080', 'http://127.0.0.2:8080', 'http://[0:0:0:0:0:0:0:1]:8080'];
+    for (const origin of ['https://taskdag.example.test', ...loopback]) {
       expect(await sandbox.ok(['link', origin, '--replace=true']), origin).not.to.have.property('warnings');
     }
   });

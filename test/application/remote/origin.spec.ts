@@ -19,10 +19,11 @@ describe('server origins and the insecure-remote-http warning (spec 4.1, 4.5)', 
   });
 
   it('knows loopback names and addresses', () => {
-    for (const origin of ['http://localhost:1', 'http://api.localhost', 'http://127.0.0.1', 'http://127.9.8.7:5', 'http://[::1]:8080']) {
+    const spellings = ['http://localhost.:1', 'http://LOCALHOST', 'http://api.localhost.', 'http://127.0.0.2', 'http://127.1', 'http://2130706433', 'http://127.0.0.1.', 'http://[0:0:0:0:0:0:0:1]', 'http://[::ffff:127.0.0.1]', 'http://[::ffff:127.255.0.1]:9'];
+    for (const origin of ['http://localhost:1', 'http://api.localhost', 'http://127.0.0.1', 'http://127.9.8.7:5', 'http://[::1]:8080', ...spellings]) {
       expect(isLoopback(origin), origin).to.equal(true);
     }
-    for (const origin of ['http://10.0.0.1', 'http://example.test', 'http://[::2]', 'http://127.example.test']) {
+    for (const origin of ['http://10.0.0.1', 'http://example.test', 'http://[::2]', 'http://127.example.test', 'http://localhost.example.test', 'http://127.0.0.1.example.test', 'http://[::ffff:10.0.0.1]', 'http://[::ffff:128.0.0.1]', 'http://0.0.0.0']) {
       expect(isLoopback(origin), origin).to.equal(false);
     }
   });
