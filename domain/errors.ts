@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'REQUEST_TOO_LARGE',
   'PROJECT_NOT_FOUND',
   'UI_UNAVAILABLE',
+  'AGENT_NOT_ALLOWED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -99,6 +99,18 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE taskdag_snapshots ADD COLUMN plugins bytea;
   `,
+  // 3: bound credentials (docs/operating.md, "Identities"): each names the agents its bearers may
+  // act as; a session opened by one records its id, and goes with it when it is removed.
+  `
+  CREATE TABLE taskdag_credentials (
+    name text PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    agents json NOT NULL,
+    verifier json NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+  ALTER TABLE taskdag_sessions ADD COLUMN credential text REFERENCES taskdag_credentials (id) ON DELETE CASCADE;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { apiRouter } from './api-router.js';
 import type { Middleware } from 'koa';
-import type { AuthService } from '../../application/server/auth-service.js';
+import type { AuthService, Principal } from '../../application/server/auth-service.js';
 import { readJsonBody } from './request-body.js';
 
 /** `Authorization: Bearer <token>` checked before any route it guards; the session lands in ctx.state. */
@@ -36,12 +36,12 @@ export function loginRoutes(auth: AuthService, maxBodyBytes: number): Router {
   return router;
 }
 
-/** `GET /v1/auth/session`: whether a bearer is still good, and until when (no secret in the answer). */
+/** `GET /v1/auth/session`: whether a bearer is still good, until when, and as whom it may act (no secret in the answer). */
 export function sessionRoutes(): Router {
   const router = apiRouter();
   router.get('/v1/auth/session', (ctx) => {
-    const { created_at, expires_at } = ctx.state.session as { created_at: string; expires_at: string };
-    ctx.body = { authenticated: true, created_at, expires_at };
+    const { created_at, expires_at, binding } = ctx.state.session as Principal;
+    ctx.body = { authenticated: true, created_at, expires_at, agents: binding.kind === 'any' ? null : binding.agents };
   });
   return router;
 }

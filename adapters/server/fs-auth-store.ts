@@ -5,13 +5,17 @@ import { SERVER_FILE_NAMES } from '../../application/server/server-config.js';
 import type { AuthStore, StoredAuth } from '../../application/ports/auth-store.js';
 import { storageError } from '../storage-error.js';
 import { writeFileDurably } from './durable-write.js';
+import { FsCredentialStore } from './fs-credential-store.js';
 
 /** `<stateHome>/remote-auth.json`, mode 0600, replaced atomically and durably on every change. */
 export class FsAuthStore implements AuthStore {
   readonly location: string;
+  /** In a file of their own: the operator's commands write it while the server, which owns remote-auth.json, runs. */
+  readonly credentials: FsCredentialStore;
 
   constructor(stateHome: string) {
     this.location = path.join(stateHome, SERVER_FILE_NAMES.auth);
+    this.credentials = new FsCredentialStore(stateHome);
   }
 
   /** Called at startup, under the service lock: temp files a crashed write left behind go first. */

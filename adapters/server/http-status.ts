@@ -2,10 +2,10 @@ import type { ErrorCode } from '../../domain/errors.js';
 
 /**
  * The one table from error code to HTTP status (ARCHITECTURE.md): 400 bad input, 401 auth,
- * 404 missing, 409 conflict, 413 too large, 500 internal. Typed over every code, so a new code
+ * 403 a credential acting as an agent it does not name, 404 missing, 409 conflict, 413 too large, 500 internal. Typed over every code, so a new code
  * cannot be added without choosing its status here.
  */
-export const HTTP_STATUS: Readonly<Record<ErrorCode, 400 | 401 | 404 | 409 | 413 | 500>> = {
+export const HTTP_STATUS: Readonly<Record<ErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 500>> = {
   MISSING_FIELD: 400,
   MISSING_AGENT: 400,
   INVALID_ARGUMENT: 400,
@@ -18,6 +18,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, 400 | 401 | 404 | 409 | 413
   REMOTE_CONFIG_OUTDATED: 400,
   REMOTE_UNSUPPORTED_OPERATION: 400,
   AUTH_INVALID: 401,
+  AGENT_NOT_ALLOWED: 403,
   NODE_NOT_FOUND: 404,
   PROJECT_NOT_FOUND: 404,
   INITIATIVE_NOT_FOUND: 404,

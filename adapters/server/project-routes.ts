@@ -3,6 +3,9 @@ import { apiRouter } from './api-router.js';
 import { refusedRemotely, servedRemotely } from '../../application/remote-offer.js';
 import type { OperationDispatcher } from '../../application/operation.js';
 import type { OperationRegistry } from '../../application/registry.js';
+import { actingAgents } from '../../application/server/acting-agents.js';
+import type { Principal } from '../../application/server/auth-service.js';
+import { requireAllowedAgents } from '../../domain/agent-binding.js';
 import { DomainError } from '../../domain/errors.js';
 import { revisionOf, type BoardRoutesOptions } from './board-routes.js';
 import { projectIdOf } from './known-projects.js';
@@ -38,6 +41,7 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
     const { args, agent } = requestOf(await readJsonBody(ctx, options.maxBodyBytes));
     const refused = refusedRemotely(operation, args);
     if (refused !== null) throw notOffered(refused);
+    requireAllowedAgents((ctx.state.session as Principal).binding, actingAgents(operation.name, args, agent));
     if (operation.name !== 'init') await known.require(project);
     const result = await options.dispatcher.dispatch({ project, operation: operation.name, args, agent });
     if (operation.name === 'init') known.add(project);

@@ -5,6 +5,8 @@ import type { ProjectStore, ProjectStoreFactory } from '../../application/ports/
 import { destinationOf, transferAllowed } from '../../application/remote/transfer.js';
 import type { PluginRuntimeSource } from '../../application/ports/plugin-runtime.js';
 import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
+import type { Principal } from '../../application/server/auth-service.js';
+import { requireAllowedAgents } from '../../domain/agent-binding.js';
 import { DomainError } from '../../domain/errors.js';
 import { projectIdOf, projectNotFound, type KnownProjects } from './known-projects.js';
 import type { State } from '../../domain/model.js';
@@ -46,6 +48,7 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
   router.put('/v1/projects/:project/transfer', async (ctx) => {
     const store = await existing(options, ctx.params.project);
     const upload = uploadOf(await readJsonBody(ctx, options.maxBodyBytes));
+    requireAllowedAgents((ctx.state.session as Principal).binding, [upload.agent]);
     const answer = await store.rewrite((current) => {
       if (current.kind === 'absent') throw projectNotFound(store.projectId);
       const destination = destinationOf(current, upload.force);

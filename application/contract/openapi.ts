@@ -6,7 +6,7 @@ import type { Declaration, Operation } from '../operation.js';
 import { servedRemotely } from '../remote-offer.js';
 import { argumentsSchema } from './json-schemas.js';
 import { errorEnvelopeSchema, pluginTableSchema, stateSchema } from './results.js';
-import { boolean, integer, nullable, object, optional, string, type JsonSchema } from './schema.js';
+import { array, boolean, integer, nullable, object, optional, string, type JsonSchema } from './schema.js';
 
 const ERROR = { $ref: '#/components/schemas/Error' };
 const PROTOCOL = { $ref: '#/components/parameters/ProtocolVersion' };
@@ -69,7 +69,18 @@ export function openApiDocument(operations: readonly Operation[], version: strin
         summary: 'Whether the bearer is still good, and until when',
         tags: ['auth'],
         parameters: [PROTOCOL],
-        responses: { '200': json(object({ authenticated: boolean(), created_at: string(), expires_at: string() }), 'The session'), ...failures },
+        responses: {
+          '200': json(
+            object({
+              authenticated: boolean(),
+              created_at: string(),
+              expires_at: string(),
+              agents: nullable(array(string('An agent the bearer may act as (its bound credential names it); null: any agent (the shared password)'))),
+            }),
+            'The session',
+          ),
+          ...failures,
+        },
       },
     },
     '/v1/server/status': {

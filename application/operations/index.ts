@@ -31,6 +31,9 @@ import { reopen } from './reopen.js';
 import { resolve } from './resolve.js';
 import { restore } from './restore.js';
 import { search } from './search.js';
+import { serverCredentialAdd } from './server-credential-add.js';
+import { serverCredentialList } from './server-credential-list.js';
+import { serverCredentialRemove } from './server-credential-remove.js';
 import { serverDoctor } from './server-doctor.js';
 import { serverInit } from './server-init.js';
 import { serverSetup } from './server-setup.js';
@@ -89,6 +92,9 @@ export const OPERATIONS = [
   serverInit,
   serverDoctor,
   serverSetup,
+  serverCredentialAdd,
+  serverCredentialList,
+  serverCredentialRemove,
   // The remote commands of a checkout (spec 4.5); logout last in the examples' story.
   link,
   login,

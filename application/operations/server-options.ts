@@ -1,7 +1,7 @@
 import { flag, nonEmptyText, nonNegativeInteger, oneOf, optional, text, type ArgsOf } from '../args.js';
 import { array, boolean, integer, literal, nullable, object, oneOf as oneOfValues, optional as optionalProperty, string } from '../contract/schema.js';
-import { resolvePath } from '../server/posix-path.js';
-import { STORE_KINDS } from '../server/server-config.js';
+import { joinPath, parentOf, resolvePath } from '../server/posix-path.js';
+import { IDENTITY_MODES, STORE_KINDS } from '../server/server-config.js';
 import type { ServerInitInput } from '../server/server-init.js';
 import { DEFAULT_SERVICE_USER } from '../server/unit-file.js';
 
@@ -17,6 +17,10 @@ export const serverInitArgs = {
   state_home: optional(nonEmptyText(), 'State directory: service lock and remote-auth.json (default <root>/state)'),
   ui_root: optional(nonEmptyText(), "Built web UI (default the package's ui/dist)"),
   store: optional(oneOf(STORE_KINDS), 'files (default, or what server.json says) or postgresql: the connection string then goes in server.env (docs/scaling.md)'),
+  identities: optional(
+    oneOf(IDENTITY_MODES),
+    'shared (default, or what server.json says): the password logs in as any agent; bound: only credentials log in, each as the agents it names (server credential add)',
+  ),
   unit: optional(oneOf(['systemd', 'none'] as const), 'systemd (default) writes taskdag-server.service; none writes only server.json and server.env'),
   service_user: optional(nonEmptyText(), `The user the service runs as (a unit's default: ${DEFAULT_SERVICE_USER}): prints the commands that create it and give it its files (never runs them)`),
   allow_missing_paths: optional(flag(), 'Do not create the data root and state home', { standalone: true }),
@@ -42,6 +46,7 @@ export function serverInitInput(cwd: string, args: InitArgs): Omit<ServerInitInp
     stateHome: absolute(cwd, args.state_home),
     uiRoot: absolute(cwd, args.ui_root),
     store: args.store,
+    identities: args.identities,
     unit: args.unit ?? 'systemd',
     serviceUser: args.service_user,
     allowMissingPaths: args.allow_missing_paths ?? false,
@@ -59,6 +64,7 @@ export const serverConfigSchema = object({
   stateHome: string(),
   uiRoot: string(),
   store: optionalProperty(oneOfValues(STORE_KINDS, 'Absent means files')),
+  identities: optionalProperty(oneOfValues(IDENTITY_MODES, 'Absent means shared')),
 });
 
 export const serverInitResultSchema = object({
@@ -93,3 +99,22 @@ export const serverDoctorResultSchema = object({
     'Warnings only: an error fails the preflight with SERVER_PREFLIGHT_FAILED',
   ),
 });
+
+/** Where the `server credential` commands find a setup: its server.json, and server.env for a PostgreSQL store. */
+export const setupPathArgs = {
+  config: optional(nonEmptyText(), `server.json (default ${DEFAULT_SERVER_ROOT}/server.json)`),
+  env_file: optional(nonEmptyText(), "server.env, read for a PostgreSQL store's connection string (default: beside the config)"),
+};
+
+export function setupPaths(cwd: string, args: ArgsOf<typeof setupPathArgs>): { configPath: string; envPath: string } {
+  const configPath = absolute(cwd, args.config) ?? joinPath(DEFAULT_SERVER_ROOT, 'server.json');
+  return { configPath, envPath: absolute(cwd, args.env_file) ?? joinPath(parentOf(configPath), 'server.env') };
+}
+
+export const credentialSummarySchema = object({
+  name: string(),
+  agents: array(string(), 'The agents its bearers may act as'),
+  created_at: string(),
+});
+
+export const identitiesSchema = oneOfValues(IDENTITY_MODES, 'The mode server.json selects: credentials log in only when it is bound');

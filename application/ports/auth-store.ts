@@ -1,4 +1,5 @@
 import type { AuthRecord, PasswordVerifier, Session } from '../server/auth-record.js';
+import type { Credential } from '../server/credential-record.js';
 
 export type StoredAuth = { kind: 'absent' } | { kind: 'valid'; record: AuthRecord } | { kind: 'corrupt'; problem: string };
 
@@ -11,6 +12,22 @@ export interface AuthStore {
   save(record: AuthRecord): Promise<void>;
   /** Present when several server processes share the store (a database): sessions live there, not in one process's memory. */
   readonly shared?: SharedSessions;
+  /** The bound credentials, read afresh on every use: an operator adds or removes them while the server runs. */
+  readonly credentials: CredentialStore;
+}
+
+/**
+ * The bound credentials (docs/operating.md, "Identities"), written only by the operator's
+ * `server credential` commands and read by the server at every login and every bearer check.
+ */
+export interface CredentialStore {
+  list(): Promise<Credential[]>;
+  find(name: string): Promise<Credential | null>;
+  findById(id: string): Promise<Credential | null>;
+  /** Adds it durably; false (and nothing written) when the name is taken. */
+  add(credential: Credential): Promise<boolean>;
+  /** Removes it durably, and with it every session it opened; false when there was none. */
+  remove(name: string): Promise<boolean>;
 }
 
 /**

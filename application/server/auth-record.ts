@@ -17,6 +17,8 @@ export interface Session {
   bearer_hash: string;
   created_at: string;
   expires_at: string;
+  /** The id of the bound credential that logged in (docs/operating.md, "Identities"); absent for the shared password. */
+  credential?: string;
 }
 
 export interface AuthRecord {
@@ -70,7 +72,10 @@ export function parseAuthRecord(text: string): { record: AuthRecord } | { proble
   const problem = verifierProblem(value.verifier);
   if (problem) return { problem };
   if (!Array.isArray(value.sessions)) return { problem: 'sessions is not a list' };
-  const bad = value.sessions.findIndex((session: any) => !session || !isText(session.bearer_hash) || !isTime(session.created_at) || !isTime(session.expires_at));
+  const bad = value.sessions.findIndex(
+    (session: any) =>
+      !session || !isText(session.bearer_hash) || !isTime(session.created_at) || !isTime(session.expires_at) || !(session.credential === undefined || isText(session.credential)),
+  );
   if (bad >= 0) return { problem: `session ${bad} is malformed` };
   return { record: value as AuthRecord };
 }

@@ -1,9 +1,12 @@
+import { ANY_AGENT, type AgentBinding } from '../../domain/agent-binding.js';
 import { DomainError } from '../../domain/errors.js';
 import type { AuthStore } from '../ports/auth-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { BearerTokens, PasswordHasher } from '../ports/credentials.js';
 import { corruptAuthRecord, type AuthRecord, type Session } from './auth-record.js';
+import { claimedCredential, type Credential } from './credential-record.js';
 import { LoginThrottle, type LoginOutcome } from './login-throttle.js';
+import type { IdentityMode } from './server-config.js';
 import { MAX_SECRET_LENGTH } from './server-env.js';
 
 /** Decided in docs/operating.md: a bearer lives 30 days from login, then the client logs in again. */
@@ -17,7 +20,12 @@ export interface AuthDependencies {
   tokens: BearerTokens;
   clock: Clock;
   throttle?: LoginThrottle;
+  /** shared (the spec's, the default): the password logs in as anyone; bound: only credentials log in, each as its agents. */
+  identities?: IdentityMode;
 }
+
+/** A checked bearer: its session and who it may act as. */
+export type Principal = Session & { binding: AgentBinding };
 
 export interface Login {
   bearer: string;
@@ -77,17 +85,28 @@ export class AuthService {
     }
     const shared = this.deps.store.shared;
     let outcome: LoginOutcome = 'undecided';
+    let credential: Credential | null = null;
     try {
-      const verifier = (shared && (await shared.verifier())) || this.record.verifier;
-      outcome = (await this.deps.hasher.matches(password, verifier)) ? 'succeeded' : 'failed';
+      if (this.bound()) {
+        credential = await this.credentialOf(password);
+        outcome = credential !== null ? 'succeeded' : 'failed';
+      } else {
+        const verifier = (shared && (await shared.verifier())) || this.record.verifier;
+        outcome = (await this.deps.hasher.matches(password, verifier)) ? 'succeeded' : 'failed';
+      }
     } finally {
       // A verifier that could not be read (a database outage) says nothing about the guess.
       this.throttle.end(client, outcome, this.now());
     }
-    if (outcome === 'failed') throw new DomainError('AUTH_INVALID', 'Wrong password', { reason: 'password' });
+    if (outcome === 'failed') throw this.wrongPassword();
     const { bearer, hash } = this.deps.tokens.mint();
     const now = this.now();
-    const session: Session = { bearer_hash: hash, created_at: new Date(now).toISOString(), expires_at: new Date(now + BEARER_LIFETIME_MS).toISOString() };
+    const session: Session = {
+      bearer_hash: hash,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + BEARER_LIFETIME_MS).toISOString(),
+      ...(credential ? { credential: credential.id } : {}),
+    };
     if (shared) await shared.add(session, new Date(now).toISOString(), MAX_SESSIONS);
     else await this.change((sessions) => [...sessions, session]);
     return { bearer, expires_at: session.expires_at };
@@ -99,7 +118,7 @@ export class AuthService {
    * nothing they can steer towards a real bearer. A shared store is asked every time, so a
    * rotation by any process ends every session at once.
    */
-  async authenticate(authorization: string | undefined): Promise<Session> {
+  async authenticate(authorization: string | undefined): Promise<Principal> {
     const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
     if (!match) throw new DomainError('AUTH_INVALID', 'This route needs an Authorization: Bearer header: log in first', { reason: 'missing' });
     const hash = this.deps.tokens.hashOf(match[1]!);
@@ -107,7 +126,46 @@ export class AuthService {
     const session = hash === null ? undefined : shared ? ((await shared.find(hash)) ?? undefined) : this.byHash.get(hash);
     if (!session) throw new DomainError('AUTH_INVALID', 'Unknown or revoked bearer: log in again', { reason: 'unknown' });
     if (Date.parse(session.expires_at) <= this.now()) throw new DomainError('AUTH_INVALID', 'The bearer has expired: log in again', { reason: 'expired' });
-    return session;
+    return { ...session, binding: await this.bindingOf(session) };
+  }
+
+  /**
+   * Who a session may act as. A credential's session follows its credential as it is now, in
+   * either mode: removed, its bearers fail at once. A session of the shared password acts as
+   * anyone, and only while the server is in shared mode.
+   */
+  private async bindingOf(session: Session): Promise<AgentBinding> {
+    if (session.credential === undefined) {
+      if (!this.bound()) return ANY_AGENT;
+      throw new DomainError('AUTH_INVALID', 'This server binds identities: log in again with the secret of a credential the operator issued', { reason: 'unknown' });
+    }
+    const credential = await this.deps.store.credentials.findById(session.credential);
+    if (!credential) throw new DomainError('AUTH_INVALID', 'The credential of this bearer was removed: log in with a current one', { reason: 'unknown' });
+    return { kind: 'credential', credential: credential.name, agents: credential.agents };
+  }
+
+  /**
+   * The credential a typed secret opens, or null. The secret names its credential, so one slow
+   * hash decides; an unknown name is hashed against the password's verifier all the same, so the
+   * answer's timing does not tell which names exist.
+   */
+  private async credentialOf(secret: string): Promise<Credential | null> {
+    const name = claimedCredential(secret);
+    const credential = name === null ? null : await this.deps.store.credentials.find(name);
+    const matches = await this.deps.hasher.matches(secret, credential?.verifier ?? this.record.verifier);
+    return credential && matches ? credential : null;
+  }
+
+  private bound(): boolean {
+    return this.deps.identities === 'bound';
+  }
+
+  private wrongPassword(): DomainError {
+    return this.bound()
+      ? new DomainError('AUTH_INVALID', 'Wrong credential secret: this server binds identities, so log in with the secret of a credential the operator issued (server credential add)', {
+          reason: 'password',
+        })
+      : new DomainError('AUTH_INVALID', 'Wrong password', { reason: 'password' });
   }
 
   /** One write at a time; expired sessions are dropped, and the oldest past MAX_SESSIONS. */

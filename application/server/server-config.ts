@@ -10,6 +10,16 @@ export interface ServerConfig {
   uiRoot: string;
   /** Where projects live: the files under dataRoot (the default, also when absent) or PostgreSQL (docs/scaling.md). */
   store?: StoreKind;
+  /** Who a bearer may act as: shared (the spec's, the default, also when absent) or bound (docs/operating.md, "Identities"). */
+  identities?: IdentityMode;
+}
+
+export const IDENTITY_MODES = ['shared', 'bound'] as const;
+export type IdentityMode = (typeof IDENTITY_MODES)[number];
+
+/** The identity mode a config selects. */
+export function identitiesOf(config: ServerConfig): IdentityMode {
+  return config.identities ?? 'shared';
 }
 
 export const STORE_KINDS = ['files', 'postgresql'] as const;
@@ -26,12 +36,13 @@ export const SERVER_FILE_NAMES = {
   unit: 'taskdag-server.service',
   lock: '.server.lock',
   auth: 'remote-auth.json',
+  credentials: 'remote-credentials.json',
 } as const;
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7407;
 
-const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store'] as const;
+const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store', 'identities'] as const;
 
 /** The config a file holds, or what is wrong with it. */
 export function parseServerConfig(text: string): { config: ServerConfig } | { problem: string } {
@@ -52,23 +63,28 @@ export function parseServerConfig(text: string): { config: ServerConfig } | { pr
     pathProblem('dataRoot', record.dataRoot) ??
     pathProblem('stateHome', record.stateHome) ??
     pathProblem('uiRoot', record.uiRoot) ??
-    storeProblem(record.store);
+    storeProblem(record.store) ??
+    identitiesProblem(record.identities);
   if (problem) return { problem };
   return { config: record as unknown as ServerConfig };
 }
 
 export function renderServerConfig(config: ServerConfig): string {
-  // `store` is written only when it is not the default, so a files server's config stays as it was.
+  // `store` and `identities` are written only when not the default, so a default server's config stays as it was.
   const ordered = Object.fromEntries(KEYS.filter((key) => config[key] !== undefined).map((key) => [key, config[key]]));
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
 export function sameServerConfig(a: ServerConfig, b: ServerConfig): boolean {
-  return KEYS.every((key) => (key === 'store' ? storeOf(a) === storeOf(b) : a[key] === b[key]));
+  return KEYS.every((key) => (key === 'store' ? storeOf(a) === storeOf(b) : key === 'identities' ? identitiesOf(a) === identitiesOf(b) : a[key] === b[key]));
 }
 
 export function storeProblem(store: unknown): string | null {
   return store === undefined || (STORE_KINDS as readonly unknown[]).includes(store) ? null : `store must be one of ${STORE_KINDS.join(', ')}`;
+}
+
+export function identitiesProblem(identities: unknown): string | null {
+  return identities === undefined || (IDENTITY_MODES as readonly unknown[]).includes(identities) ? null : `identities must be one of ${IDENTITY_MODES.join(', ')}`;
 }
 
 /** Spec 4.6: any non-empty host string goes to the operating system, without a policy of ours. */

@@ -13,6 +13,7 @@ import {
   sameServerConfig,
   serverFile,
   storeOf,
+  type IdentityMode,
   type ServerConfig,
   type StoreKind,
 } from './server-config.js';
@@ -32,6 +33,7 @@ export interface ServerInitInput {
   stateHome?: string;
   uiRoot?: string;
   store?: StoreKind;
+  identities?: IdentityMode;
   unit: 'systemd' | 'none';
   serviceUser?: string;
   dryRun: boolean;
@@ -140,6 +142,8 @@ function desiredConfig(input: ServerInitInput, existing: ServerConfig | null, de
   };
   const store = input.store ?? existing?.store ?? 'files';
   if (store !== 'files') config.store = store;
+  const identities = input.identities ?? existing?.identities ?? 'shared';
+  if (identities !== 'shared') config.identities = identities;
   const checks: [string, string, string | null][] = [
     ['--root', 'root', isAbsolutePath(input.root) ? null : '--root must be an absolute path'],
     ['--host', 'host', hostProblem(config.host)],

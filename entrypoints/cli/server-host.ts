@@ -18,6 +18,8 @@ export function serverHostPorts(home: string): SystemPorts {
     bind: new TcpBindProbe(),
     // node-postgres and the store's code live in the server's bundle: only a PostgreSQL doctor loads them.
     database: { probe: (url) => new (loadServerRuntime().PgDatabaseProbe)().probe(url) },
+    // The credential stores (and node-postgres) live in the server's bundle too.
+    credentials: { open: (config, url) => loadServerRuntime().openCredentials(config, url) },
     installation: { nodePath: process.execPath, toolPath },
     defaultUiRoot: path.resolve(path.dirname(toolPath), '..', 'ui', 'dist'),
     board: localBoard(home),

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import { DomainError } from '../../domain/errors.js';
 import { AuthService } from '../../application/server/auth-service.js';
 import type { AuthStore } from '../../application/ports/auth-store.js';
-import { parseServerConfig, type ServerConfig } from '../../application/server/server-config.js';
+import { identitiesOf, parseServerConfig, type ServerConfig } from '../../application/server/server-config.js';
 import { PASSWORD_KEY, secretProblem } from '../../application/server/server-env.js';
 import { readServerSettings, type ServerSettings } from '../../application/server/server-settings.js';
 import { buildHttpApp } from '../../adapters/server/http-app.js';
@@ -29,6 +29,9 @@ import { openStoreBackend, type StoreBackend } from './store-backend.js';
 
 /** `server doctor` of a PostgreSQL server probes its database with the server's own code (entrypoints/cli/server-host.ts). */
 export { PgDatabaseProbe } from '../../adapters/postgres/pg-database-probe.js';
+
+/** The operator's `server credential` commands reach a setup's credentials with the server's own code. */
+export { openCredentials } from './open-credentials.js';
 
 // `taskdag ui` runs the local board in this same runtime bundle.
 export { serveBoard } from './run-board.js';
@@ -68,7 +71,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
 
 /** With its store open: auth, the live-event hub fed by every commit, then the HTTP app until a signal. */
 async function serve(backend: StoreBackend, config: ServerConfig, settings: ServerSettings, password: string, configPath: string): Promise<void> {
-  const auth = await openAuth(backend.auth, password);
+  const auth = await openAuth(backend.auth, password, config);
   const shutdown = new ShutdownHooks();
   const hub = new SseHub();
   shutdown.add(() => hub.close());
@@ -111,12 +114,14 @@ function log(line: string): void {
 }
 
 /** The auth file, created or rotated durably before this resolves (spec 5.3, 5.5). */
-async function openAuth(store: AuthStore, password: string): Promise<AuthService> {
+async function openAuth(store: AuthStore, password: string, config: ServerConfig): Promise<AuthService> {
+  const identities = identitiesOf(config);
   const { service, startup } = await AuthService.open(
-    { store, hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() },
+    { store, hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock(), identities },
     password,
   );
   if (startup === 'rotated') log('taskdag server: the password changed; every earlier bearer is revoked and clients must log in again');
+  if (identities === 'bound') log('taskdag server: identities are bound: only credentials log in (server credential add), each as the agents it names');
   return service;
 }
 

@@ -24,6 +24,7 @@ describe('errors (spec 7)', () => {
       'REQUEST_TOO_LARGE',
       'PROJECT_NOT_FOUND',
       'UI_UNAVAILABLE',
+      'AGENT_NOT_ALLOWED',
     ]);
     expect(new Set(ERROR_CODES).size).to.equal(ERROR_CODES.length);
   });

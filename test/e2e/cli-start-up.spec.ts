@@ -14,7 +14,15 @@ describe('the command line start-up', () => {
       const expected = all.filter((command) => command.paths!.some((path) => path[0] === word)).map((command) => command.paths![0]!.join(' '));
       expect(commandsNamed(word).map((command) => command.paths![0]!.join(' ')), word).to.deep.equal(expected);
     }
-    expect(commandsNamed('server').map((command) => command.paths![0]!.join(' '))).to.deep.equal(['server init', 'server doctor', 'server setup', 'server run']);
+    expect(commandsNamed('server').map((command) => command.paths![0]!.join(' '))).to.deep.equal([
+      'server init',
+      'server doctor',
+      'server setup',
+      'server credential add',
+      'server credential list',
+      'server credential remove',
+      'server run',
+    ]);
   });
 
   it('requires Node built-ins in the CLI bundle as they are, never through an interop copy of their exports', () => {

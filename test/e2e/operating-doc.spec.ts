@@ -39,11 +39,22 @@ describe('docs/operating.md (every command runs)', function () {
   const local = (line: string) =>
     line.replaceAll(' /srv/', ` ${sandbox.root}/srv/`).replace(/(^|[\s(])taskdag(?= )/g, `$1'${process.execPath}' '${BINARY}'`);
 
-  /** Records a started server after checking it lets a client log in with its env file's password. */
+  /**
+   * Records a started server after checking it lets a client log in with its env file's password,
+   * or, once its identities are bound (section 8), only with a credential's secret.
+   */
   async function started(which: 'unit' | 'by-hand', server: RunningServer, envFile: string): Promise<void> {
     expect(running.has(which), `the ${which} server is running already`).to.equal(false);
     running.set(which, server);
-    const answer = await login(server.origin, envFileEntries(envFile).TASKDAG_SERVER_PASSWORD!);
+    const root = path.dirname(envFile);
+    const password = await login(server.origin, envFileEntries(envFile).TASKDAG_SERVER_PASSWORD!);
+    if (JSON.parse(readFileSync(path.join(root, 'server.json'), 'utf8')).identities !== 'bound') {
+      expect(password.status, password.text).to.equal(200);
+      return;
+    }
+    expect(password.status, password.text).to.equal(401);
+    const secret = readFileSync(path.join(root, 'credentials', 'alice.secret'), 'utf8').trim();
+    const answer = await login(server.origin, secret);
     expect(answer.status, answer.text).to.equal(200);
   }
 

@@ -9,6 +9,7 @@ import { PathRedactor } from '../../../adapters/server/path-redactor.js';
 import { ShutdownHooks } from '../../../adapters/server/shutdown-hooks.js';
 import { TweetnaclBearerTokens } from '../../../adapters/server/tweetnacl-bearer-tokens.js';
 import { request } from '../../support/server-process.js';
+import { InMemoryCredentialStore } from '../../support/in-memory-credentials.js';
 
 /** The koa app on 127.0.0.1:0 with a router mounted through the seam the next routes use. */
 describe('buildHttpApp (koa on 127.0.0.1:0)', () => {
@@ -18,7 +19,7 @@ describe('buildHttpApp (koa on 127.0.0.1:0)', () => {
   const logged: string[] = [];
 
   before(async () => {
-    const store = { location: '/srv/x/state/remote-auth.json', load: async () => ({ kind: 'absent' as const }), save: async () => undefined };
+    const store = { location: '/srv/x/state/remote-auth.json', load: async () => ({ kind: 'absent' as const }), save: async () => undefined, credentials: new InMemoryCredentialStore() };
     const hasher = { derive: async (password: string) => ({ kdf: 'scrypt' as const, n: 1, r: 1, p: 1, salt: 's', hash: password }), matches: async (password: string, verifier: { hash: string }) => password === verifier.hash };
     const { service } = await AuthService.open({ store, hasher, tokens: new TweetnaclBearerTokens(), clock: { now: () => new Date().toISOString() } }, 'pw');
     bearer = (await service.login('pw', 'test')).bearer;

@@ -10,10 +10,11 @@ import { PathRedactor } from '../../../adapters/server/path-redactor.js';
 import { ShutdownHooks } from '../../../adapters/server/shutdown-hooks.js';
 import { TweetnaclBearerTokens } from '../../../adapters/server/tweetnacl-bearer-tokens.js';
 import { PROTOCOL } from '../../support/server-process.js';
+import { InMemoryCredentialStore } from '../../support/in-memory-credentials.js';
 
 describe('listen (graceful stop on 127.0.0.1:0)', () => {
   it('ends live streams through the shutdown hooks, so the drain completes instead of waiting out its bound', async () => {
-    const store = { location: 'remote-auth.json', load: async () => ({ kind: 'absent' as const }), save: async () => undefined };
+    const store = { location: 'remote-auth.json', load: async () => ({ kind: 'absent' as const }), save: async () => undefined, credentials: new InMemoryCredentialStore() };
     const hasher = { derive: async (password: string) => ({ kdf: 'scrypt' as const, n: 1, r: 1, p: 1, salt: 's', hash: password }), matches: async (password: string, verifier: { hash: string }) => password === verifier.hash };
     const { service } = await AuthService.open({ store, hasher, tokens: new TweetnaclBearerTokens(), clock: { now: () => new Date().toISOString() } }, 'pw');
     const { bearer } = await service.login('pw', 'test');

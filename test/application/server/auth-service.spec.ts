@@ -5,10 +5,12 @@ import { LoginThrottle } from '../../../application/server/login-throttle.js';
 import type { AuthStore, SharedSessions, StoredAuth } from '../../../application/ports/auth-store.js';
 import { DomainError } from '../../../domain/errors.js';
 import { rejectionOf } from '../../support/failures.js';
+import { InMemoryCredentialStore } from '../../support/in-memory-credentials.js';
 
 /** An auth file in memory; `failNextSave` makes the next write fail as a full disk would. */
 class InMemoryAuthStore implements AuthStore {
   readonly location = '/srv/taskdag/state/remote-auth.json';
+  readonly credentials = new InMemoryCredentialStore();
   saved: AuthRecord[] = [];
   failNextSave = false;
   /** Set to play a store shared by several processes. */
@@ -195,5 +197,56 @@ describe('AuthService (application, in-memory store)', () => {
     expect(error.details).to.deep.include({ cause: 'EINVALID', file: 'remote-auth.json', path: deps.store.location, problem: 'not JSON' });
     expect(error.details.recovery).to.match(/move only that file aside/);
     expect(deps.store.saved).to.deep.equal([]);
+  });
+});
+
+describe('AuthService with bound identities (application, in-memory store)', () => {
+  const verifierOf = (secret: string): PasswordVerifier => ({ kdf: 'scrypt', n: 2, r: 1, p: 1, salt: 's', hash: `h(${secret})` });
+  const credential = (name: string, agents: string[], id = `id-${name}`) => ({ id, name, agents, verifier: verifierOf(`${name}.secret`), created_at: '2026-01-01T00:00:00.000Z' });
+  const open = async (identities: 'shared' | 'bound', store = new InMemoryAuthStore()) => {
+    const clock = { now: () => '2026-01-01T00:00:00.000Z' };
+    const deps = { store, hasher: new CountingHasher(), tokens: new SequentialTokens(), clock, throttle: new LoginThrottle(100, 60_000), identities };
+    await store.credentials.add(credential('alice', ['alice']));
+    return { deps, service: (await AuthService.open(deps, 'pw')).service };
+  };
+  const failure = (work: () => Promise<unknown>) => rejectionOf(() => Promise.resolve().then(work));
+
+  it('logs a credential in bound to its agents, recording its id in the session, with one hash', async () => {
+    const { deps, service } = await open('bound');
+    const before = deps.hasher.comparisons;
+    const { bearer } = await service.login('alice.secret', 'c');
+    expect(deps.hasher.comparisons - before).to.equal(1);
+    expect(deps.store.saved.at(-1)!.sessions.at(-1)).to.include({ credential: 'id-alice' });
+    expect((await service.authenticate(`Bearer ${bearer}`)).binding).to.deep.equal({ kind: 'credential', credential: 'alice', agents: ['alice'] });
+  });
+
+  it('refuses the shared password, a wrong secret and an unknown name alike, each after one hash', async () => {
+    const { deps, service } = await open('bound');
+    for (const secret of ['pw', 'alice.wrong', 'nobody.secret']) {
+      const before = deps.hasher.comparisons;
+      const error = await failure(() => service.login(secret, 'c'));
+      expect(error.code, secret).to.equal('AUTH_INVALID');
+      expect(error.details).to.deep.equal({ reason: 'password' });
+      expect(deps.hasher.comparisons - before, secret).to.equal(1);
+    }
+  });
+
+  it('a removed credential ends its bearers; one added again under the same name does not revive them', async () => {
+    const { deps, service } = await open('bound');
+    const { bearer } = await service.login('alice.secret', 'c');
+    await deps.store.credentials.remove('alice');
+    expect((await failure(() => service.authenticate(`Bearer ${bearer}`))).details).to.deep.equal({ reason: 'unknown' });
+    await deps.store.credentials.add(credential('alice', ['alice'], 'id-alice-2'));
+    expect((await failure(() => service.authenticate(`Bearer ${bearer}`))).code).to.equal('AUTH_INVALID');
+  });
+
+  it('a bearer of the shared password stops working once the server binds identities', async () => {
+    const store = new InMemoryAuthStore();
+    const shared = await open('shared', store);
+    const { bearer } = await shared.service.login('pw', 'c');
+    expect((await shared.service.authenticate(`Bearer ${bearer}`)).binding).to.deep.equal({ kind: 'any' });
+    expect((await failure(() => shared.service.login('alice.secret', 'c'))).code).to.equal('AUTH_INVALID');
+    const bound = await AuthService.open({ ...shared.deps, identities: 'bound' }, 'pw');
+    expect((await failure(() => bound.service.authenticate(`Bearer ${bearer}`))).code).to.equal('AUTH_INVALID');
   });
 });

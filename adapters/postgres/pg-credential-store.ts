@@ -1,0 +1,56 @@
+import type { Pool } from 'pg';
+import type { CredentialStore } from '../../application/ports/auth-store.js';
+import type { Credential } from '../../application/server/credential-record.js';
+import { queryFresh } from './pg-pool.js';
+
+interface CredentialRow {
+  id: string;
+  name: string;
+  agents: string[];
+  verifier: Credential['verifier'];
+  created_at: Date;
+}
+
+const CREDENTIAL_COLUMNS = 'id, name, agents, verifier, created_at';
+
+const credentialOf = (row: CredentialRow): Credential => ({ id: row.id, name: row.name, agents: row.agents, verifier: row.verifier, created_at: row.created_at.toISOString() });
+
+/**
+ * The bound credentials in the database (schema 3), shared by every server process on it: a
+ * credential added or removed by the operator counts at once everywhere, and removing one
+ * removes its sessions in the same statement (ON DELETE CASCADE).
+ */
+export class PgCredentialStore implements CredentialStore {
+  constructor(private readonly pool: Pool) {}
+
+  async list(): Promise<Credential[]> {
+    return (await queryFresh<CredentialRow>(this.pool, `SELECT ${CREDENTIAL_COLUMNS} FROM taskdag_credentials ORDER BY created_at, name`, [])).rows.map(credentialOf);
+  }
+
+  find(name: string): Promise<Credential | null> {
+    return this.credentialWhere('name', name);
+  }
+
+  findById(id: string): Promise<Credential | null> {
+    return this.credentialWhere('id', id);
+  }
+
+  async add(credential: Credential): Promise<boolean> {
+    const inserted = await queryFresh(
+      this.pool,
+      'INSERT INTO taskdag_credentials (id, name, agents, verifier, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING',
+      [credential.id, credential.name, JSON.stringify(credential.agents), JSON.stringify(credential.verifier), credential.created_at],
+    );
+    return inserted.rowCount === 1;
+  }
+
+  /** Its sessions go in the same statement (ON DELETE CASCADE): no process accepts them after this. */
+  async remove(name: string): Promise<boolean> {
+    return (await queryFresh(this.pool, 'DELETE FROM taskdag_credentials WHERE name = $1', [name])).rowCount === 1;
+  }
+
+  private async credentialWhere(column: 'name' | 'id', value: string): Promise<Credential | null> {
+    const row = (await queryFresh<CredentialRow>(this.pool, `SELECT ${CREDENTIAL_COLUMNS} FROM taskdag_credentials WHERE ${column} = $1`, [value])).rows[0];
+    return row ? credentialOf(row) : null;
+  }
+}
