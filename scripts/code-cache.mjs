@@ -42,6 +42,9 @@ try {
   process.chdir(checkout);
   process.env.TASKDAG_HOME = path.join(scratch, 'home');
   delete process.env.TASKDAG_AGENT;
+  // Never from the previous build's cache: V8 accepts a cache whose source merely has the same
+  // length, so a new bundle as long as the old one would run, and re-cache, the old code.
+  rmSync(codeCacheFile(program), { force: true });
   const { exports, script } = loadWithCodeCache(program, require);
   for (const argv of COMMANDS) await exports.run(argv);
   writeFileSync(codeCacheFile(program), script.createCachedData());

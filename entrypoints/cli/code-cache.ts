@@ -16,9 +16,10 @@ export function codeCacheFile(file: string): string {
 /**
  * Loads a CommonJS bundle as `require` would, but compiled with the V8 code cache the build
  * stored next to it, so a start-up skips parsing and compiling the functions a command runs.
- * V8 checks the cache against the source and its own version and flags, and ignores a stale or
- * damaged one (the script then compiles as usual), so a missing or outdated cache costs time,
- * never correctness.
+ * V8 checks the cache against its own version and flags and the source's length (not its
+ * content), and ignores a damaged or mismatched one (the script then compiles as usual). The
+ * build writes the bundle and its cache together and never warms up from an earlier cache
+ * (scripts/code-cache.mjs): a cache from another bundle of the same length would run that code.
  */
 export function loadWithCodeCache<T>(file: string, load: NodeJS.Require): LoadedScript<T> {
   const source = readFileSync(file, 'utf8');
