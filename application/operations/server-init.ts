@@ -7,7 +7,7 @@ export const serverInit = hostOperation({
   name: 'server init',
   summary: 'Write the server configuration, its secret and a systemd unit (see docs/operating.md)',
   details:
-    'Files are written with mode 0600 and directories with 0700. A re-run leaves matching files untouched and never rotates the password; an existing valid server.env is adopted as it is. Nothing is installed, enabled or started.',
+    'Files are written with mode 0600 and directories with 0700. A re-run leaves matching files untouched (one that others may read is set back to 0600) and never rotates the password; an existing valid server.env is adopted as it is. The unit runs as --service-user, or the system user taskdag, never root; the commands that create that user and give it its files are printed, never run. Nothing is installed, enabled or started.',
   examples: [
     ['See what would be written for a server started by hand', '$0 server init --root srv --unit none --port 0 --dry-run'],
     ['Write its files (a systemd unit too, without --unit none)', '$0 server init --root srv --unit none --port 0'],
