@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { CredentialStore } from '../../application/ports/auth-store.js';
 import { parseCredentials, renderCredentials, type Credential } from '../../application/server/credential-record.js';
 import { SERVER_FILE_NAMES } from '../../application/server/server-config.js';
+import { DomainError } from '../../domain/errors.js';
 import { FlockProjectLock } from '../flock-project-lock.js';
 import { invalidFile, storageError } from '../storage-error.js';
 import { writeFileDurably } from './durable-write.js';
@@ -56,7 +57,8 @@ export class FsCredentialStore implements CredentialStore {
   }
 
   /** Read, edit, write under the lock; `edit` answers null when there is nothing to write. */
-  private change(edit: (credentials: Credential[]) => Credential[] | null): Promise<boolean> {
+  private async change(edit: (credentials: Credential[]) => Credential[] | null): Promise<boolean> {
+    await this.requireStateHomeOwner();
     return this.lock.withLock('exclusive', async () => {
       const next = edit(await this.read());
       if (next === null) return false;
@@ -67,6 +69,29 @@ export class FsCredentialStore implements CredentialStore {
       }
       return true;
     });
+  }
+
+  /**
+   * The server reads this file as the user that owns the state home (the service user). Written
+   * by anyone else (root, typically), the file would be theirs, mode 0600, and every login of a
+   * bound server would fail on it: so only that user may change it.
+   */
+  private async requireStateHomeOwner(): Promise<void> {
+    const uid = process.getuid?.();
+    if (uid === undefined) return;
+    const dir = path.dirname(this.location);
+    let owner: number;
+    try {
+      owner = (await stat(dir)).uid;
+    } catch (error) {
+      throw storageError(`Cannot read ${dir}`, error, { path: dir });
+    }
+    if (owner === uid) return;
+    throw new DomainError(
+      'STORAGE_ERROR',
+      `${dir} belongs to uid ${owner}, who runs the server, not to this user (uid ${uid}): run the command as that user (e.g. sudo -u '#${owner}' taskdag server credential ...), so the server can read the credentials it writes`,
+      { cause: 'EPERM', path: dir, owner_uid: owner, uid },
+    );
   }
 
   private async read(): Promise<Credential[]> {

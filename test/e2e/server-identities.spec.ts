@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Sandbox } from '../support/cli.js';
 import { loginAt } from '../support/linked-server.js';
@@ -196,6 +196,30 @@ function boundIdentities(store: 'files' | 'postgresql'): void {
 
 boundIdentities('files');
 boundIdentities('postgresql');
+
+describe('server credential on the files store, run by another user than the owner of the state home', function () {
+  this.timeout(60_000);
+  const sandbox = new Sandbox();
+  after(() => sandbox.remove());
+
+  it('is refused with STORAGE_ERROR (EPERM) naming the owner, writing nothing the server could not read', async function () {
+    // Only root can give the state home to another user; as root this is the case an operator meets.
+    if (process.getuid?.() !== 0) this.skip();
+    const setup = await serverRoot(sandbox, 'files', 'bound');
+    const stateHome = JSON.parse(readFileSync(setup.config, 'utf8')).stateHome as string;
+    chownSync(stateHome, 65534, 65534);
+    try {
+      const refused = await sandbox.run(['server', 'credential', 'add', 'alice', '--agents', 'alice', '--config', setup.config]);
+      expect(refused.code).to.equal(1);
+      expect(refused.json.error).to.deep.include({ code: 'STORAGE_ERROR' });
+      expect(refused.json.error.details).to.deep.include({ cause: 'EPERM', owner_uid: 65534, uid: 0 });
+      expect(existsSync(path.join(stateHome, 'remote-credentials.json'))).to.equal(false);
+      expect(existsSync(path.join(path.dirname(setup.config), 'credentials'))).to.equal(false);
+    } finally {
+      chownSync(stateHome, 0, 0);
+    }
+  });
+});
 
 describe('shared identities, the default (spec 5), unchanged beside bound credentials', function () {
   this.timeout(60_000);
