@@ -1,8 +1,8 @@
 import fs from 'graceful-fs';
 import type { Graph, NodeId } from '../domain/model.js';
-import { StatusIndex } from '../domain/status-index.js';
+import { indexesOf, projectState, type ProjectState } from '../domain/project-state.js';
 import { headColumns, headsOf } from './head-columns.js';
-import { lazyNodeMap, nodeEntry, nodeIds, plainNodes, type ByteSource, type NodeSpan } from './lazy-nodes.js';
+import { CheckpointNodes, type ByteSource, type NodeSpan } from './lazy-nodes.js';
 import { assertGraphHeaderShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
@@ -11,10 +11,12 @@ export interface LedgerRef {
   bytes: number;
 }
 
-/** The graph as of a ledger position, as plain data. */
+/** The graph as of a ledger position, as a project state (indexed, its heads seeded from the file). */
 export interface Checkpoint {
-  graph: Graph;
+  graph: ProjectState;
   ledger: LedgerRef;
+  /** The nodes as read from the file, lazily, with their entries (null for a checkpoint read whole). */
+  nodes: CheckpointNodes | null;
 }
 
 const NEWLINE = Buffer.from('\n');
@@ -48,14 +50,17 @@ interface CheckpointMember {
  *   3 `"heads":[...]},` each node's StatusIndex head (the end of the checkpoint member)
  *   4 `"edges":[...],`
  *   5 `"nodes":{`, then one line per node, then `}}`.
+ *
+ * `nodes`: the nodes as read from the checkpoint the graph was loaded from, whose entries are
+ * copied rather than encoded again (null: every node is encoded).
  */
-export function encodeCheckpoint(graph: Graph, ledger: LedgerRef): Buffer {
-  const ids = nodeIds(graph.nodes);
+export function encodeCheckpoint(graph: Graph, ledger: LedgerRef, nodes: CheckpointNodes | null = null): Buffer {
+  const ids = Object.keys(graph.nodes);
   const lines: Buffer[] = [];
   const ends: number[] = [];
   let offset = 0;
   ids.forEach((id, position) => {
-    const entry = nodeEntry(graph.nodes, id);
+    const entry = nodes ? nodes.entry(id) : Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(graph.nodes[id])}`);
     const last = position === ids.length - 1;
     lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
     offset += entry.length;
@@ -65,7 +70,7 @@ export function encodeCheckpoint(graph: Graph, ledger: LedgerRef): Buffer {
   // Every field of the graph but its nodes and edges goes on line 1, so a field added to the graph is kept.
   const { nodes: _nodes, edges, ...fields } = graph;
   const head = JSON.stringify({ ...fields, log: [] });
-  const headsLine = Buffer.from(`${HEADS_MEMBER}${JSON.stringify(headColumns(graph, ids))}},\n`);
+  const headsLine = Buffer.from(`${HEADS_MEMBER}${JSON.stringify(headColumns(indexesOf(graph).statuses, ids))}},\n`);
   const edgesLine = Buffer.from(`${EDGES_MEMBER}${JSON.stringify(edges)},\n`);
   const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
   const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, ids, ends });
@@ -80,7 +85,8 @@ function noteFor(ledger: LedgerRef): string {
 /** Reads a checkpoint whole, every node parsed (tools and tests; the store reads nodes lazily). */
 export function readCheckpoint(path: string): Checkpoint {
   const checkpoint = decodeCheckpoint(bufferSource(fs.readFileSync(path)), path);
-  return { ...checkpoint, graph: { ...checkpoint.graph, nodes: plainNodes(checkpoint.graph.nodes) } };
+  checkpoint.nodes?.readAll();
+  return checkpoint;
 }
 
 /** Bytes in memory as a source to decode from. */
@@ -92,8 +98,8 @@ export function bufferSource(buffer: Buffer): ByteSource {
  * The graph a checkpoint holds, read from `source` as it is used: the first two lines now, with
  * every check that needs no more than a few bytes (the lines are where line 2 says, the document
  * closes where the node offsets say, so a file cut short fails here whatever the command reads);
- * the heads and edges lines when first used; each node when it is first read (lazy-nodes.ts),
- * its line's bounds checked then.
+ * the edges line; the heads line when first used; each node when it is first read (lazy-nodes.ts), its
+ * line's bounds checked then. The nodes keep `source` until they are closed.
  */
 export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint {
   const size = source.size;
@@ -118,15 +124,13 @@ export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint {
   expectBytes(source, edges.end + 1, NODES_LINE, path, 'its nodes do not start on the fifth line');
   const layout = assertLayout(checkpoint.ids, checkpoint.ends, size - sectionStart - END.length, path);
   expectBytes(source, size - END.length, END, path, 'it is truncated or has trailing bytes');
-  const nodes = lazyNodeMap(source, layout.ids, nodeSpans(sectionStart, layout), path);
-  const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), nodes } as Graph;
-  defineLazy(graph, 'edges', () => {
-    const line = parseLine(source.bytes(edges.start, edges.end), 0, edges.end - edges.start, '{', '}', path, 'its edges line');
-    assertGraphHeaderShape({ ...graphFields, edges: line.edges, nodes: {} }, path);
-    return line.edges as Graph['edges'];
-  });
-  StatusIndex.seed(graph, () => savedHeads(source.bytes(heads.start, heads.end), layout.ids, path));
-  return { graph, ledger: assertLedgerRef(checkpoint.ledger, path) };
+  const edgeList = parseLine(source.bytes(edges.start, edges.end), 0, edges.end - edges.start, '{', '}', path, 'its edges line').edges;
+  assertGraphHeaderShape({ ...graphFields, edges: edgeList, nodes: {} }, path);
+  const ledger = assertLedgerRef(checkpoint.ledger, path);
+  const nodes = new CheckpointNodes(source, layout.ids, nodeSpans(sectionStart, layout), path);
+  const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), edges: edgeList as Graph['edges'], nodes: nodes.record };
+  const saved = () => savedHeads(source.bytes(heads.start, heads.end), layout.ids, path);
+  return { graph: projectState(graph, saved), ledger, nodes };
 }
 
 /**
@@ -176,21 +180,6 @@ function parseLine(bytes: Buffer, start: number, end: number, before: string, af
     // Reported below.
   }
   throw invalidFile(path, `${what} is not JSON`);
-}
-
-/** A property computed on first read, then kept as a plain value (assignable, enumerable, cloneable). */
-function defineLazy<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]): void {
-  const settle = (value: T[K]) => Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  Object.defineProperty(target, key, {
-    get: () => {
-      const value = compute();
-      settle(value);
-      return value;
-    },
-    set: settle,
-    enumerable: true,
-    configurable: true,
-  });
 }
 
 /** Where each node's line and JSON are; the line's bounds are checked when it is parsed. */

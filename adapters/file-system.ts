@@ -64,7 +64,11 @@ export const nodeFileSystem: FileSystem = {
     let open = true;
     return {
       size: fs.fstatSync(fd).size,
-      bytes: (start, end) => readRange(fd, start, end),
+      bytes(start, end) {
+        // A closed descriptor's number may be another file's by now.
+        if (!open) throw Object.assign(new Error(`${file} was read after it was closed`), { code: 'EBADF' });
+        return readRange(fd, start, end);
+      },
       close() {
         if (open) fs.closeSync(fd);
         open = false;

@@ -4,21 +4,27 @@ import { DomainError, isDomainError } from '../domain/errors.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import type { Graph, LogEntry, State } from '../domain/model.js';
 import type { PluginTable } from '../domain/plugins.js';
+import { withMembers } from '../domain/project-state.js';
 import type { ProjectLock } from '../application/ports/project-lock.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
 import { bufferSource, decodeCheckpoint, encodeCheckpoint, salvageHeader, type Checkpoint } from './checkpoint-file.js';
 import { encodeRecord, highestReached, readRecords, type GenerationStart } from './ledger-records.js';
-import { plainNodes } from './lazy-nodes.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
 import { assertReplaceable } from './replacement-order.js';
 import { invalidFile, storageError } from './storage-error.js';
 
+/**
+ * The project's state as one load or commit left it: the checkpoint it started from (its nodes
+ * read lazily from the file, which stays open until the call that loaded it is done, or read
+ * whole when kept in memory) and the graph, a ProjectState whose indexes the ledger's change sets
+ * and the transactions' drafts keep current.
+ */
 interface Loaded {
   checkpoint: Checkpoint;
-  graph: Graph;
+  graph: Checkpoint['graph'];
   /** Bytes of the ledger that hold complete lines; anything after is a torn append. */
   ledgerEnd: number;
   /**
@@ -36,9 +42,6 @@ interface Loaded {
 }
 
 const CHECKPOINT = 'tasks.json';
-
-/** Closes a checkpoint file once nothing can read a node from it any more. */
-const closeWhenUnreachable = new FinalizationRegistry<OpenFile>((file) => file.close());
 
 /**
  * Something the store could not do that loses nothing and fails no command, but that an operator
@@ -117,39 +120,67 @@ export class FsProjectStore implements ProjectStore {
     await this.durable();
     this.assertExists();
     const loaded = this.loadCommitted(() => this.load());
-    return read(loaded.graph, this.pluginReader(loaded));
+    return this.using(loaded, () => read(loaded.graph, this.pluginReader(loaded)));
   }
 
   async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     await this.durable();
     this.assertExists();
-    // Its node map stays lazy, as readGraph's: `history` reads the log and one node.
-    const { loaded, state } = this.loadCommitted(() => {
+    const { loaded, log } = this.loadCommitted(() => {
       const loaded = this.load();
-      return { loaded, state: { ...loaded.graph, log: this.readLog(loaded) } };
-    });
-    return read(state, this.pluginReader(loaded));
-  }
-
-  transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
-    this.ensureDirectory();
-    return this.lock.withLock('exclusive', async () => {
-      const loaded = this.load();
-      // Reads parse the edges when they use them; a commit never lands on an edge list that does not load.
-      void loaded.graph.edges;
       try {
-        // A work that answers at once changes the graph and appends in the same turn, and
-        // readers wait for the append's fsync (see `durable`): none sees a change before it is durable.
-        const done = work(loaded.graph, this.pluginReader(loaded));
-        const { result, changes } = done instanceof Promise ? await done : done;
-        if (changes) await this.commit(loaded, changes);
-        return result;
+        return { loaded, log: this.readLog(loaded) };
       } catch (error) {
-        // The graph in hand may hold changes that were never committed.
-        this.hot = null;
+        this.release(loaded);
         throw error;
       }
     });
+    // Its node map stays lazy, as readGraph's: `history` reads the log and one node.
+    return this.using(loaded, () => read(withMembers(loaded.graph, { log }), this.pluginReader(loaded)));
+  }
+
+  async transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R> {
+    this.ensureDirectory();
+    let loaded: Loaded | null = null;
+    try {
+      const result = await this.lock.withLock('exclusive', () => this.transactLocked((loaded = this.load()), work));
+      return after ? await after(result) : (result as unknown as R);
+    } finally {
+      if (loaded) this.release(loaded);
+    }
+  }
+
+  private async transactLocked<T>(loaded: Loaded, work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
+    try {
+      // A work that answers at once changes the graph and appends in the same turn, and
+      // readers wait for the append's fsync (see `durable`): none sees a change before it is durable.
+      const done = work(loaded.graph, this.pluginReader(loaded));
+      const { result, changes } = done instanceof Promise ? await done : done;
+      if (changes) await this.commit(loaded, changes);
+      return result;
+    } catch (error) {
+      // The graph in hand may hold changes that were never committed.
+      this.hot = null;
+      throw error;
+    }
+  }
+
+  /** Runs `read` on `loaded`, then releases it. */
+  private async using<T>(loaded: Loaded, read: () => T | Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } finally {
+      this.release(loaded);
+    }
+  }
+
+  /**
+   * A call is done with what it loaded: a load made for it alone closes its checkpoint file now
+   * (a long-lived process opens one descriptor per call and keeps none); a state kept in memory
+   * was read whole and holds no file.
+   */
+  private release(loaded: Loaded): void {
+    if (loaded !== this.hot) loaded.checkpoint.nodes?.close();
   }
 
   rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {
@@ -183,7 +214,11 @@ export class FsProjectStore implements ProjectStore {
     if (text === null && this.ledgerFiles().length === 0) return { kind: 'absent' };
     try {
       const loaded = this.load();
-      return { kind: 'valid', state: this.loadState(loaded), plugins: this.pluginReader(loaded)() };
+      try {
+        return { kind: 'valid', state: this.loadState(loaded), plugins: this.pluginReader(loaded)() };
+      } finally {
+        this.release(loaded);
+      }
     } catch (error) {
       // A state that does not parse or whose ledger is gone is unreadable; an OS failure is not.
       const cause = isDomainError(error) ? error.details.cause : undefined;
@@ -268,7 +303,13 @@ export class FsProjectStore implements ProjectStore {
     if (this.hot && this.ledgerSize(this.hot) === this.hot.sizeRead) return this.hot;
     const checkpoint = this.openCheckpoint();
     this.lastLedgerFile = checkpoint.ledger.file;
-    const loaded = this.replayLedger(checkpoint);
+    let loaded: Loaded;
+    try {
+      loaded = this.replayLedger(checkpoint);
+    } catch (error) {
+      checkpoint.nodes?.close();
+      throw error;
+    }
     if (this.keepHot) this.hot = loaded;
     return loaded;
   }
@@ -301,17 +342,16 @@ export class FsProjectStore implements ProjectStore {
 
   /**
    * The checkpoint, read as it is used: a command reads the parts it needs from the file it
-   * opened (which stays what it was if a writer renames a new one in), closed once the graph is
-   * no longer reachable. A process that keeps its state reads it whole, once.
+   * opened (which stays what it was if a writer renames a new one in), closed when the call is
+   * done (`release`). A process that keeps its state reads it whole, once.
    */
   private openCheckpoint(): Checkpoint & { bytes: number } {
     let file: OpenFile | null = null;
     try {
       const source = this.keepHot ? bufferSource(this.files.read(this.checkpointFile)) : (file = this.files.open(this.checkpointFile));
       const checkpoint = decodeCheckpoint(source, this.checkpointFile);
-      if (file) closeWhenUnreachable.register(checkpoint.graph.nodes, file);
-      // Kept in memory, every node is read sooner or later: parsed once, into a plain map, it costs no lookup trap.
-      else checkpoint.graph.nodes = plainNodes(checkpoint.graph.nodes);
+      // Kept in memory, every node is read sooner or later: parsed once, it is a plain map.
+      if (this.keepHot) checkpoint.nodes?.readAll();
       return { ...checkpoint, bytes: source.size };
     } catch (error) {
       file?.close();
@@ -377,7 +417,7 @@ export class FsProjectStore implements ProjectStore {
 
   private loadState(loaded: Loaded): State {
     // A whole state is handed out whole: every node parsed, nothing lazy behind it.
-    return { ...loaded.graph, nodes: plainNodes(loaded.graph.nodes), log: this.readLog(loaded) };
+    return { ...loaded.graph, nodes: { ...loaded.graph.nodes }, log: this.readLog(loaded) };
   }
 
   private readLog(loaded: Loaded): LogEntry[] {
@@ -445,7 +485,7 @@ export class FsProjectStore implements ProjectStore {
     try {
       removeLeftoverTempFiles(this.files, this.location);
       const ledger = { file: loaded.checkpoint.ledger.file, bytes: ledgerBytes };
-      const encoded = encodeCheckpoint(loaded.graph, ledger);
+      const encoded = encodeCheckpoint(loaded.graph, ledger, loaded.checkpoint.nodes);
       writeFileAtomic(this.files, this.checkpointFile, encoded);
       return encoded.length;
     } catch (error) {

@@ -1,5 +1,5 @@
-import type { Claim, Graph, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
-import { StatusIndex, type NodeHead } from '../domain/status-index.js';
+import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
+import type { NodeHead, StatusIndex } from '../domain/status-index.js';
 
 /**
  * The heads as the checkpoint stores them: by column, in the order of the node ids, so that tens
@@ -23,9 +23,9 @@ export interface HeadColumns {
 const TYPE_CODES: Record<NodeType, string> = { task: 't', gate: 'g', knowledge: 'k' };
 const TYPES_BY_CODE: Record<string, NodeType> = { t: 'task', g: 'gate', k: 'knowledge' };
 
-/** The graph's StatusIndex heads, in the order of `ids`, so a load derives no status. */
-export function headColumns(graph: Graph, ids: readonly NodeId[]): HeadColumns {
-  const heads = StatusIndex.of(graph).all();
+/** The heads of `statuses`, in the order of `ids`, so a load derives no status. */
+export function headColumns(statuses: StatusIndex, ids: readonly NodeId[]): HeadColumns {
+  const heads = statuses.all();
   const strings: (string | null)[] = [];
   const numbers = new Map<string | null, number>();
   const code = (value: string | null) => {

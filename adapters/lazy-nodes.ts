@@ -6,6 +6,8 @@ import { invalidFile } from './storage-error.js';
 export interface ByteSource {
   readonly size: number;
   bytes(start: number, end: number): Buffer;
+  /** Releases what the source holds (a file's descriptor); absent for bytes in memory. */
+  close?(): void;
 }
 
 /** Where a node's JSON lies in the checkpoint. */
@@ -18,124 +20,100 @@ export interface NodeSpan {
   last: boolean;
 }
 
-/** What the store knows of a lazy node map besides its nodes: which are still raw bytes. */
-interface LazyNodes {
-  /** Every id, in the order the checkpoint holds them, then the ones added since. */
-  readonly ids: Set<NodeId>;
-  /** Nodes not parsed yet, and their position in the checkpoint. */
-  readonly pending: Map<NodeId, number>;
-  readonly spanOf: (position: number) => NodeSpan;
-  readonly source: ByteSource;
-}
-
-const lazyMaps = new WeakMap<object, LazyNodes>();
-
 /**
- * A graph's node map that parses a node the first time it is read. The nodes it hands out are
- * plain objects (they survive `structuredClone` and outlive the file), so a command that reads
- * ten nodes of fifty thousand parses ten. It behaves as an ordinary record: `Object.keys`,
- * `Object.values`, `in`, assignment and `delete` all work (whole-graph reads parse everything).
- * A malformed node is a STORAGE_ERROR naming it, when it is read.
+ * The nodes of one checkpoint, read as they are used: a command that reads ten nodes of fifty
+ * thousand parses ten. `record` is the graph's node map: each node not read yet is an accessor
+ * that parses it on first read and puts the plain node in its place, so the map behaves as an
+ * ordinary record (`Object.keys` lists ids without parsing; `in`, assignment and `delete` work;
+ * spreading or cloning it parses everything) and every node it hands out is plain data. A
+ * malformed node is a STORAGE_ERROR naming it, when it is read.
+ *
+ * It also remembers each node's checkpoint entry (`"id":{...}`) as read or last encoded: a change
+ * to a node puts a new object in the map, never edits one in place, so while the map holds the
+ * same object the entry is current, and the next checkpoint copies it instead of encoding the
+ * node again (the server rewrites 59 MB at 50k nodes every few MB of ledger).
+ *
+ * Its source stays open until `close`: its owner (the store) closes it once nothing it handed
+ * out can read a node from it any more; a read after that is a STORAGE_ERROR, never a read of a
+ * descriptor reused meanwhile.
  */
-export function lazyNodeMap(source: ByteSource, ids: readonly NodeId[], spanOf: (position: number) => NodeSpan, path: string): Record<NodeId, GraphNode> {
-  const lazy: LazyNodes = { ids: new Set(ids), pending: new Map(ids.map((id, position) => [id, position])), spanOf, source };
-  const target: Record<NodeId, GraphNode> = {};
-  const parse = (key: string | symbol): void => {
-    if (typeof key !== 'string') return;
-    const position = lazy.pending.get(key);
-    if (position === undefined) return;
-    target[key] = parseNode(source, spanOf(position), key, path);
-    lazy.pending.delete(key);
-  };
-  // A node written keeps its place in the order; one deleted leaves it.
-  const written = (key: string | symbol): void => {
-    if (typeof key !== 'string') return;
-    lazy.pending.delete(key);
-    lazy.ids.add(key);
-  };
-  const map = new Proxy(target, {
-    get(object, key) {
-      parse(key);
-      return Reflect.get(object, key);
-    },
-    getOwnPropertyDescriptor(object, key) {
-      parse(key);
-      return Reflect.getOwnPropertyDescriptor(object, key);
-    },
-    has(object, key) {
-      return (typeof key === 'string' && lazy.pending.has(key)) || Reflect.has(object, key);
-    },
-    ownKeys() {
-      return [...lazy.ids];
-    },
-    set(object, key, value) {
-      written(key);
-      return Reflect.set(object, key, value);
-    },
-    defineProperty(object, key, descriptor) {
-      written(key);
-      return Reflect.defineProperty(object, key, descriptor);
-    },
-    deleteProperty(object, key) {
-      if (typeof key === 'string') {
-        lazy.pending.delete(key);
-        lazy.ids.delete(key);
-      }
-      return Reflect.deleteProperty(object, key);
-    },
-  });
-  lazyMaps.set(map, lazy);
-  return map;
-}
+export class CheckpointNodes {
+  readonly record: Record<NodeId, GraphNode> = {};
+  private readonly entries = new Map<NodeId, { node: GraphNode; entry: Buffer }>();
+  private positions: Map<NodeId, number> | null = null;
+  private open = true;
 
-/** The ids of a node map without parsing any node (for a lazy one, `Object.keys` would parse them all). */
-export function nodeIds(nodes: Record<NodeId, GraphNode>): NodeId[] {
-  const lazy = lazyMaps.get(nodes);
-  return lazy ? [...lazy.ids] : Object.keys(nodes);
-}
-
-/**
- * The checkpoint entry (`"id":{...}`) each node object was read from, or last encoded as. A change
- * to a node puts a new object in the map, never edits one in place, so an object's entry never
- * changes: a checkpoint copies the bytes of every node it did not change instead of encoding it
- * again (the server rewrites its whole checkpoint, 59 MB at 50k nodes, every few MB of ledger).
- * A kept graph's nodes thus keep the checkpoint's bytes alive as long as they live.
- */
-const entries = new WeakMap<GraphNode, Buffer>();
-
-/** A node's checkpoint entry: as read, when it was never parsed or has not changed since; else encoded now (and remembered). */
-export function nodeEntry(nodes: Record<NodeId, GraphNode>, id: NodeId): Buffer {
-  const lazy = lazyMaps.get(nodes);
-  const position = lazy?.pending.get(id);
-  if (lazy && position !== undefined) {
-    const span = lazy.spanOf(position);
-    return lazy.source.bytes(span.key, span.end);
+  constructor(
+    private readonly source: ByteSource,
+    private readonly ids: readonly NodeId[],
+    private readonly spanOf: (position: number) => NodeSpan,
+    private readonly path: string,
+  ) {
+    ids.forEach((id, position) => {
+      Object.defineProperty(this.record, id, {
+        get: () => this.settle(id, this.parse(id, position)),
+        set: (node: GraphNode) => this.settle(id, node),
+        enumerable: true,
+        configurable: true,
+      });
+    });
   }
-  const node = nodes[id]!;
-  let entry = entries.get(node);
-  if (!entry) entries.set(node, (entry = Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`)));
-  return entry;
-}
 
-/** A plain copy of a node map, every node parsed (for whole-state reads and what must be cloned). */
-export function plainNodes(nodes: Record<NodeId, GraphNode>): Record<NodeId, GraphNode> {
-  if (!lazyMaps.has(nodes)) return nodes;
-  const plain: Record<NodeId, GraphNode> = {};
-  for (const id of nodeIds(nodes)) plain[id] = nodes[id]!;
-  return plain;
-}
-
-function parseNode(source: ByteSource, span: NodeSpan, id: NodeId, path: string): GraphNode {
-  const line = source.bytes(span.key, span.end + 1);
-  if (line.length !== span.end + 1 - span.key || line[line.length - 1] !== (span.last ? 0x0a : 0x2c)) throw invalidFile(path, `the line of node ${id} does not end where the node offsets say`);
-  if (line.toString('utf8', 0, span.start - span.key) !== `${JSON.stringify(id)}:`) throw invalidFile(path, `the line of node ${id} is keyed by another id`);
-  let node: unknown;
-  try {
-    node = JSON.parse(line.toString('utf8', span.start - span.key, line.length - 1));
-  } catch {
-    throw invalidFile(path, `node ${id} is not JSON`);
+  /** Parses every node not read yet (a process that keeps the state reads them all sooner or later). */
+  readAll(): void {
+    for (const id of Object.keys(this.record)) void this.record[id];
   }
-  assertNodeShape(node, id, path);
-  entries.set(node, line.subarray(0, line.length - 1));
-  return node;
+
+  /** The node's checkpoint entry: its bytes as read when unread or unchanged since; else encoded now (and remembered). */
+  entry(id: NodeId): Buffer {
+    if (this.isUnread(id)) {
+      const span = this.spanOf(this.positionOf(id));
+      return this.source.bytes(span.key, span.end);
+    }
+    const node = this.record[id]!;
+    const known = this.entries.get(id);
+    if (known?.node === node) return known.entry;
+    const entry = Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);
+    this.entries.set(id, { node, entry });
+    return entry;
+  }
+
+  /** Releases the source; nodes not read by then cannot be read any more. */
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.source.close?.();
+  }
+
+  private isUnread(id: NodeId): boolean {
+    return Object.getOwnPropertyDescriptor(this.record, id)?.get !== undefined;
+  }
+
+  private positionOf(id: NodeId): number {
+    this.positions ??= new Map(this.ids.map((known, position) => [known, position]));
+    return this.positions.get(id)!;
+  }
+
+  /** Puts `node` in the map as a plain value in place of the accessor. */
+  private settle(id: NodeId, node: GraphNode): GraphNode {
+    Object.defineProperty(this.record, id, { value: node, writable: true, enumerable: true, configurable: true });
+    return node;
+  }
+
+  private parse(id: NodeId, position: number): GraphNode {
+    if (!this.open) throw invalidFile(this.path, `node ${id} was read after the checkpoint was closed (a lazy node map outlived its call)`);
+    const span = this.spanOf(position);
+    const line = this.source.bytes(span.key, span.end + 1);
+    if (line.length !== span.end + 1 - span.key || line[line.length - 1] !== (span.last ? 0x0a : 0x2c)) throw invalidFile(this.path, `the line of node ${id} does not end where the node offsets say`);
+    if (line.toString('utf8', 0, span.start - span.key) !== `${JSON.stringify(id)}:`) throw invalidFile(this.path, `the line of node ${id} is keyed by another id`);
+    let node: unknown;
+    try {
+      node = JSON.parse(line.toString('utf8', span.start - span.key, line.length - 1));
+    } catch {
+      throw invalidFile(this.path, `node ${id} is not JSON`);
+    }
+    assertNodeShape(node, id, this.path);
+    this.entries.set(id, { node, entry: line.subarray(0, line.length - 1) });
+    return node;
+  }
 }

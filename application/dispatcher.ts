@@ -109,12 +109,14 @@ async function runGraphOperation(
   const contextOver = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader): GraphContext =>
     policyContext(new GraphDraft(graph, services.clock.now(), agent), log, plugins, { runtime: services.plugins, registry: services.registry, ids: services.ids });
   if (operation.mutates) {
-    const { context, partial } = await store.transact((graph, plugins) => {
-      const context = contextOver(graph, [], plugins);
-      const partial = runChecked(operation, context, args, plugins, services.plugins, () => operation.run(context, args));
-      return { result: { context, partial }, changes: context.draft.changes() };
-    });
-    return finished(operation, context, partial, args);
+    return store.transact(
+      (graph, plugins) => {
+        const context = contextOver(graph, [], plugins);
+        const partial = runChecked(operation, context, args, plugins, services.plugins, () => operation.run(context, args));
+        return { result: { context, partial }, changes: context.draft.changes() };
+      },
+      ({ context, partial }) => finished(operation, context, partial, args),
+    );
   }
   const read = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader) => wholeResult(operation, contextOver(graph, log, plugins), args);
   if (operation.needsLog) return store.readState((state, plugins) => read(state, state.log, plugins));

@@ -1,7 +1,6 @@
 import { sameEdge } from './edges.js';
 import type { Timestamp } from './clock.js';
-import { GraphIndex } from './graph-index.js';
-import { StatusIndex } from './status-index.js';
+import { isProjectState } from './project-state.js';
 import type { Edge, Graph, GraphNode, Initiative, LogEntry, Note, NodeId } from './model.js';
 
 export interface EdgeChange {
@@ -33,33 +32,30 @@ export interface ChangeSet {
 }
 
 /**
- * Replays a committed change set onto a graph (used when loading the ledger), keeping the
- * graph's edge and status indexes current if it has them.
+ * Applies a committed change set to a graph: how the ledger is replayed and how a store's state
+ * catches up with commits. A project state's indexes are kept current change by change.
  */
 export function applyChangeSet(graph: Graph, changes: ChangeSet): void {
-  const edges = GraphIndex.kept(graph);
-  const statuses = StatusIndex.kept(graph);
+  const indexes = isProjectState(graph) ? graph.indexes : null;
   for (const [id, node] of Object.entries(changes.nodes)) {
     graph.nodes[id] = node;
-    statuses?.nodeChanged(id);
+    indexes?.nodeChanged(id);
   }
   for (const appended of changes.notes) {
     const node = graph.nodes[appended.node];
     if (node) graph.nodes[appended.node] = { ...node, notes: [...node.notes, appended.note], revision: appended.revision, updated_at: appended.updated_at };
-    statuses?.nodeChanged(appended.node);
+    indexes?.nodeChanged(appended.node);
   }
   Object.assign(graph.initiatives, changes.initiatives);
   for (const change of changes.edges) {
     if (change.op === 'add') {
       graph.edges.push(change.edge);
-      edges?.added(change.edge);
-      statuses?.edgeChanged(change.edge);
+      indexes?.edgeAdded(change.edge);
     } else {
       const at = graph.edges.findIndex((edge) => sameEdge(edge, change.edge));
       if (at < 0) continue;
       const [removed] = graph.edges.splice(at, 1);
-      edges?.removed(removed!);
-      statuses?.edgeChanged(removed!);
+      indexes?.edgeRemoved(removed!);
     }
   }
   graph.revision = changes.revision;

@@ -47,7 +47,7 @@ export interface ContextOptions {
 export function nodeContext(view: GraphView, node: GraphNode, now: Timestamp, options: ContextOptions): NodeContext {
   const claim = isTask(node) && node.claim ? { ...node.claim, stale: isStale(node.claim, now, options.staleMs) } : null;
   const blocking = blockingOf(view, node);
-  const matches = isKnowledge(node) ? [] : matchingKnowledge(view.graph, node);
+  const matches = isKnowledge(node) ? [] : matchingKnowledge(view, node);
   const knowledge = matches.filter((match) => match.knowledge.status === 'active').map((match) => ({ node: match.knowledge, matched_on: match.matched_on }));
   const alerts: Alert[] = [];
   const stale = isTask(node) ? staleClaimAlert(node, now, options.staleMs) : null;

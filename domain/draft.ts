@@ -2,8 +2,9 @@ import type { ChangeSet, EdgeChange, NoteAppended } from './change-set.js';
 import type { Timestamp } from './clock.js';
 import { assertEdgeAllowed, sameEdge } from './edges.js';
 import { DomainError } from './errors.js';
-import { GraphIndex } from './graph-index.js';
-import { StatusIndex } from './status-index.js';
+import type { GraphIndex } from './graph-index.js';
+import { indexesOf, type StateIndexes } from './project-state.js';
+import type { StatusIndex } from './status-index.js';
 import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note } from './model.js';
 import type { TouchedNode } from './plugins.js';
 
@@ -18,11 +19,12 @@ export interface LogInput {
 
 /**
  * A graph being changed by one transaction (one command, or every operation of a batch).
- * Rules read and write through it; it keeps the edge index current and records what changed,
- * so the store can persist exactly that. Nothing is durable until the store commits `changes()`.
+ * Rules read and write through it; it keeps the graph's indexes current (a project state's own,
+ * see project-state.ts) and records what changed, so the store can persist exactly that. Nothing
+ * is durable until the store commits `changes()`.
  */
 export class GraphDraft {
-  readonly index: GraphIndex;
+  private readonly indexes: StateIndexes;
   private readonly changedNodes = new Map<NodeId, GraphNode>();
   private readonly appendedNotes: NoteAppended[] = [];
   private readonly edgeChanges: EdgeChange[] = [];
@@ -38,7 +40,17 @@ export class GraphDraft {
     readonly now: Timestamp,
     private acting: AgentName | null,
   ) {
-    this.index = GraphIndex.of(graph);
+    this.indexes = indexesOf(graph);
+  }
+
+  /** The graph's edges by endpoint. */
+  get index(): GraphIndex {
+    return this.indexes.edges;
+  }
+
+  /** The graph's nodes' heads (derived statuses), by status and scope. */
+  get statuses(): StatusIndex {
+    return this.indexes.statuses;
   }
 
   /** The agent the current operation acts as. */
@@ -94,7 +106,7 @@ export class GraphDraft {
     });
     this.graph.nodes[node.id] = node;
     this.changedNodes.set(node.id, node);
-    StatusIndex.kept(this.graph)?.nodeChanged(node.id);
+    this.indexes.nodeChanged(node.id);
   }
 
   /** Appends a note to a node (a new revision of it), recorded as the note alone unless the node is written whole too. */
@@ -107,7 +119,7 @@ export class GraphDraft {
       else delete this.graph.nodes[node.id];
     });
     this.graph.nodes[node.id] = next;
-    StatusIndex.kept(this.graph)?.nodeChanged(node.id);
+    this.indexes.nodeChanged(node.id);
     if (this.changedNodes.has(node.id)) this.changedNodes.set(node.id, next);
     else this.appendedNotes.push({ node: node.id, note, revision: next.revision, updated_at: next.updated_at });
     return next;
@@ -122,8 +134,7 @@ export class GraphDraft {
       if (at >= 0) this.graph.edges.splice(at, 1);
     });
     this.edgeChanges.push({ op: 'add', edge: stored });
-    this.index.added(stored);
-    StatusIndex.kept(this.graph)?.edgeChanged(stored);
+    this.indexes.edgeAdded(stored);
     return stored;
   }
 
@@ -136,8 +147,7 @@ export class GraphDraft {
     const [removed] = this.graph.edges.splice(at, 1);
     this.undo.push(() => this.graph.edges.splice(at, 0, removed!));
     this.edgeChanges.push({ op: 'remove', edge: removed! });
-    this.index.removed(removed!);
-    StatusIndex.kept(this.graph)?.edgeChanged(removed!);
+    this.indexes.edgeRemoved(removed!);
     return true;
   }
 
@@ -174,7 +184,7 @@ export class GraphDraft {
    * (requests committed together by the server).
    */
   rollback(): void {
-    // The shared index follows the edge list; only edge changes undone behind its back stale it.
+    // Edge changes are undone in place, around the edge index: it is built again when next used.
     const edgesChanged = this.edgeChanges.length > 0;
     for (let step = this.undo.pop(); step; step = this.undo.pop()) step();
     if (edgesChanged) this.index.invalidate();
@@ -188,10 +198,9 @@ export class GraphDraft {
     this.logEntries.length = 0;
   }
 
-  /** Marks every node and edge this draft changed in the graph's status index, if one is kept. */
+  /** Marks every node and edge this draft changed in the graph's status index. */
   private markChanged(): void {
-    const statuses = StatusIndex.kept(this.graph);
-    if (!statuses) return;
+    const statuses = this.indexes.statuses;
     for (const id of this.changedNodes.keys()) statuses.nodeChanged(id);
     for (const appended of this.appendedNotes) statuses.nodeChanged(appended.node);
     for (const change of this.edgeChanges) statuses.edgeChanged(change.edge);

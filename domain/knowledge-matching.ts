@@ -1,5 +1,5 @@
-import { isKnowledge, type Graph, type GraphNode, type KnowledgeNode, type KnowledgeScope } from './model.js';
-import { StatusIndex } from './status-index.js';
+import type { GraphView } from './graph-index.js';
+import { isKnowledge, type GraphNode, type KnowledgeNode, type KnowledgeScope } from './model.js';
 
 /** Scope lists from the most specific to the least: a node id names one node, an initiative many. */
 export const SPECIFICITY: readonly (keyof KnowledgeScope)[] = ['node_ids', 'tags', 'domains', 'initiatives'];
@@ -15,13 +15,13 @@ export interface KnowledgeMatch {
  * domain in `domains`, or its initiative in `initiatives`. Ordered by specificity: by the most
  * specific list that matched, then by how many lists matched (more first), then by id.
  */
-export function matchingKnowledge(graph: Graph, target: GraphNode): KnowledgeMatch[] {
+export function matchingKnowledge(view: Pick<GraphView, 'graph' | 'statuses'>, target: GraphNode): KnowledgeMatch[] {
   const matches: KnowledgeMatch[] = [];
   // Scopes are read from the heads, found by scope entry: only the knowledge that matches is read whole.
-  for (const head of StatusIndex.of(graph).knowledgeScoping(target)) {
+  for (const head of view.statuses.knowledgeScoping(target)) {
     if (head.scope === null || head.id === target.id) continue;
     const matched_on = SPECIFICITY.filter((list) => scopeListMatches(head.scope!, list, target));
-    const node = matched_on.length > 0 ? graph.nodes[head.id] : undefined;
+    const node = matched_on.length > 0 ? view.graph.nodes[head.id] : undefined;
     if (isKnowledge(node)) matches.push({ knowledge: node, matched_on });
   }
   return matches.sort(bySpecificity);

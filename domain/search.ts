@@ -1,5 +1,5 @@
-import { isKnowledge, type Graph, type KnowledgeNode, type NodeId } from './model.js';
-import { StatusIndex } from './status-index.js';
+import type { GraphView } from './graph-index.js';
+import { isKnowledge, type KnowledgeNode, type NodeId } from './model.js';
 
 /** The fields `search` looks in (spec 4.4), in the order `matched_fields` lists them. */
 export const SEARCH_FIELDS = ['id', 'title', 'body', 'mitigation', 'domain', 'tags', 'refs', 'meta'] as const;
@@ -24,13 +24,13 @@ export interface SearchMatch {
  * only when `includeDeprecated`. Matches in earlier fields rank first (an id or title match
  * before a body match), then by id.
  */
-export function searchKnowledge(graph: Graph, query: string, includeDeprecated: boolean): { matches: SearchMatch[]; count: number } {
+export function searchKnowledge(view: Pick<GraphView, 'graph' | 'statuses'>, query: string, includeDeprecated: boolean): { matches: SearchMatch[]; count: number } {
   const needle = query.toLowerCase();
   const matches: SearchMatch[] = [];
   // Only knowledge is read whole; the heads say which nodes are knowledge, and which deprecated.
-  for (const head of StatusIndex.of(graph).knowledge().values()) {
+  for (const head of view.statuses.knowledge().values()) {
     if (head.status === 'deprecated' && !includeDeprecated) continue;
-    const node = graph.nodes[head.id];
+    const node = view.graph.nodes[head.id];
     if (!isKnowledge(node)) continue;
     const texts = SEARCH_FIELDS.map((field) => [field, searchableText(node, field)] as const);
     const hits = texts.filter(([, text]) => text.toLowerCase().includes(needle));

@@ -1,5 +1,5 @@
 import type { Timestamp } from './clock.js';
-import { GraphIndex } from './graph-index.js';
+import type { GraphIndex } from './graph-index.js';
 import { isKnowledge, isTask, nodeType, type Claim, type Edge, type Graph, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
 import { byAge, compareAge } from './node-summary.js';
 import { OrderedSet, type Ordered } from './ordered-set.js';
@@ -20,16 +20,18 @@ export interface NodeHead {
   scope: KnowledgeScope | null;
 }
 
+/** Heads saved with the graph (a checkpoint), read when first needed: null when they cannot be used. */
+export type SavedHeads = () => Iterable<NodeHead> | null;
+
 /**
  * Every node's head, kept current change by change: a change to a node marks it and the tasks
  * whose readiness can depend on it (see `readinessDependents`), and only those are derived again
  * when the heads are next read. So `status` reads heads and parses only the nodes it lists;
- * `context` matches knowledge by scope without reading the rest. One index per graph object, like
- * GraphIndex: a graph kept in memory (a server's) is derived once; a store may seed it from heads
- * it saved with the graph (a checkpoint), so a command derives nothing it did not change.
+ * `context` matches knowledge by scope without reading the rest. It belongs to one graph's
+ * StateIndexes (project-state.ts), which tells it of every change; a store may start it from
+ * heads it saved with the graph (a checkpoint), so a command derives nothing it did not change.
  */
 export class StatusIndex {
-  private static readonly shared = new WeakMap<Graph, StatusIndex>();
   private heads: Map<NodeId, NodeHead> | null = null;
   /** The heads of knowledge nodes alone, for matching scopes without walking every head. */
   private readonly knowledgeHeads = new Map<NodeId, NodeHead>();
@@ -44,39 +46,20 @@ export class StatusIndex {
   private scopeEntries: Map<string, Set<NodeHead>> | null = null;
   /** While every head is derived at once: heads are sorted once, when next read. */
   private bulk = false;
-  /** Heads saved with the graph, read on first use (null when they turn out unusable). */
-  private saved: (() => Iterable<NodeHead> | null) | null = null;
   /** Nodes changed, and ends of edges changed, since the heads were last brought up to date. */
   private readonly changed = new Set<NodeId>();
-
-  private constructor(private readonly graph: Graph) {}
-
-  /** The index of `graph`, derived from every node on first use unless seeded. */
-  static of(graph: Graph): StatusIndex {
-    let index = StatusIndex.shared.get(graph);
-    if (!index) {
-      index = new StatusIndex(graph);
-      StatusIndex.shared.set(graph, index);
-    }
-    return index;
-  }
-
-  /** The index of `graph` if one is kept: what a change must keep current (nothing to do otherwise). */
-  static kept(graph: Graph): StatusIndex | undefined {
-    return StatusIndex.shared.get(graph);
-  }
+  /** How many heads this index has derived (tests count them: a kept index derives only what changed). */
+  derivations = 0;
 
   /**
-   * Starts `graph`'s index from heads that are true of it now, saved with it by the store; they
-   * are read when first needed, so a command that reads no heads pays nothing for them. `saved`
-   * gives null when they cannot be used: every head is then derived.
+   * The index of `graph`, whose edges `edges` indexes. `saved`: heads true of the graph now, saved
+   * with it by the store, read when first needed (every head is derived from the nodes otherwise).
    */
-  static seed(graph: Graph, saved: () => Iterable<NodeHead> | null): void {
-    const index = StatusIndex.of(graph);
-    index.heads = null;
-    index.saved = saved;
-    index.changed.clear();
-  }
+  constructor(
+    private readonly graph: Graph,
+    private readonly edges: GraphIndex,
+    private saved: SavedHeads | null = null,
+  ) {}
 
   /** Node `id` was written (or removed). Costs nothing now: its dependents are found when heads are next read. */
   nodeChanged(id: NodeId): void {
@@ -106,11 +89,10 @@ export class StatusIndex {
       for (const id of Object.keys(this.graph.nodes)) this.derive(id);
       this.bulk = false;
     } else if (this.changed.size > 0) {
-      const edges = GraphIndex.of(this.graph);
       const stale = new Set<NodeId>();
       for (const id of this.changed) {
         stale.add(id);
-        for (const dependent of readinessDependents(this.graph, edges, id)) stale.add(dependent);
+        for (const dependent of readinessDependents(this.graph, this.edges, id)) stale.add(dependent);
       }
       for (const id of stale) this.derive(id);
     }
@@ -215,6 +197,7 @@ export class StatusIndex {
   }
 
   private derive(id: NodeId): void {
+    this.derivations += 1;
     const node = Object.hasOwn(this.graph.nodes, id) ? this.graph.nodes[id] : undefined;
     const before = this.heads!.get(id);
     if (before) this.ungroup(before);
@@ -225,7 +208,7 @@ export class StatusIndex {
     const head: NodeHead = {
       id,
       type: nodeType(node),
-      status: derivedStatus(this.graph, GraphIndex.of(this.graph), node),
+      status: derivedStatus(this.graph, this.edges, node),
       initiative: node.initiative,
       domain: node.domain,
       created_at: node.created_at,

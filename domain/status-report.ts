@@ -4,7 +4,7 @@ import { DomainError } from './errors.js';
 import type { GraphView } from './graph-index.js';
 import { GATE_STATUSES, KNOWLEDGE_STATUSES, type AgentName, type NodeType } from './model.js';
 import { summarizeAs, type NodeSummary } from './node-summary.js';
-import { StatusIndex, type NodeHead } from './status-index.js';
+import type { NodeHead, StatusIndex } from './status-index.js';
 
 /** The statuses `--status` accepts: every derived task status, and those of gates and knowledge. */
 export const STATUS_VALUES = [
@@ -48,7 +48,7 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   if (filters.status !== undefined && !STATUS_VALUES.includes(filters.status)) {
     throw new DomainError('INVALID_ARGUMENT', `--status must be one of ${STATUS_VALUES.join(', ')}`, { flag: '--status', value: filters.status, allowed: STATUS_VALUES });
   }
-  const index = StatusIndex.of(view.graph);
+  const index = view.statuses;
   const groups: Record<NodeType, Map<string, Matched>> = {
     task: matchedGroups(index, 'task', filters.all ? TASK_GROUPS_ALL : TASK_GROUPS, filters),
     gate: matchedGroups(index, 'gate', filters.all ? GATE_STATUSES : GATE_GROUPS, filters),

@@ -1,8 +1,9 @@
 import type { Pool, PoolClient } from 'pg';
 import { DomainError } from '../../domain/errors.js';
-import type { ChangeSet } from '../../domain/change-set.js';
+import { applyChangeSet, type ChangeSet, type NoteAppended } from '../../domain/change-set.js';
 import type { Edge, Graph, GraphNode, Initiative, LogEntry, Note, State } from '../../domain/model.js';
 import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
+import { projectState, withMembers, type ProjectState } from '../../domain/project-state.js';
 import { stateProblem } from '../../domain/state-shape.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
 import { assertReplaceable } from '../replacement-order.js';
@@ -25,13 +26,15 @@ interface ProjectRow {
 }
 
 /**
- * A graph as of a project row, with the plugin table of its incarnation. Never changed once made:
- * a commit works on a copy (see workingCopy). The plugin table changes only with a whole
- * replacement (a new incarnation), so a graph caught up from rows keeps its base's.
+ * The project's state in this process: a ProjectState (graph and indexes) as of a project row,
+ * with the plugin table of its incarnation. It is changed in place, only by applying the change
+ * sets committed since (caught up from rows) and by the draft of this process's own transaction,
+ * so its indexes are kept, not rebuilt, from commit to commit. The plugin table changes only with
+ * a whole replacement (a new incarnation), so a state caught up from rows keeps its base's.
  */
 interface Cached {
   row: ProjectRow;
-  graph: Graph;
+  graph: ProjectState;
   plugins: StoredPlugins;
 }
 
@@ -63,14 +66,17 @@ const GRAPH_SINCE = `
  * as rows (the nodes written, the notes appended, the edge changes, the initiatives, the log
  * entries) and compares-and-sets the revision. Each process keeps the graph of its last read or
  * commit and catches up from the rows changed since (by revision), reloading whole only after a
- * whole replacement (a new incarnation). Readers run in a read-only snapshot and never wait for
- * a writer; a transaction works on its own copy, so a reader never sees a change before it is
- * committed and a failed transaction leaves nothing behind.
+ * whole replacement (a new incarnation). Readers run in a read-only snapshot; a transaction works
+ * on the state in memory, and a read that arrives meanwhile waits until it is committed (or
+ * dropped), so a reader never sees a change before it is committed. A failed transaction drops
+ * the state in memory: the next call loads it whole.
  */
 export class PgProjectStore implements ProjectStore {
   readonly location: string;
   readonly snapshots: PgSnapshotStore;
   private cached: Cached | null = null;
+  /** While a transaction changes the state in memory: what readers wait for. */
+  private changing: Promise<unknown> | null = null;
   /** This process's writers, one at a time: they would only queue on the row lock holding a connection each. */
   private writers: Promise<unknown> = Promise.resolve();
 
@@ -84,33 +90,66 @@ export class PgProjectStore implements ProjectStore {
 
   async readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     // One statement, one snapshot: the row, and only what changed since the graph in hand.
-    const current = await this.graphSince(this.pool, this.cached);
+    const current = await this.committed(() => this.graphSince(this.pool, this.cached, false));
     return read(current.graph, this.pluginReader(current));
   }
 
   async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
-    const { current, log } = await withTransaction(this.pool, async (client) => ({ current: await this.graphSince(client, this.cached), log: await this.log(client) }), READ_ONLY);
-    return read({ ...current.graph, log }, this.pluginReader(current));
+    const { current, log } = await this.committed(
+      () => withTransaction(this.pool, async (client) => ({ current: await this.graphSince(client, this.cached, false), log: await this.log(client) }), READ_ONLY),
+    );
+    return read(withMembers(current.graph, { log }), this.pluginReader(current));
   }
 
-  transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
-    return this.exclusive(async () => {
-      let committed: Cached | null = null;
-      // Repeatable: the work decides on the graph it is given and writes only rows of this
-      // transaction, so after a connection lost before COMMIT it runs again on the fresh graph.
-      const result = await withTransaction(this.pool, async (client) => {
-        committed = null;
-        // The lock first, then a statement that starts after it: it sees every commit before ours.
-        await this.row(client, 'FOR UPDATE');
-        const current = await this.graphSince(client, this.cached);
-        const graph = workingCopy(current.graph);
-        const { result, changes } = await work(graph, this.pluginReader(current));
-        if (changes) committed = await this.commit(client, current, graph, changes);
-        return result;
-      }, { repeatable: true });
-      if (committed) this.keep(committed);
-      return result;
-    });
+  async transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R> {
+    let attempts = 0;
+    const result = await this.exclusive(() =>
+      this.changingState(() =>
+        // Repeatable: the work decides on the graph it is given and writes only rows of this
+        // transaction, so after a connection lost before COMMIT it runs again, on a state loaded
+        // afresh (the first run may have changed the one in memory).
+        withTransaction(this.pool, async (client) => {
+          if (attempts++ > 0) this.cached = null;
+          // The lock first, then a statement that starts after it: it sees every commit before ours.
+          await this.row(client, 'FOR UPDATE');
+          const current = await this.graphSince(client, this.cached, true);
+          const { result, changes } = await work(current.graph, this.pluginReader(current));
+          if (changes) {
+            current.row = await this.commit(client, current.row, changes);
+            this.keep(current);
+          }
+          return result;
+        }, { repeatable: true }),
+      ),
+    );
+    return after ? after(result) : (result as unknown as R);
+  }
+
+  /**
+   * Runs a transaction, which changes the state in memory in place, while readers wait; if it
+   * fails, or its commit does not go through, the state is dropped (it may hold changes never
+   * committed): the next call loads it whole.
+   */
+  private async changingState<T>(transaction: () => Promise<T>): Promise<T> {
+    const running = transaction();
+    this.changing = running.catch(() => undefined);
+    try {
+      return await running;
+    } catch (error) {
+      this.cached = null;
+      throw error;
+    } finally {
+      this.changing = null;
+    }
+  }
+
+  /** What `read` gives once no transaction is changing the state in memory, before or after it read. */
+  private async committed<T>(read: () => Promise<T>): Promise<T> {
+    for (;;) {
+      while (this.changing) await this.changing;
+      const value = await read();
+      if (!this.changing) return value;
+    }
   }
 
   rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {
@@ -170,7 +209,7 @@ export class PgProjectStore implements ProjectStore {
   private async storedState(client: PoolClient, lock: '' | 'FOR UPDATE'): Promise<StoredState> {
     const row = await this.rowIfAny(client, lock);
     if (!row) return { kind: 'absent' };
-    const loaded = await this.graphSince(client, null);
+    const loaded = await this.graphSince(client, null, false);
     const state: State = { ...loaded.graph, log: await this.log(client) };
     const problem = stateProblem(state);
     const plugins = loaded.plugins;
@@ -203,8 +242,10 @@ export class PgProjectStore implements ProjectStore {
    * revision — nodes, the notes appended to them in order (a node written whole later has none
    * left), initiatives, and the edges if any changed. Without a base, or when the project was
    * replaced whole since (another incarnation), everything. `base` itself when nothing changed.
+   * `inPlace` (a transaction, alone in changing the state): what changed is applied to `base` as
+   * a change set, so its indexes are kept; a reader, or a change to the edges, loads a new state.
    */
-  private async graphSince(client: PoolClient | Pool, base: Cached | null): Promise<Cached> {
+  private async graphSince(client: PoolClient | Pool, base: Cached | null, inPlace: boolean): Promise<Cached> {
     type Row = { kind: string; key: string | null; value: unknown; node_revision: number | null; updated_at: string | null };
     const values = [this.projectId, base?.row.revision ?? -1, base?.row.incarnation ?? -1];
     // On the pool (a read) the statement is retried once if its connection was ended while idle.
@@ -214,24 +255,33 @@ export class PgProjectStore implements ProjectStore {
     const { since, ...row } = first.value as ProjectRow & { since: number };
     if (base && since >= 0 && row.revision === base.row.revision) return base;
     // A database restored to an earlier point: the graph in hand is ahead of it, so load it all.
-    if (base && since >= 0 && row.revision < base.row.revision) return this.graphSince(client, null);
-    const caughtUp = base !== null && since >= 0;
-    const graph: Graph = caughtUp ? workingCopy(base.graph) : { version: 1, fence_generation: row.fence_generation, revision: row.revision, initiatives: {}, nodes: {}, edges: [] };
+    if (base && since >= 0 && row.revision < base.row.revision) return this.graphSince(client, null, inPlace);
+    const changes: ChangeSet = { revision: row.revision, log: [], nodes: {}, notes: [], edges: [], initiatives: {} };
     const edges: Edge[] = [];
     const pluginRows: PluginRow[] = [];
     for (const { kind, key, value, node_revision, updated_at } of rows.rows) {
-      if (kind === 'a-node') graph.nodes[key!] = value as GraphNode;
-      else if (kind === 'b-note') {
-        const node = graph.nodes[key!];
-        if (node) graph.nodes[key!] = { ...node, notes: [...node.notes, value as Note], revision: node_revision!, updated_at: updated_at! };
-      } else if (kind === 'c-initiative') graph.initiatives[key!] = value as Initiative;
+      if (kind === 'a-node') changes.nodes[key!] = value as GraphNode;
+      else if (kind === 'b-note') changes.notes!.push({ node: key!, note: value as Note, revision: node_revision!, updated_at: updated_at! } satisfies NoteAppended);
+      else if (kind === 'c-initiative') changes.initiatives[key!] = value as Initiative;
       else if (kind === 'd-edge') edges.push(value as Edge);
       else if (kind === 'e-plugin') pluginRows.push({ plugin: key!, key: updated_at!, value });
     }
-    if (since < 0 || row.edges_revision > since) graph.edges = edges;
-    graph.revision = row.revision;
+    const edgesChanged = since < 0 || row.edges_revision > since;
+    if (base && since >= 0 && inPlace && !edgesChanged) {
+      applyChangeSet(base.graph, changes);
+      base.graph.fence_generation = row.fence_generation;
+      base.row = row;
+      return base;
+    }
+    const caughtUp = base !== null && since >= 0;
+    const { indexes: _indexes, ...kept } = caughtUp ? base.graph : { indexes: null };
+    const graph: Graph = caughtUp
+      ? { ...(kept as Graph), nodes: { ...base.graph.nodes }, edges: [...base.graph.edges], initiatives: { ...base.graph.initiatives } }
+      : { version: 1, fence_generation: row.fence_generation, revision: row.revision, initiatives: {}, nodes: {}, edges: [] };
+    applyChangeSet(graph, changes);
+    if (edgesChanged) graph.edges = edges;
     graph.fence_generation = row.fence_generation;
-    const fresh = { row, graph, plugins: caughtUp ? base.plugins : storedPlugins(pluginRows) };
+    const fresh = { row, graph: projectState(graph), plugins: caughtUp ? base.plugins : storedPlugins(pluginRows) };
     this.keep(fresh);
     return fresh;
   }
@@ -245,8 +295,7 @@ export class PgProjectStore implements ProjectStore {
    * serializes writers: the check catches a bug, never a race) and notifies the new revision,
    * which PostgreSQL delivers only if the transaction commits.
    */
-  private async commit(client: PoolClient, current: Cached, graph: Graph, changes: ChangeSet): Promise<Cached> {
-    const { row } = current;
+  private async commit(client: PoolClient, row: ProjectRow, changes: ChangeSet): Promise<ProjectRow> {
     if (changes.revision <= row.revision) {
       throw new DomainError('STORAGE_ERROR', `A commit at revision ${changes.revision} would not move past ${row.revision}`, { cause: 'EINVALID', path: this.location });
     }
@@ -310,7 +359,7 @@ export class PgProjectStore implements ProjectStore {
       ],
     );
     if (written.rows[0]!.updated !== 1) throw new DomainError('STORAGE_ERROR', `Project ${project} moved on during a commit`, { cause: 'ECONFLICT', path: this.location });
-    return { row: next, graph, plugins: current.plugins };
+    return next;
   }
 
   /** Replaces every row of the project with `state` and `plugins`, as a new incarnation. */
@@ -356,7 +405,7 @@ export class PgProjectStore implements ProjectStore {
       [project, JSON.stringify(plugins)],
     );
     await this.notify(client, row);
-    return { row, graph: structuredClone(graph), plugins: { table: structuredClone(plugins), problem: null } };
+    return { row, graph: projectState(structuredClone(graph)), plugins: { table: structuredClone(plugins), problem: null } };
   }
 
   /** Announces the revision to every listening process; PostgreSQL delivers it only if the transaction commits. */
@@ -381,14 +430,6 @@ function storedPlugins(rows: PluginRow[]): StoredPlugins {
 
 function noState(projectId: string): DomainError {
   return new DomainError('STORAGE_ERROR', `Project ${projectId} has no state: run taskdag init`, { cause: 'ENOENT', project_id: projectId });
-}
-
-/**
- * A graph a transaction may change: new containers over the same node and initiative objects,
- * which a draft replaces rather than changes, so the graph it came from stays as committed.
- */
-function workingCopy(graph: Graph): Graph {
-  return { ...graph, nodes: { ...graph.nodes }, edges: [...graph.edges], initiatives: { ...graph.initiatives } };
 }
 
 /** Every project that has a state in the database. */

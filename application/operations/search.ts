@@ -17,5 +17,5 @@ export const search = graphOperation({
     all: optional(flag(), 'Include deprecated knowledge', { standalone: true }),
   },
   result: object({ matches: array(searchMatchSchema, 'Earlier-field matches first, then by id'), count: integer() }),
-  run: ({ draft }, args) => searchKnowledge(draft.graph, args.query, args.all ?? false),
+  run: ({ draft }, args) => searchKnowledge(draft, args.query, args.all ?? false),
 });

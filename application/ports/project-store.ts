@@ -42,8 +42,8 @@ export type PluginReader = () => PluginTable;
  * states `inspect` and `rewrite` give, and everything built from them, are plain objects, arrays
  * and primitives (they survive `structuredClone`) and stay readable after the call resolves and
  * the lock is released. The node map of the graph (or state) a callback gets may be lazy (the
- * file store parses a node when it is first read): it behaves as a record, and a caller that
- * passes the map on copies it.
+ * file store parses a node when it is first read, from a file it closes when the call is done):
+ * it behaves as a record while the call runs, and a caller that passes the map on copies it.
  */
 export interface ProjectStore {
   readonly projectId: string;
@@ -61,9 +61,12 @@ export interface ProjectStore {
    * work that throws makes the store drop it. `plugins` reads the plugin table under the same
    * lock, so a policy decided on it holds for the commit. A store may run `work` again on a
    * fresh graph when nothing of a first run could have committed (a database connection lost
-   * before its COMMIT), so `work` acts only through what it returns.
+   * before its COMMIT), so `work` acts only through what it returns. `after`, when given, runs
+   * on the result once the commit is durable and the lock released (what a command finishes
+   * outside the lock, `take`'s context), still on the graph as committed; the call resolves to
+   * what it returns.
    */
-  transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T>;
+  transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R>;
   /**
    * Runs `work` under the exclusive lock with whatever the directory holds (a state that does not
    * load included) and replaces the state whole with what it returns; init, restore and migrate.

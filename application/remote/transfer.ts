@@ -56,7 +56,8 @@ export function transferAllowed(
 /** Spec 4.5 `push`: the complete local state replaces the server's, compare-and-set on the server's revision. */
 export async function push(services: HostServices, force: boolean, agent: AgentName): Promise<TransferResult> {
   const { project, origin, bearer, baseline } = await transferContext(services, 'push');
-  const local = await services.stores.open(project).readState((state, plugins) => ({ state, plugins: plugins() }));
+  // Copied whole within the call: the node map a store hands out may be read lazily, while the call runs.
+  const local = await services.stores.open(project).readState((state, plugins) => ({ state: { ...state, nodes: { ...state.nodes } }, plugins: plugins() }));
   if (baseline && !force && local.state.revision === baseline.local_revision) return unchanged('push', project, origin, baseline);
   const server = services.client().remote.connect(origin, bearer);
   try {

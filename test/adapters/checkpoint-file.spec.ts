@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from '
 import os from 'node:os';
 import path from 'node:path';
 import { bufferSource, decodeCheckpoint, encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
-import { GraphIndex } from '../../domain/graph-index.js';
+import { GraphDraft } from '../../domain/draft.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
 import { statusReport } from '../../domain/status-report.js';
 import { NOW, addKnowledge, addTask, newDraft } from '../support/graphs.js';
@@ -82,13 +82,19 @@ describe('checkpoint file', () => {
     const graph = graphOf(4);
     writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
     // A graph kept in memory (the server's) has every node parsed.
-    const kept = readCheckpoint(temp.file).graph;
-    kept.nodes['T-new'] = task('T-new');
-    kept.nodes['T-1'] = task('T-1', 'changed');
-    delete kept.nodes['T-3'];
-    const once = encodeCheckpoint(kept, ledger);
-    kept.nodes['T-new'] = { ...kept.nodes['T-new']!, title: 'changed again' };
-    const twice = encodeCheckpoint(kept, ledger);
+    const { graph: kept, nodes } = readCheckpoint(temp.file);
+    // Changed in place, as a store's state is, its indexes told of each change.
+    const change = (id: string, node: GraphNode | null) => {
+      if (node) kept.nodes[id] = node;
+      else delete kept.nodes[id];
+      kept.indexes.nodeChanged(id);
+    };
+    change('T-new', task('T-new'));
+    change('T-1', task('T-1', 'changed'));
+    change('T-3', null);
+    const once = encodeCheckpoint(kept, ledger, nodes);
+    change('T-new', { ...kept.nodes['T-new']!, title: 'changed again' });
+    const twice = encodeCheckpoint(kept, ledger, nodes);
     // Byte for byte what a graph of fresh objects (nothing remembered) encodes to.
     expect(twice.equals(encodeCheckpoint(structuredClone(kept), ledger))).to.equal(true);
     expect(once.equals(twice)).to.equal(false);
@@ -97,10 +103,10 @@ describe('checkpoint file', () => {
     expect(readCheckpoint(temp.file).graph).to.deep.equal(structuredClone(kept));
     // A node's bytes are reused: damaged in the source buffer, the damage shows in the next write.
     const source = readFileSync(temp.file);
-    const reread = decodeCheckpoint(bufferSource(source), temp.file).graph;
-    void reread.nodes['T-0'];
+    const reread = decodeCheckpoint(bufferSource(source), temp.file);
+    void reread.graph.nodes['T-0'];
     source.write('"title":"Task T-X"', source.indexOf('"title":"Task T-0"'));
-    expect(encodeCheckpoint(reread, ledger).toString('utf8')).to.include('"title":"Task T-X"');
+    expect(encodeCheckpoint(reread.graph, ledger, reread.nodes).toString('utf8')).to.include('"title":"Task T-X"');
   });
 
   for (const [name, damage] of [
@@ -175,7 +181,7 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     return draft.graph;
   }
 
-  const statusOf = (graph: Graph) => statusReport({ graph, index: GraphIndex.of(graph) }, NOW, { staleMs: 1000, limit: 100, all: false });
+  const statusOf = (graph: Graph) => statusReport(new GraphDraft(graph, NOW, null), NOW, { staleMs: 1000, limit: 100, all: false });
 
   it('lets status read only the nodes it lists: a damaged node it does not list is never parsed', () => {
     const graph = sampleGraph();

@@ -1,11 +1,16 @@
 import { expect } from 'chai';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { nodeFileSystem } from '../../adapters/file-system.js';
 import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import type { ProjectStore, ProjectStoreFactory, StoredState } from '../../application/ports/project-store.js';
 import { GraphDraft } from '../../domain/draft.js';
-import type { Graph, State } from '../../domain/model.js';
+import { emptyGraph, type Graph, type State } from '../../domain/model.js';
+import { projectState as indexed } from '../../domain/project-state.js';
 import { projectState } from '../../domain/projection.js';
+import { openProject } from '../../entrypoints/library/index.js';
 import { rejectionOf } from '../support/failures.js';
 import { NOW, addTask } from '../support/graphs.js';
 import { InMemoryProjectStores } from '../support/in-memory-stores.js';
@@ -19,6 +24,15 @@ import { freshPool } from '../support/postgres.js';
  * in memory): the last commits load from a checkpoint.
  */
 const CHECKPOINTING_BODY = 'x'.repeat(768 * 1024);
+
+/** A state of `count` tasks in a chain, each blocked by the one before. */
+function chainState(count: number): State {
+  const draft = new GraphDraft(indexed(emptyGraph()), NOW, 'alice');
+  draft.putInitiative('core', { desc: 'fixtures', created_at: NOW });
+  for (let at = 0; at < count; at++) addTask(draft, `C-${at}`, {}, { blocked_by: at === 0 ? [] : [`C-${at - 1}`] });
+  const { log, ...graph } = { ...structuredClone(draft.graph), log: draft.changes()!.log };
+  return { ...graph, log };
+}
 
 /**
  * The observable behaviour every ProjectStore shares (issue 8 item 6), run against each
@@ -174,6 +188,24 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory |
       });
     });
 
+    it('keeps its indexes across commits: after the first, a commit derives the heads of what changed, not of every node (issue 24)', async () => {
+      const sut = open();
+      await sut.replace(chainState(200));
+      const derived: number[] = [];
+      for (let at = 0; at < 6; at++) {
+        await sut.transact((graph) => {
+          const draft = new GraphDraft(graph, NOW, 'alice');
+          const before = draft.statuses.derivations;
+          draft.statuses.all();
+          derived.push(draft.statuses.derivations - before);
+          addTask(draft, `N-${at}`);
+          return { result: null, changes: draft.changes() };
+        });
+      }
+      // The first may derive every head (a store that saves none); the others only the tasks added since.
+      for (const [at, count] of derived.entries()) if (at > 0) expect(count, `derivations of commit ${at}: ${derived.join(', ')}`).to.be.at.most(at);
+    });
+
     describe('plain data at the boundary', () => {
       for (const [size, body] of [
         ['a small project', ''],
@@ -207,6 +239,30 @@ describe('file store', () => {
   const tempDir = useTempDir('taskdag-contract-');
   projectStoreContract('files', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock));
   projectStoreContract('files kept in memory (the server)', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock, nodeFileSystem, true));
+
+  describe('a long-lived process (the library, taskdag mcp)', function () {
+    this.timeout(120_000);
+    let dir: string;
+    beforeEach(() => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-descriptors-'));
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+    const openDescriptors = () => readdirSync('/proc/self/fd').length;
+
+    it('opens no more descriptors after 10,000 commands than after 10 (issue 24)', async () => {
+      const project = await openProject({ checkout: dir, home: path.join(dir, 'home') });
+      await project.run('init', {});
+      await project.run('add-initiative', { name: 'core' }, { agent: 'alice' });
+      await project.run('add-task', { id: 'T-1', initiative: 'core', title: 'one', body: '', acceptance: 'Reviewed', blocked_by: [] }, { agent: 'alice' });
+      const show = async (times: number) => {
+        for (let at = 0; at < times; at++) await project.run('show', { id: 'T-1' });
+      };
+      await show(10);
+      const afterTen = openDescriptors();
+      await show(10_000);
+      expect(openDescriptors()).to.be.at.most(afterTen);
+    });
+  });
 });
 
 describe('PostgreSQL store', function () {

@@ -18,7 +18,7 @@ describe('domain/search', () => {
 
   it('finds active knowledge only, case-insensitively, over every listed field; earlier-field matches first', () => {
     const fixture = project();
-    const result = sut(fixture.graph, 'cents', false);
+    const result = sut(fixture.draft(null), 'cents', false);
     expect(result.count).to.equal(2);
     expect(result.matches.map((match) => [match.id, match.matched_fields])).to.deep.equal([
       ['K-title', ['title', 'meta']],
@@ -38,24 +38,24 @@ describe('domain/search', () => {
 
   it('--all includes deprecated knowledge; tasks never match', () => {
     const fixture = project();
-    expect(sut(fixture.graph, 'CENTS', true).matches.map((match) => match.id)).to.deep.equal(['K-title', 'K-gone', 'K-body']);
-    expect(sut(fixture.graph, 'T-money', true).count).to.equal(0);
+    expect(sut(fixture.draft(null), 'CENTS', true).matches.map((match) => match.id)).to.deep.equal(['K-title', 'K-gone', 'K-body']);
+    expect(sut(fixture.draft(null), 'T-money', true).count).to.equal(0);
   });
 
   it('matches ids, domains, tags and refs too', () => {
     const fixture = project();
-    expect(sut(fixture.graph, 'k-bo', false).matches[0]!.matched_fields).to.deep.equal(['id', 'title', 'body']);
-    expect(sut(fixture.graph, 'billing', false).matches[0]!.matched_fields).to.deep.equal(['domain']);
-    expect(sut(fixture.graph, 'money', false).matches[0]!.matched_fields).to.deep.equal(['tags']);
+    expect(sut(fixture.draft(null), 'k-bo', false).matches[0]!.matched_fields).to.deep.equal(['id', 'title', 'body']);
+    expect(sut(fixture.draft(null), 'billing', false).matches[0]!.matched_fields).to.deep.equal(['domain']);
+    expect(sut(fixture.draft(null), 'money', false).matches[0]!.matched_fields).to.deep.equal(['tags']);
     fixture.graph.nodes['K-body']!.refs = ['docs/ADR-7.md'];
-    expect(sut(fixture.graph, 'adr-7', false).matches[0]!.matched_fields).to.deep.equal(['refs']);
+    expect(sut(fixture.draft(null), 'adr-7', false).matches[0]!.matched_fields).to.deep.equal(['refs']);
   });
 
   it('the snippet shows the match with context, cut with an ellipsis', () => {
     const fixture = new GraphFixture();
     fixture.knowledge('K', { tags: ['x'] });
     fixture.graph.nodes.K!.body = `${'a'.repeat(100)} needle ${'b'.repeat(100)}`;
-    const { snippet } = sut(fixture.graph, 'needle', false).matches[0]!;
+    const { snippet } = sut(fixture.draft(null), 'needle', false).matches[0]!;
     expect(snippet).to.equal(`…${'a'.repeat(39)} needle ${'b'.repeat(39)}…`);
   });
 });

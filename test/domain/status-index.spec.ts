@@ -5,10 +5,16 @@ import { GraphIndex } from '../../domain/graph-index.js';
 import { accept, cancel, deprecateKnowledge, reopen, resolve, revise, take } from '../../domain/lifecycle.js';
 import { isTask, nodeType, type Graph, type KnowledgeScope, type NodeId } from '../../domain/model.js';
 import { oldestFirst } from '../../domain/node-summary.js';
-import { StatusIndex, type NodeHead } from '../../domain/status-index.js';
+import { indexesOf, projectState } from '../../domain/project-state.js';
+import type { NodeHead, StatusIndex } from '../../domain/status-index.js';
 import { STATUS_VALUES } from '../../domain/status-report.js';
 import { derivedStatus } from '../../domain/status.js';
 import { NOW, addGate, addKnowledge, addTask, newDraft } from '../support/graphs.js';
+
+/** The status index of a project state (a draft's graph). */
+function statusesOf(graph: Graph): StatusIndex {
+  return indexesOf(graph).statuses;
+}
 
 /** A small deterministic PRNG, so a failing sequence can be replayed from its seed. */
 function random(seed: number): () => number {
@@ -31,7 +37,7 @@ function freshStatuses(graph: Graph): Record<NodeId, string> {
  * (each node in exactly the bucket of its type and status) and its claimed tasks.
  */
 function keptStatuses(graph: Graph): Record<NodeId, string> {
-  const index = StatusIndex.of(graph);
+  const index = statusesOf(graph);
   const fromHeads = Object.fromEntries([...index.all().values()].map((head) => [head.id, head.status]));
   const fromBuckets: Record<NodeId, string> = {};
   for (const type of ['task', 'gate', 'knowledge'] as const) {
@@ -62,7 +68,7 @@ function randomScope(next: () => number, ids: string[]): KnowledgeScope {
 
 /** What knowledgeScoping must find for each node: the knowledge whose scope names it, found by walking them all. */
 function expectScopesIndexed(graph: Graph): void {
-  const index = StatusIndex.of(graph);
+  const index = statusesOf(graph);
   const knowledge = [...index.knowledge().values()];
   for (const node of Object.values(graph.nodes)) {
     const names = (scope: KnowledgeScope) =>
@@ -103,7 +109,7 @@ describe('StatusIndex (status buckets kept per change)', () => {
     it(`agrees with a fresh derivation after every change of random sequence ${seed}, reads interleaved`, () => {
       const next = random(seed);
       const draft = newDraft('orchestrator');
-      StatusIndex.of(draft.graph).all();
+      statusesOf(draft.graph).all();
       for (let step = 0; step < 120; step++) {
         randomStep(draft, next, step);
         if (next() < 0.3) expect(keptStatuses(draft.graph), `step ${step}`).to.deep.equal(freshStatuses(draft.graph));
@@ -112,7 +118,7 @@ describe('StatusIndex (status buckets kept per change)', () => {
       expectScopesIndexed(draft.graph);
       expect(keptStatuses(draft.graph)).to.deep.equal(freshStatuses(draft.graph));
       const knowledge = Object.values(draft.graph.nodes).filter((node) => node.kind === 'knowledge').map((node) => node.id);
-      expect([...StatusIndex.of(draft.graph).knowledge().keys()].sort()).to.deep.equal(knowledge.sort());
+      expect([...statusesOf(draft.graph).knowledge().keys()].sort()).to.deep.equal(knowledge.sort());
     });
   }
 
@@ -121,12 +127,12 @@ describe('StatusIndex (status buckets kept per change)', () => {
       const next = random(seed);
       const base = newDraft('orchestrator');
       for (let step = 0; step < 60; step++) randomStep(base, next, step);
-      StatusIndex.of(base.graph).all();
+      statusesOf(base.graph).all();
       const before = freshStatuses(base.graph);
       const draft = new GraphDraft(base.graph, NOW, 'orchestrator');
       for (let step = 100; step < 130; step++) {
         randomStep(draft, next, step);
-        if (next() < 0.3) StatusIndex.of(draft.graph).all();
+        if (next() < 0.3) statusesOf(draft.graph).all();
       }
       draft.rollback();
       expect(keptStatuses(base.graph), `seed ${seed}`).to.deep.equal(before);
@@ -138,20 +144,20 @@ describe('StatusIndex (status buckets kept per change)', () => {
     const draft = newDraft('orchestrator');
     for (let step = 0; step < 60; step++) randomStep(draft, next, step);
     const saved: Graph = structuredClone(draft.graph);
-    const heads: NodeHead[] = [...StatusIndex.of(draft.graph).all().values()].map((head) => structuredClone(head));
+    const heads: NodeHead[] = [...statusesOf(draft.graph).all().values()].map((head) => structuredClone(head));
     const later = new GraphDraft(draft.graph, NOW, 'orchestrator');
     for (let step = 200; step < 260; step++) randomStep(later, next, step);
     const changes = later.changes()!;
-    StatusIndex.seed(saved, () => heads);
-    applyChangeSet(saved, structuredClone(changes));
-    expect(keptStatuses(saved)).to.deep.equal(freshStatuses(draft.graph));
+    const seeded = projectState(saved, () => heads);
+    applyChangeSet(seeded, structuredClone(changes));
+    expect(keptStatuses(seeded)).to.deep.equal(freshStatuses(draft.graph));
   });
 
   it('carries what status filters and orders by, and a knowledge scope', () => {
     const draft = newDraft('orchestrator');
     addTask(draft, 'T1');
     addKnowledge(draft, 'K1');
-    const heads = StatusIndex.of(draft.graph).all();
+    const heads = statusesOf(draft.graph).all();
     expect(heads.get('T1')).to.deep.include({ type: 'task', status: 'ready', initiative: 'core', claim: null, scope: null, created_at: NOW });
     expect(heads.get('K1')!.scope).to.deep.equal(draft.graph.nodes.K1!.kind === 'knowledge' ? draft.graph.nodes.K1!.scope : null);
   });

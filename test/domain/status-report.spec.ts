@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as lifecycle from '../../domain/lifecycle.js';
 import { statusReport, type StatusFilters } from '../../domain/status-report.js';
-import { StatusIndex } from '../../domain/status-index.js';
+import { indexesOf } from '../../domain/project-state.js';
 import { GraphFixture } from '../support/graph-fixture.js';
 
 const HOUR = 3_600_000;
@@ -116,7 +116,7 @@ describe('domain/status-report', () => {
     const fixture = project();
     const done = fixture.graph.nodes['D']!;
     fixture.graph.nodes['D'] = { ...done, claim: { by: 'alice', at: '2000-01-01T00:00:00.000Z' } } as typeof done;
-    StatusIndex.kept(fixture.graph)?.nodeChanged('D');
+    indexesOf(fixture.graph).nodeChanged('D');
     const alerts = statusReport(fixture.draft(null), fixture.now, { ...DEFAULTS, staleMs: 0 }).alerts.map((alert) => alert.node);
     expect(alerts).to.deep.equal(['P1', 'P2']);
   });

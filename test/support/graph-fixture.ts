@@ -1,6 +1,7 @@
 import { createNode, type CreationRequest } from '../../domain/creation.js';
 import { GraphDraft } from '../../domain/draft.js';
 import * as lifecycle from '../../domain/lifecycle.js';
+import { projectState } from '../../domain/project-state.js';
 import { emptyGraph, type Graph, type GraphNode, type KnowledgeScope, type NodeId, type NodeType } from '../../domain/model.js';
 
 export const START = '2030-01-01T00:00:00.000Z';
@@ -21,7 +22,8 @@ interface NodeOptions {
  * draft as a named agent at the fixture's current time, like one command would.
  */
 export class GraphFixture {
-  graph: Graph = emptyGraph();
+  /** A project state: every draft of the fixture keeps the same indexes current. */
+  graph: Graph = projectState(emptyGraph());
   now = START;
 
   constructor() {

@@ -1,13 +1,14 @@
 import { createNode, type Links } from '../../domain/creation.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { projectState } from '../../domain/project-state.js';
 import { emptyGraph, type GateNode, type GraphNode, type KnowledgeNode, type NodeType, type TaskNode } from '../../domain/model.js';
 
 /** The fixed instant every domain fixture is stamped with. */
 export const NOW = '2026-01-02T03:04:05.678Z';
 
-/** A draft over an empty graph (with initiative `core` registered), acting as `agent`. */
+/** A draft over an empty project state (with initiative `core` registered), acting as `agent`. */
 export function newDraft(agent: string | null = 'alice'): GraphDraft {
-  const graph = emptyGraph();
+  const graph = projectState(emptyGraph());
   graph.initiatives.core = { desc: 'fixtures', created_at: NOW };
   return new GraphDraft(graph, NOW, agent);
 }

@@ -1,4 +1,5 @@
 import { applyChangeSet } from '../../domain/change-set.js';
+import { projectState, type ProjectState } from '../../domain/project-state.js';
 import { DomainError } from '../../domain/errors.js';
 import type { Graph, State } from '../../domain/model.js';
 import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
@@ -28,14 +29,17 @@ export class InMemorySnapshotStore implements SnapshotStore {
 }
 
 /**
- * A project store in memory with the real one's contract: work runs on a copy, and only a
- * returned change set (or whole state) is kept, so a failure changes nothing. Work on the state
- * runs one call at a time, as under the real store's exclusive lock.
+ * A project store in memory with the real one's contract: reads get a copy; transactions run on
+ * a ProjectState kept from one to the next (its indexes survive commits, as in the real stores),
+ * dropped when a transaction fails; only a returned change set (or whole state) is kept. Work on
+ * the state runs one call at a time, as under the real store's exclusive lock.
  */
 export class InMemoryProjectStore implements ProjectStore {
   readonly location = '/memory';
   readonly snapshots = new InMemorySnapshotStore();
   current: StoredState = { kind: 'absent' };
+  /** The graph transactions run on, made from `current` when first needed. */
+  private kept: ProjectState | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(readonly projectId = 'memory') {}
@@ -48,9 +52,16 @@ export class InMemoryProjectStore implements ProjectStore {
     return read(this.copy(), this.pluginReader());
   }
 
-  transact<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
-    return this.exclusive(async () => {
-      const { result, changes } = await work(this.copy(), this.pluginReader());
+  async transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R> {
+    const result = await this.exclusive(async () => {
+      let outcome: Transaction<T>;
+      try {
+        outcome = await work((this.kept ??= this.indexedCopy()), this.pluginReader());
+      } catch (error) {
+        this.kept = null;
+        throw error;
+      }
+      const { result, changes } = outcome;
       if (changes) {
         const state = this.copy();
         applyChangeSet(state, structuredClone(changes));
@@ -59,6 +70,12 @@ export class InMemoryProjectStore implements ProjectStore {
       }
       return result;
     });
+    return after ? after(result) : (result as unknown as R);
+  }
+
+  private indexedCopy(): ProjectState {
+    const { log: _log, ...graph } = this.copy();
+    return projectState(graph);
   }
 
   rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {
@@ -81,6 +98,7 @@ export class InMemoryProjectStore implements ProjectStore {
     const problem = stateProblem(state) ?? pluginTableProblem(plugins);
     if (problem) throw new DomainError('STORAGE_ERROR', problem, { cause: 'EINVALID' });
     this.current = { kind: 'valid', state: structuredClone(state), plugins: structuredClone(plugins) };
+    this.kept = null;
   }
 
   private plugins(): PluginTable {

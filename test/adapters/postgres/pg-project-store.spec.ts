@@ -20,8 +20,9 @@ describe('PgProjectStore across processes', function () {
       edit(draft);
       return { result: graph.revision, changes: draft.changes() };
     });
-  const stateOf = (store: PgProjectStore): Promise<State> => store.readState((state) => state);
-  const graphOf = (store: PgProjectStore): Promise<Graph> => store.readGraph((graph) => graph);
+  // A callback reads the store's state in memory, which later commits change: what outlives the call is copied.
+  const stateOf = (store: PgProjectStore): Promise<State> => store.readState((state) => structuredClone(state));
+  const graphOf = (store: PgProjectStore): Promise<Graph> => store.readGraph((graph) => structuredClone(graph));
 
   it('catches up with nodes, appended notes, edge changes and initiatives committed by another process', async () => {
     await graphOf(db.second); // the second process now holds the graph as it was

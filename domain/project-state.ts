@@ -1,0 +1,66 @@
+import { GraphIndex } from './graph-index.js';
+import type { Edge, Graph, NodeId } from './model.js';
+import { StatusIndex, type SavedHeads } from './status-index.js';
+
+/**
+ * The indexes derived from one graph: its edges by endpoint and its nodes' heads (status buckets,
+ * knowledge by scope, claims). Every change to the graph goes through one of the calls below, made
+ * by `applyChangeSet` (a replayed or caught-up change set) and by a GraphDraft (a transaction),
+ * so the indexes never fall behind the graph and nothing has to notice a change after the fact.
+ */
+export class StateIndexes {
+  readonly edges: GraphIndex;
+  readonly statuses: StatusIndex;
+
+  constructor(graph: Graph, saved: SavedHeads | null = null) {
+    this.edges = new GraphIndex(graph);
+    this.statuses = new StatusIndex(graph, this.edges, saved);
+  }
+
+  /** Node `id` was written, or removed. */
+  nodeChanged(id: NodeId): void {
+    this.statuses.nodeChanged(id);
+  }
+
+  /** `edge` was just appended to the graph's edges. */
+  edgeAdded(edge: Edge): void {
+    this.edges.added(edge);
+    this.statuses.edgeChanged(edge);
+  }
+
+  /** `edge` (the stored object) was just taken out of the graph's edges. */
+  edgeRemoved(edge: Edge): void {
+    this.edges.removed(edge);
+    this.statuses.edgeChanged(edge);
+  }
+}
+
+/**
+ * A project's state in memory, as one value: the graph (its revision included) and its indexes.
+ * A store holds it and changes it only through `applyChangeSet` and the drafts of its
+ * transactions, which keep `indexes` current. `indexes` is not enumerable: the state reads, copies
+ * and clones as the plain graph it is (a copy is a plain graph, indexed afresh if it is indexed).
+ */
+export type ProjectState = Graph & { readonly indexes: StateIndexes };
+
+/** Makes `graph` a project state with its own indexes, from `saved` heads if given; `graph` is the state's from now on. */
+export function projectState(graph: Graph, saved: SavedHeads | null = null): ProjectState {
+  Object.defineProperty(graph, 'indexes', { value: new StateIndexes(graph, saved), enumerable: false, writable: false, configurable: false });
+  return graph as ProjectState;
+}
+
+export function isProjectState(graph: Graph): graph is ProjectState {
+  return (graph as Partial<ProjectState>).indexes instanceof StateIndexes;
+}
+
+/** A copy of `state` with more members (a log), sharing its graph and its indexes: for reading only. */
+export function withMembers<T extends object>(state: ProjectState, members: T): ProjectState & T {
+  const copy = { ...state, ...members };
+  Object.defineProperty(copy, 'indexes', { value: state.indexes, enumerable: false, writable: false, configurable: false });
+  return copy as ProjectState & T;
+}
+
+/** The indexes of `graph`: a project state's own, or new ones for a graph that has none (a test's, a tool's). */
+export function indexesOf(graph: Graph): StateIndexes {
+  return isProjectState(graph) ? graph.indexes : new StateIndexes(graph);
+}
