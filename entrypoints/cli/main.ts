@@ -1,10 +1,11 @@
 import { Cli } from 'clipanion';
 import { DomainError } from '../../domain/errors.js';
 import { allCommands, commandsNamed } from './commands.js';
-import { runInCheckout } from './compose.js';
+import { runInCheckout } from '../compose.js';
+import { errorEnvelope, exitCodeOf } from '../envelope.js';
 import type { TaskdagContext } from './context.js';
-import { errorEnvelope, exitCodeOf } from './envelope.js';
 import { splitGlobalFlags } from './globals.js';
+import { cliHostPorts } from './host-ports.js';
 
 declare const TASKDAG_VERSION: string;
 const VERSION = typeof TASKDAG_VERSION === 'string' ? TASKDAG_VERSION : '0.0.0-dev';
@@ -65,7 +66,7 @@ export async function main(io: Io): Promise<number> {
     colorDepth: 1,
     cwd: io.cwd,
     globals,
-    run: (operation, args, agent) => runInCheckout({ cwd: io.cwd, env: io.env, project: globals.project }, { operation, args, agent }),
+    run: (operation, args, agent) => runInCheckout({ cwd: io.cwd, env: io.env, project: globals.project }, { operation, args, agent }, cliHostPorts),
     emit: (value) => write(globals.noWarnings ? withoutWarnings(value) : value),
   };
 

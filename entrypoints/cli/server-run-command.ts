@@ -2,7 +2,7 @@ import { Command, Option } from 'clipanion';
 import path from 'node:path';
 import { DomainError } from '../../domain/errors.js';
 import type { TaskdagContext } from './context.js';
-import { loadServerRuntime } from './server-runtime.js';
+import { loadServerRuntime } from '../host/server-runtime.js';
 
 export class ServerRunCommand extends Command<TaskdagContext> {
   static override paths = [['server', 'run']];

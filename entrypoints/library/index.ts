@@ -2,7 +2,8 @@ import path from 'node:path';
 import type { OPERATIONS } from '../../application/operations/index.js';
 import type { Static } from '../../application/contract/schema.js';
 import { isDomainError, type ErrorCode } from '../../domain/errors.js';
-import { runInCheckout } from '../cli/compose.js';
+import { runInCheckout } from '../compose.js';
+import { libraryHostPorts } from './host-ports.js';
 
 type Declared = (typeof OPERATIONS)[number];
 
@@ -51,7 +52,7 @@ export async function openProject(options: OpenOptions): Promise<Project> {
   return {
     checkout,
     run: async (operation, args, runOptions = {}) =>
-      (await runInCheckout({ cwd: checkout, env, project: undefined }, { operation, args, agent: runOptions.agent ?? null })) as never,
+      (await runInCheckout({ cwd: checkout, env, project: undefined }, { operation, args, agent: runOptions.agent ?? null }, libraryHostPorts)) as never,
   };
 }
 

@@ -14,8 +14,9 @@ import { mcpTools } from '../../application/contract/mcp-tools.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import { OperationRegistry } from '../../application/registry.js';
 import type { AgentName } from '../../domain/model.js';
-import { runInCheckout, type Environment } from '../cli/compose.js';
-import { errorEnvelope } from '../cli/envelope.js';
+import { runInCheckout, type Environment } from '../compose.js';
+import { errorEnvelope } from '../envelope.js';
+import { mcpHostPorts } from './host-ports.js';
 
 declare const TASKDAG_VERSION: string;
 const VERSION = typeof TASKDAG_VERSION === 'string' ? TASKDAG_VERSION : '0.0.0-dev';
@@ -33,7 +34,7 @@ export interface McpOptions {
 
 /**
  * `taskdag mcp`: an MCP server over stdio whose tools are the agent's loop (mcp-tools.ts). Each
- * call runs through the command line's composition root, so a tool answers exactly what its
+ * call runs through the composition root as a command does, so a tool answers exactly what its
  * command prints, in a local checkout and a linked one alike; the checkout is resolved per call,
  * as a command would. Resolves when the client closes standard input.
  */
@@ -56,7 +57,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       });
     }
     try {
-      const result = await runInCheckout(options.environment, { operation: params.name, args: params.arguments ?? {}, agent: options.agent });
+      const result = await runInCheckout(options.environment, { operation: params.name, args: params.arguments ?? {}, agent: options.agent }, mcpHostPorts);
       return textResult(result, false);
     } catch (error) {
       return textResult(errorEnvelope(error), true);

@@ -10,7 +10,7 @@ import { ShutdownHooks } from '../../adapters/server/shutdown-hooks.js';
 import { SseHub } from '../../adapters/server/sse-hub.js';
 import type { BoardServeOptions, ServedBoard } from '../../application/ports/board-host.js';
 import { DEFAULT_SETTINGS } from '../../application/server/server-settings.js';
-import { fileServices } from '../local-services.js';
+import { composeServices, fileStores, projectsOnly } from '../compose.js';
 
 /** How often the local board looks for commits other processes made (a CLI mutation shows within a second). */
 const WATCH_MS = 100;
@@ -23,7 +23,7 @@ const LOOPBACK = '127.0.0.1';
  * listener (docs/board.md).
  */
 export async function serveBoard(options: BoardServeOptions & { home: string }): Promise<ServedBoard> {
-  const { stores, clock } = fileServices(options.home, options.home, { hot: true });
+  const { stores, clock } = composeServices(fileStores(options.home, { hot: true }), projectsOnly(options.home, 'the local board'));
   const shutdown = new ShutdownHooks();
   const hub = new SseHub();
   const watcher = new RevisionWatcher(stores, hub, WATCH_MS);

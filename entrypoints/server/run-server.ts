@@ -24,10 +24,10 @@ import { transferRoutes } from '../../adapters/server/transfer-routes.js';
 import { KnownProjects } from '../../adapters/server/known-projects.js';
 import { GroupCommitDispatcher, type CommitListener } from '../../application/group-commit.js';
 import type { DispatcherServices } from '../../application/dispatcher.js';
-import { servicesOver } from '../local-services.js';
+import { composeServices, projectsOnly } from '../compose.js';
 import { openStoreBackend, type StoreBackend } from './store-backend.js';
 
-/** `server doctor` of a PostgreSQL server probes its database with the server's own code (entrypoints/cli/server-host.ts). */
+/** `server doctor` of a PostgreSQL server probes its database with the server's own code (entrypoints/host/machine-ports.ts). */
 export { PgDatabaseProbe } from '../../adapters/postgres/pg-database-probe.js';
 
 /** The operator's `server credential` commands reach a setup's credentials with the server's own code. */
@@ -86,7 +86,7 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
     shutdown,
     redactor,
     log,
-    authenticated: () => projectRouters(servicesOver(backend.stores, config.dataRoot, setupRoot), settings, shutdown, hub, announce),
+    authenticated: () => projectRouters(composeServices(backend.stores, projectsOnly(setupRoot, 'a server')), settings, shutdown, hub, announce),
     board: boardFiles(config.uiRoot),
   });
   await serveUntilSignalled(app, config, settings, shutdown);

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { MCP_TOOL_NAMES } from '../../application/contract/mcp-tools.js';
+import { UNIT_VISIBLE_BASE } from '../support/cli.js';
 import { exchangeThenClose } from '../support/mcp.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -90,5 +91,30 @@ describe('the library, from the packed package (npm pack + install)', function (
     );
     const check = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8', timeout: 120_000 });
     expect(check.status, check.stdout + check.stderr).to.equal(0);
+  });
+});
+
+describe('the library, from dist/', function () {
+  this.timeout(60_000);
+
+  it("writes a server unit that starts the package's own executable, not the script that embeds the library", () => {
+    mkdirSync(UNIT_VISIBLE_BASE, { recursive: true });
+    const dir = mkdtempSync(path.join(UNIT_VISIBLE_BASE, 'taskdag-library-'));
+    try {
+      const root = path.join(dir, 'srv');
+      const script = path.join(dir, 'embeds-taskdag.js');
+      writeFileSync(
+        script,
+        `require(${JSON.stringify(path.join(ROOT, 'dist', 'library.js'))}).openProject({ checkout: ${JSON.stringify(dir)}, home: ${JSON.stringify(path.join(dir, 'home'))} })` +
+          `.then((project) => project.run('server init', { root: ${JSON.stringify(root)} }))` +
+          '.then(() => undefined, (error) => { console.error(error.code, error.message); process.exitCode = 1; });',
+      );
+      const run = spawnSync(process.execPath, [script], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+      expect(run.status, run.stderr).to.equal(0);
+      const unit = readFileSync(path.join(root, 'taskdag-server.service'), 'utf8');
+      expect(unit).to.include(`\nExecStart=${process.execPath} ${realpathSync(path.join(ROOT, 'dist', 'taskdag.js'))} server run `);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -11,7 +11,7 @@ import { SystemClock } from '../../../adapters/system-clock.js';
 import { AuthService } from '../../../application/server/auth-service.js';
 import { GraphDraft } from '../../../domain/draft.js';
 import { GroupCommitDispatcher } from '../../../application/group-commit.js';
-import { servicesOver } from '../../../entrypoints/local-services.js';
+import { composeServices, projectsOnly } from '../../../entrypoints/compose.js';
 import { rejectionOf } from '../../support/failures.js';
 import { NOW, addTask } from '../../support/graphs.js';
 import { freshDatabase } from '../../support/postgres.js';
@@ -104,7 +104,7 @@ describe('group commit over PostgreSQL', function () {
     await migrate(pool);
     const listener = await listenForRevisions(url, pool, (event) => heard.push(event), () => undefined);
     try {
-      const sut = new GroupCommitDispatcher(servicesOver(new PgProjectStoreFactory(pool), '/', '/'));
+      const sut = new GroupCommitDispatcher(composeServices(new PgProjectStoreFactory(pool), projectsOnly('/', 'a test')));
       const run = (operation: string, args: Record<string, unknown>, agent: string | null = 'alice') => sut.dispatch({ project: 'p', operation, args, agent });
       await run('init', {}, null);
       await run('add-initiative', { name: 'core' });

@@ -1,4 +1,4 @@
-import { DomainError, isDomainError } from '../../domain/errors.js';
+import { DomainError, isDomainError } from '../domain/errors.js';
 
 export interface ErrorEnvelope {
   ok: false;

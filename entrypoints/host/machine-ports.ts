@@ -1,4 +1,3 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { BoardHost } from '../../application/ports/board-host.js';
 import type { SystemPorts } from '../../application/server/system-ports.js';
@@ -8,10 +7,12 @@ import { TcpBindProbe } from '../../adapters/server/tcp-bind-probe.js';
 import { TweetnaclSecretSource } from '../../adapters/server/tweetnacl-secret-source.js';
 import { loadServerRuntime } from './server-runtime.js';
 
-/** The composition root of the host operations that reach the machine (server init, doctor, setup; ui), for the storage root `home`. */
-export function serverHostPorts(home: string): SystemPorts {
-  // The running executable (dist/taskdag.js), symlinks resolved, is what the unit starts.
-  const toolPath = realpathSync(process.argv[1]!);
+/**
+ * What the host operations that reach the machine (server init, doctor, setup; ui) use, for the
+ * storage root `home`. `toolPath` is the executable a generated unit starts (dist/taskdag.js,
+ * symlinks resolved): each entrypoint knows where its own is.
+ */
+export function machinePorts(home: string, toolPath: string): SystemPorts {
   return {
     files: new NodeHostFiles(),
     secrets: new TweetnaclSecretSource(),
