@@ -1,6 +1,8 @@
 import fs from 'graceful-fs';
 import type { Graph, NodeId } from '../domain/model.js';
 import { indexesOf, projectState, type ProjectState } from '../domain/project-state.js';
+import { STATUS_RULES_VERSION } from '../domain/status.js';
+import { crc32 } from './crc32.js';
 import { headColumns, headsOf } from './head-columns.js';
 import { CheckpointNodes, type ByteSource, type NodeSpan } from './lazy-nodes.js';
 import { assertGraphHeaderShape } from './state-validation.js';
@@ -38,6 +40,12 @@ interface CheckpointMember {
   ends: number[];
   /** Every node's StatusIndex head, by column in the order of `ids` (head-columns.ts), on a line of its own. */
   heads: unknown;
+  /**
+   * The STATUS_RULES_VERSION that derived the heads, and the CRC-32 of their line (newline
+   * excluded): heads derived by other rules, or edited since, are derived again from the nodes.
+   */
+  heads_rules: number;
+  heads_crc32: string;
 }
 
 /**
@@ -73,7 +81,7 @@ export function encodeCheckpoint(graph: Graph, ledger: LedgerRef, nodes: Checkpo
   const headsLine = Buffer.from(`${HEADS_MEMBER}${JSON.stringify(headColumns(indexesOf(graph).statuses, ids))}},\n`);
   const edgesLine = Buffer.from(`${EDGES_MEMBER}${JSON.stringify(edges)},\n`);
   const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
-  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, ids, ends });
+  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: checksum(headsLine.subarray(0, headsLine.length - 1)), ids, ends });
   const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
   return Buffer.concat([Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)]);
 }
@@ -89,6 +97,10 @@ export function readCheckpoint(path: string): Checkpoint {
   return checkpoint;
 }
 
+function checksum(line: Buffer): string {
+  return crc32(line).toString(16).padStart(8, '0');
+}
+
 /** Bytes in memory as a source to decode from. */
 export function bufferSource(buffer: Buffer): ByteSource {
   return { size: buffer.length, bytes: (start, end) => buffer.subarray(start, end) };
@@ -98,7 +110,8 @@ export function bufferSource(buffer: Buffer): ByteSource {
  * The graph a checkpoint holds, read from `source` as it is used: the first two lines now, with
  * every check that needs no more than a few bytes (the lines are where line 2 says, the document
  * closes where the node offsets say, so a file cut short fails here whatever the command reads);
- * the edges line; the heads line when first used; each node when it is first read (lazy-nodes.ts), its
+ * the edges line; the heads line when first used (if the rules that derived them are this
+ * release's and the line is as written); each node when it is first read (lazy-nodes.ts), its
  * line's bounds checked then. The nodes keep `source` until they are closed.
  */
 export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint {
@@ -129,16 +142,19 @@ export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint {
   const ledger = assertLedgerRef(checkpoint.ledger, path);
   const nodes = new CheckpointNodes(source, layout.ids, nodeSpans(sectionStart, layout), path);
   const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), edges: edgeList as Graph['edges'], nodes: nodes.record };
-  const saved = () => savedHeads(source.bytes(heads.start, heads.end), layout.ids, path);
+  const current = checkpoint.heads_rules === STATUS_RULES_VERSION && typeof checkpoint.heads_crc32 === 'string';
+  const saved = () => (current ? savedHeads(source.bytes(heads.start, heads.end), checkpoint.heads_crc32!, layout.ids, path) : null);
   return { graph: projectState(graph, saved), ledger, nodes };
 }
 
 /**
- * The heads the heads line holds, or null (derived again from the nodes) when they are malformed
- * or the line is not JSON at all: heads are derived data, and refusing them would fail every
+ * The heads the heads line holds, or null (derived again from the nodes) when the line is not
+ * the one written with them (its CRC-32 differs: edited by hand or damaged), when they are
+ * malformed or the line is not JSON at all: heads are derived data, and refusing them would fail every
  * status read and every later checkpoint of a graph whose nodes are intact.
  */
-function savedHeads(line: Buffer, ids: readonly NodeId[], path: string): ReturnType<typeof headsOf> {
+function savedHeads(line: Buffer, crc: string, ids: readonly NodeId[], path: string): ReturnType<typeof headsOf> {
+  if (checksum(line) !== crc) return null;
   let parsed: Record<string, unknown>;
   try {
     parsed = parseLine(line, 0, line.length, '{', '', path, 'its heads line');

@@ -1,6 +1,13 @@
 import type { GraphIndex } from './graph-index.js';
 import { isGate, isTask, type Graph, type GraphNode, type NodeId, type TaskNode } from './model.js';
 
+/**
+ * The version of the rules below that derive a status. Heads saved with a graph (a checkpoint)
+ * carry the version that derived them and are derived again under any other: a release that
+ * changes what a status derives to bumps it.
+ */
+export const STATUS_RULES_VERSION = 1;
+
 export type DerivedTaskStatus =
   | 'ready'
   | 'blocked'

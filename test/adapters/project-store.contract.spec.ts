@@ -7,10 +7,14 @@ import { nodeFileSystem } from '../../adapters/file-system.js';
 import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import type { ProjectStore, ProjectStoreFactory, StoredState } from '../../application/ports/project-store.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { take } from '../../domain/lifecycle.js';
 import { emptyGraph, type Graph, type State } from '../../domain/model.js';
 import { projectState as indexed } from '../../domain/project-state.js';
 import { projectState } from '../../domain/projection.js';
+import { statusReport } from '../../domain/status-report.js';
+import { STATUS_RULES_VERSION } from '../../domain/status.js';
 import { openProject } from '../../entrypoints/library/index.js';
+import { editSavedHeads } from '../support/checkpoint-json.js';
 import { rejectionOf } from '../support/failures.js';
 import { NOW, addTask } from '../support/graphs.js';
 import { InMemoryProjectStores } from '../support/in-memory-stores.js';
@@ -34,11 +38,18 @@ function chainState(count: number): State {
   return { ...graph, log };
 }
 
+/** What a store that saves derived data with its state offers the contract, to change it as a release or a hand edit would. */
+interface SavedDerivedData {
+  /** Makes the heads saved for `store`'s state say node `id` is `status`; `rules`: the rules version they then claim (else left as it was). */
+  editHeads(store: ProjectStore, id: string, status: string, rules?: number): void;
+}
+
 /**
  * The observable behaviour every ProjectStore shares (issue 8 item 6), run against each
  * implementation. A store is reached through its factory, as the application reaches it.
+ * `saved`: for a store that saves derived data (the file store's checkpoint heads).
  */
-function projectStoreContract(name: string, factory: () => ProjectStoreFactory | Promise<ProjectStoreFactory>): void {
+function projectStoreContract(name: string, factory: () => ProjectStoreFactory | Promise<ProjectStoreFactory>, saved?: SavedDerivedData): void {
   describe(`ProjectStore contract: ${name}`, () => {
     let stores: ProjectStoreFactory;
     beforeEach(async () => {
@@ -206,6 +217,31 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory |
       for (const [at, count] of derived.entries()) if (at > 0) expect(count, `derivations of commit ${at}: ${derived.join(', ')}`).to.be.at.most(at);
     });
 
+    if (saved) {
+      for (const [what, rules] of [
+        ['edited alone', undefined],
+        ['derived by other rules', STATUS_RULES_VERSION + 1],
+      ] as const) {
+        it(`derives saved heads again when they were ${what}: status and take agree (issue 24)`, async () => {
+          const sut = open();
+          await sut.replace(sampleState());
+          // T-1 is blocked by the open gate G-1; its saved head now says ready.
+          saved.editHeads(sut, 'T-1', 'ready', rules);
+          const report = await sut.readGraph((graph) => statusReport(new GraphDraft(graph, NOW, null), NOW, { staleMs: 1000, limit: 100, all: false }));
+          const refused = await rejectionOf(() =>
+            sut.transact((graph) => {
+              const draft = new GraphDraft(graph, NOW, 'bob');
+              take(draft, 'T-1');
+              return { result: null, changes: draft.changes() };
+            }),
+          );
+          expect(refused.code).to.equal('NOT_READY');
+          expect(report.tasks.ready!.map((node) => node.id)).to.deep.equal([]);
+          expect(report.tasks.blocked!.map((node) => node.id)).to.deep.equal(['T-1']);
+        });
+      }
+    }
+
     describe('plain data at the boundary', () => {
       for (const [size, body] of [
         ['a small project', ''],
@@ -237,8 +273,9 @@ projectStoreContract('in memory', () => new InMemoryProjectStores());
 
 describe('file store', () => {
   const tempDir = useTempDir('taskdag-contract-');
-  projectStoreContract('files', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock));
-  projectStoreContract('files kept in memory (the server)', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock, nodeFileSystem, true));
+  const checkpointHeads: SavedDerivedData = { editHeads: (store, id, status, rules) => editSavedHeads(path.join(store.location, 'tasks.json'), id, status, rules) };
+  projectStoreContract('files', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock), checkpointHeads);
+  projectStoreContract('files kept in memory (the server)', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock, nodeFileSystem, true), checkpointHeads);
 
   describe('a long-lived process (the library, taskdag mcp)', function () {
     this.timeout(120_000);
