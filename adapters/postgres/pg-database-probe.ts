@@ -14,7 +14,7 @@ export class PgDatabaseProbe implements DatabaseProbe {
       return { reachable: false, reason: `the connection string does not parse (${(error as Error).name})` };
     }
     try {
-      return { reachable: true, schemaVersion: await schemaVersion(pool), supportedVersion: SCHEMA_VERSION };
+      return { reachable: true, schemaVersion: await schemaVersion(pool), supportedVersion: SCHEMA_VERSION, credentials: await credentialCount(pool) };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const message = redact((error as Error).message ?? String(error), connectionString);
@@ -23,6 +23,13 @@ export class PgDatabaseProbe implements DatabaseProbe {
       await pool.end().catch(() => undefined);
     }
   }
+}
+
+/** Bound credentials in the database; null while its schema has no table for them. */
+async function credentialCount(pool: ReturnType<typeof openPool>): Promise<number | null> {
+  const table = await pool.query<{ exists: boolean }>("SELECT to_regclass('taskdag_credentials') IS NOT NULL AS exists");
+  if (!table.rows[0]!.exists) return null;
+  return Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM taskdag_credentials')).rows[0]!.count);
 }
 
 /** Whatever a driver message echoes of the connection string (its password above all) is cut out. */

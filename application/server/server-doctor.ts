@@ -1,10 +1,11 @@
 import { DomainError } from '../../domain/errors.js';
 import type { BindProbe } from '../ports/bind-probe.js';
-import type { DatabaseProbe } from '../ports/database-probe.js';
+import type { DatabaseProbe, DatabaseProbeResult } from '../ports/database-probe.js';
 import type { HostFiles } from '../ports/host-files.js';
 import { joinPath } from './posix-path.js';
 import { corruptAuthRecovery, parseAuthRecord } from './auth-record.js';
-import { parseServerConfig, SERVER_FILE_NAMES, storeOf, type ServerConfig } from './server-config.js';
+import { parseCredentials } from './credential-record.js';
+import { identitiesOf, parseServerConfig, SERVER_FILE_NAMES, storeOf, type ServerConfig } from './server-config.js';
 import { DATABASE_URL_KEY, databaseUrlProblem, parseEnvFile, PASSWORD_KEY } from './server-env.js';
 import { readServerSettings } from './server-settings.js';
 
@@ -52,11 +53,12 @@ export async function serverDoctor(ports: ServerDoctorPorts, input: ServerDoctor
 
   const config = await checkConfig(ports.files, input.configPath, add);
   const env = await checkEnv(ports.files, input.envPath, add);
-  if (config && storeOf(config) === 'postgresql' && env) await checkDatabase(ports.database, env.get(DATABASE_URL_KEY), input.envPath, add);
+  const database = config && storeOf(config) === 'postgresql' && env ? await checkDatabase(ports.database, env.get(DATABASE_URL_KEY), input.envPath, add) : null;
   if (config) {
     await checkDirectory(ports.files, 'DATA_ROOT', config.dataRoot, add);
     await checkDirectory(ports.files, 'STATE_HOME', config.stateHome, add);
     if (storeOf(config) === 'files') await checkAuthFile(ports.files, joinPath(config.stateHome, SERVER_FILE_NAMES.auth), add);
+    await checkCredentials(ports.files, config, input.configPath, database, add);
     const index = await ports.files.facts(joinPath(config.uiRoot, 'index.html'));
     if (index?.kind !== 'file') {
       add('UI_ROOT_MISSING', soft, `No UI build at ${config.uiRoot} (no index.html): the board answers 503, the API works`, 'Build the board into that directory, or run `taskdag server init --force --ui-root <dir>`');
@@ -132,11 +134,11 @@ async function checkEnv(files: HostFiles, path: string, add: Add): Promise<Map<s
  * is one this taskdag can run (an older one is migrated by `server run`, a newer one refused).
  * Nothing is created or migrated here; no finding repeats the connection string.
  */
-async function checkDatabase(database: DatabaseProbe, url: string | undefined, envPath: string, add: Add): Promise<void> {
+async function checkDatabase(database: DatabaseProbe, url: string | undefined, envPath: string, add: Add): Promise<DatabaseProbeResult | null> {
   const problem = databaseUrlProblem(url);
   if (problem) {
     add('DATABASE_URL_MISSING', 'error', `${envPath}: ${problem}`, `Add a line ${DATABASE_URL_KEY}=postgresql://user:password@host:5432/database to ${envPath} (docs/scaling.md)`);
-    return;
+    return null;
   }
   const found = await database.probe(url!);
   if (!found.reachable) {
@@ -145,6 +147,38 @@ async function checkDatabase(database: DatabaseProbe, url: string | undefined, e
     add('DATABASE_SCHEMA_NEWER', 'error', `The database holds taskdag schema ${found.schemaVersion}, newer than this taskdag knows (${found.supportedVersion})`, 'Upgrade taskdag on this host to the version the other servers run');
   } else if (found.schemaVersion < found.supportedVersion) {
     add('DATABASE_SCHEMA_BEHIND', 'warning', `The database holds taskdag schema ${found.schemaVersion}; \`server run\` applies migrations ${found.schemaVersion + 1} to ${found.supportedVersion} when it starts`, 'Nothing to do, or back the database up first (docs/scaling.md: migrations only add, never drop)');
+  }
+  return found;
+}
+
+/**
+ * Bound identities (docs/operating.md, section 8): a credentials file the server cannot parse
+ * fails every login of a bound server, and a bound server without a credential lets nobody in.
+ * The credentials are counted where the store keeps them (the file, or the database's table).
+ */
+async function checkCredentials(files: HostFiles, config: ServerConfig, configPath: string, database: DatabaseProbeResult | null, add: Add): Promise<void> {
+  const bound = identitiesOf(config) === 'bound';
+  let count: number | null = null;
+  if (storeOf(config) === 'files') {
+    const path = joinPath(config.stateHome, SERVER_FILE_NAMES.credentials);
+    let text: string | null;
+    try {
+      text = await files.read(path);
+    } catch {
+      add('CREDENTIALS_UNREADABLE', 'warning', `Cannot read ${path}, so it was not checked`, 'Run the preflight as the user the server runs as');
+      return;
+    }
+    const parsed = text === null ? { credentials: [] } : parseCredentials(text);
+    if ('problem' in parsed) {
+      add('CREDENTIALS_INVALID', bound ? 'error' : 'warning', `${path} is not a valid credentials file: ${parsed.problem}`, 'Restore it from a backup, or move it aside and issue the credentials again with `taskdag server credential add`');
+      return;
+    }
+    count = parsed.credentials.length;
+  } else if (database?.reachable) {
+    count = database.credentials ?? 0;
+  }
+  if (bound && count === 0) {
+    add('IDENTITIES_NO_CREDENTIALS', 'warning', 'Identities are bound and no credential exists: nobody can log in', `Issue one: taskdag server credential add <name> --agents <agent,...> --config ${configPath}`);
   }
 }
 

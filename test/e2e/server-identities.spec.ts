@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { appendFileSync, chownSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Sandbox } from '../support/cli.js';
 import { loginAt } from '../support/linked-server.js';
@@ -35,6 +35,11 @@ async function issue(setup: Setup, name: string, agents: string): Promise<{ secr
   return { secret: readFileSync(result.secret_file, 'utf8').trim(), result };
 }
 
+/** The codes of `server doctor`'s findings on a setup that passes the preflight. */
+async function doctorFindings(setup: Setup): Promise<string[]> {
+  return (await setup.sandbox.ok(['server', 'doctor', '--config', setup.config])).findings.map((finding: { code: string }) => finding.code);
+}
+
 const op = (server: RunningServer, bearer: string, project: string, operation: string, args: Record<string, unknown>, agent: string | null): Promise<HttpAnswer> =>
   request(server.origin, 'POST', `/v1/projects/${project}/ops/${operation}`, { headers: { Authorization: `Bearer ${bearer}` }, body: { args, agent } });
 
@@ -64,7 +69,9 @@ function boundIdentities(store: 'files' | 'postgresql'): void {
 
     before(async () => {
       setup = await serverRoot(sandbox, store, 'bound');
+      expect(await doctorFindings(setup)).to.include('IDENTITIES_NO_CREDENTIALS');
       alice = await issue(setup, 'alice', 'alice');
+      expect(await doctorFindings(setup)).not.to.include('IDENTITIES_NO_CREDENTIALS');
       server = await startServer(sandbox, setup.config, setup.env);
       // Issued while the server runs: it reads the credentials afresh.
       lead = await issue(setup, 'lead', 'orchestrator,recovery');
@@ -218,6 +225,33 @@ describe('server credential on the files store, run by another user than the own
     } finally {
       chownSync(stateHome, 0, 0);
     }
+  });
+});
+
+describe('a corrupt credentials file of a bound server (files store)', function () {
+  this.timeout(60_000);
+  const sandbox = new Sandbox();
+  let server: RunningServer | null = null;
+  after(async () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
+    sandbox.remove();
+  });
+
+  it('fails the preflight with CREDENTIALS_INVALID, and the server trusts no credential (STORAGE_ERROR), granting nothing', async () => {
+    const setup = await serverRoot(sandbox, 'files', 'bound');
+    const { secret } = await issue(setup, 'alice', 'alice');
+    const file = path.join(JSON.parse(readFileSync(setup.config, 'utf8')).stateHome, 'remote-credentials.json');
+    writeFileSync(file, readFileSync(file, 'utf8').slice(0, 100));
+    const doctor = await sandbox.run(['server', 'doctor', '--config', setup.config]);
+    expect(doctor.code).to.equal(1);
+    expect(doctor.json.error.code).to.equal('SERVER_PREFLIGHT_FAILED');
+    expect(doctor.json.error.details.findings.map((finding: { code: string }) => finding.code)).to.include('CREDENTIALS_INVALID');
+    server = await startServer(sandbox, setup.config, setup.env);
+    const refused = await login(server.origin, secret);
+    expect(refused.status).to.equal(500);
+    expect(refused.json.error).to.deep.include({ code: 'STORAGE_ERROR' });
+    expect(refused.json.error.details).to.deep.include({ cause: 'EINVALID' });
+    expect(refused.text).not.to.include(file);
   });
 });
 
