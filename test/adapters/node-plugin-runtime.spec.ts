@@ -26,6 +26,7 @@ describe('NodePluginRuntime', function () {
   beforeEach(() => {
     sut = new NodePluginRuntime(300);
   });
+  afterEach(() => sut.close());
   /** Each module under a fresh name: Node caches what it required. */
   const module = (source: string) => {
     const file = path.join(dir(), `plugin-${++counter}.js`);
@@ -81,6 +82,21 @@ describe('NodePluginRuntime', function () {
     }
     const renamed = module(`module.exports = { name: 'new-name', apiVersion: 1, decide: () => ({ allow: true }) };`);
     expect(thrownBy(() => sut.decide(installedFrom(renamed, 'old-name'), request())).details).to.include({ cause: 'renamed' });
+  });
+
+  it('runs plugin code in a worker that sees no environment, and starts a fresh one after a timeout', () => {
+    process.env.TASKDAG_PLUGIN_PROBE = 'secret';
+    try {
+      const peek = module(`module.exports = { name: 'peek', apiVersion: 1, decide: () => ({ allow: false, reason: 'env ' + JSON.stringify(process.env) }) };`);
+      expect(sut.decide(installedFrom(peek, 'peek'), request())).to.deep.equal({ allow: false, reason: 'env {}' });
+    } finally {
+      delete process.env.TASKDAG_PLUGIN_PROBE;
+    }
+    const stuck = module(`module.exports = { name: 'stuck', apiVersion: 1, decide() { for (;;) {} } };`);
+    expect(thrownBy(() => sut.decide(installedFrom(stuck, 'stuck'), request())).details).to.include({ cause: 'timeout' });
+    // The looping thread is gone, not waited for: the next plugin answers.
+    const fine = module(`module.exports = { name: 'fine', apiVersion: 1, decide: () => ({ allow: true }) };`);
+    expect(sut.decide(installedFrom(fine, 'fine'), request())).to.deep.equal({ allow: true });
   });
 
   it('stops a module whose loading loops', () => {

@@ -212,6 +212,31 @@ describe('policy plugins', function () {
       await sandbox.ok(['plugin', 'remove', 'slow', '--as', 'alice']);
     });
 
+    describe('a plugin cannot outrun its time bound, nor keep the command alive', () => {
+      const escapes: [string, string, string][] = [
+        ['a getter of its decision that loops', `decide() { return { get allow() { for (;;) {} } }; }`, 'timeout'],
+        ['a toJSON of a malformed decision that loops', `decide() { return { allow: 'maybe', toJSON() { for (;;) {} } }; }`, 'timeout'],
+        ['a promise whose continuation loops', `async decide() { await null; for (;;) {} }`, 'timeout'],
+        ['a thenable', `decide() { return { then(resolve) { resolve({ allow: true }); } }; }`, 'bad-answer'],
+        ['a getter of its declaration that loops', `get decide() { for (;;) {} }`, 'timeout'],
+        ['an interval it schedules', `decide() { setInterval(() => {}, 5); return { allow: true }; }`, 'scheduled'],
+        ['an immediate that loops', `decide() { setImmediate(() => { for (;;) {} }); return { allow: true }; }`, 'scheduled'],
+        ['process.exit', `decide() { process.exit(0); }`, 'exited'],
+      ];
+      for (const [escape, decide, cause] of escapes) {
+        it(`${escape}: PLUGIN_RUNTIME_UNAVAILABLE (cause ${cause}), state untouched, the lock released, the command exits at once`, async () => {
+          const module = writePlugin(sandbox, 'escape.js', allowAll('escape'));
+          await sandbox.ok(['plugin', 'add', module, '--as', 'alice']);
+          writeFileSync(module, `module.exports = { name: 'escape', apiVersion: 1, ${decide} };`);
+          const started = Date.now();
+          const error = await expectFailure(['take', 'T-1', '--as', 'bob'], 'PLUGIN_RUNTIME_UNAVAILABLE', { TASKDAG_PLUGIN_TIMEOUT_MS: '300' });
+          expect(error.details).to.include({ plugin: 'escape', cause });
+          expect(Date.now() - started, 'the command ends within a few time bounds').to.be.below(5_000);
+          await sandbox.ok(['plugin', 'remove', 'escape', '--as', 'alice']);
+        });
+      }
+    });
+
     it('PLUGIN_DATA_INVALID: data that is not JSON or that the plugin rejects, at install, on set-data, and when found in the state', async () => {
       const notJson = await expectFailure(['plugin', 'add', WIP_LIMIT, '--data', '{limit:2}', '--as', 'alice'], 'PLUGIN_DATA_INVALID');
       expect(notJson.details).to.include({ plugin: 'wip-limit' });
