@@ -1,5 +1,6 @@
 import { millisBetween, type Timestamp } from './clock.js';
-import type { GraphIndex, GraphView } from './graph-index.js';
+import type { GraphIndex } from './graph-index.js';
+import type { GraphView } from './graph-view.js';
 import type { AgentName, Claim, GateNode, KnowledgeNode, NodeId, TaskNode } from './model.js';
 import { isBlockerSatisfied } from './status.js';
 

@@ -1,6 +1,6 @@
 import { deprecatedKnowledgeAlert, isStale, staleClaimAlert, supersededBlockerAlert, type Alert } from './alerts.js';
 import type { Timestamp } from './clock.js';
-import type { GraphView } from './graph-index.js';
+import type { GraphView } from './graph-view.js';
 import { matchingKnowledge } from './knowledge-matching.js';
 import { isGate, isKnowledge, isTask, type AgentName, type Claim, type EdgeType, type GraphNode, type KnowledgeNode, type KnowledgeScope } from './model.js';
 import { summarize, type NodeSummary } from './node-summary.js';

@@ -1,5 +1,4 @@
 import type { Edge, EdgeType, Graph, NodeId } from './model.js';
-import type { StatusIndex } from './status-index.js';
 
 /** Edges by endpoint and then by type, so a lookup returns a stored list without filtering. */
 type Adjacency = Map<string, Edge[]>;
@@ -76,11 +75,4 @@ function groupBy(edges: Edge[], key: (edge: Edge) => NodeId): Adjacency {
     else map.set(id, [edge]);
   }
   return map;
-}
-
-/** What a graph read needs: the graph, its edge index and its status index (a GraphDraft is one). */
-export interface GraphView {
-  graph: Graph;
-  index: GraphIndex;
-  statuses: StatusIndex;
 }

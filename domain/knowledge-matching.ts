@@ -1,4 +1,4 @@
-import type { GraphView } from './graph-index.js';
+import type { GraphView } from './graph-view.js';
 import { isKnowledge, type GraphNode, type KnowledgeNode, type KnowledgeScope } from './model.js';
 
 /** Scope lists from the most specific to the least: a node id names one node, an initiative many. */

@@ -1,5 +1,5 @@
 import { DomainError } from './errors.js';
-import type { GraphView } from './graph-index.js';
+import type { GraphView } from './graph-view.js';
 import { isGate, isKnowledge, isTask, nodeType, type AgentName, type GraphNode, type TaskNode } from './model.js';
 import { derivedStatus, derivedTaskStatus } from './status.js';
 

@@ -1,4 +1,4 @@
-import type { GraphView } from './graph-index.js';
+import type { GraphView } from './graph-view.js';
 import { isKnowledge, type KnowledgeNode, type NodeId } from './model.js';
 
 /** The fields `search` looks in (spec 4.4), in the order `matched_fields` lists them. */

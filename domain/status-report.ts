@@ -1,7 +1,7 @@
 import { staleClaimAlertAged, type StaleClaimAlert } from './alerts.js';
 import { timestampBefore, type Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
-import type { GraphView } from './graph-index.js';
+import type { GraphView } from './graph-view.js';
 import { GATE_STATUSES, KNOWLEDGE_STATUSES, type AgentName, type NodeType } from './model.js';
 import { summarizeAs, type NodeSummary } from './node-summary.js';
 import type { NodeHead, StatusIndex } from './status-index.js';
