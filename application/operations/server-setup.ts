@@ -16,7 +16,7 @@ export const serverSetup = hostOperation({
     init: serverInitResultSchema,
     doctor: serverDoctorResultSchema,
     next_steps: array(string(), 'The commands that remain, in order: ownership, install, enable and start, then log in'),
-    placeholders: optionalProperty(record(string('What to put there'), 'What replaces each <placeholder> of next_steps: <port> with port 0, <this-host> with a wildcard host')),
+    placeholders: optionalProperty(record(string('What to put there'), 'What replaces each <placeholder> of next_steps: <port> with port 0, <this-host> with a wildcard host, <name> and <agents> with bound identities')),
   }),
   run: async ({ cwd, system }, args) => setUpServer(system(), { ...serverInitInput(cwd, args), strict: args.strict ?? false }),
 });

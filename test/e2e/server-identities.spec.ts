@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { appendFileSync, chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Sandbox } from '../support/cli.js';
+import { Sandbox, UNIT_VISIBLE_BASE } from '../support/cli.js';
 import { loginAt } from '../support/linked-server.js';
 import { callFails, callOk, startMcp } from '../support/mcp.js';
 import { freshDatabase } from '../support/postgres.js';
@@ -224,6 +224,30 @@ describe('server credential on the files store, run by another user than the own
       expect(existsSync(path.join(path.dirname(setup.config), 'credentials'))).to.equal(false);
     } finally {
       chownSync(stateHome, 0, 0);
+    }
+  });
+});
+
+describe('server setup with bound identities', function () {
+  this.timeout(60_000);
+
+  it('names issuing the first credential among the steps left, before link and login, as the service user on the files store', async () => {
+    // A unit's root lies outside /tmp, which its PrivateTmp=true hides.
+    const sandbox = new Sandbox(UNIT_VISIBLE_BASE);
+    try {
+      const root = path.join(sandbox.root, 'srv');
+      const result = await sandbox.ok(['server', 'setup', '--root', root, '--port', '7412', '--service-user', 'taskdag', '--identities', 'bound']);
+      expect(result.next_steps.slice(-3)).to.deep.equal([
+        `sudo -u taskdag taskdag server credential add <name> --agents <agents> --config ${path.join(root, 'server.json')}`,
+        'taskdag link http://127.0.0.1:7412',
+        'taskdag login',
+      ]);
+      expect(Object.keys(result.placeholders)).to.deep.equal(['<name>', '<agents>']);
+      expect(result.doctor.findings.map((finding: { code: string }) => finding.code)).to.include('IDENTITIES_NO_CREDENTIALS');
+      const shared = await sandbox.ok(['server', 'setup', '--root', path.join(sandbox.root, 'shared'), '--port', '7413', '--unit', 'none']);
+      expect(shared.next_steps.join('\n')).not.to.include('credential');
+    } finally {
+      sandbox.remove();
     }
   });
 });
