@@ -107,10 +107,11 @@ export const items = (): ValueKind<unknown[]> => ({ validator: t.isArray(t.isUnk
 
 /**
  * Validates an operation's arguments, whatever carried them (flags, a batch file, an HTTP body,
- * a library call), and normalises them to their stored form. An absent required field is
- * `MISSING_FIELD`; a present but malformed one, or one the operation does not know, is
- * `INVALID_ARGUMENT`. `details.field` names the argument; `details.flag` the command-line
- * spelling of a flag, `details.argument` that of a positional (`<id>`).
+ * a library call), and normalises them to their stored form. Absent required fields are
+ * `MISSING_FIELD`, all of them at once (`details.missing`, in declaration order), so a caller
+ * learns every one in one try; a present but malformed one, or one the operation does not know,
+ * is `INVALID_ARGUMENT`. `details.field` names the (first) argument; `details.flag` the
+ * command-line spelling of a flag, `details.argument` that of a positional (`<id>`).
  */
 export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, spec: S): ArgsOf<S> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -122,15 +123,13 @@ export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, s
       throw new DomainError('INVALID_ARGUMENT', `${operation} does not take ${flagOf(key)}`, { operation, field: key, flag: flagOf(key) });
     }
   }
+  const absent = (key: string) => input[key] === undefined || input[key] === null;
+  const missing = Object.entries(spec).filter(([key, field]) => field.required && absent(key));
+  if (missing.length > 0) throw missingFields(operation, missing);
   const parsed: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(spec)) {
+    if (absent(key)) continue;
     const value = input[key];
-    if (value === undefined || value === null) {
-      if (field.required) {
-        throw new DomainError('MISSING_FIELD', `${operation} requires ${spellingOf(key, field)}`, fieldDetails(operation, key, field));
-      }
-      continue;
-    }
     const errors: string[] = [];
     if (!field.kind.validator(value, { errors })) {
       throw new DomainError('INVALID_ARGUMENT', `Invalid ${spellingOf(key, field)}: ${errors.join('; ')}`, {
@@ -143,8 +142,22 @@ export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, s
   return parsed as ArgsOf<S>;
 }
 
+/** One MISSING_FIELD for every absent required argument: the first at the top of `details`, as ever, and all of them in `missing`. */
+function missingFields(operation: string, missing: [string, Argument<unknown>][]): DomainError {
+  const [key, field] = missing[0]!;
+  return new DomainError('MISSING_FIELD', `${operation} requires ${listed(missing.map(([name, argument]) => spellingOf(name, argument)))}`, {
+    ...fieldDetails(operation, key, field),
+    missing: missing.map(([name, argument]) => spelled(name, argument)),
+  });
+}
+
 function fieldDetails(operation: string, key: string, field: Argument<unknown>) {
-  return field.positional ? { operation, field: key, argument: spellingOf(key, field) } : { operation, field: key, flag: flagOf(key) };
+  return { operation, ...spelled(key, field) };
+}
+
+/** An argument's name and how a command line spells it: `{ field, flag }` or `{ field, argument }`. */
+function spelled(key: string, field: Argument<unknown>): { field: string; flag: string } | { field: string; argument: string } {
+  return field.positional ? { field: key, argument: spellingOf(key, field) } : { field: key, flag: flagOf(key) };
 }
 
 /** How a user types the argument: `<id>` for a positional, `--blocked-by` for a flag. */
@@ -155,4 +168,9 @@ export function spellingOf(key: string, field: Pick<Argument<unknown>, 'position
 
 export function flagOf(key: string): string {
   return `--${key.replace(/_/g, '-')}`;
+}
+
+/** `a`, `a and b`, `a, b and c`: names in a sentence. */
+export function listed(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }

@@ -1,25 +1,30 @@
+import { flagOf, listed } from '../args.js';
 import type { Declaration } from '../operation.js';
 import type { OperationRegistry } from '../registry.js';
 import { argumentsSchema } from './json-schemas.js';
 import type { JsonSchema } from './schema.js';
 
 /**
- * The operations `taskdag mcp` offers as tools: an agent's whole loop (find work, read its
- * context, claim, hand in, review, decide gates, create work, note, record and search
- * knowledge) and nothing more, because every tool's definition costs an agent context before any
- * work starts. Administration (init, batch, snapshots, restore, migrate, raw edges and nodes,
- * update, cancel, reopen) stays on the command line. The whole `tools/list` answer is held under
+ * The operations `taskdag mcp` offers as tools: an agent's whole loop (find work, read a node
+ * whole and its context and history, claim, hand in, review, decide gates, create work and the
+ * initiatives it goes in, note, record and search knowledge) and nothing more, because every
+ * tool's definition costs an agent context before any work starts. Administration (init, batch,
+ * snapshots, restore, migrate, raw edges and nodes, update, cancel, reopen) stays on the command
+ * line. The whole `tools/list` answer is held under
  * 3,000 tokens by test/e2e/mcp.spec.ts.
  */
 export const MCP_TOOL_NAMES = [
   'status',
+  'show',
   'context',
+  'history',
   'take',
   'release',
   'submit',
   'accept',
   'reject',
   'resolve',
+  'add-initiative',
   'add-task',
   'add-gate',
   'add-knowledge',
@@ -52,4 +57,37 @@ export function mcpTool(operation: Declaration): McpToolDefinition {
 /** Every tool `taskdag mcp` lists, in the order of an agent's loop. */
 export function mcpTools(registry: OperationRegistry): McpToolDefinition[] {
   return MCP_TOOL_NAMES.map((name) => mcpTool(registry.get(name)));
+}
+
+interface Envelope {
+  ok: false;
+  error: { code: string; message: string; details: Record<string, unknown> };
+}
+
+/**
+ * A failure told in the tool's own terms: its parameters by name (`note`), never as the flags
+ * (`--note`) or positionals (`<id>`) of the command line the message was written for. `details`
+ * stay as every driver answers them: they are the contract, and `field` already names the
+ * parameter.
+ */
+export function inToolTerms(envelope: Envelope, tool: Pick<Declaration, 'name' | 'args'>): Envelope {
+  const { code, details } = envelope.error;
+  const missing = code === 'MISSING_FIELD' && Array.isArray(details.missing) ? (details.missing as { field: string }[]) : null;
+  if (missing) {
+    const fields = missing.map((argument) => argument.field);
+    const message = `${tool.name} requires the parameter${fields.length === 1 ? '' : 's'} ${listed(fields)}`;
+    return { ...envelope, error: { ...envelope.error, message } };
+  }
+  if (code === 'MISSING_AGENT') {
+    const message = `${tool.name} changes the project, and this MCP server was started without an identity: start it as taskdag mcp --as <agent> (or with TASKDAG_AGENT set)`;
+    return { ...envelope, error: { ...envelope.error, message } };
+  }
+  let message = envelope.error.message;
+  // Longest first, so that --scope-tags is not read as --scope followed by -tags.
+  for (const key of Object.keys(tool.args).sort((a, b) => b.length - a.length)) {
+    message = message
+      .replace(new RegExp(`${flagOf(key)}(?![a-z0-9-])`, 'g'), key)
+      .replace(new RegExp(`<${key}(\\.\\.\\.)?>`, 'g'), key);
+  }
+  return { ...envelope, error: { ...envelope.error, message } };
 }

@@ -6,7 +6,7 @@ import { graphOperation } from '../define.js';
 
 export const addNote = graphOperation({
   name: 'add-note',
-  summary: 'Append a timestamped note to a node; the words after the id are the note',
+  summary: 'Append a timestamped note to a node',
   examples: [['Leave a note', '$0 add-note T-invoice-api Waiting on G-schema before starting --as alice']],
   mutates: true,
   args: {

@@ -6,7 +6,7 @@ import { graphOperation } from '../define.js';
 
 export const show = graphOperation({
   name: 'show',
-  summary: 'Print one node and its type (task, gate or knowledge)',
+  summary: 'One node, whole, and its type (task, gate or knowledge)',
   examples: [['Look at a task', '$0 show T-invoice-api']],
   mutates: false,
   args: { id: required(nonEmptyText(), 'The node', { positional: true }) },

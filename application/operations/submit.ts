@@ -6,7 +6,7 @@ import { graphOperation } from '../define.js';
 
 export const submit = graphOperation({
   name: 'submit',
-  summary: 'Hand in a task you hold for review, with the evidence in --note',
+  summary: 'Hand in a task you hold for review, with the evidence as its note',
   details: 'Submission never unblocks anything: `newly_ready` is always empty; `accept` computes it.',
   examples: [
     ['Submit work', '$0 submit T-refunds --note "Refund endpoint done; see PR 42" --as alice'],

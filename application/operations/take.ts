@@ -13,7 +13,7 @@ import { withPluginsAllowed } from '../policy.js';
  */
 export const take = graphOperation({
   name: 'take',
-  summary: 'Claim a ready task; prints the task, its context and whether this call claimed it',
+  summary: 'Claim a ready task; answers the task, its context and whether this call claimed it',
   details:
     "Taking a task you already hold succeeds with `freshly_claimed: false`. Another agent's task fails with ALREADY_CLAIMED, except for `orchestrator`, who takes it over. A task that is not ready fails with NOT_READY.",
   examples: [['Claim a task', '$0 take T-invoice-schema --as alice']],

@@ -10,7 +10,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { agentGuide } from '../../application/agent-guide.js';
-import { mcpTools } from '../../application/contract/mcp-tools.js';
+import { inToolTerms, mcpTools } from '../../application/contract/mcp-tools.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import { OperationRegistry } from '../../application/registry.js';
 import type { AgentName } from '../../domain/model.js';
@@ -60,7 +60,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       const result = await runInCheckout(options.environment, { operation: params.name, args: params.arguments ?? {}, agent: options.agent }, mcpHostPorts);
       return textResult(result, false);
     } catch (error) {
-      return textResult(errorEnvelope(error), true);
+      return textResult(inToolTerms(errorEnvelope(error), registry.get(params.name)), true);
     }
   });
   server.setRequestHandler(ListPromptsRequestSchema, () => ({

@@ -19,16 +19,31 @@ describe('args (operation argument parsing)', () => {
     for (const raw of [{ blocked_by: [] }, { title: null, blocked_by: [] }]) {
       const error = thrownBy(() => sut(raw));
       expect(error.code).to.equal('MISSING_FIELD');
-      expect(error.details).to.deep.equal({ operation: 'add-task', field: 'title', flag: '--title' });
+      expect(error.details).to.deep.equal({ operation: 'add-task', field: 'title', flag: '--title', missing: [{ field: 'title', flag: '--title' }] });
     }
     expect(thrownBy(() => sut({ title: 'x' })).details.flag).to.equal('--blocked-by');
+  });
+
+  it('reports every absent required argument at once, before any malformed one', () => {
+    const error = thrownBy(() => sut({ meta: [1] }));
+    expect(error.code).to.equal('MISSING_FIELD');
+    expect(error.message).to.equal('add-task requires --title and --blocked-by');
+    expect(error.details).to.deep.equal({
+      operation: 'add-task',
+      field: 'title',
+      flag: '--title',
+      missing: [
+        { field: 'title', flag: '--title' },
+        { field: 'blocked_by', flag: '--blocked-by' },
+      ],
+    });
   });
 
   it('spells a missing positional argument as <name>, not as a flag', () => {
     const error = thrownBy(() => parseArgs('show', {}, { id: required(nonEmptyText(), 'The node', { positional: true }) }));
     expect(error.code).to.equal('MISSING_FIELD');
     expect(error.message).to.equal('show requires <id>');
-    expect(error.details).to.deep.equal({ operation: 'show', field: 'id', argument: '<id>' });
+    expect(error.details).to.deep.equal({ operation: 'show', field: 'id', argument: '<id>', missing: [{ field: 'id', argument: '<id>' }] });
   });
 
   it('reports a present but malformed argument as INVALID_ARGUMENT', () => {

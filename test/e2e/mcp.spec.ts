@@ -62,6 +62,8 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
       expect(tool.description).to.equal(operation.summary);
       expect(tool.inputSchema).to.deep.equal(argumentsSchema(operation));
       expect(tool.annotations?.readOnlyHint ?? false, tool.name).to.equal(!operation.mutates);
+      // In the tool's own terms: no command-line flag, nothing "printed".
+      expect(JSON.stringify(tool), tool.name).not.to.match(/--[a-z]|\bprints?\b/i);
     }
     const answer = session.received.find((message) => 'result' in message && 'tools' in (message.result as object));
     const text = JSON.stringify(answer);
@@ -88,10 +90,10 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
     await sandbox.init();
     const before = await sandbox.ok(['state']);
     const session = await start({ after: ['--as', 'alice'] });
-    const refused = await session.client.callTool({ name: 'add-initiative', arguments: { name: 'x' } }).then(() => null, (error: unknown) => error);
+    const refused = await session.client.callTool({ name: 'update', arguments: { id: 'T-1', title: 'x' } }).then(() => null, (error: unknown) => error);
     expect(refused).to.be.instanceOf(McpError);
     expect((refused as McpError).code).to.equal(ErrorCode.InvalidParams);
-    expect((refused as McpError).data).to.deep.equal({ code: 'UNKNOWN_COMMAND', details: { tool: 'add-initiative' } });
+    expect((refused as McpError).data).to.deep.equal({ code: 'UNKNOWN_COMMAND', details: { tool: 'update' } });
     expect(await sandbox.ok(['state'])).to.deep.equal(before);
   });
 

@@ -86,7 +86,7 @@ export function agentLoopOverMcp(where: string, prepare: PrepareCheckout): void 
       const notReady = await callFails(alice, 'take', { id: 'T-2' });
       expect(notReady.code).to.equal('NOT_READY');
       expect(notReady.details).to.be.an('object');
-      expect(await callFails(alice, 'submit', { id: 'T-1' })).to.deep.include({ code: 'MISSING_FIELD', details: { operation: 'submit', field: 'note', flag: '--note' } });
+      expect(await callFails(alice, 'submit', { id: 'T-1' })).to.deep.include({ code: 'MISSING_FIELD', details: { operation: 'submit', field: 'note', flag: '--note', missing: [{ field: 'note', flag: '--note' }] } });
       expect((await callFails(alice, 'take', { id: 'T-404' })).code).to.equal('NODE_NOT_FOUND');
       expect((await callFails(alice, 'add-task', { initiative: 'billing', title: 'x', body: '', acceptance: '', blocked_by: 'T-1' })).code).to.equal('INVALID_ARGUMENT');
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { argumentsSchema, inputSchema } from '../../../application/contract/json-schemas.js';
-import { MCP_TOOL_NAMES, mcpTools } from '../../../application/contract/mcp-tools.js';
+import { inToolTerms, MCP_TOOL_NAMES, mcpTools } from '../../../application/contract/mcp-tools.js';
 import { OPERATIONS } from '../../../application/operations/index.js';
 import { OperationRegistry } from '../../../application/registry.js';
 
@@ -18,7 +18,7 @@ describe('MCP tools (derived from the operation declarations)', () => {
 
   it('mark the reads read-only, and only them', () => {
     const readOnly = mcpTools(registry).filter((tool) => tool.annotations?.readOnlyHint === true).map((tool) => tool.name);
-    expect(readOnly).to.deep.equal(['status', 'context', 'search']);
+    expect(readOnly).to.deep.equal(['status', 'show', 'context', 'history', 'search']);
     expect(readOnly.every((name) => !registry.get(name).mutates)).to.equal(true);
   });
 
@@ -35,5 +35,24 @@ describe('MCP tools (derived from the operation declarations)', () => {
       expect(operation, name).to.include({ scope: 'graph', remote: true });
       expect(operation.argsFromDocument, name).to.equal(undefined);
     }
+  });
+
+  describe('inToolTerms (a failure told as the tool would)', () => {
+    const envelope = (code: string, message: string, details: Record<string, unknown> = {}) => ({ ok: false as const, error: { code, message, details } });
+
+    it('names the parameters a call left out, leaving the details as every driver answers them', () => {
+      const details = { operation: 'submit', field: 'note', flag: '--note', missing: [{ field: 'note', flag: '--note' }] };
+      expect(inToolTerms(envelope('MISSING_FIELD', 'submit requires --note', details), registry.get('submit')).error).to.deep.equal({
+        code: 'MISSING_FIELD',
+        message: 'submit requires the parameter note',
+        details,
+      });
+    });
+
+    it('turns every flag and positional of the tool into its parameter name, and nothing else', () => {
+      const told = inToolTerms(envelope('INVALID_ARGUMENT', 'pass --scope-tags or --scope-domains, not --scope; <id> and <text...> too; --frobnicate'), registry.get('add-knowledge'));
+      expect(told.error.message).to.equal('pass scope_tags or scope_domains, not --scope; id and <text...> too; --frobnicate');
+      expect(inToolTerms(envelope('X', 'add a <text...> to <id>'), registry.get('add-note')).error.message).to.equal('add a text to id');
+    });
   });
 });

@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import { Sandbox } from '../support/cli.js';
+import { startApiServer, type ApiServer } from '../support/api-server.js';
+import { callFails, callOk, startMcp, type McpSession } from '../support/mcp.js';
+
+/** Every required argument of add-task, in declaration order, as a command line spells it. */
+const ADD_TASK_REQUIRED = [
+  { field: 'initiative', flag: '--initiative' },
+  { field: 'title', flag: '--title' },
+  { field: 'body', flag: '--body' },
+  { field: 'acceptance', flag: '--acceptance' },
+  { field: 'blocked_by', flag: '--blocked-by' },
+];
+
+/**
+ * What an agent needs next, in plain view (issue 26 item 3), through every driver an agent uses:
+ * the command line, a batch, MCP, HTTP and a checkout linked to a real `server run`.
+ */
+describe('what an agent needs, in plain view', function () {
+  this.timeout(60_000);
+  let sandbox: Sandbox;
+  let sessions: McpSession[];
+
+  beforeEach(async () => {
+    sandbox = new Sandbox();
+    sessions = [];
+    await sandbox.init();
+    await sandbox.ok(['add-initiative', 'core', '--as', 'alice']);
+  });
+
+  afterEach(async () => {
+    for (const session of sessions) await session.close();
+    sandbox.remove();
+  });
+
+  const mcp = async (agent = 'alice') => {
+    const session = await startMcp(sandbox, { after: ['--as', agent] });
+    sessions.push(session);
+    return session;
+  };
+
+  describe('every missing required flag at once', () => {
+    it('the command line names all five of add-task in one MISSING_FIELD, and writes nothing', async () => {
+      const before = (await sandbox.run(['state'])).stdout;
+      const result = await sandbox.run(['add-task', '--as', 'alice']);
+      expect(result.code).to.equal(1);
+      expect(result.json.error.code).to.equal('MISSING_FIELD');
+      expect(result.json.error.message).to.equal('add-task requires --initiative, --title, --body, --acceptance and --blocked-by');
+      expect(result.json.error.details).to.deep.equal({ operation: 'add-task', field: 'initiative', flag: '--initiative', missing: ADD_TASK_REQUIRED });
+      const some = await sandbox.run(['add-task', '--title', 't', '--initiative', 'core', '--as', 'alice']);
+      expect(some.json.error.details.missing.map((missing: { field: string }) => missing.field)).to.deep.equal(['body', 'acceptance', 'blocked_by']);
+      expect((await sandbox.run(['state'])).stdout).to.equal(before);
+    });
+
+    it('a batch item names them all in its inner error, and the batch applies nothing', async () => {
+      const before = (await sandbox.run(['state'])).stdout;
+      const plan = JSON.stringify({ operations: [{ op: 'add-initiative', args: { name: 'other' } }, { op: 'add-task', args: { id: 'T-1' } }] });
+      const result = await sandbox.run(['batch', '--stdin', '--as', 'alice'], { input: plan });
+      expect(result.code).to.equal(1);
+      expect(result.json.error.code).to.equal('BATCH_OPERATION_FAILED');
+      expect(result.json.error.details.index).to.equal(1);
+      expect(result.json.error.details.error.code).to.equal('MISSING_FIELD');
+      expect(result.json.error.details.error.details.missing).to.deep.equal(ADD_TASK_REQUIRED);
+      expect((await sandbox.run(['state'])).stdout).to.equal(before);
+    });
+
+    it('an MCP call names them all as the tool parameters they are, never as flags', async () => {
+      const before = (await sandbox.run(['state'])).stdout;
+      const error = await callFails(await mcp(), 'add-task', {});
+      expect(error.code).to.equal('MISSING_FIELD');
+      expect(error.message).to.equal('add-task requires the parameters initiative, title, body, acceptance and blocked_by');
+      expect(error.message).not.to.contain('--');
+      expect(error.details.missing).to.deep.equal(ADD_TASK_REQUIRED);
+      expect((await sandbox.run(['state'])).stdout).to.equal(before);
+    });
+
+    it('other MCP failures speak of parameters too: a flag of the command line never shows', async () => {
+      const session = await mcp();
+      const unregistered = await callFails(session, 'add-task', { initiative: 'nope', title: 't', body: '', acceptance: 'a', blocked_by: [] });
+      expect(unregistered.code).to.equal('INITIATIVE_NOT_FOUND');
+      expect(unregistered.message).to.contain('allow_unregistered_initiative').and.not.contain('--');
+      const badStatus = await callFails(session, 'status', { status: 'sleeping' });
+      expect([badStatus.code, badStatus.message.startsWith('status must be one of')]).to.deep.equal(['INVALID_ARGUMENT', true]);
+      const anonymous = await startMcp(sandbox);
+      sessions.push(anonymous);
+      const noAgent = await callFails(anonymous, 'add-initiative', { name: 'x' });
+      expect(noAgent.code).to.equal('MISSING_AGENT');
+      expect(noAgent.message).to.contain('taskdag mcp --as <agent>');
+    });
+
+    describe('over HTTP', () => {
+      let api: ApiServer;
+      before(async () => {
+        api = await startApiServer();
+      });
+      after(async () => api.close());
+
+      it('a POST to the operation names them all: 400 MISSING_FIELD, nothing created', async () => {
+        expect((await api.op('p-missing', 'init', {}, null)).status).to.equal(200);
+        expect((await api.op('p-missing', 'add-initiative', { name: 'core' })).status).to.equal(200);
+        const answer = await api.op('p-missing', 'add-task', {});
+        expect(answer.status).to.equal(400);
+        expect(answer.json.error.code).to.equal('MISSING_FIELD');
+        expect(answer.json.error.details.missing).to.deep.equal(ADD_TASK_REQUIRED);
+        expect((await api.op('p-missing', 'status', {}, null)).json.summary.ready).to.equal(0);
+      });
+    });
+  });
+
+  describe('MCP offers what an agent needs to understand its work', () => {
+    it('add-initiative, show and history answer what the commands print', async () => {
+      const session = await mcp();
+      expect(await callOk(session, 'add-initiative', { name: 'billing', desc: 'Money' })).to.have.nested.property('initiative.name', 'billing');
+      await sandbox.ok(['add-task', 'T-1', '--initiative', 'billing', '--title', 'Invoice', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'alice']);
+      await sandbox.ok(['add-note', 'T-1', 'first', 'note', '--as', 'alice']);
+      expect(await callOk(session, 'show', { id: 'T-1' })).to.deep.equal(await sandbox.ok(['show', 'T-1']));
+      const history = await callOk(session, 'history', { id: 'T-1' });
+      expect(history).to.deep.equal(await sandbox.ok(['history', 'T-1']));
+      expect(history.entries.map((entry: { op: string }) => entry.op)).to.deep.equal(['add-task', 'add-note']);
+    });
+  });
+});
