@@ -6,7 +6,8 @@
 // Writes bench/results/server.{json,md} and server-chart.svg. Options: --seconds N per step
 // (default 3), --quick (1k only), --sizes 1k,50k and --agents 1,8,32,128 (the steps to run),
 // --all-stale (keep every generated claim's date: see liveTeamClaims), --publish (also copies the
-// chart to docs/server-bench-chart.svg).
+// chart to docs/server-bench-chart.svg), --identities bound (every request's agents checked
+// against a credential, docs/operating.md section 8; results in bench/results/server-bound.*).
 import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,8 +30,11 @@ const { values: options } = parseArgs({
     agents: { type: 'string', default: '1,8,32,128' },
     'all-stale': { type: 'boolean', default: false },
     publish: { type: 'boolean', default: false },
+    identities: { type: 'string', default: 'shared' },
   },
 });
+if (!['shared', 'bound'].includes(options.identities)) throw new Error(`--identities: ${options.identities} is not shared or bound`);
+const RESULTS = options.identities === 'bound' ? 'server-bound' : 'server';
 const SECONDS = Number(options.seconds);
 const AGENTS = options.agents.split(',').map(Number);
 const SIZE_NODES = { '1k': 1_000, '50k': 50_000 };
@@ -42,11 +46,11 @@ const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf
 const log = (message) => process.stderr.write(`[bench:server] ${message}\n`);
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-server-bench-'));
-const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, seconds_per_step: SECONDS, claims: options['all-stale'] ? 'all stale' : 'live team', fsync_per_second: 0, steps: [] };
+const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, identities: options.identities, seconds_per_step: SECONDS, claims: options['all-stale'] ? 'all stale' : 'live team', fsync_per_second: 0, steps: [] };
 let server = null;
 try {
   const root = path.join(scratch, 'srv');
-  runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0']);
+  runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', '--identities', options.identities]);
   const env = Object.fromEntries(readFileSync(path.join(root, 'server.env'), 'utf8').split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
   const dataRoot = path.join(root, 'data');
   for (const { name, size } of SIZES) {
@@ -59,7 +63,8 @@ try {
   report.fsync_per_second = fsyncRate(dataRoot);
   log(`single-stream append+fsync: ${report.fsync_per_second}/s`);
   server = await startServer(path.join(root, 'server.json'), env);
-  const bearer = (await call(server.port, null, 'POST', '/v1/auth/login', { password: env.TASKDAG_SERVER_PASSWORD })).body.bearer;
+  const password = options.identities === 'bound' ? benchCredential(root) : env.TASKDAG_SERVER_PASSWORD;
+  const bearer = (await call(server.port, null, 'POST', '/v1/auth/login', { password })).body.bearer;
   for (const { name } of SIZES) {
     const initiative = (await call(server.port, bearer, 'POST', `/v1/projects/bench-${name}/ops/initiatives`, { args: {}, agent: null })).body.initiatives[0].name;
     // A server runs warm: the first step is not to time the compiler's first passes over the code.
@@ -83,11 +88,18 @@ try {
   rmSync(scratch, { recursive: true, force: true });
 }
 mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
-writeFileSync(path.join(ROOT, 'bench', 'results', 'server.json'), JSON.stringify(report, null, 2) + '\n');
-writeFileSync(path.join(ROOT, 'bench', 'results', 'server.md'), markdown(report));
-writeFileSync(path.join(ROOT, 'bench', 'results', 'server-chart.svg'), chart(report));
+writeFileSync(path.join(ROOT, 'bench', 'results', `${RESULTS}.json`), JSON.stringify(report, null, 2) + '\n');
+writeFileSync(path.join(ROOT, 'bench', 'results', `${RESULTS}.md`), markdown(report));
+writeFileSync(path.join(ROOT, 'bench', 'results', `${RESULTS}-chart.svg`), chart(report));
 if (options.publish) writeFileSync(path.join(ROOT, 'docs', 'server-bench-chart.svg'), chart(report));
 process.stdout.write(markdown(report));
+
+/** A bound server's credential for every agent the load runs as (agent-N and the reviewer): its secret. */
+function benchCredential(root) {
+  const agents = [...Array.from({ length: Math.max(...AGENTS, 8) }, (_, index) => `agent-${index}`), 'reviewer'];
+  const issued = runTaskdag(['server', 'credential', 'add', 'bench', '--agents', agents.join(','), '--config', path.join(root, 'server.json')]);
+  return readFileSync(issued.secret_file, 'utf8').trim();
+}
 
 /**
  * The generator dates every claim in the project's past, months ago, so every in-progress task
