@@ -44,7 +44,9 @@ export function submit(draft: GraphDraft, id: NodeId, note: string): { node: Tas
 export function accept(draft: GraphDraft, id: NodeId): { node: TaskNode; newly_ready: NodeId[] } {
   const task = permitted<TaskNode>(draft, id, 'accept');
   return withNewlyReady(draft, id, () => {
-    const node = revise(draft, task, {
+    // Accepted work carries no rejection any more: what was wrong with it has been put right.
+    const { rejection: _cleared, ...unrejected } = task;
+    const node = revise(draft, unrejected, {
       status: 'done',
       done_by: task.submitted_by,
       done_at: draft.now,
@@ -58,7 +60,8 @@ export function accept(draft: GraphDraft, id: NodeId): { node: TaskNode; newly_r
 
 export function reject(draft: GraphDraft, id: NodeId, reason: string): { node: TaskNode } {
   const task = permitted<TaskNode>(draft, id, 'reject');
-  const node = revise(draft, task, { status: 'open', ...NO_WORK });
+  // The reason travels with the task (show, context, take), so whoever takes it next sees why.
+  const node = revise(draft, task, { status: 'open', ...NO_WORK, rejection: { reason, by: draft.actor(), at: draft.now } });
   draft.record({ op: 'reject', node: id, reason, rejected_submission_of: task.submitted_by });
   return { node };
 }

@@ -40,6 +40,13 @@ export interface Claim {
   at: Timestamp;
 }
 
+/** Why a task's latest submission was sent back, by whom and when: kept on the task until it is accepted. */
+export interface Rejection {
+  reason: string;
+  by: AgentName;
+  at: Timestamp;
+}
+
 export interface TaskNode extends NodeBase {
   kind: 'resolvable';
   subkind: 'task';
@@ -55,6 +62,8 @@ export interface TaskNode extends NodeBase {
   accepted_by: AgentName | null;
   accepted_at: Timestamp | null;
   note: string | null;
+  /** Present only while the task carries a rejection that no acceptance has cleared (docs/decisions.md). */
+  rejection?: Rejection;
 }
 
 export interface Resolution {

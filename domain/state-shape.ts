@@ -25,7 +25,7 @@ const BASE_FIELDS = ['id', 'kind', 'title', 'body', 'refs', 'meta', 'initiative'
 
 /** Every field a node of each type has (domain/model.ts): a state with others was not written by taskdag. */
 const FIELDS_OF: Record<NodeType, ReadonlySet<string>> = {
-  task: new Set([...BASE_FIELDS, 'subkind', 'definition', 'acceptance', 'backlog', 'claim', 'submitted_by', 'submitted_at', 'done_by', 'done_at', 'accepted_by', 'accepted_at', 'note']),
+  task: new Set([...BASE_FIELDS, 'subkind', 'definition', 'acceptance', 'backlog', 'claim', 'submitted_by', 'submitted_at', 'done_by', 'done_at', 'accepted_by', 'accepted_at', 'note', 'rejection']),
   gate: new Set([...BASE_FIELDS, 'subkind', 'purpose', 'resolution_mode', 'resolution', 'resolved_by', 'resolved_at']),
   knowledge: new Set([...BASE_FIELDS, 'knowledge_type', 'mitigation', 'scope', 'deprecation_reason', 'deprecated_at', 'deprecated_by']),
 };
@@ -137,6 +137,9 @@ function nodeProblem(node: Json): string | null {
     case 'task':
       if (typeof node.backlog !== 'boolean') return 'has a backlog flag that is not a boolean';
       if (node.claim !== null && !(isObject(node.claim) && isText(node.claim.by) && isText(node.claim.at))) return 'has a malformed claim';
+      if (node.rejection !== undefined && !(isObject(node.rejection) && isText(node.rejection.reason) && isText(node.rejection.by) && isText(node.rejection.at))) {
+        return 'has a malformed rejection';
+      }
       return null;
     case 'gate':
       if (node.resolution !== null && !(isObject(node.resolution) && isText(node.resolution.choice) && isText(node.resolution.rationale))) {

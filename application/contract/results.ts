@@ -44,6 +44,12 @@ export const taskSchema = object({
   accepted_by: nullable(string()),
   accepted_at: nullable(timestamp()),
   note: nullable(string('Delivery evidence given at submit')),
+  rejection: optional(
+    object(
+      { reason: string('Why the latest submission was sent back'), by: string('Who rejected it'), at: timestamp('When') },
+      { description: 'Present from a reject until the task is accepted' },
+    ),
+  ),
 });
 
 export const gateSchema = object({

@@ -23,6 +23,7 @@ describe('state shape (what a state must be to load and work)', () => {
     ['a node with tags that are not text', (state) => (state.nodes['T-1'].tags = [1]), 'node T-1 has tags or refs'],
     ['a node with a revision of 0', (state) => (state.nodes['T-1'].revision = 0), 'node T-1 has a revision below 1'],
     ['a malformed claim', (state) => (state.nodes['T-1'].claim = { by: 'a' }), 'node T-1 has a malformed claim'],
+    ['a malformed rejection', (state) => (state.nodes['T-1'].rejection = { reason: 'why' }), 'node T-1 has a malformed rejection'],
     ['a malformed resolution', (state) => (state.nodes['G-1'].resolution = 'yes'), 'node G-1 has a malformed resolution'],
     ['a knowledge item without a scope', (state) => delete state.nodes['K-1'].scope, 'node K-1 has a malformed scope'],
     ['an edge to a missing node', (state) => (state.edges[0].to = 'T-404'), 'has a missing endpoint'],

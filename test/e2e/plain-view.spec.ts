@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Sandbox } from '../support/cli.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
+import { linkedClient, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 import { callFails, callOk, startMcp, type McpSession } from '../support/mcp.js';
 
 /** Every required argument of add-task, in declaration order, as a command line spells it. */
@@ -11,6 +12,35 @@ const ADD_TASK_REQUIRED = [
   { field: 'acceptance', flag: '--acceptance' },
   { field: 'blocked_by', flag: '--blocked-by' },
 ];
+
+const addTask = (id: string, blockedBy = '') => ['add-task', id, '--initiative', 'core', '--title', id, '--body', 'b', '--acceptance', 'a', '--blocked-by', blockedBy, '--as', 'lead'];
+
+/**
+ * The latest rejection travels with the task: `show`, `take` and `context` carry it from the
+ * reject on, through the next submission, until an acceptance clears it.
+ */
+async function rejectionTravelsWithTheTask(sandbox: Sandbox): Promise<void> {
+  await sandbox.ok(addTask('T-1'));
+  expect((await sandbox.ok(['show', 'T-1'])).node).not.to.have.property('rejection');
+  await sandbox.ok(['take', 'T-1', '--as', 'alice']);
+  await sandbox.ok(['submit', 'T-1', '--note', 'done', '--as', 'alice']);
+  const rejected = (await sandbox.ok(['reject', 'T-1', '--reason', 'No tests for the rounding', '--as', 'bob'])).node;
+  expect(rejected.rejection).to.include({ reason: 'No tests for the rounding', by: 'bob' });
+  expect(rejected.rejection.at).to.be.a('string');
+  const { rejection } = rejected;
+  expect((await sandbox.ok(['show', 'T-1'])).node.rejection).to.deep.equal(rejection);
+  expect((await sandbox.ok(['context', 'T-1', '--as', 'alice'])).node.rejection).to.deep.equal(rejection);
+  const taken = await sandbox.ok(['take', 'T-1', '--as', 'alice']);
+  expect(taken.node.rejection, 'take').to.deep.equal(rejection);
+  expect(taken.context.node.rejection, "take's context").to.deep.equal(rejection);
+  expect((await sandbox.ok(['submit', 'T-1', '--note', 'tests added', '--as', 'alice'])).node.rejection, 'the reviewer sees it').to.deep.equal(rejection);
+  const accepted = (await sandbox.ok(['accept', 'T-1', '--as', 'bob'])).node;
+  expect(accepted.status).to.equal('done');
+  expect(accepted).not.to.have.property('rejection');
+  expect((await sandbox.ok(['show', 'T-1'])).node).not.to.have.property('rejection');
+  const reasons = (await sandbox.ok(['history', 'T-1'])).entries.filter((entry: { op: string }) => entry.op === 'reject');
+  expect(reasons.map((entry: { reason: string }) => entry.reason), 'the log keeps every reason').to.deep.equal(['No tests for the rounding']);
+}
 
 /**
  * What an agent needs next, in plain view (issue 26 item 3), through every driver an agent uses:
@@ -117,6 +147,39 @@ describe('what an agent needs, in plain view', function () {
       const history = await callOk(session, 'history', { id: 'T-1' });
       expect(history).to.deep.equal(await sandbox.ok(['history', 'T-1']));
       expect(history.entries.map((entry: { op: string }) => entry.op)).to.deep.equal(['add-task', 'add-note']);
+    });
+  });
+
+  describe('the latest rejection travels with the task', () => {
+    it('on the command line: show, context and take carry it until accept clears it', async () => {
+      await rejectionTravelsWithTheTask(sandbox);
+    });
+
+    it('over MCP: the agent that takes rejected work reads why in the answer', async () => {
+      await sandbox.ok(addTask('T-1'));
+      await sandbox.ok(['take', 'T-1', '--as', 'alice']);
+      await sandbox.ok(['submit', 'T-1', '--note', 'done', '--as', 'alice']);
+      await sandbox.ok(['reject', 'T-1', '--reason', 'Wrong currency', '--as', 'bob']);
+      const taken = await callOk(await mcp('alice'), 'take', { id: 'T-1' });
+      expect(taken.node.rejection).to.include({ reason: 'Wrong currency', by: 'bob' });
+    });
+
+    describe('in a checkout linked to a real server run', () => {
+      let server: LinkedServer;
+      let client: Sandbox;
+      before(async () => {
+        server = await startLinkedServer();
+      });
+      after(async () => server.close());
+      beforeEach(async () => {
+        client = await linkedClient(server);
+        await client.ok(['add-initiative', 'core', '--as', 'lead']);
+      });
+      afterEach(() => client.remove());
+
+      it('show, context and take carry it until accept clears it, as locally', async () => {
+        await rejectionTravelsWithTheTask(client);
+      });
     });
   });
 });
