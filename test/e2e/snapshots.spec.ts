@@ -259,6 +259,19 @@ describe('snapshots, init --force and restore (spec 2.5, 4.4)', () => {
       expect(JSON.parse(await state()).log.at(-1)).to.include({ op: 'restore', restored_revision: 2 });
     });
 
+    it('a restore straight over the damage keeps the raw files as pre-restore, and restoring that brings the damaged state back', async () => {
+      const older = (await sandbox.ok(['init', '--force', '--as', 'alice'])).snapshot;
+      await sandbox.ok(['add-initiative', 'core', '--as', 'alice']);
+      await sandbox.ok(['add-task', 'T-2', ...TASK]);
+      rmSync(path.join(dir, 'tasks.json'));
+      await sandbox.ok(['restore', older.id, '--as', 'alice']);
+      expect(await tasksReady()).to.deep.equal(['T-1']);
+      const [preRestore] = (await sandbox.ok(['snapshots'])).snapshots;
+      expect(preRestore.reason).to.equal('pre-restore');
+      await sandbox.ok(['restore', preRestore.id, '--as', 'alice']);
+      expect(await tasksReady()).to.deep.equal(['T-2']);
+    });
+
     it('a ledger that starts from a checkpoint\'s graph (after a restore) is refused, leaving every byte as it was', async () => {
       const reset = (await sandbox.ok(['init', '--force', '--as', 'alice'])).snapshot;
       await sandbox.ok(['restore', reset.id, '--as', 'alice']);
