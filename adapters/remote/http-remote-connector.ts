@@ -1,11 +1,23 @@
 import type { RemoteConnector, RemoteServer } from '../../application/ports/remote-server.js';
+import type { OperationRegistry } from '../../application/registry.js';
 import { HttpRemoteDispatcher } from './http-remote-dispatcher.js';
 
-/** Connects to servers over HTTP(S) with one request deadline (docs/remote.md). */
+export interface RemoteLimits {
+  timeoutMs: number;
+  maxAnswerBytes: number;
+}
+
+/**
+ * Connects to servers over HTTP(S) with one request deadline and one answer cap, holding every
+ * answer to the result schema `operations` declare (docs/remote.md).
+ */
 export class HttpRemoteConnector implements RemoteConnector {
-  constructor(private readonly timeoutMs: number) {}
+  constructor(
+    private readonly limits: RemoteLimits,
+    private readonly operations: Pick<OperationRegistry, 'get'>,
+  ) {}
 
   connect(origin: string, bearer: string | null): RemoteServer {
-    return new HttpRemoteDispatcher({ origin, bearer, timeoutMs: this.timeoutMs });
+    return new HttpRemoteDispatcher({ origin, bearer, operations: this.operations, ...this.limits });
   }
 }

@@ -1,7 +1,11 @@
 import type http from 'node:http';
 import { onFirstUse } from '../lazy-builtin.js';
 import { PROTOCOL_HEADER, PROTOCOL_VERSION } from '../protocol.js';
+import { loginAnswerSchema, transferAnswerSchema, transferStateSchema } from '../../application/contract/results.js';
+import type { Schema } from '../../application/contract/schema.js';
+import { schemaViolations } from '../../application/contract/schema-check.js';
 import type { OperationRequest } from '../../application/operation.js';
+import type { OperationRegistry } from '../../application/registry.js';
 import { bearerProblem } from '../../application/remote/bearer.js';
 import type { LoginAnswer, RemoteServer, TransferAnswer, TransferredState, TransferUpload } from '../../application/ports/remote-server.js';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
@@ -14,19 +18,29 @@ const httpsModule = onFirstUse(() => require('node:https') as typeof import('nod
 /** How long one request may take before it counts as failed (docs/remote.md). */
 export const DEFAULT_REMOTE_TIMEOUT_MS = 30_000;
 
+/**
+ * The largest answer read from a server (docs/remote.md): 256 MiB, over three times `state` of
+ * the 50k-node bench project with its 200k-entry log (77 MB), the largest answer measured.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
 export interface RemoteOptions {
   /** The server origin, `http(s)://host:port`, with any base path. */
   origin: string;
   bearer: string | null;
+  /** The operations whose declared result schemas every answer must match. */
+  operations: Pick<OperationRegistry, 'get'>;
   timeoutMs?: number;
+  maxAnswerBytes?: number;
 }
 
 /**
  * Runs operations on a taskdag server (docs/http-api.md): `POST /v1/projects/:project/ops/:name`
  * with `{args, agent}` and the bearer; logs in and moves whole states for push and pull. The
  * server's failure envelope comes back as the same DomainError a local run throws; anything else
- * that goes wrong (refused, reset, timed out, not our JSON) is REMOTE_REQUEST_FAILED with the
- * cause in `details`. Never a local fallback.
+ * that goes wrong (refused, reset, timed out, not our JSON, an answer larger than the cap or
+ * outside its published schema) is REMOTE_REQUEST_FAILED with the cause in `details`. Never a
+ * local fallback.
  */
 export class HttpRemoteDispatcher implements RemoteServer {
   private readonly agent: http.Agent;
@@ -40,49 +54,46 @@ export class HttpRemoteDispatcher implements RemoteServer {
     if (request.project === null) {
       throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', `${request.operation} runs on this machine, not on a server`, { operation: request.operation });
     }
+    const { result } = this.options.operations.get(request.operation);
     const route = `/v1/projects/${encodeURIComponent(request.project)}/ops/${encodeURIComponent(request.operation)}`;
-    return this.post(route, { args: request.args, agent: request.agent });
+    return this.call('POST', route, { args: request.args, agent: request.agent }, result);
   }
 
   async login(password: string): Promise<LoginAnswer> {
-    const answer = (await this.post('/v1/auth/login', { password })) as Partial<LoginAnswer>;
-    if (typeof answer?.bearer !== 'string' || answer.bearer === '') {
-      throw failed('The server answered the login without a bearer', { cause: 'EBADRESPONSE', origin: this.options.origin });
-    }
+    const answer = await this.call('POST', '/v1/auth/login', { password }, loginAnswerSchema);
     const problem = bearerProblem(answer.bearer);
     if (problem !== null) {
       throw failed(`The server answered the login with a bearer that ${problem}: it is not stored`, { cause: 'EBADRESPONSE', origin: this.options.origin, problem });
     }
-    return { bearer: answer.bearer, expires_at: typeof answer.expires_at === 'string' ? answer.expires_at : null };
+    return answer;
   }
 
   async download(project: string): Promise<TransferredState> {
-    const answer = (await this.call('GET', transferRoute(project), null)) as { state?: State; plugins?: unknown };
-    if (typeof answer?.state !== 'object' || answer.state === null) {
-      throw failed('The server answered the transfer without a state', { cause: 'EBADRESPONSE', origin: this.options.origin });
-    }
-    const plugins = answer.plugins ?? {};
+    const { state, plugins } = await this.call('GET', transferRoute(project), null, transferStateSchema);
     const problem = pluginTableProblem(plugins);
     if (problem) throw failed(`The server answered the transfer with an invalid plugin table: ${problem}`, { cause: 'EBADRESPONSE', origin: this.options.origin });
-    return { state: answer.state, plugins: plugins as PluginTable };
+    return { state: state as State, plugins: plugins as PluginTable };
   }
 
   async upload(project: string, upload: TransferUpload): Promise<TransferAnswer> {
-    const answer = (await this.call('PUT', transferRoute(project), upload)) as Partial<TransferAnswer>;
-    if (!Number.isSafeInteger(answer?.revision) || !Number.isSafeInteger(answer?.replaced_revision)) {
-      throw failed('The server answered the transfer without its revisions', { cause: 'EBADRESPONSE', origin: this.options.origin });
-    }
-    return answer as TransferAnswer;
+    const { revision, replaced_revision } = await this.call('PUT', transferRoute(project), upload, transferAnswerSchema);
+    return { revision, replaced_revision };
   }
 
-  /** One JSON request; resolves to the body of a 2xx answer, throws the envelope of any other. */
-  async post(route: string, body: unknown): Promise<unknown> {
-    return this.call('POST', route, body);
-  }
-
-  private async call(method: string, route: string, body: unknown): Promise<unknown> {
+  /** One JSON request; resolves to the body of a 2xx answer that matches `expected`, throws the envelope of any other. */
+  private async call<T>(method: string, route: string, body: unknown, expected: Schema<T>): Promise<T> {
     const { status, text } = await this.send(method, route, body === null ? '' : JSON.stringify(body));
-    return this.answer(route, status, text);
+    const answer = this.answer(route, status, text);
+    const violations = schemaViolations(expected, answer, 5);
+    if (violations.length > 0) {
+      throw failed(`The server answered ${route} with JSON outside its published schema: ${violations[0]}`, {
+        cause: 'EBADRESPONSE',
+        origin: this.options.origin,
+        route,
+        violations,
+      });
+    }
+    return answer as T;
   }
 
   close(): void {
@@ -107,6 +118,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
   private send(method: string, route: string, body: string): Promise<{ status: number; text: string }> {
     const url = new URL(route.replace(/^\//, ''), this.options.origin.endsWith('/') ? this.options.origin : `${this.options.origin}/`);
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
+    const maxAnswerBytes = this.options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     const headers: Record<string, string> = {
       [PROTOCOL_HEADER]: PROTOCOL_VERSION,
       'Content-Type': 'application/json',
@@ -123,8 +135,19 @@ export class HttpRemoteDispatcher implements RemoteServer {
       let outgoing: http.ClientRequest;
       try {
         outgoing = transport.request(url, { method, headers, agent: this.agent }, (response) => {
+          // Refused on its declared length before reading, or cut off as soon as it passes the cap: never held whole past it.
+          const tooLarge = () => {
+            settle(reject)(failed(`The answer from ${url.origin} is larger than ${maxAnswerBytes} bytes (TASKDAG_REMOTE_MAX_ANSWER_BYTES)`, { cause: 'ETOOLARGE', origin: url.origin, limit_bytes: maxAnswerBytes }));
+            outgoing.destroy();
+          };
+          if (Number(response.headers['content-length'] ?? 0) > maxAnswerBytes) return tooLarge();
           const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let size = 0;
+          response.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > maxAnswerBytes) return tooLarge();
+            chunks.push(chunk);
+          });
           response.on('end', () => settle(resolve)({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
           response.on('error', (error) =>
             settle(reject)(failed(`The answer from ${url.origin} was cut off: ${error.message}`, { cause: causeOf(error), origin: url.origin, timeout_ms: timeoutMs })),

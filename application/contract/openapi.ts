@@ -5,7 +5,7 @@ import { boardSnapshotSchema } from '../board/snapshot.js';
 import type { Declaration, Operation } from '../operation.js';
 import { servedRemotely } from '../remote-offer.js';
 import { argumentsSchema } from './json-schemas.js';
-import { errorEnvelopeSchema, pluginTableSchema, stateSchema } from './results.js';
+import { errorEnvelopeSchema, loginAnswerSchema, pluginTableSchema, stateSchema, transferAnswerSchema, transferStateSchema } from './results.js';
 import { array, boolean, integer, nullable, object, optional, string, type JsonSchema } from './schema.js';
 
 const ERROR = { $ref: '#/components/schemas/Error' };
@@ -61,7 +61,7 @@ export function openApiDocument(operations: readonly Operation[], version: strin
         security: [],
         parameters: [PROTOCOL],
         requestBody: { required: true, content: { 'application/json': { schema: object({ password: string() }) } } },
-        responses: { '200': json(object({ bearer: string('Send as Authorization: Bearer'), expires_at: string() }), 'A new session'), ...failures },
+        responses: { '200': json(loginAnswerSchema, 'A new session'), ...failures },
       },
     },
     '/v1/auth/session': {
@@ -119,7 +119,7 @@ export function openApiDocument(operations: readonly Operation[], version: strin
         summary: 'pull: the whole state of the project and its policy plugins (never provisions it)',
         tags: ['transfer'],
         parameters: [PROTOCOL, PROJECT],
-        responses: { '200': json(object({ project_id: string(), state: stateSchema, plugins: pluginTableSchema }), 'The state'), ...failures },
+        responses: { '200': json(transferStateSchema, 'The state'), ...failures },
       },
       put: {
         summary:
@@ -141,7 +141,7 @@ export function openApiDocument(operations: readonly Operation[], version: strin
           },
         },
         responses: {
-          '200': json(object({ project_id: string(), revision: integer('The server revision after the transfer'), replaced_revision: integer() }), 'Replaced'),
+          '200': json(transferAnswerSchema, 'Replaced'),
           ...failures,
         },
       },

@@ -213,3 +213,12 @@ export const installedPluginSchema = object({
 
 /** A project's policy plugins by name, as transfers carry them. */
 export const pluginTableSchema = record(installedPluginSchema, 'The policy plugins and their data, by name (docs/plugins.md)');
+
+/** What `POST /v1/auth/login` answers: a new session. */
+export const loginAnswerSchema = object({ bearer: string('Send as Authorization: Bearer'), expires_at: string() });
+
+/** What `GET /v1/projects/:id/transfer` answers (pull): the whole state and its plugins. */
+export const transferStateSchema = object({ project_id: string(), state: stateSchema, plugins: pluginTableSchema });
+
+/** What `PUT /v1/projects/:id/transfer` answers (push) once the state is replaced. */
+export const transferAnswerSchema = object({ project_id: string(), revision: integer('The server revision after the transfer'), replaced_revision: integer() });

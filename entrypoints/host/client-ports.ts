@@ -1,17 +1,19 @@
+import { OPERATIONS } from '../../application/operations/index.js';
 import type { CheckoutLocator } from '../../application/ports/checkout.js';
+import { OperationRegistry } from '../../application/registry.js';
 import type { ClientPorts } from '../../application/remote/client-ports.js';
 import { FsSessionProfile } from '../../adapters/fs-session-profile.js';
 import { FsTransferBaselines } from '../../adapters/fs-transfer-baselines.js';
 import { KernelRandomIdSource } from '../../adapters/kernel-random-id-source.js';
 import { HttpRemoteConnector } from '../../adapters/remote/http-remote-connector.js';
 import { TerminalPasswordPrompt } from '../../adapters/terminal-password-prompt.js';
-import { remoteTimeoutMs } from './remote-timeout.js';
+import { remoteLimits } from './remote-limits.js';
 
 /**
  * What a checkout's remote commands (link, login, logout, push, pull) and a linked checkout's
  * requests reach on this machine, made on first use (a local request never needs them): the
- * session profile and transfer baselines under `home`, the HTTP connector, and the password
- * prompt at the controlling terminal.
+ * session profile and transfer baselines under `home`, the HTTP connector (holding every answer
+ * to the result the operation declares), and the password prompt at the controlling terminal.
  */
 export function clientPortsOnFirstUse(home: string, checkouts: CheckoutLocator, env: Record<string, string | undefined>): () => ClientPorts {
   let ports: ClientPorts | null = null;
@@ -20,7 +22,7 @@ export function clientPortsOnFirstUse(home: string, checkouts: CheckoutLocator, 
       checkouts,
       sessions: new FsSessionProfile(home),
       prompt: new TerminalPasswordPrompt(),
-      remote: new HttpRemoteConnector(remoteTimeoutMs(env)),
+      remote: new HttpRemoteConnector(remoteLimits(env), new OperationRegistry(OPERATIONS)),
       baselines: new FsTransferBaselines(home),
       ids: new KernelRandomIdSource(),
     });

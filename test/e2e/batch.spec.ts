@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { schemaViolations } from '../../application/contract/schema-check.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import { Sandbox } from '../support/cli.js';
 import { projectDir, treeDigest } from '../support/durability.js';
-import { schemaErrors } from '../support/json-schema.js';
 
 const DOCS = path.resolve(__dirname, '../../../docs');
 const SCHEMA = JSON.parse(readFileSync(path.join(DOCS, 'batch.schema.json'), 'utf8'));
@@ -38,10 +38,10 @@ describe('batch (docs/batch.md)', () => {
 
   describe('the documented examples', () => {
     it('conform to docs/batch.schema.json, which refuses what the command refuses', () => {
-      for (const name of ['batch-plan.json', 'batch-failing.json']) expect(schemaErrors(SCHEMA, JSON.parse(example(name))), name).to.deep.equal([]);
-      expect(schemaErrors(SCHEMA, {})).to.deep.equal(['$.operations is required']);
-      expect(schemaErrors(SCHEMA, { operations: [{ op: 'add-task', extra: 1 }] })).to.deep.equal(['$.operations[0].extra is not allowed']);
-      expect(schemaErrors(SCHEMA, { operations: [], expect_revision: -1 })).to.deep.equal(['$.expect_revision is below 0']);
+      for (const name of ['batch-plan.json', 'batch-failing.json']) expect(schemaViolations(SCHEMA, JSON.parse(example(name))), name).to.deep.equal([]);
+      expect(schemaViolations(SCHEMA, {})).to.deep.equal(['$.operations is required']);
+      expect(schemaViolations(SCHEMA, { operations: [{ op: 'add-task', extra: 1 }] })).to.deep.equal(['$.operations[0].extra is not allowed']);
+      expect(schemaViolations(SCHEMA, { operations: [], expect_revision: -1 })).to.deep.equal(['$.expect_revision is below 0']);
     });
 
     it('batch-plan.json applies every item from a file, with each item acting as its agent', async () => {

@@ -1,4 +1,6 @@
 import { HttpRemoteDispatcher } from '../../adapters/remote/http-remote-dispatcher.js';
+import { OPERATIONS } from '../../application/operations/index.js';
+import { OperationRegistry } from '../../application/registry.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
 import { dispatcherContract } from '../support/dispatcher-contract.js';
 
@@ -13,7 +15,7 @@ describe('a real server, through HttpRemoteDispatcher', function () {
   after(async () => api.close());
 
   dispatcherContract('HTTP remote (server run on 127.0.0.1)', async () => {
-    const dispatcher = new HttpRemoteDispatcher({ origin: api.server.origin, bearer: api.bearer });
+    const dispatcher = new HttpRemoteDispatcher({ origin: api.server.origin, bearer: api.bearer, operations: new OperationRegistry(OPERATIONS) });
     projects += 1;
     return { dispatcher, project: `contract-${projects}`, remote: true, cleanup: () => dispatcher.close() };
   });
