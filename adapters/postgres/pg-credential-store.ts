@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { CredentialStore } from '../../application/ports/auth-store.js';
 import type { Credential } from '../../application/server/credential-record.js';
-import { queryFresh } from './pg-pool.js';
+import { queryFresh, withTransaction } from './pg-pool.js';
 
 interface CredentialRow {
   id: string;
@@ -35,18 +35,20 @@ export class PgCredentialStore implements CredentialStore {
     return this.credentialWhere('id', id);
   }
 
-  async add(credential: Credential): Promise<boolean> {
-    const inserted = await queryFresh(
-      this.pool,
-      'INSERT INTO taskdag_credentials (id, name, agents, verifier, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING',
-      [credential.id, credential.name, JSON.stringify(credential.agents), JSON.stringify(credential.verifier), credential.created_at],
-    );
-    return inserted.rowCount === 1;
+  /** Writes are never retried (a retry of an insert that did commit would answer "taken"): a lost connection fails the command. */
+  add(credential: Credential): Promise<boolean> {
+    return withTransaction(this.pool, async (client) => {
+      const inserted = await client.query(
+        'INSERT INTO taskdag_credentials (id, name, agents, verifier, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING',
+        [credential.id, credential.name, JSON.stringify(credential.agents), JSON.stringify(credential.verifier), credential.created_at],
+      );
+      return inserted.rowCount === 1;
+    });
   }
 
   /** Its sessions go in the same statement (ON DELETE CASCADE): no process accepts them after this. */
-  async remove(name: string): Promise<boolean> {
-    return (await queryFresh(this.pool, 'DELETE FROM taskdag_credentials WHERE name = $1', [name])).rowCount === 1;
+  remove(name: string): Promise<boolean> {
+    return withTransaction(this.pool, async (client) => (await client.query('DELETE FROM taskdag_credentials WHERE name = $1', [name])).rowCount === 1);
   }
 
   private async credentialWhere(column: 'name' | 'id', value: string): Promise<Credential | null> {
