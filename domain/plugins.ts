@@ -128,15 +128,53 @@ function inProgressBy(node: GraphNode | null): AgentName | null {
   return node !== null && isTask(node) && node.status === 'in_progress' && node.claim ? node.claim.by : null;
 }
 
+/**
+ * A plugin as a transfer carries it: by name, without its module. Which code runs a plugin is
+ * the host's own choice (a server's allow-list, a checkout's `plugin add`), never the sender's.
+ */
+export type TransferredPlugin = Omit<InstalledPlugin, 'module'>;
+export type TransferredPluginTable = Record<string, TransferredPlugin>;
+
+/** The table as a transfer sends it: every module left out. */
+export function withoutModules(table: PluginTable | TransferredPluginTable): TransferredPluginTable {
+  return Object.fromEntries(Object.entries(table).map(([name, plugin]) => [name, transferred(plugin)]));
+}
+
+function transferred({ name, api_version, installed_at, installed_by, data }: TransferredPlugin): TransferredPlugin {
+  return { name, api_version, installed_at, installed_by, data };
+}
+
+/**
+ * The table a host commits for a transferred one: each plugin run by the module `moduleOf`
+ * names for it (the host's own), or PLUGIN_NOT_ALLOWED from `moduleOf` when it has none.
+ */
+export function locatedHere(table: TransferredPluginTable, moduleOf: (name: string) => string): PluginTable {
+  return Object.fromEntries(Object.entries(table).map(([name, plugin]) => [name, { ...transferred(plugin), module: moduleOf(name) }]));
+}
+
+/** PLUGIN_NOT_ALLOWED: the plugin a table names is not one this host runs; `instead` says what to do. */
+export function pluginNotAllowed(plugin: string, host: string, instead: string, details: Record<string, unknown>): DomainError {
+  return new DomainError('PLUGIN_NOT_ALLOWED', `${host} does not run a plugin named ${plugin}: ${instead}`, { plugin, ...details });
+}
+
 /** Why a stored plugin table cannot be used, or null: the shape every load relies on. */
 export function pluginTableProblem(value: unknown): string | null {
+  return tableProblem(value, true);
+}
+
+/** Why a transferred table is not one, or null: a stored table's shape, a module not needed (and never read). */
+export function transferredTableProblem(value: unknown): string | null {
+  return tableProblem(value, false);
+}
+
+function tableProblem(value: unknown, withModules: boolean): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'the plugin table is not an object';
   for (const [name, entry] of Object.entries(value)) {
     const plugin = entry as Partial<InstalledPlugin> | null;
     if (!isPluginName(name)) return `${JSON.stringify(name)} is not a plugin name`;
     if (typeof plugin !== 'object' || plugin === null || Array.isArray(plugin)) return `plugin ${name} is not an object`;
     if (plugin.name !== name) return `plugin ${name} is recorded under another name`;
-    if (typeof plugin.module !== 'string' || plugin.module === '') return `plugin ${name} has no module`;
+    if (withModules && (typeof plugin.module !== 'string' || plugin.module === '')) return `plugin ${name} has no module`;
     if (!Number.isSafeInteger(plugin.api_version)) return `plugin ${name} has no api_version`;
     if (!isTimestamp(plugin.installed_at)) return `plugin ${name} has no installed_at timestamp`;
     if (typeof plugin.installed_by !== 'string' || plugin.installed_by === '') return `plugin ${name} has no installed_by`;

@@ -10,6 +10,8 @@ import { OperationRegistry } from '../application/registry.js';
 import { originOf, refuseRetiredMarker, requireBearer } from '../application/remote/linked.js';
 import { insecureHttpWarnings } from '../application/remote/warnings.js';
 import { refusedRemotely } from '../application/remote-offer.js';
+import { AllowListedPluginRuntime } from '../application/server/allow-listed-plugin-runtime.js';
+import type { PluginAllowList } from '../application/server/plugin-allow-list.js';
 import { nodeFileSystem } from '../adapters/file-system.js';
 import { stateDirectoryLock } from '../adapters/flock-project-lock.js';
 import { FsCheckoutLocator } from '../adapters/fs-checkout-locator.js';
@@ -26,15 +28,20 @@ import { DomainError } from '../domain/errors.js';
  * (`client`) differ by entrypoint, everything else is the same object graph. Nothing here imports
  * an entrypoint, so no entrypoint's wiring leans on another's.
  */
-export function composeServices(stores: ProjectStoreFactory, host: HostPorts): DispatcherServices {
+export function composeServices(stores: ProjectStoreFactory, host: HostPorts, options: ComposeOptions = {}): DispatcherServices {
   return {
     stores,
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
     registry: new OperationRegistry(OPERATIONS),
     host,
-    plugins: pluginRuntimeOnFirstUse(),
+    plugins: pluginRuntimeOnFirstUse(options.allowedPlugins),
   };
+}
+
+export interface ComposeOptions {
+  /** A server's: the plugins its operator lists, the only ones it runs (docs/plugins.md); a checkout runs the modules it installed. */
+  allowedPlugins?: PluginAllowList;
 }
 
 /** `$TASKDAG_HOME`, else `~/.taskdag`. */
@@ -146,10 +153,11 @@ function unsupportedRemotely(operation: string, checkout: Checkout): DomainError
   );
 }
 
-/** The plugin runtime, made when a project with plugins first needs it. */
-function pluginRuntimeOnFirstUse(): () => PluginRuntime {
+/** The plugin runtime, made when a project with plugins first needs it; on a server, over its allow-list. */
+function pluginRuntimeOnFirstUse(allowed: PluginAllowList | undefined): () => PluginRuntime {
   let runtime: PluginRuntime | null = null;
-  return () => (runtime ??= new NodePluginRuntime());
+  const make = () => (allowed ? new AllowListedPluginRuntime(allowed, new NodePluginRuntime()) : new NodePluginRuntime());
+  return () => (runtime ??= make());
 }
 
 /** Store warnings go to stderr, one JSON line each, so stdout keeps its one value. */

@@ -10,7 +10,7 @@ import { bearerProblem } from '../../application/remote/bearer.js';
 import type { LoginAnswer, RemoteServer, TransferAnswer, TransferredState, TransferUpload } from '../../application/ports/remote-server.js';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../domain/errors.js';
 import type { State } from '../../domain/model.js';
-import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
+import { transferredTableProblem, withoutModules, type TransferredPluginTable } from '../../domain/plugins.js';
 
 const httpModule = onFirstUse(() => require('node:http') as typeof import('node:http'));
 const httpsModule = onFirstUse(() => require('node:https') as typeof import('node:https'));
@@ -70,9 +70,10 @@ export class HttpRemoteDispatcher implements RemoteServer {
 
   async download(project: string): Promise<TransferredState> {
     const { state, plugins } = await this.call('GET', transferRoute(project), null, transferStateSchema);
-    const problem = pluginTableProblem(plugins);
+    const problem = transferredTableProblem(plugins);
     if (problem) throw failed(`The server answered the transfer with an invalid plugin table: ${problem}`, { cause: 'EBADRESPONSE', origin: this.options.origin });
-    return { state: state as State, plugins: plugins as PluginTable };
+    // A module path the server sends (one from before plugins travelled by name) is never used here.
+    return { state: state as State, plugins: withoutModules(plugins as TransferredPluginTable) };
   }
 
   async upload(project: string, upload: TransferUpload): Promise<TransferAnswer> {

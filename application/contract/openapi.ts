@@ -123,7 +123,7 @@ export function openApiDocument(operations: readonly Operation[], version: strin
       },
       put: {
         summary:
-          "push: replace the whole state and its plugins if the server is still at expected_revision (null: pristine); 409 STATE_REVISION_CONFLICT otherwise, 409 PLUGIN_REFUSED when the project's plugins refuse it",
+          "push: replace the whole state and its plugins if the server is still at expected_revision (null: pristine); 409 STATE_REVISION_CONFLICT otherwise, 409 PLUGIN_REFUSED when the project's plugins refuse it, 409 PLUGIN_NOT_ALLOWED when it names a plugin the server does not run (plugins travel by name; a module sent is ignored)",
         tags: ['transfer'],
         parameters: [PROTOCOL, PROJECT],
         requestBody: {

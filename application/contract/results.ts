@@ -211,8 +211,18 @@ export const installedPluginSchema = object({
   data: anyJson('Its JSON data (null when none was given)'),
 });
 
-/** A project's policy plugins by name, as transfers carry them. */
-export const pluginTableSchema = record(installedPluginSchema, 'The policy plugins and their data, by name (docs/plugins.md)');
+/** A project's policy plugins by name, as transfers carry them: without modules, each host runs its own. */
+export const pluginTableSchema = record(
+  object({
+    name: string('The plugin, as its host knows it (a server: its operator\'s list)'),
+    module: optional(string('Never sent by a server; ignored when a client sends it')),
+    api_version: integer('The plugin API version it implements'),
+    installed_at: string('When it was installed (ISO 8601 UTC with milliseconds)'),
+    installed_by: string('The agent who installed it'),
+    data: anyJson('Its JSON data (null when none was given)'),
+  }),
+  'The policy plugins and their data, by name (docs/plugins.md)',
+);
 
 /** What `POST /v1/auth/login` answers: a new session. */
 export const loginAnswerSchema = object({ bearer: string('Send as Authorization: Bearer'), expires_at: string() });

@@ -1,5 +1,5 @@
 import { flag, nonEmptyText, nonNegativeInteger, oneOf, optional, text, type ArgsOf } from '../args.js';
-import { array, boolean, integer, literal, nullable, object, oneOf as oneOfValues, optional as optionalProperty, string } from '../contract/schema.js';
+import { array, boolean, integer, literal, nullable, object, oneOf as oneOfValues, optional as optionalProperty, record, string } from '../contract/schema.js';
 import { joinPath, parentOf, resolvePath } from '../server/posix-path.js';
 import { IDENTITY_MODES, STORE_KINDS } from '../server/server-config.js';
 import type { ServerInitInput } from '../server/server-init.js';
@@ -65,6 +65,7 @@ export const serverConfigSchema = object({
   uiRoot: string(),
   store: optionalProperty(oneOfValues(STORE_KINDS, 'Absent means files')),
   identities: optionalProperty(oneOfValues(IDENTITY_MODES, 'Absent means shared')),
+  plugins: optionalProperty(record(string('The absolute path of its module'), 'The policy plugins this server runs, by name (docs/plugins.md)')),
 });
 
 export const serverInitResultSchema = object({

@@ -1,5 +1,5 @@
 import type { AgentName, State } from '../../domain/model.js';
-import type { PluginTable } from '../../domain/plugins.js';
+import type { TransferredPluginTable } from '../../domain/plugins.js';
 import type { OperationDispatcher } from '../operation-request.js';
 
 export interface LoginAnswer {
@@ -10,18 +10,18 @@ export interface LoginAnswer {
 /** What a transfer asks of the server's copy: replace it whole if it is still at `expected_revision`. */
 export interface TransferUpload {
   state: State;
-  /** The project's plugin table and data, replaced with the state (spec 4.5 rule 4). */
-  plugins: PluginTable;
+  /** The project's plugins by name and their data, replaced with the state (spec 4.5 rule 4); the server runs its own modules. */
+  plugins: TransferredPluginTable;
   /** The server revision of the last confirmed transfer; null without one (the server must be pristine). */
   expected_revision: number | null;
   force: boolean;
   agent: AgentName;
 }
 
-/** A project's complete state as a transfer carries it: the graph with its log, and its plugins. */
+/** A project's complete state as a transfer carries it: the graph with its log, and its plugins by name. */
 export interface TransferredState {
   state: State;
-  plugins: PluginTable;
+  plugins: TransferredPluginTable;
 }
 
 export interface TransferAnswer {

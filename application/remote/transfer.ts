@@ -1,5 +1,6 @@
 import { DomainError } from '../../domain/errors.js';
 import type { AgentName, State } from '../../domain/model.js';
+import { locatedHere, pluginNotAllowed, withoutModules } from '../../domain/plugins.js';
 import { transferredState, type TransferDirection } from '../../domain/transfer.js';
 import { integer, nullable, object, oneOf, string, boolean, type Static } from '../contract/schema.js';
 import type { HostServices } from '../operation.js';
@@ -53,6 +54,32 @@ export function transferAllowed(
   if (current.kind === 'valid') enforcePolicy(plugins, current.plugins ?? {}, () => questionAbout(direction, args, agent, [], incoming));
 }
 
+/** What a plugin that cannot answer fails with (as opposed to a refusal, PLUGIN_REFUSED). */
+const CANNOT_ANSWER = new Set(['PLUGIN_RUNTIME_UNAVAILABLE', 'PLUGIN_API_INCOMPATIBLE', 'PLUGIN_DATA_INVALID', 'PLUGIN_NOT_ALLOWED']);
+
+/**
+ * A server's project's plugins decide on a push that replaces them, one by one; only a refusal
+ * refuses. A plugin that cannot answer (its module broken or slow, its data rejected, a name the
+ * server does not run) has no say: a server has no `plugin remove`, the push is its way out, so
+ * no table can shut a project for good.
+ */
+export function replacementAllowed(
+  plugins: PluginRuntimeSource,
+  current: StoredState,
+  args: Record<string, unknown>,
+  agent: AgentName,
+  incoming: State,
+): void {
+  if (current.kind !== 'valid') return;
+  for (const [name, plugin] of Object.entries(current.plugins ?? {})) {
+    try {
+      enforcePolicy(plugins, { [name]: plugin }, () => questionAbout('push', args, agent, [], incoming));
+    } catch (error) {
+      if (!(error instanceof DomainError && CANNOT_ANSWER.has(error.code))) throw error;
+    }
+  }
+}
+
 /** Spec 4.5 `push`: the complete local state replaces the server's, compare-and-set on the server's revision. */
 export async function push(services: HostServices, force: boolean, agent: AgentName): Promise<TransferResult> {
   const { project, origin, bearer, baseline } = await transferContext(services, 'push');
@@ -61,7 +88,7 @@ export async function push(services: HostServices, force: boolean, agent: AgentN
   if (baseline && !force && local.state.revision === baseline.local_revision) return unchanged('push', project, origin, baseline);
   const server = services.client().remote.connect(origin, bearer);
   try {
-    const answer = await server.upload(project, { ...local, expected_revision: baseline?.remote_revision ?? null, force, agent });
+    const answer = await server.upload(project, { state: local.state, plugins: withoutModules(local.plugins), expected_revision: baseline?.remote_revision ?? null, force, agent });
     const confirmed = await confirm(services, origin, project, local.state.revision, answer.revision);
     return done('push', project, origin, force, local.state.revision, answer.revision, answer.replaced_revision, confirmed);
   } finally {
@@ -84,11 +111,24 @@ export async function pull(services: HostServices, force: boolean, agent: AgentN
   const { written, replaced } = await services.stores.open(project).rewrite((current) => {
     const destination = destinationOf(current, force);
     const state = transferredState(destination, { direction: 'pull', incoming: remote.state, expected, force, at: services.clock.now(), by: agent });
+    const plugins = locatedHere(remote.plugins, (name) => installedModule(current, name));
     transferAllowed(services.plugins, current, 'pull', { force }, agent, state);
-    return { result: { written: state.revision, replaced: current.kind === 'absent' ? null : (destination?.revision ?? 0) }, state, plugins: remote.plugins };
+    return { result: { written: state.revision, replaced: current.kind === 'absent' ? null : (destination?.revision ?? 0) }, state, plugins };
   });
   const confirmed = await confirm(services, origin, project, written, remote.state.revision);
   return done('pull', project, origin, force, remote.state.revision, written, replaced, confirmed);
+}
+
+/**
+ * The module a pulled plugin runs from: the one this checkout installed under that name (`plugin
+ * add`), never a path that came with the transfer; PLUGIN_NOT_ALLOWED when it has none.
+ */
+function installedModule(current: StoredState, name: string): string {
+  const installed = current.kind === 'valid' ? current.plugins ?? {} : {};
+  if (Object.hasOwn(installed, name)) return installed[name]!.module;
+  throw pluginNotAllowed(name, 'This checkout', `a pulled plugin runs only from a module installed here: \`plugin add <module>\` it (while unlinked), then \`pull --force\``, {
+    installed: Object.keys(installed).sort(),
+  });
 }
 
 async function transferContext(services: HostServices, command: TransferDirection) {

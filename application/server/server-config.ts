@@ -1,3 +1,4 @@
+import { isPluginName } from '../../domain/plugins.js';
 import { isAbsolutePath, joinPath } from './posix-path.js';
 
 /** `server.json` (spec 2.6): where the server listens and keeps its data. It holds no password. */
@@ -10,6 +11,12 @@ export interface ServerConfig {
   uiRoot: string;
   /** Where projects live: the files under dataRoot (the default, also when absent) or PostgreSQL (docs/scaling.md). */
   store?: StoreKind;
+  /**
+   * The policy plugins this server runs, by name: the absolute path of each one's module. Only
+   * these run on the server; a project's table names them, and a name not here is refused
+   * (docs/plugins.md). Set by the operator by hand; absent: none.
+   */
+  plugins?: Record<string, string>;
   /** Who a bearer may act as: shared (the spec's, the default, also when absent) or bound (docs/operating.md, "Identities"). */
   identities?: IdentityMode;
 }
@@ -42,7 +49,7 @@ export const SERVER_FILE_NAMES = {
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7407;
 
-const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store', 'identities'] as const;
+const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store', 'identities', 'plugins'] as const;
 
 /** The config a file holds, or what is wrong with it. */
 export function parseServerConfig(text: string): { config: ServerConfig } | { problem: string } {
@@ -64,7 +71,8 @@ export function parseServerConfig(text: string): { config: ServerConfig } | { pr
     pathProblem('stateHome', record.stateHome) ??
     pathProblem('uiRoot', record.uiRoot) ??
     storeProblem(record.store) ??
-    identitiesProblem(record.identities);
+    identitiesProblem(record.identities) ??
+    pluginsProblem(record.plugins);
   if (problem) return { problem };
   return { config: record as unknown as ServerConfig };
 }
@@ -76,7 +84,25 @@ export function renderServerConfig(config: ServerConfig): string {
 }
 
 export function sameServerConfig(a: ServerConfig, b: ServerConfig): boolean {
-  return KEYS.every((key) => (key === 'store' ? storeOf(a) === storeOf(b) : key === 'identities' ? identitiesOf(a) === identitiesOf(b) : a[key] === b[key]));
+  return KEYS.every((key) =>
+    key === 'store' ? storeOf(a) === storeOf(b) : key === 'identities' ? identitiesOf(a) === identitiesOf(b) : key === 'plugins' ? samePlugins(a.plugins, b.plugins) : a[key] === b[key],
+  );
+}
+
+function samePlugins(a: Record<string, string> = {}, b: Record<string, string> = {}): boolean {
+  return Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([name, module]) => b[name] === module);
+}
+
+/** The allow-list of plugins: names a plugin may have, each with the absolute path of its module. */
+export function pluginsProblem(plugins: unknown): string | null {
+  if (plugins === undefined) return null;
+  if (typeof plugins !== 'object' || plugins === null || Array.isArray(plugins)) return 'plugins must be an object: plugin name -> absolute module path';
+  for (const [name, module] of Object.entries(plugins)) {
+    if (!isPluginName(name)) return `plugins: ${JSON.stringify(name)} is not a plugin name (1-64 of a-z 0-9 . _ -)`;
+    const problem = pathProblem(`plugins.${name}`, module);
+    if (problem) return problem;
+  }
+  return null;
 }
 
 export function storeProblem(store: unknown): string | null {

@@ -144,6 +144,8 @@ function desiredConfig(input: ServerInitInput, existing: ServerConfig | null, de
   if (store !== 'files') config.store = store;
   const identities = input.identities ?? existing?.identities ?? 'shared';
   if (identities !== 'shared') config.identities = identities;
+  // The operator's plugin allow-list has no flag: a re-run keeps it as written.
+  if (existing?.plugins) config.plugins = existing.plugins;
   const checks: [string, string, string | null][] = [
     ['--root', 'root', isAbsolutePath(input.root) ? null : '--root must be an absolute path'],
     ['--host', 'host', hostProblem(config.host)],

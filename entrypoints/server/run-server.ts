@@ -25,6 +25,7 @@ import { KnownProjects } from '../../adapters/server/known-projects.js';
 import { GroupCommitDispatcher, type CommitListener } from '../../application/group-commit.js';
 import type { DispatcherServices } from '../../application/dispatcher.js';
 import { composeServices, projectsOnly } from '../compose.js';
+import { PluginAllowList } from '../../application/server/plugin-allow-list.js';
 import { openStoreBackend, type StoreBackend } from './store-backend.js';
 
 /** `server doctor` of a PostgreSQL server probes its database with the server's own code (entrypoints/host/machine-ports.ts). */
@@ -86,7 +87,11 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
     shutdown,
     redactor,
     log,
-    authenticated: () => projectRouters(composeServices(backend.stores, projectsOnly(setupRoot, 'a server')), settings, shutdown, hub, announce),
+    authenticated: () => {
+      const allowedPlugins = new PluginAllowList(config.plugins);
+      const services = composeServices(backend.stores, projectsOnly(setupRoot, 'a server'), { allowedPlugins });
+      return projectRouters(services, allowedPlugins, settings, shutdown, hub, announce);
+    },
     board: boardFiles(config.uiRoot),
   });
   await serveUntilSignalled(app, config, settings, shutdown);
@@ -97,7 +102,14 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
  * transfers, both feeding the live events (with PostgreSQL, so do the commits of every other
  * process on the database); reads straight from the store.
  */
-function projectRouters(services: DispatcherServices, settings: ServerSettings, shutdown: ShutdownHooks, hub: SseHub, announce: CommitListener): Router[] {
+function projectRouters(
+  services: DispatcherServices,
+  allowed: PluginAllowList,
+  settings: ServerSettings,
+  shutdown: ShutdownHooks,
+  hub: SseHub,
+  announce: CommitListener,
+): Router[] {
   const dispatcher = new GroupCommitDispatcher(services, announce);
   const { registry, stores, clock } = services;
   const projects = new KnownProjects(stores);
@@ -105,7 +117,7 @@ function projectRouters(services: DispatcherServices, settings: ServerSettings, 
   return [
     boardRoutes(reads),
     projectRoutes({ ...reads, dispatcher, registry, maxBodyBytes: settings.maxBodyBytes }),
-    transferRoutes({ stores, clock, plugins: services.plugins, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
+    transferRoutes({ stores, clock, plugins: services.plugins, allowed, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
   ];
 }
 

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Sandbox } from '../support/cli.js';
 import { fileTree } from '../support/file-tree.js';
-import { linkedClient, loginAt, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
+import { login, request } from '../support/server-process.js';
+import { allowPlugins, linkedClient, loginAt, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 
 const EXAMPLES = path.resolve(__dirname, '../../../examples/plugins');
 const RESTORE_GUARD = path.join(EXAMPLES, 'restore-guard.js');
@@ -19,6 +20,8 @@ function writePlugin(sandbox: Sandbox, file: string, body: string): string {
   writeFileSync(module, `'use strict';\n${body}\n`);
   return module;
 }
+
+const FROZEN = `module.exports = { name: 'frozen', apiVersion: 1, decide: (request) => request.operation === 'push' ? { allow: false, reason: 'this project is frozen' } : { allow: true } };`;
 
 const allowAll = (name: string, extra = '') => `module.exports = { name: '${name}', apiVersion: 1, decide() { return { allow: true }; }${extra} };`;
 
@@ -298,8 +301,12 @@ describe('policy plugins and a server', function () {
   this.timeout(120_000);
   let linked: LinkedServer;
   const clients: Sandbox[] = [];
+  /** The operator's own copy of the `frozen` plugin, on the server's side. */
+  let frozenOnServer: string;
   before(async () => {
     linked = await startLinkedServer();
+    frozenOnServer = writePlugin(linked.host, 'frozen.js', FROZEN);
+    await allowPlugins(linked, { 'wip-limit': WIP_LIMIT, frozen: frozenOnServer });
   });
   after(async () => {
     for (const sandbox of clients) sandbox.remove();
@@ -332,16 +339,29 @@ describe('policy plugins and a server', function () {
     expect(refused.code).to.equal(1);
     expect(refused.json.error).to.deep.include({ code: 'PLUGIN_REFUSED' });
     expect((await client.ok(['context', 'T-2', '--as', 'bob'])).allowed_actions).not.to.include('take');
-    // A second checkout pulls the project, plugins and data included.
+    // A second checkout that has no wip-limit of its own cannot pull it: nothing is written.
     const other = new Sandbox();
     clients.push(other);
     mkdirSync(other.checkout, { recursive: true });
-    writeFileSync(path.join(other.checkout, '.taskdag.json'), JSON.stringify({ project_id: config.project_id, backend: config.backend }));
+    const unlinked = () => writeFileSync(path.join(other.checkout, '.taskdag.json'), JSON.stringify({ project_id: config.project_id }));
+    const linkedAgain = () => writeFileSync(path.join(other.checkout, '.taskdag.json'), JSON.stringify({ project_id: config.project_id, backend: config.backend }));
+    linkedAgain();
     await loginAt(other, linked.password);
-    await other.ok(['pull', '--as', 'carol']);
-    writeFileSync(path.join(other.checkout, '.taskdag.json'), JSON.stringify({ project_id: config.project_id }));
+    const notHere = await other.run(['pull', '--as', 'carol']);
+    expect(notHere.code, notHere.stdout).to.equal(1);
+    expect(notHere.json.error.code).to.equal('PLUGIN_NOT_ALLOWED');
+    expect(notHere.json.error.details).to.deep.equal({ plugin: 'wip-limit', installed: [] });
+    // Once it installed its own, it pulls the project, plugin data included, run by its own module.
+    const ownCopy = writePlugin(other, 'wip-limit.js', readFileSync(WIP_LIMIT, 'utf8'));
+    unlinked();
+    expect((await other.run(['status'])).json.error, 'no local state was written').to.deep.include({ code: 'STORAGE_ERROR' });
+    await other.ok(['init']);
+    await other.ok(['plugin', 'add', ownCopy, '--data', '{"limit":5}', '--as', 'carol']);
+    linkedAgain();
+    await other.ok(['pull', '--force', '--as', 'carol']);
+    unlinked();
     const [plugin] = (await other.ok(['plugin', 'list'])).plugins;
-    expect(plugin).to.include({ name: 'wip-limit' });
+    expect(plugin).to.include({ name: 'wip-limit', module: ownCopy });
     expect(plugin.data).to.deep.equal({ limit: 1 });
     // A forced push replaces the server's plugin data with the pushing side's (spec 4.5 rule 4).
     await other.ok(['plugin', 'set-data', 'wip-limit', '--data', '{"limit":2}', '--as', 'carol']);
@@ -357,7 +377,7 @@ describe('policy plugins and a server', function () {
     const config = JSON.parse(readFileSync(path.join(client.checkout, '.taskdag.json'), 'utf8'));
     const local = () => writeFileSync(path.join(client.checkout, '.taskdag.json'), JSON.stringify({ project_id: config.project_id }));
     const linkedAgain = () => writeFileSync(path.join(client.checkout, '.taskdag.json'), JSON.stringify(config));
-    const frozen = writePlugin(client, 'frozen.js', `module.exports = { name: 'frozen', apiVersion: 1, decide: (request) => request.operation === 'push' ? { allow: false, reason: 'this project is frozen' } : { allow: true } };`);
+    const frozen = writePlugin(client, 'frozen.js', FROZEN);
     local();
     await client.ok(['init']);
     await client.ok(['plugin', 'add', frozen, '--as', 'alice']);
@@ -372,5 +392,126 @@ describe('policy plugins and a server', function () {
     expect(refused.json.error.code).to.equal('PLUGIN_REFUSED');
     expect(refused.json.error.details).to.include({ plugin: 'frozen', operation: 'push', agent: 'alice', reason: 'this project is frozen' });
     expect(await client.ok(['state'])).to.deep.equal(remoteBefore);
+  });
+});
+
+/**
+ * A pushed plugin table names plugins; only the server's operator says which code runs them
+ * (server.json `plugins`). Attacks through the HTTP API of a real `server run`, and the CLI.
+ */
+describe('a server runs only the plugins its operator lists', function () {
+  this.timeout(120_000);
+  let linked: LinkedServer;
+  let client: Sandbox;
+  let bearer: string;
+  let project: string;
+  /** A module that leaves a file behind as soon as anything loads it. */
+  let trap: string;
+  let marker: string;
+  const transfer = (method: 'GET' | 'PUT', body?: unknown) =>
+    request(linked.origin, method, `/v1/projects/${project}/transfer`, { headers: { Authorization: `Bearer ${bearer}` }, body });
+  const op = (operation: string, args: Record<string, unknown>, agent = 'bob') =>
+    request(linked.origin, 'POST', `/v1/projects/${project}/ops/${operation}`, { headers: { Authorization: `Bearer ${bearer}` }, body: { args, agent } });
+  /** The server's project with `plugins` pushed over it (forced): the raw answer. */
+  const pushPlugins = async (plugins: unknown) => {
+    const { state } = (await transfer('GET')).json;
+    return transfer('PUT', { state, plugins, expected_revision: null, force: true, agent: 'mallory' });
+  };
+  const entry = (name: string, extra: Record<string, unknown> = {}) => ({ name, api_version: 1, installed_at: '2026-01-01T00:00:00.000Z', installed_by: 'mallory', data: null, ...extra });
+  const revision = async () => (await transfer('GET')).json.state.revision as number;
+
+  before(async () => {
+    linked = await startLinkedServer();
+    marker = path.join(linked.host.root, 'loaded.marker');
+    trap = writePlugin(linked.host, 'trap.js', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'loaded');\n${allowAll('trap')}`);
+    const stuck = writePlugin(linked.host, 'stuck.js', `module.exports = { name: 'stuck', apiVersion: 1, decide() { return { get allow() { for (;;) {} } }; } };`);
+    linked.env.TASKDAG_PLUGIN_TIMEOUT_MS = '300';
+    await allowPlugins(linked, { 'wip-limit': WIP_LIMIT, stuck });
+    client = await linkedClient(linked);
+    project = JSON.parse(readFileSync(path.join(client.checkout, '.taskdag.json'), 'utf8')).project_id;
+    bearer = (await login(linked.origin, linked.password)).json.bearer;
+    await client.ok(['add-initiative', 'core', '--as', 'alice']);
+    for (const id of ['T-1', 'T-2']) await client.ok(task(id));
+  });
+  after(async () => {
+    client?.remove();
+    await linked?.close();
+  });
+
+  it('a pushed table naming a plugin the server does not run is 409 PLUGIN_NOT_ALLOWED: nothing is loaded, nothing changes', async () => {
+    const before = await revision();
+    const answer = await pushPlugins({ trap: entry('trap', { module: trap }) });
+    expect(answer.status, answer.text).to.equal(409);
+    expect(answer.json.error.code).to.equal('PLUGIN_NOT_ALLOWED');
+    expect(answer.json.error.details).to.deep.equal({ plugin: 'trap', allowed: ['stuck', 'wip-limit'] });
+    expect(existsSync(marker), 'the module was never loaded').to.equal(false);
+    expect(await revision()).to.equal(before);
+    expect((await op('take', { id: 'T-1' })).status, 'the project still works').to.equal(200);
+    expect((await op('release', { id: 'T-1' })).status).to.equal(200);
+  });
+
+  it('an allowed name runs the operator\'s module, whatever module the push names; pulls never see a module path', async () => {
+    const answer = await pushPlugins({ 'wip-limit': entry('wip-limit', { module: trap, data: { limit: 1 } }) });
+    expect(answer.status, answer.text).to.equal(200);
+    expect((await op('take', { id: 'T-1' })).status).to.equal(200);
+    const refused = await op('take', { id: 'T-2' });
+    expect(refused.status, refused.text).to.equal(409);
+    expect(refused.json.error).to.deep.include({ code: 'PLUGIN_REFUSED' });
+    expect(refused.json.error.details).to.include({ plugin: 'wip-limit' });
+    expect(existsSync(marker), 'the pushed module path was never loaded').to.equal(false);
+    const pulled = (await transfer('GET')).json.plugins;
+    expect(pulled['wip-limit']).to.deep.equal(entry('wip-limit', { data: { limit: 1 } }));
+    expect(JSON.stringify(pulled)).not.to.include(WIP_LIMIT);
+    await op('release', { id: 'T-1' });
+  });
+
+  it('data the allowed plugin rejects is refused before the push commits (PLUGIN_DATA_INVALID), so no push leaves a table that refuses everything', async () => {
+    const before = await revision();
+    const answer = await pushPlugins({ 'wip-limit': entry('wip-limit', { data: { limit: 0 } }) });
+    expect(answer.status, answer.text).to.equal(400);
+    expect(answer.json.error.code).to.equal('PLUGIN_DATA_INVALID');
+    expect(await revision()).to.equal(before);
+  });
+
+  it('the CLI: push of a table with a plugin the server does not run exits 1 with PLUGIN_NOT_ALLOWED, the server untouched', async () => {
+    const checkout = path.join(client.checkout, '.taskdag.json');
+    const config = JSON.parse(readFileSync(checkout, 'utf8'));
+    const mine = writePlugin(client, 'mine.js', allowAll('mine'));
+    const pulled = await client.run(['pull', '--force', '--as', 'alice']);
+    expect(pulled.json.error, 'wip-limit is not installed in this checkout, so it cannot pull it').to.deep.include({ code: 'PLUGIN_NOT_ALLOWED' });
+    writeFileSync(checkout, JSON.stringify({ project_id: config.project_id }));
+    await client.ok(['init']);
+    await client.ok(['plugin', 'add', mine, '--as', 'alice']);
+    writeFileSync(checkout, JSON.stringify(config));
+    const before = await revision();
+    const pushed = await client.run(['push', '--force', '--as', 'alice']);
+    expect(pushed.code, pushed.stdout).to.equal(1);
+    expect(pushed.json.error.code).to.equal('PLUGIN_NOT_ALLOWED');
+    expect(pushed.json.error.details).to.include({ plugin: 'mine' });
+    expect(await revision()).to.equal(before);
+  });
+
+  it('an allowed plugin that outruns its bound is stopped: 500 PLUGIN_RUNTIME_UNAVAILABLE, and the server keeps answering', async () => {
+    expect((await pushPlugins({ stuck: entry('stuck') })).status).to.equal(200);
+    const started = Date.now();
+    const answer = await op('take', { id: 'T-2' });
+    expect(answer.status, answer.text).to.equal(500);
+    expect(answer.json.error.code).to.equal('PLUGIN_RUNTIME_UNAVAILABLE');
+    expect(answer.json.error.details).to.include({ plugin: 'stuck', cause: 'timeout' });
+    expect(Date.now() - started).to.be.below(5_000);
+    expect((await request(linked.origin, 'GET', `/v1/projects/${project}/ui/snapshot`, { headers: { Authorization: `Bearer ${bearer}` } })).status).to.equal(200);
+    // The operator's own bad plugin cannot shut the project either: a push that drops it is not put to it.
+    expect((await pushPlugins({})).status).to.equal(200);
+    expect((await op('take', { id: 'T-2' })).status).to.equal(200);
+  });
+
+  it('a plugin the operator takes off the list refuses operations (PLUGIN_NOT_ALLOWED) but not the push that drops it', async () => {
+    expect((await pushPlugins({ 'wip-limit': entry('wip-limit', { data: { limit: 5 } }) })).status).to.equal(200);
+    await allowPlugins(linked, { stuck: path.join(linked.host.root, 'plugins', 'stuck.js') });
+    const refused = await op('add-note', { id: 'T-1', text: 'hello' });
+    expect(refused.status, refused.text).to.equal(409);
+    expect(refused.json.error.code).to.equal('PLUGIN_NOT_ALLOWED');
+    expect((await pushPlugins({})).status).to.equal(200);
+    expect((await op('add-note', { id: 'T-1', text: 'hello' })).status).to.equal(200);
   });
 });

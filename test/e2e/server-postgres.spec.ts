@@ -13,6 +13,8 @@ const WIP_LIMIT = path.resolve(__dirname, '../../../examples/plugins/wip-limit.j
 /** A server root of the real `server init --store postgresql`, sharing `envFrom`'s password when given, its env file naming `url`. */
 async function postgresRoot(sandbox: Sandbox, name: string, url: string, envFrom?: string): Promise<{ config: string; envFile: string }> {
   const { root, config } = await initServerRoot(sandbox, name, ['--store', 'postgresql']);
+  // Every process runs the same plugins, from its own server.json (docs/plugins.md).
+  writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), plugins: { 'wip-limit': WIP_LIMIT } }));
   const envFile = path.join(root, 'server.env');
   if (envFrom) copyFileSync(envFrom, envFile);
   else appendFileSync(envFile, `TASKDAG_DATABASE_URL=${url}\n`);

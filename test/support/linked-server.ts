@@ -61,6 +61,13 @@ export async function startLinkedServer(): Promise<LinkedServer> {
   return linked;
 }
 
+/** The operator lists the plugins the server runs (server.json `plugins`) and restarts it. */
+export async function allowPlugins(linked: LinkedServer, plugins: Record<string, string>): Promise<void> {
+  const config = JSON.parse(readFileSync(linked.config, 'utf8'));
+  writeFileSync(linked.config, JSON.stringify({ ...config, plugins }));
+  await linked.restart();
+}
+
 function isRunning(server: RunningServer): boolean {
   return server.child.exitCode === null && server.child.signalCode === null;
 }

@@ -14,6 +14,17 @@ describe('server.json: the store it selects', () => {
     expect(parseServerConfig(JSON.stringify({ ...base, store: 'postgresql', databaseUrl: 'postgresql://x' }))).to.deep.equal({ problem: 'unknown fields: databaseUrl' });
   });
 
+  it('plugins: the operator\'s allow-list, plugin names to absolute module paths; anything else is named as the problem', () => {
+    const listed = parseServerConfig(JSON.stringify({ ...base, plugins: { 'wip-limit': '/opt/taskdag/plugins/wip-limit.js' } }));
+    expect('config' in listed && listed.config.plugins).to.deep.equal({ 'wip-limit': '/opt/taskdag/plugins/wip-limit.js' });
+    expect(parseServerConfig(JSON.stringify({ ...base, plugins: ['/x.js'] }))).to.deep.equal({ problem: 'plugins must be an object: plugin name -> absolute module path' });
+    expect(parseServerConfig(JSON.stringify({ ...base, plugins: { 'Bad Name': '/x.js' } }))).to.deep.equal({ problem: 'plugins: "Bad Name" is not a plugin name (1-64 of a-z 0-9 . _ -)' });
+    expect(parseServerConfig(JSON.stringify({ ...base, plugins: { wip: './wip.js' } }))).to.deep.equal({ problem: 'plugins.wip must be an absolute path' });
+    const config = { ...base, version: 1 as const, plugins: { wip: '/a.js' } };
+    expect(sameServerConfig(config, { ...config, plugins: { wip: '/b.js' } })).to.equal(false);
+    expect(sameServerConfig({ ...base, version: 1, plugins: {} }, { ...base, version: 1 })).to.equal(true);
+  });
+
   it('an explicit files store is the default one: rendered without it, and the same config', () => {
     const explicit = { ...base, version: 1 as const, store: 'files' as const };
     expect(sameServerConfig(explicit, { ...base, version: 1 })).to.equal(true);

@@ -70,6 +70,19 @@ describe('server init (application, in-memory files)', () => {
     expect(files.writes).to.equal(writes);
   });
 
+  it("keeps the operator's plugin allow-list on a re-run: it has no flag, so nothing conflicts and nothing is rewritten", async () => {
+    const { files, ports } = setup();
+    await serverInit(ports, input({ unit: 'none' }));
+    const config = JSON.parse(files.files.get('/srv/taskdag/server.json')!.text);
+    const plugins = { 'wip-limit': '/opt/taskdag/plugins/wip-limit.js' };
+    files.files.get('/srv/taskdag/server.json')!.text = JSON.stringify({ ...config, plugins });
+    const writes = files.writes;
+    const again = await serverInit(ports, input({ unit: 'none' }));
+    expect(again.config.plugins).to.deep.equal(plugins);
+    expect(again.actions.every((action) => action.action === 'keep')).to.equal(true);
+    expect(files.writes).to.equal(writes);
+  });
+
   it('the default files store is not written into server.json, as before the option existed', async () => {
     const { files, ports } = setup();
     await serverInit(ports, input({ unit: 'none', store: 'files' }));
