@@ -77,8 +77,8 @@ export async function main(io: Io): Promise<number> {
     return fail(usageError(commandWord, error));
   }
   try {
-    await command.validateAndExecute();
-    return 0;
+    // A command that serves (mcp) may end with a status of its own; every other one returns nothing: 0.
+    return await command.validateAndExecute();
   } catch (error) {
     return fail(isClipanionError(error) ? usageError(commandWord, error) : error);
   }

@@ -21,12 +21,13 @@ export class McpCommand extends TaskdagCommand {
 
   async execute() {
     const { serveMcp } = require(path.join(__dirname, MCP_BUNDLE)) as typeof McpServer;
-    const { cwd, env, globals, stdin, stdout } = this.context;
-    await serveMcp({
+    const { cwd, env, globals, stdin, stdout, stderr } = this.context;
+    return serveMcp({
       environment: { cwd, env, project: globals.project },
       agent: this.agent(),
       stdin,
       stdout: stdout as unknown as McpServer.McpOptions['stdout'],
+      stderr,
     });
   }
 }

@@ -1,5 +1,4 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -17,6 +16,7 @@ import type { AgentName } from '../../domain/model.js';
 import { runInCheckout, type Environment } from '../compose.js';
 import { errorEnvelope } from '../envelope.js';
 import { mcpHostPorts } from './host-ports.js';
+import { JsonRpcLineTransport, MAX_MCP_MESSAGE_BYTES } from './json-rpc-lines.js';
 
 declare const TASKDAG_VERSION: string;
 const VERSION = typeof TASKDAG_VERSION === 'string' ? TASKDAG_VERSION : '0.0.0-dev';
@@ -29,16 +29,19 @@ export interface McpOptions {
   /** The one identity of every call, fixed at start (docs/agents.md: no per-call override). */
   agent: AgentName | null;
   stdin: NodeJS.ReadableStream;
-  stdout: { write(text: string): boolean };
+  stdout: { write(text: string): boolean; once?(event: 'drain', listener: () => void): unknown };
+  /** Where the end of a session on an over-size message is said: stdout carries only JSON-RPC. */
+  stderr: { write(text: string): boolean };
 }
 
 /**
  * `taskdag mcp`: an MCP server over stdio whose tools are the agent's loop (mcp-tools.ts). Each
  * call runs through the composition root as a command does, so a tool answers exactly what its
  * command prints, in a local checkout and a linked one alike; the checkout is resolved per call,
- * as a command would. Resolves when the client closes standard input.
+ * as a command would. Resolves to the exit status: 0 when the client closes standard input, 1
+ * when the session ended on a message past the size cap (said on stderr).
  */
-export async function serveMcp(options: McpOptions): Promise<void> {
+export async function serveMcp(options: McpOptions): Promise<number> {
   const registry = new OperationRegistry(OPERATIONS);
   const tools = mcpTools(registry);
   const offered = new Set(tools.map((tool) => tool.name));
@@ -71,12 +74,13 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     return { description: 'The taskdag workflow', messages: [{ role: 'user', content: { type: 'text', text: guide } }] };
   });
 
-  const transport = new StdioServerTransport(options.stdin as NodeJS.ReadStream, options.stdout as unknown as NodeJS.WriteStream);
+  const transport = new JsonRpcLineTransport(options.stdin, options.stdout);
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));
-  // The transport does not watch for end of input; a client that goes away must not leave us running.
-  options.stdin.once('end', () => void server.close());
   await server.connect(transport);
   await closed;
+  if (!transport.endedTooLarge) return 0;
+  options.stderr.write(`taskdag mcp: a message was larger than ${MAX_MCP_MESSAGE_BYTES} bytes; answered -32600 (REQUEST_TOO_LARGE) and stopped\n`);
+  return 1;
 }
 
 /** The one JSON value a command would print, as the text of a tool result; a failure is its envelope. */

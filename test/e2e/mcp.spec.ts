@@ -10,7 +10,7 @@ import { argumentsSchema } from '../../application/contract/json-schemas.js';
 import { MCP_TOOL_NAMES } from '../../application/contract/mcp-tools.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import { BINARY, Sandbox } from '../support/cli.js';
-import { callFails, callOk, exchangeThenClose, startMcp, type McpSession } from '../support/mcp.js';
+import { callFails, callOk, exchangeLinesThenClose, exchangeThenClose, startMcp, type McpSession } from '../support/mcp.js';
 import { agentLoopOverMcp } from '../support/mcp-scenario.js';
 import { loginAt, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 
@@ -153,6 +153,65 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
     expect(code).to.equal(0);
     expect(answers.map((answer) => answer.id)).to.deep.equal([1, 2]);
     expect((await sandbox.ok(['state'])).nodes['T-last'].created_by).to.equal('alice');
+  });
+});
+
+describe('taskdag mcp answers malformed JSON-RPC as JSON-RPC 2.0 says', function () {
+  this.timeout(60_000);
+  let sandbox: Sandbox;
+  beforeEach(async () => {
+    sandbox = new Sandbox();
+    await sandbox.init();
+    await sandbox.ok(['add-initiative', 'billing', '--as', 'lead']);
+  });
+  const addTask = (id: number, task: string, body = '') =>
+    JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'add-task', arguments: { id: task, initiative: 'billing', title: task, body, acceptance: 'a', blocked_by: [] } } });
+  afterEach(() => sandbox.remove());
+  const exchange = (lines: string[]) => exchangeLinesThenClose(BINARY, ['mcp', '--as', 'alice'], { cwd: sandbox.checkout, env: sandbox.env() }, lines);
+  const errorOf = (answers: any[], id: unknown) => answers.filter((answer) => answer.id === id).map((answer) => answer.error?.code);
+
+  it('parse error -32700 (id null), invalid request -32600, invalid params -32602, and goes on serving', async () => {
+    const { code, answers, stderr } = await exchange([
+      'not json',
+      '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"',
+      '[]',
+      '[{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}]',
+      '42',
+      '{"jsonrpc": "2.0", "id": 4}',
+      '{"jsonrpc": "1.0", "id": 5, "method": "tools/list"}',
+      '{"jsonrpc": "2.0", "id": {"no": 1}, "method": "tools/list"}',
+      '{"jsonrpc": "2.0", "id": 6, "method": 7}',
+      '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "status", "arguments": 5}}',
+      '{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {}}',
+      '{"jsonrpc": "2.0", "id": 9, "method": "no/such/method"}',
+      '',
+      addTask(10, 'T-after'),
+    ]);
+    expect(code).to.equal(0);
+    expect(stderr).to.equal('');
+    const nullErrors = answers.filter((answer) => answer.id === null).map((answer) => answer.error.code);
+    // not JSON, cut-off JSON, an empty and a non-empty batch, a number, an id that is no id
+    expect(nullErrors).to.deep.equal([-32700, -32700, -32600, -32600, -32600, -32600]);
+    expect(errorOf(answers, 4)).to.deep.equal([-32600]);
+    expect(errorOf(answers, 5)).to.deep.equal([-32600]);
+    expect(errorOf(answers, 6)).to.deep.equal([-32600]);
+    expect(errorOf(answers, 7)).to.deep.equal([-32602]);
+    expect(answers.find((answer) => answer.id === 7).error.data.issues[0]).to.match(/^params\.arguments: /);
+    expect(errorOf(answers, 8)).to.deep.equal([-32602]);
+    expect(errorOf(answers, 9)).to.deep.equal([-32601]);
+    for (const answer of answers) expect(answer.jsonrpc).to.equal('2.0');
+    // The session went on: the call after every malformed line ran, and only it changed the project.
+    expect(Object.keys((await sandbox.ok(['state'])).nodes)).to.deep.equal(['T-after']);
+  });
+
+  it('a message past 16 MiB is answered -32600 REQUEST_TOO_LARGE, said on stderr, and ends the session with status 1, running nothing', async () => {
+    const { code, answers, stderr } = await exchange([addTask(2, 'T-huge', 'x'.repeat(16 * 1024 * 1024)), addTask(3, 'T-after')]);
+    expect(code).to.equal(1);
+    const refusal = answers.find((answer) => answer.id === null);
+    expect(refusal.error).to.deep.include({ code: -32600, data: { code: 'REQUEST_TOO_LARGE', limit_bytes: 16 * 1024 * 1024 } });
+    expect(answers.map((answer) => answer.id)).not.to.include.members([2, 3]);
+    expect(stderr).to.include('larger than 16777216 bytes');
+    expect((await sandbox.ok(['state'])).nodes).to.deep.equal({});
   });
 });
 

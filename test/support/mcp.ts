@@ -76,22 +76,44 @@ export async function callFails(session: McpSession, tool: string, args: Record<
  * input at once. Resolves to the exit status and every answer line, as sent. The answers are
  * numbered from 1 (initialize), then 2, 3... for the requests.
  */
-export function exchangeThenClose(
+export async function exchangeThenClose(
   binary: string,
   args: string[],
   options: { cwd: string; env: Record<string, string | undefined> },
   requests: { method: string; params: object }[],
 ): Promise<{ code: number | null; answers: any[] }> {
+  return exchangeLinesThenClose(binary, args, options, requests.map((request, index) => JSON.stringify({ jsonrpc: '2.0', id: index + 2, ...request })));
+}
+
+/**
+ * Like exchangeThenClose, with `lines` sent as they are, one a line (malformed ones included),
+ * after initialize. Resolves to the exit status, every answer line parsed, and stderr; a server
+ * still running after 30 s is killed (the status is then null).
+ */
+export function exchangeLinesThenClose(
+  binary: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string | undefined> },
+  lines: string[],
+): Promise<{ code: number | null; answers: any[]; stderr: string }> {
   const child = spawn(process.execPath, [binary, ...args], { cwd: options.cwd, env: definedOnly(options.env) });
   let stdout = '';
+  let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  // A server that stops reading (an over-size message) closes the pipe under what is still being written.
+  child.stdin.on('error', () => undefined);
   const line = (message: object) => JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n';
   child.stdin.write(line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
   child.stdin.write(line({ method: 'notifications/initialized' }));
-  child.stdin.end(requests.map((request, index) => line({ id: index + 2, ...request })).join(''));
+  child.stdin.end(lines.map((text) => `${text}\n`).join(''));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, answers: stdout.trim().split('\n').filter(Boolean).map((text) => JSON.parse(text)) }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, answers: stdout.trim().split('\n').filter(Boolean).map((text) => JSON.parse(text)), stderr });
+    });
   });
 }
 
