@@ -18,7 +18,7 @@ export interface DispatcherUnderTest {
 }
 
 /** They set a server up on this machine rather than act on a project: test/e2e/server-*.spec.ts covers them. */
-const MACHINE_OPERATIONS = new Set(['server init', 'server doctor', 'server setup']);
+const MACHINE_OPERATIONS = new Set(['server init', 'server doctor', 'server setup', 'server credential add', 'server credential list', 'server credential remove']);
 /** A checkout's own remote commands run on the client, never through a dispatcher's project: test/e2e/remote-*.spec.ts covers them. */
 const CLIENT_OPERATIONS = new Set(['link', 'login', 'logout', 'push', 'pull']);
 /** The web board's: served on this machine and linked to, never a project's operation: test/e2e/board-*.spec.ts covers them. */
