@@ -425,8 +425,9 @@ describe('a server runs only the plugins its operator lists', function () {
     marker = path.join(linked.host.root, 'loaded.marker');
     trap = writePlugin(linked.host, 'trap.js', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'loaded');\n${allowAll('trap')}`);
     const stuck = writePlugin(linked.host, 'stuck.js', `module.exports = { name: 'stuck', apiVersion: 1, decide() { return { get allow() { for (;;) {} } }; } };`);
+    const quitter = writePlugin(linked.host, 'quitter.js', `module.exports = { name: 'quitter', apiVersion: 1, decide() { process.exit(3); } };`);
     linked.env.TASKDAG_PLUGIN_TIMEOUT_MS = '300';
-    await allowPlugins(linked, { 'wip-limit': WIP_LIMIT, stuck });
+    await allowPlugins(linked, { 'wip-limit': WIP_LIMIT, stuck, quitter });
     client = await linkedClient(linked);
     project = JSON.parse(readFileSync(path.join(client.checkout, '.taskdag.json'), 'utf8')).project_id;
     bearer = (await login(linked.origin, linked.password)).json.bearer;
@@ -443,7 +444,7 @@ describe('a server runs only the plugins its operator lists', function () {
     const answer = await pushPlugins({ trap: entry('trap', { module: trap }) });
     expect(answer.status, answer.text).to.equal(409);
     expect(answer.json.error.code).to.equal('PLUGIN_NOT_ALLOWED');
-    expect(answer.json.error.details).to.deep.equal({ plugin: 'trap', allowed: ['stuck', 'wip-limit'] });
+    expect(answer.json.error.details).to.deep.equal({ plugin: 'trap', allowed: ['quitter', 'stuck', 'wip-limit'] });
     expect(existsSync(marker), 'the module was never loaded').to.equal(false);
     expect(await revision()).to.equal(before);
     expect((await op('take', { id: 'T-1' })).status, 'the project still works').to.equal(200);
@@ -503,6 +504,16 @@ describe('a server runs only the plugins its operator lists', function () {
     // The operator's own bad plugin cannot shut the project either: a push that drops it is not put to it.
     expect((await pushPlugins({})).status).to.equal(200);
     expect((await op('take', { id: 'T-2' })).status).to.equal(200);
+  });
+
+  it('an allowed plugin that calls process.exit ends only its worker: 500 PLUGIN_RUNTIME_UNAVAILABLE (exited), the server lives on', async () => {
+    expect((await pushPlugins({ quitter: entry('quitter') })).status).to.equal(200);
+    const answer = await op('add-note', { id: 'T-1', text: 'hello' });
+    expect(answer.status, answer.text).to.equal(500);
+    expect(answer.json.error.details).to.include({ plugin: 'quitter', cause: 'exited' });
+    expect(linked.server.child.exitCode, 'the server process is still running').to.equal(null);
+    expect((await pushPlugins({})).status).to.equal(200);
+    expect((await op('add-note', { id: 'T-1', text: 'hello' })).status).to.equal(200);
   });
 
   it('a plugin the operator takes off the list refuses operations (PLUGIN_NOT_ALLOWED) but not the push that drops it', async () => {
