@@ -43,6 +43,7 @@ export const ERROR_CODES = [
   'PROJECT_NOT_FOUND',
   'UI_UNAVAILABLE',
   'AGENT_NOT_ALLOWED',
+  'SERVER_PASSWORD_STALE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

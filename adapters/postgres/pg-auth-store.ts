@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { corruptAuthRecord, parseAuthRecord, verifierProblem, type PasswordVerifier, type Session } from '../../application/server/auth-record.js';
 import type { AuthRecord } from '../../application/server/auth-record.js';
-import type { AuthStore, CredentialStore, SharedSessions, StoredAuth } from '../../application/ports/auth-store.js';
+import type { CredentialStore, SharedAuthStore, SharedSessions, StoredAuth } from '../../application/ports/auth-store.js';
 import { PgCredentialStore } from './pg-credential-store.js';
 import { databaseError, queryFresh, withTransaction } from './pg-pool.js';
 
@@ -26,10 +26,10 @@ const sessionValues = (session: Session) => [session.bearer_hash, session.create
 
 /**
  * The password verifier and the sessions in the database, shared by every server process on it
- * (docs/scaling.md): a bearer granted by one process works on all, and a rotation (a record
- * saved with no sessions) ends every session at once. Only bearer hashes are stored.
+ * (docs/scaling.md): a bearer granted by one process works on all, and a rotation (a verifier
+ * installed with no sessions) ends every session at once. Only bearer hashes are stored.
  */
-export class PgAuthStore implements AuthStore, SharedSessions {
+export class PgAuthStore implements SharedAuthStore, SharedSessions {
   readonly location = 'postgresql:taskdag_auth';
   readonly shared: SharedSessions = this;
   /** In the database too: every process sees a credential added or removed at once. */
@@ -41,24 +41,31 @@ export class PgAuthStore implements AuthStore, SharedSessions {
 
   async load(): Promise<StoredAuth> {
     try {
-      const verifier = await this.verifier();
-      if (!verifier) return { kind: 'absent' };
+      const auth = (await queryFresh<{ verifier: PasswordVerifier; generation: string }>(this.pool, 'SELECT verifier, generation FROM taskdag_auth', [])).rows[0];
+      if (!auth) return { kind: 'absent' };
       const sessions = await this.pool.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM taskdag_sessions ORDER BY created_at`);
-      const parsed = parseAuthRecord(JSON.stringify({ version: 1, verifier, sessions: sessions.rows.map(sessionOf) }));
+      const record = { version: 1, generation: Number(auth.generation), verifier: auth.verifier, sessions: sessions.rows.map(sessionOf) };
+      const parsed = parseAuthRecord(JSON.stringify(record));
       return 'record' in parsed ? { kind: 'valid', record: parsed.record } : { kind: 'corrupt', problem: parsed.problem };
     } catch (error) {
       throw databaseError(error);
     }
   }
 
-  /** The verifier and exactly the record's sessions, in one transaction. */
-  save(record: AuthRecord): Promise<void> {
+  /**
+   * The new verifier and no sessions, in one transaction, only over the record `replacing` was:
+   * the row's generation is the compare-and-set (two processes rotating at once: one wins, the
+   * other finds the winner's record when it loads again).
+   */
+  install(record: AuthRecord, replacing: AuthRecord | null): Promise<boolean> {
     return withTransaction(this.pool, async (client) => {
-      await client.query('INSERT INTO taskdag_auth (singleton, verifier) VALUES (true, $1) ON CONFLICT (singleton) DO UPDATE SET verifier = EXCLUDED.verifier', [
-        JSON.stringify(record.verifier),
-      ]);
+      const verifier = JSON.stringify(record.verifier);
+      const written = replacing
+        ? await client.query('UPDATE taskdag_auth SET verifier = $1, generation = $2 WHERE generation = $3', [verifier, record.generation ?? 0, replacing.generation ?? 0])
+        : await client.query('INSERT INTO taskdag_auth (singleton, verifier, generation) VALUES (true, $1, $2) ON CONFLICT (singleton) DO NOTHING', [verifier, record.generation ?? 0]);
+      if (written.rowCount !== 1) return false;
       await client.query('DELETE FROM taskdag_sessions');
-      for (const session of record.sessions) await client.query(INSERT_SESSION, sessionValues(session));
+      return true;
     });
   }
 

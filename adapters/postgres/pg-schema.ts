@@ -111,6 +111,12 @@ const MIGRATIONS: readonly string[] = [
   );
   ALTER TABLE taskdag_sessions ADD COLUMN credential text REFERENCES taskdag_credentials (id) ON DELETE CASCADE;
   `,
+  // 4: the password generation that set the verifier (docs/scaling.md): a process replaces the
+  // verifier only with a newer one, so a host with an old server.env cannot roll a rotation back.
+  // 0 for a verifier stored before, as for a server.env without the line.
+  `
+  ALTER TABLE taskdag_auth ADD COLUMN generation bigint NOT NULL DEFAULT 0;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,13 +2,13 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseAuthRecord, renderAuthRecord, type AuthRecord } from '../../application/server/auth-record.js';
 import { SERVER_FILE_NAMES } from '../../application/server/server-config.js';
-import type { AuthStore, StoredAuth } from '../../application/ports/auth-store.js';
+import type { OwnAuthStore, StoredAuth } from '../../application/ports/auth-store.js';
 import { storageError } from '../storage-error.js';
 import { writeFileDurably } from './durable-write.js';
 import { FsCredentialStore } from './fs-credential-store.js';
 
 /** `<stateHome>/remote-auth.json`, mode 0600, replaced atomically and durably on every change. */
-export class FsAuthStore implements AuthStore {
+export class FsAuthStore implements OwnAuthStore {
   readonly location: string;
   /** In a file of their own: the operator's commands write it while the server, which owns remote-auth.json, runs. */
   readonly credentials: FsCredentialStore;
@@ -34,6 +34,12 @@ export class FsAuthStore implements AuthStore {
     }
     const parsed = parseAuthRecord(text);
     return 'record' in parsed ? { kind: 'valid', record: parsed.record } : { kind: 'corrupt', problem: parsed.problem };
+  }
+
+  /** Always written: under the service lock this process is the file's only writer, so nothing can have changed since `load`. */
+  async install(record: AuthRecord): Promise<boolean> {
+    await this.save(record);
+    return true;
   }
 
   async save(record: AuthRecord): Promise<void> {

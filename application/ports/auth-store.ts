@@ -3,17 +3,36 @@ import type { Credential } from '../server/credential-record.js';
 
 export type StoredAuth = { kind: 'absent' } | { kind: 'valid'; record: AuthRecord } | { kind: 'corrupt'; problem: string };
 
-/** `remote-auth.json` in the state home: the password verifier and the session list (spec 2.6). */
-export interface AuthStore {
-  /** Where the file is, for the operator's error messages (never for HTTP bodies). */
+/**
+ * The password verifier and the sessions: `remote-auth.json` in one server's state home (spec
+ * 2.6), or the rows of a database every server process shares (docs/scaling.md).
+ */
+export type AuthStore = OwnAuthStore | SharedAuthStore;
+
+interface AuthStoreBase {
+  /** Where the record is, for the operator's error messages (never for HTTP bodies). */
   readonly location: string;
   load(): Promise<StoredAuth>;
-  /** Replaces the record durably: when this resolves, a crash cannot lose it. */
-  save(record: AuthRecord): Promise<void>;
-  /** Present when several server processes share the store (a database): sessions live there, not in one process's memory. */
-  readonly shared?: SharedSessions;
+  /**
+   * Writes a record with a new verifier (a first start, or a rotation) durably, unless another
+   * process wrote one since `replacing` (the record loaded; null when there was none): then it
+   * writes nothing and answers false, and the caller decides again on what is stored now.
+   */
+  install(record: AuthRecord, replacing: AuthRecord | null): Promise<boolean>;
   /** The bound credentials, read afresh on every use: an operator adds or removes them while the server runs. */
   readonly credentials: CredentialStore;
+}
+
+/** One server process owns the record (under its service lock): sessions are saved with it. */
+export interface OwnAuthStore extends AuthStoreBase {
+  readonly shared?: undefined;
+  /** Replaces the record durably: when this resolves, a crash cannot lose it. */
+  save(record: AuthRecord): Promise<void>;
+}
+
+/** Several server processes share the record (a database): sessions live there, not in one process's memory. */
+export interface SharedAuthStore extends AuthStoreBase {
+  readonly shared: SharedSessions;
 }
 
 /**

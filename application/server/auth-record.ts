@@ -23,6 +23,8 @@ export interface Session {
 
 export interface AuthRecord {
   version: 1;
+  /** The password generation that set this verifier (server-env.ts); 0 in records from before it. */
+  generation?: number;
   verifier: PasswordVerifier;
   sessions: Session[];
 }
@@ -69,6 +71,7 @@ export function parseAuthRecord(text: string): { record: AuthRecord } | { proble
     return { problem: `not JSON: ${(error as Error).message}` };
   }
   if (typeof value !== 'object' || value === null || value.version !== 1) return { problem: 'not a version 1 auth record' };
+  if (value.generation !== undefined && !isBetween(value.generation, 0, Number.MAX_SAFE_INTEGER)) return { problem: 'the password generation is not a whole number' };
   const problem = verifierProblem(value.verifier);
   if (problem) return { problem };
   if (!Array.isArray(value.sessions)) return { problem: 'sessions is not a list' };

@@ -1,13 +1,13 @@
 import { ANY_AGENT, type AgentBinding } from '../../domain/agent-binding.js';
 import { DomainError } from '../../domain/errors.js';
-import type { AuthStore } from '../ports/auth-store.js';
+import type { AuthStore, OwnAuthStore } from '../ports/auth-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { BearerTokens, PasswordHasher } from '../ports/credentials.js';
 import { corruptAuthRecord, type AuthRecord, type Session } from './auth-record.js';
 import { claimedCredential, type Credential } from './credential-record.js';
 import { LoginThrottle, type LoginOutcome } from './login-throttle.js';
 import type { IdentityMode } from './server-config.js';
-import { MAX_SECRET_LENGTH } from './server-env.js';
+import { MAX_SECRET_LENGTH, PASSWORD_GENERATION_KEY } from './server-env.js';
 
 /** Decided in docs/operating.md: a bearer lives 30 days from login, then the client logs in again. */
 export const BEARER_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
@@ -52,19 +52,26 @@ export class AuthService {
   }
 
   /**
-   * Loads the auth file, creating it for a new state home. When the password no longer matches
+   * Loads the auth record, creating it for a new state home. When the password no longer matches
    * the verifier (a rotation), the new verifier and an empty session list are written before
-   * this resolves, so no old bearer survives. A corrupt file stops here with the recovery of 5.6.
+   * this resolves, so no old bearer survives. A corrupt record stops here with the recovery of
+   * 5.6. `generation` is this root's password generation (server-env.ts): where the record is
+   * shared by several processes, a password that differs from the stored one replaces it only
+   * with a newer generation, so a host with an old `server.env` cannot roll a rotation back. (A
+   * record only this process writes holds no other root's password: any change is this root's.)
    */
-  static async open(deps: AuthDependencies, password: string): Promise<{ service: AuthService; startup: AuthStartup }> {
-    const stored = await deps.store.load();
-    if (stored.kind === 'corrupt') throw corruptAuthRecord(deps.store.location, stored.problem);
-    if (stored.kind === 'valid' && (await deps.hasher.matches(password, stored.record.verifier))) {
-      return { service: new AuthService(deps, stored.record, deps.throttle ?? new LoginThrottle()), startup: 'kept' };
+  static async open(deps: AuthDependencies, password: string, generation: number): Promise<{ service: AuthService; startup: AuthStartup }> {
+    const service = (record: AuthRecord) => new AuthService(deps, record, deps.throttle ?? new LoginThrottle());
+    for (;;) {
+      const stored = await deps.store.load();
+      if (stored.kind === 'corrupt') throw corruptAuthRecord(deps.store.location, stored.problem);
+      const current = stored.kind === 'valid' ? stored.record : null;
+      if (current && (await deps.hasher.matches(password, current.verifier))) return { service: service(current), startup: 'kept' };
+      if (current && deps.store.shared && generation <= (current.generation ?? 0)) throw stalePassword(generation, current.generation ?? 0);
+      const record: AuthRecord = { version: 1, generation, verifier: await deps.hasher.derive(password), sessions: [] };
+      // Lost only to another process that installed a record first: decide again on that one.
+      if (await deps.store.install(record, current)) return { service: service(record), startup: current ? 'rotated' : 'created' };
     }
-    const record: AuthRecord = { version: 1, verifier: await deps.hasher.derive(password), sessions: [] };
-    await deps.store.save(record);
-    return { service: new AuthService(deps, record, deps.throttle ?? new LoginThrottle()), startup: stored.kind === 'absent' ? 'created' : 'rotated' };
   }
 
   /**
@@ -107,8 +114,9 @@ export class AuthService {
       expires_at: new Date(now + BEARER_LIFETIME_MS).toISOString(),
       ...(credential ? { credential: credential.id } : {}),
     };
-    if (shared) await shared.add(session, new Date(now).toISOString(), MAX_SESSIONS);
-    else await this.change((sessions) => [...sessions, session]);
+    const store = this.deps.store;
+    if (store.shared) await store.shared.add(session, new Date(now).toISOString(), MAX_SESSIONS);
+    else await this.change(store, (sessions) => [...sessions, session]);
     return { bearer, expires_at: session.expires_at };
   }
 
@@ -169,12 +177,12 @@ export class AuthService {
   }
 
   /** One write at a time; expired sessions are dropped, and the oldest past MAX_SESSIONS. */
-  private change(edit: (sessions: Session[]) => Session[]): Promise<void> {
+  private change(store: OwnAuthStore, edit: (sessions: Session[]) => Session[]): Promise<void> {
     const write = this.writes.then(async () => {
       const now = this.now();
       const live = edit(this.record.sessions).filter((session) => Date.parse(session.expires_at) > now);
       const next: AuthRecord = { ...this.record, sessions: live.slice(-MAX_SESSIONS) };
-      await this.deps.store.save(next);
+      await store.save(next);
       this.record = next;
       this.byHash.clear();
       for (const session of next.sessions) this.byHash.set(session.bearer_hash, session);
@@ -186,4 +194,15 @@ export class AuthService {
   private now(): number {
     return Date.parse(this.deps.clock.now());
   }
+}
+
+/** This root's password is not the one a newer (or the same) generation stored: starting would roll it back. */
+function stalePassword(generation: number, stored: number): DomainError {
+  return new DomainError(
+    'SERVER_PASSWORD_STALE',
+    `The password of this server (${PASSWORD_GENERATION_KEY}=${generation}) differs from the one the database holds (generation ${stored}), ` +
+      'set by a rotation on another host: starting with it would roll that rotation back and end every session. ' +
+      'Stop here, copy server.env from the host that rotated (or its TASKDAG_SERVER_PASSWORD and TASKDAG_PASSWORD_GENERATION lines) to this host, and start again (docs/scaling.md)',
+    { generation, database_generation: stored },
+  );
 }

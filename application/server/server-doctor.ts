@@ -6,7 +6,7 @@ import { joinPath } from './posix-path.js';
 import { corruptAuthRecovery, parseAuthRecord } from './auth-record.js';
 import { parseCredentials } from './credential-record.js';
 import { identitiesOf, parseServerConfig, SERVER_FILE_NAMES, storeOf, type ServerConfig } from './server-config.js';
-import { DATABASE_URL_KEY, databaseUrlProblem, parseEnvFile, PASSWORD_KEY } from './server-env.js';
+import { DATABASE_URL_KEY, databaseUrlProblem, parseEnvFile, PASSWORD_GENERATION_KEY, PASSWORD_KEY, passwordGeneration } from './server-env.js';
 import { readServerSettings } from './server-settings.js';
 
 export interface ServerDoctorInput {
@@ -119,6 +119,10 @@ async function checkEnv(files: HostFiles, path: string, add: Add): Promise<Map<s
   }
   if (parsed.entries.get(PASSWORD_KEY)!.length < SHORT_SECRET) {
     add('SECRET_WEAK', 'warning', `${PASSWORD_KEY} is shorter than ${SHORT_SECRET} characters`, 'Rotate to a generated secret: `taskdag server init --root <dir> --rotate-password`');
+  }
+  const generation = passwordGeneration(parsed.entries);
+  if ('problem' in generation) {
+    add('PASSWORD_GENERATION_INVALID', 'error', `${generation.problem} (${path})`, `Correct ${PASSWORD_GENERATION_KEY} in ${path}: copy the line from the host that last rotated the password`);
   }
   const settings = readServerSettings(parsed.entries);
   if ('problems' in settings) {

@@ -9,6 +9,13 @@ import type { StoreKind } from './server-config.js';
 export const PASSWORD_KEY = 'TASKDAG_SERVER_PASSWORD';
 /** The PostgreSQL connection string of a server whose store is postgresql (docs/scaling.md): only ever in this file. */
 export const DATABASE_URL_KEY = 'TASKDAG_DATABASE_URL';
+/**
+ * How many times this root's password was set: 1 for the first, one more for each
+ * `--rotate-password` (absent, as in files from before it: 0). Not a secret. Where several
+ * processes share a database, a password may replace the stored one only with a newer
+ * generation, so a host with an old `server.env` cannot roll a rotation back (docs/scaling.md).
+ */
+export const PASSWORD_GENERATION_KEY = 'TASKDAG_PASSWORD_GENERATION';
 
 const KEY = /^[A-Z_][A-Z0-9_]*$/;
 const LITERAL_VALUE = /^[A-Za-z0-9_@%+=:,./-]*$/;
@@ -50,11 +57,12 @@ export function secretProblem(secret: string): string | null {
 }
 
 /** A new env file: the secret and the body cap written out, so an operator sees what to tune; with PostgreSQL, where its connection string goes. */
-export function renderEnvFile(secret: string, maxBodyBytes: number, store: StoreKind = 'files'): string {
+export function renderEnvFile(secret: string, maxBodyBytes: number, store: StoreKind = 'files', generation = 1): string {
   return [
     '# taskdag server environment: strict KEY=VALUE lines, mode 0600. Never commit or share this file.',
     '# Rotate the password with `taskdag server init --root <dir> --rotate-password` (see docs/operating.md).',
     `${PASSWORD_KEY}=${secret}`,
+    `${PASSWORD_GENERATION_KEY}=${generation}`,
     `TASKDAG_SERVER_MAX_BODY_BYTES=${maxBodyBytes}`,
     ...(store === 'postgresql'
       ? [
@@ -73,10 +81,26 @@ export function databaseUrlProblem(url: string | undefined): string | null {
   return /^postgres(ql)?:\/\//.test(url) ? null : `${DATABASE_URL_KEY} must be a postgresql:// connection string`;
 }
 
-/** The same file with only the secret replaced: comments, other keys and their order kept. */
-export function replaceSecret(text: string, secret: string): string {
-  return text
-    .split('\n')
-    .map((line) => (line.startsWith(`${PASSWORD_KEY}=`) ? `${PASSWORD_KEY}=${secret}` : line))
+/** The password generation an environment (or env file) gives: 0 when absent, or what is wrong with it. */
+export function passwordGeneration(env: ReadonlyMap<string, string> | Record<string, string | undefined>): { generation: number } | { problem: string } {
+  const value = env instanceof Map ? env.get(PASSWORD_GENERATION_KEY) : (env as Record<string, string | undefined>)[PASSWORD_GENERATION_KEY];
+  if (value === undefined) return { generation: 0 };
+  const generation = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+  return Number.isSafeInteger(generation) ? { generation } : { problem: `${PASSWORD_GENERATION_KEY} must be a whole number of at most 15 digits, not ${JSON.stringify(value)}` };
+}
+
+/**
+ * The same file with a new secret and the next password generation: comments, other keys and
+ * their order kept (a file without a generation line gets one after the secret).
+ */
+export function rotateSecret(text: string, secret: string, generation: number): string {
+  const lines = text.split('\n');
+  const hadGeneration = lines.some((line) => line.startsWith(`${PASSWORD_GENERATION_KEY}=`));
+  return lines
+    .flatMap((line) => {
+      if (line.startsWith(`${PASSWORD_GENERATION_KEY}=`)) return [`${PASSWORD_GENERATION_KEY}=${generation}`];
+      if (!line.startsWith(`${PASSWORD_KEY}=`)) return [line];
+      return hadGeneration ? [`${PASSWORD_KEY}=${secret}`] : [`${PASSWORD_KEY}=${secret}`, `${PASSWORD_GENERATION_KEY}=${generation}`];
+    })
     .join('\n');
 }

@@ -17,7 +17,7 @@ import {
   type ServerConfig,
   type StoreKind,
 } from './server-config.js';
-import { parseEnvFile, renderEnvFile, replaceSecret } from './server-env.js';
+import { parseEnvFile, PASSWORD_GENERATION_KEY, passwordGeneration, renderEnvFile, rotateSecret, type EnvFile } from './server-env.js';
 import { DEFAULT_SETTINGS } from './server-settings.js';
 import { checkUnitPaths, DEFAULT_SERVICE_USER, renderUnit, unitServiceUser, unitStartsServerRun, type Installation, type UnitInput } from './unit-file.js';
 
@@ -213,11 +213,15 @@ async function planEnv(files: HostFiles, path: string, input: ServerInitInput, s
   if (existing === null) return plan({ path, action: 'create', text: renderEnvFile(mint(), DEFAULT_SETTINGS.maxBodyBytes, store) }, 'generated');
   if (adopted !== null) {
     if (!input.rotatePassword) return plan({ path, action: 'keep' }, 'adopted');
-    return plan({ path, action: 'rotate-secret', text: replaceSecret(existing, mint()) }, 'rotated');
+    const generation = passwordGeneration((parsed as EnvFile).entries);
+    if ('problem' in generation) throw new DomainError('INVALID_ARGUMENT', `${path}: ${generation.problem}: correct the line, then rotate again`, { path, field: PASSWORD_GENERATION_KEY });
+    return plan({ path, action: 'rotate-secret', text: rotateSecret(existing, mint(), generation.generation + 1) }, 'rotated');
   }
   const reason = `structurally invalid: ${(parsed as { problem: string }).problem}`;
   if (!input.force) return plan({ path, action: 'conflict', reason }, 'adopted');
-  return plan({ path, action: 'replace', reason, text: renderEnvFile(mint(), DEFAULT_SETTINGS.maxBodyBytes, store) }, 'regenerated');
+  // A new secret is a rotation: one generation past whatever the broken file still says.
+  const previous = Number(new RegExp(`^${PASSWORD_GENERATION_KEY}=(\\d{1,15})$`, 'm').exec(existing)?.[1] ?? 0);
+  return plan({ path, action: 'replace', reason, text: renderEnvFile(mint(), DEFAULT_SETTINGS.maxBodyBytes, store, previous + 1) }, 'regenerated');
 }
 
 /**

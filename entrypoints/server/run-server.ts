@@ -6,7 +6,7 @@ import { DomainError } from '../../domain/errors.js';
 import { AuthService } from '../../application/server/auth-service.js';
 import type { AuthStore } from '../../application/ports/auth-store.js';
 import { identitiesOf, parseServerConfig, type ServerConfig } from '../../application/server/server-config.js';
-import { PASSWORD_KEY, secretProblem } from '../../application/server/server-env.js';
+import { PASSWORD_GENERATION_KEY, PASSWORD_KEY, passwordGeneration, secretProblem } from '../../application/server/server-env.js';
 import { readServerSettings, type ServerSettings } from '../../application/server/server-settings.js';
 import { buildHttpApp } from '../../adapters/server/http-app.js';
 import { listen } from '../../adapters/server/http-listener.js';
@@ -71,7 +71,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
 }
 
 /** With its store open: auth, the live-event hub fed by every commit, then the HTTP app until a signal. */
-async function serve(backend: StoreBackend, config: ServerConfig, settings: ServerSettings, password: string, configPath: string): Promise<void> {
+async function serve(backend: StoreBackend, config: ServerConfig, settings: ServerSettings, password: ServerPassword, configPath: string): Promise<void> {
   const auth = await openAuth(backend.auth, password, config);
   const shutdown = new ShutdownHooks();
   const hub = new SseHub();
@@ -126,11 +126,12 @@ function log(line: string): void {
 }
 
 /** The auth file, created or rotated durably before this resolves (spec 5.3, 5.5). */
-async function openAuth(store: AuthStore, password: string, config: ServerConfig): Promise<AuthService> {
+async function openAuth(store: AuthStore, password: ServerPassword, config: ServerConfig): Promise<AuthService> {
   const identities = identitiesOf(config);
   const { service, startup } = await AuthService.open(
     { store, hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock(), identities },
-    password,
+    password.secret,
+    password.generation,
   );
   if (startup === 'rotated') log('taskdag server: the password changed; every earlier bearer is revoked and clients must log in again');
   if (identities === 'bound') log('taskdag server: identities are bound: only credentials log in (server credential add), each as the agents it names');
@@ -170,8 +171,17 @@ function readConfig(configPath: string): ServerConfig {
   return parsed.config;
 }
 
-/** Spec 5.3: the password comes from the environment only, and leaves it at once (no child inherits it). */
-function takePassword(env: Record<string, string | undefined>): string {
+/** The password and its generation (server-env.ts), as the environment gave them. */
+interface ServerPassword {
+  secret: string;
+  generation: number;
+}
+
+/**
+ * Spec 5.3: the password comes from the environment only, and leaves it at once (no child
+ * inherits it); its generation comes with it.
+ */
+function takePassword(env: Record<string, string | undefined>): ServerPassword {
   const password = env[PASSWORD_KEY];
   delete env[PASSWORD_KEY];
   if (password === undefined || password === '') {
@@ -182,7 +192,9 @@ function takePassword(env: Record<string, string | undefined>): string {
   }
   const problem = secretProblem(password);
   if (problem) throw new DomainError('INVALID_ARGUMENT', `${problem}`, { field: PASSWORD_KEY });
-  return password;
+  const generation = passwordGeneration(env);
+  if ('problem' in generation) throw new DomainError('INVALID_ARGUMENT', `${generation.problem}: correct it in server.env`, { field: PASSWORD_GENERATION_KEY });
+  return { secret: password, generation: generation.generation };
 }
 
 function readSettings(env: Record<string, string | undefined>): ServerSettings {

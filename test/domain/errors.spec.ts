@@ -17,6 +17,7 @@ describe('errors (spec 7)', () => {
     expect(ERROR_CODES.filter((code) => !SPEC_CODES.includes(code))).to.deep.equal([
       'INVALID_ARGUMENT',
       'PLUGIN_REFUSED',
+      'PLUGIN_NOT_ALLOWED',
       'UNKNOWN_COMMAND',
       'SERVER_SETUP_CONFLICT',
       'SERVER_PREFLIGHT_FAILED',
@@ -25,6 +26,7 @@ describe('errors (spec 7)', () => {
       'PROJECT_NOT_FOUND',
       'UI_UNAVAILABLE',
       'AGENT_NOT_ALLOWED',
+      'SERVER_PASSWORD_STALE',
     ]);
     expect(new Set(ERROR_CODES).size).to.equal(ERROR_CODES.length);
   });

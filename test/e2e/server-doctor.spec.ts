@@ -86,6 +86,8 @@ describe('server doctor and server setup (spec 4.6)', function () {
     const weak = await doctor();
     expect(weak.code).to.equal(0);
     expect(codes(weak.json.findings)).to.include('SECRET_WEAK:warning');
+    writeFileSync(file('server.env'), 'TASKDAG_SERVER_PASSWORD=correct-horse-battery\nTASKDAG_PASSWORD_GENERATION=two\n');
+    expect(codes((await doctor()).json.error.details.findings)).to.include('PASSWORD_GENERATION_INVALID:error');
   });
 
   it('reports a missing configuration without creating anything', async () => {

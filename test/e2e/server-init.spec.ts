@@ -135,7 +135,7 @@ describe('server init (spec 4.6)', function () {
     expect(loud.secret).to.deep.equal({ source: 'adopted', value: secretOf() });
   });
 
-  it('--rotate-password rewrites only the secret: other lines, server.json and the unit stay as they were', async () => {
+  it('--rotate-password rewrites only the secret and its generation: other lines, server.json and the unit stay as they were', async () => {
     await sandbox.ok(['server', 'init', '--root', root]);
     writeFileSync(file('server.env'), `${readFileSync(file('server.env'), 'utf8')}# tuned\nTASKDAG_SERVER_DRAIN_MS=2000\n`);
     const envBefore = readFileSync(file('server.env'), 'utf8');
@@ -144,7 +144,7 @@ describe('server init (spec 4.6)', function () {
     const result = await sandbox.ok(['server', 'init', '--root', root, '--rotate-password']);
     expect(result.secret).to.deep.equal({ source: 'rotated' });
     expect(secretOf()).to.match(/^[A-Za-z0-9_-]{43}$/).and.not.equal(oldSecret);
-    expect(readFileSync(file('server.env'), 'utf8')).to.equal(envBefore.replace(oldSecret, secretOf()!));
+    expect(readFileSync(file('server.env'), 'utf8')).to.equal(envBefore.replace(oldSecret, secretOf()!).replace('TASKDAG_PASSWORD_GENERATION=1\n', 'TASKDAG_PASSWORD_GENERATION=2\n'));
     expect(modeOf(file('server.env'))).to.equal('600');
     const after = fileTree(root);
     for (const name of ['server.json', 'taskdag-server.service', 'data', 'state']) expect(after[name], name).to.deep.equal(before[name]);

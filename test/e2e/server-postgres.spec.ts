@@ -193,6 +193,24 @@ describe('several server processes on one PostgreSQL database (issue 15)', funct
     const fresh = (await login(servers[1]!.origin, rotated)).json.bearer;
     expect((await session(servers[0]!.origin, fresh)).status).to.equal(200);
   });
+
+  it('a host restarted with its old server.env after a rotation elsewhere is refused with the next step, and the rotation stands (issue 23)', async () => {
+    const rotated = envFileEntries(roots[0]!.envFile).TASKDAG_SERVER_PASSWORD!;
+    const fresh = (await login(servers[0]!.origin, rotated)).json.bearer;
+    await servers[1]!.stop('SIGTERM');
+    const stale = await sandbox.run(['server', 'run', roots[1]!.config], { env: envFileEntries(roots[1]!.envFile) });
+    expect([stale.code, stale.json?.error?.code], stale.stdout + stale.stderr).to.deep.equal([1, 'SERVER_PASSWORD_STALE']);
+    expect(stale.json.error.details).to.deep.equal({ generation: 1, database_generation: 2 });
+    expect(stale.json.error.message).to.include('copy server.env from the host that rotated');
+    expect(stale.stdout + stale.stderr).not.to.include(password).and.not.to.include(rotated);
+    // Nothing was rolled back: the rotated password and its sessions still hold, the old one still fails.
+    expect((await session(servers[0]!.origin, fresh)).status).to.equal(200);
+    expect((await login(servers[0]!.origin, password)).status).to.equal(401);
+    // The next step works: with the rotated server.env the host starts and serves the same sessions.
+    copyFileSync(roots[0]!.envFile, roots[1]!.envFile);
+    servers[1] = await start(1);
+    expect((await session(servers[1]!.origin, fresh)).status).to.equal(200);
+  });
 });
 
 describe('a PostgreSQL server that cannot start, and its preflight (issue 15)', function () {

@@ -58,6 +58,7 @@ describe('server run (spec 4.6, 5.3)', function () {
       [{ TASKDAG_SERVER_PASSWORD: 'has space' }, 'INVALID_ARGUMENT', { field: 'TASKDAG_SERVER_PASSWORD' }],
       [{ ...env, TASKDAG_SERVER_MAX_BODY_BYTES: '12abc' }, 'INVALID_ARGUMENT', {}],
       [{ ...env, TASKDAG_SERVER_DRAIN_MS: '999999999' }, 'INVALID_ARGUMENT', {}],
+      [{ ...env, TASKDAG_PASSWORD_GENERATION: '-1' }, 'INVALID_ARGUMENT', { field: 'TASKDAG_PASSWORD_GENERATION' }],
     ];
     for (const [extra, code, details] of cases) {
       const result = await sandbox.run(['server', 'run', config], { env: extra });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectStoreFactory, type PgProjectStore } from '../../../adapters/postgres/pg-project-store.js';
-import { migrate } from '../../../adapters/postgres/pg-schema.js';
+import { migrate, SCHEMA_VERSION } from '../../../adapters/postgres/pg-schema.js';
 import type { PluginTable } from '../../../domain/plugins.js';
 import type { StoredState } from '../../../application/ports/project-store.js';
 import { rejectionOf } from '../../support/failures.js';
@@ -104,8 +104,13 @@ describe('PostgreSQL schema 2: snapshots keep plugin tables', function () {
       if (current.kind !== 'valid') throw new Error('no state');
       const metadata = await store.snapshots.take('pre-migrate', current, NOW);
       // Back to the database as schema 1 left it, with its snapshot.
-      testPostgres().sql(new URL(url).pathname.slice(1), 'ALTER TABLE taskdag_snapshots DROP COLUMN plugins; DELETE FROM taskdag_schema WHERE version = 2');
-      expect(await migrate(pool)).to.deep.equal([2]);
+      testPostgres().sql(
+        new URL(url).pathname.slice(1),
+        'ALTER TABLE taskdag_snapshots DROP COLUMN plugins; ALTER TABLE taskdag_sessions DROP COLUMN credential; DROP TABLE taskdag_credentials; ' +
+          'ALTER TABLE taskdag_auth DROP COLUMN generation; DELETE FROM taskdag_schema WHERE version >= 2',
+      );
+      // Every later migration applies on top, the snapshot's included.
+      expect(await migrate(pool)).to.deep.equal(Array.from({ length: SCHEMA_VERSION - 1 }, (_, index) => index + 2));
       expect(await store.snapshots.load(metadata.id)).to.deep.include({ metadata, plugins: {} });
     } finally {
       await pool.end();

@@ -31,8 +31,8 @@ describe('sessions and revision events shared through PostgreSQL', function () {
     for (const pool of pools) await pool.end();
   });
 
-  const authOn = (pool: Pool, password: string) =>
-    AuthService.open({ store: new PgAuthStore(pool), hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() }, password);
+  const authOn = (pool: Pool, password: string, generation = 1) =>
+    AuthService.open({ store: new PgAuthStore(pool), hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() }, password, generation);
 
   it('a bearer from one process works on another; a rotation by either ends them all and retires the old password everywhere', async () => {
     const first = await authOn(pools[0]!, 'old-password-1');
@@ -40,7 +40,7 @@ describe('sessions and revision events shared through PostgreSQL', function () {
     expect([first.startup, second.startup]).to.deep.equal(['created', 'kept']);
     const login = await first.service.login('old-password-1', 'c');
     expect((await second.service.authenticate(`Bearer ${login.bearer}`)).expires_at).to.equal(login.expires_at);
-    const rotated = await authOn(pools[0]!, 'new-password-2');
+    const rotated = await authOn(pools[0]!, 'new-password-2', 2);
     expect(rotated.startup).to.equal('rotated');
     for (const service of [first.service, second.service, rotated.service]) {
       expect((await rejectionOf(() => service.authenticate(`Bearer ${login.bearer}`))).details).to.deep.equal({ reason: 'unknown' });
@@ -51,6 +51,22 @@ describe('sessions and revision events shared through PostgreSQL', function () {
     expect(await first.service.authenticate(`Bearer ${fresh.bearer}`)).to.be.an('object');
     const stored = await pools[0]!.query('SELECT * FROM taskdag_sessions');
     expect(JSON.stringify(stored.rows)).not.to.include(fresh.bearer);
+  });
+
+  it('a host with an older password generation is refused and changes nothing; two rotations racing: one wins, the other is refused (issue 23)', async () => {
+    const first = await authOn(pools[0]!, 'password-1', 1);
+    const login = await first.service.login('password-1', 'c');
+    const stale = await rejectionOf(() => authOn(pools[1]!, 'password-0', 1));
+    expect([stale.code, stale.details]).to.deep.equal(['SERVER_PASSWORD_STALE', { generation: 1, database_generation: 1 }]);
+    expect(await first.service.authenticate(`Bearer ${login.bearer}`)).to.be.an('object');
+    const racing = await Promise.allSettled([authOn(pools[0]!, 'password-2a', 2), authOn(pools[1]!, 'password-2b', 2)]);
+    const won = racing.filter((outcome) => outcome.status === 'fulfilled');
+    const lost = racing.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(won.map((outcome) => outcome.value.startup)).to.deep.equal(['rotated']);
+    expect(lost.map((outcome) => outcome.reason.code)).to.deep.equal(['SERVER_PASSWORD_STALE']);
+    const winner = racing[0]!.status === 'fulfilled' ? 'password-2a' : 'password-2b';
+    expect((await pools[0]!.query('SELECT generation::int FROM taskdag_auth')).rows).to.deep.equal([{ generation: 2 }]);
+    expect((await authOn(pools[1]!, winner, 2)).startup).to.equal('kept');
   });
 
   it('a verifier row damaged in the database (an out-of-range scrypt cost) is STORAGE_ERROR with the database recovery, at login and at start', async () => {

@@ -19,9 +19,9 @@ describe('buildHttpApp (koa on 127.0.0.1:0)', () => {
   const logged: string[] = [];
 
   before(async () => {
-    const store = { location: '/srv/x/state/remote-auth.json', load: async () => ({ kind: 'absent' as const }), save: async () => undefined, credentials: new InMemoryCredentialStore() };
+    const store = { location: '/srv/x/state/remote-auth.json', load: async () => ({ kind: 'absent' as const }), install: async () => true, save: async () => undefined, credentials: new InMemoryCredentialStore() };
     const hasher = { derive: async (password: string) => ({ kdf: 'scrypt' as const, n: 1, r: 1, p: 1, salt: 's', hash: password }), matches: async (password: string, verifier: { hash: string }) => password === verifier.hash };
-    const { service } = await AuthService.open({ store, hasher, tokens: new TweetnaclBearerTokens(), clock: { now: () => new Date().toISOString() } }, 'pw');
+    const { service } = await AuthService.open({ store, hasher, tokens: new TweetnaclBearerTokens(), clock: { now: () => new Date().toISOString() } }, 'pw', 1);
     bearer = (await service.login('pw', 'test')).bearer;
     const projects = () => {
       const router = new Router();

@@ -14,9 +14,9 @@ import { InMemoryCredentialStore } from '../../support/in-memory-credentials.js'
 
 describe('listen (graceful stop on 127.0.0.1:0)', () => {
   it('ends live streams through the shutdown hooks, so the drain completes instead of waiting out its bound', async () => {
-    const store = { location: 'remote-auth.json', load: async () => ({ kind: 'absent' as const }), save: async () => undefined, credentials: new InMemoryCredentialStore() };
+    const store = { location: 'remote-auth.json', load: async () => ({ kind: 'absent' as const }), install: async () => true, save: async () => undefined, credentials: new InMemoryCredentialStore() };
     const hasher = { derive: async (password: string) => ({ kdf: 'scrypt' as const, n: 1, r: 1, p: 1, salt: 's', hash: password }), matches: async (password: string, verifier: { hash: string }) => password === verifier.hash };
-    const { service } = await AuthService.open({ store, hasher, tokens: new TweetnaclBearerTokens(), clock: { now: () => new Date().toISOString() } }, 'pw');
+    const { service } = await AuthService.open({ store, hasher, tokens: new TweetnaclBearerTokens(), clock: { now: () => new Date().toISOString() } }, 'pw', 1);
     const { bearer } = await service.login('pw', 'test');
     const shutdown = new ShutdownHooks();
     // A live stream as the next routes mount one: it registers its end with the shutdown hooks.

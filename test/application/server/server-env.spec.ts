@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseEnvFile, renderEnvFile, replaceSecret } from '../../../application/server/server-env.js';
+import { parseEnvFile, passwordGeneration, renderEnvFile, rotateSecret } from '../../../application/server/server-env.js';
 import { DEFAULT_SETTINGS, readServerSettings } from '../../../application/server/server-settings.js';
 
 describe('server.env (strict KEY=VALUE lines)', () => {
@@ -34,9 +34,18 @@ describe('server.env (strict KEY=VALUE lines)', () => {
     }
   });
 
-  it('rotation replaces the secret line only', () => {
-    const text = '# keep\nA=1\nTASKDAG_SERVER_PASSWORD=old\nB=2\n';
-    expect(replaceSecret(text, 'new')).to.equal('# keep\nA=1\nTASKDAG_SERVER_PASSWORD=new\nB=2\n');
+  it('rotation replaces the secret and the password generation only, adding the generation to a file from before it', () => {
+    const text = '# keep\nA=1\nTASKDAG_SERVER_PASSWORD=old\nTASKDAG_PASSWORD_GENERATION=4\nB=2\n';
+    expect(rotateSecret(text, 'new', 5)).to.equal('# keep\nA=1\nTASKDAG_SERVER_PASSWORD=new\nTASKDAG_PASSWORD_GENERATION=5\nB=2\n');
+    expect(rotateSecret('A=1\nTASKDAG_SERVER_PASSWORD=old\n', 'new', 1)).to.equal('A=1\nTASKDAG_SERVER_PASSWORD=new\nTASKDAG_PASSWORD_GENERATION=1\n');
+  });
+
+  it('the password generation: 1 in a fresh file, 0 when absent, and anything but a whole number refused', () => {
+    const fresh = parseEnvFile(renderEnvFile('s3cret', 2048));
+    expect('entries' in fresh && passwordGeneration(fresh.entries)).to.deep.equal({ generation: 1 });
+    expect(passwordGeneration({})).to.deep.equal({ generation: 0 });
+    expect(passwordGeneration({ TASKDAG_PASSWORD_GENERATION: '12' })).to.deep.equal({ generation: 12 });
+    for (const value of ['', '-1', '1.5', 'x', '9'.repeat(16)]) expect(passwordGeneration({ TASKDAG_PASSWORD_GENERATION: value }), value).to.have.property('problem');
   });
 
   it('settings: defaults, values in range, and every value out of range named', () => {
