@@ -59,6 +59,7 @@ export async function serverDoctor(ports: ServerDoctorPorts, input: ServerDoctor
     await checkDirectory(ports.files, 'STATE_HOME', config.stateHome, add);
     if (storeOf(config) === 'files') await checkAuthFile(ports.files, joinPath(config.stateHome, SERVER_FILE_NAMES.auth), add);
     await checkCredentials(ports.files, config, input.configPath, database, add);
+    await checkPlugins(ports.files, config, input.configPath, add);
     const index = await ports.files.facts(joinPath(config.uiRoot, 'index.html'));
     if (index?.kind !== 'file') {
       add('UI_ROOT_MISSING', soft, `No UI build at ${config.uiRoot} (no index.html): the board answers 503, the API works`, 'Build the board into that directory, or run `taskdag server init --force --ui-root <dir>`');
@@ -106,6 +107,21 @@ async function checkConfig(files: HostFiles, path: string, add: Add): Promise<Se
     return null;
   }
   return parsed.config;
+}
+
+/**
+ * The plugins the server runs (server.json `plugins`): each module is there, and only its owner
+ * may change it, since whoever can write a listed module runs code in the server.
+ */
+async function checkPlugins(files: HostFiles, config: ServerConfig, configPath: string, add: Add): Promise<void> {
+  for (const [name, module] of Object.entries(config.plugins ?? {})) {
+    const facts = await files.facts(module);
+    if (facts === null || facts.kind === 'other') {
+      add('PLUGIN_MODULE_MISSING', 'error', `Plugin ${name}: no module at ${module}; every operation of a project that uses it would fail`, `Install the module there, or remove ${name} from plugins in ${configPath}`);
+    } else if ((facts.mode & 0o022) !== 0) {
+      add('PLUGIN_MODULE_WRITABLE', 'error', `Plugin ${name}: ${module} has mode ${facts.mode.toString(8).padStart(4, '0')}; others may change code the server runs`, `chmod go-w ${module}`);
+    }
+  }
 }
 
 /** The env file's entries, once it parses. */

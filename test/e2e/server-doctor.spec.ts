@@ -71,6 +71,22 @@ describe('server doctor and server setup (spec 4.6)', function () {
     expect(existsSync(file('state'))).to.equal(false);
   });
 
+  it("checks the operator's plugins: a listed module that is missing, or that others may change, fails the preflight", async () => {
+    const module = path.join(sandbox.root, 'wip-limit.js');
+    writeFileSync(module, "module.exports = { name: 'wip-limit', apiVersion: 1, decide: () => ({ allow: true }) };\n", { mode: 0o644 });
+    const config = JSON.parse(readFileSync(file('server.json'), 'utf8'));
+    writeFileSync(file('server.json'), JSON.stringify({ ...config, plugins: { 'wip-limit': module, gone: path.join(sandbox.root, 'gone.js') } }), { mode: 0o600 });
+    const missing = await doctor();
+    expect(missing.json.error.code).to.equal('SERVER_PREFLIGHT_FAILED');
+    expect(codes(missing.json.error.details.findings)).to.deep.equal(['PLUGIN_MODULE_MISSING:error', 'UI_ROOT_MISSING:warning']);
+    writeFileSync(file('server.json'), JSON.stringify({ ...config, plugins: { 'wip-limit': module } }), { mode: 0o600 });
+    expect(codes((await doctor()).json.findings)).to.deep.equal(['UI_ROOT_MISSING:warning']);
+    chmodSync(module, 0o666);
+    const writable = await doctor();
+    expect(codes(writable.json.error.details.findings)).to.deep.equal(['PLUGIN_MODULE_WRITABLE:error', 'UI_ROOT_MISSING:warning']);
+    expect(writable.json.error.details.findings[0].fix).to.equal(`chmod go-w ${module}`);
+  });
+
   it('reports a missing or invalid env file and a weak secret', async () => {
     // Node 20 itself exits 9 when a path given to any --env-file flag is missing (docs/operating.md),
     // so a missing env file is shown with the default path.
