@@ -2,6 +2,19 @@ import type { GraphIndex } from './graph-index.js';
 import { isTask, nodeType, type Claim, type Graph, type GraphNode, type NodeId, type NodeType } from './model.js';
 import { derivedStatus } from './status.js';
 
+/**
+ * What keeps a node from being ready (domain/blockers.ts): the blockers whose BLOCKS edge is not
+ * satisfied yet (`direct`), and the open roots they wait on, the unsatisfied nodes up the chain
+ * that wait on nothing themselves, where work can move now (`open_roots`). Each list is sorted by
+ * id and cut at BLOCKER_LIST_LIMIT; the counts are of all of them.
+ */
+export interface Blockers {
+  direct: NodeId[];
+  direct_count: number;
+  open_roots: NodeId[];
+  open_roots_count: number;
+}
+
 /** The short form of a node that lists carry (status buckets, `informing`); `show` gives the whole node. */
 export interface NodeSummary {
   id: NodeId;
@@ -15,6 +28,8 @@ export interface NodeSummary {
   revision: number;
   /** Tasks only: who holds the task, and since when. */
   claim?: Claim | null;
+  /** Blocked tasks in `status` only: what they wait on. */
+  blockers?: Blockers;
 }
 
 export function summarize(graph: Graph, index: GraphIndex, node: GraphNode): NodeSummary {

@@ -1,3 +1,4 @@
+import { BlockerFinder } from './blockers.js';
 import { DomainError } from './errors.js';
 import type { GraphView } from './graph-view.js';
 import { isGate, isKnowledge, isTask, nodeType, type AgentName, type GraphNode, type TaskNode } from './model.js';
@@ -143,7 +144,13 @@ function refused(error: () => DomainError): Verdict {
 function notReady(view: GraphView, node: GraphNode): Verdict {
   return refused(() => {
     const status = derivedStatus(view.graph, view.index, node);
-    return new DomainError('NOT_READY', `${node.id} is ${status}, not ready: only ready tasks can be taken`, { id: node.id, status });
+    if (status !== 'blocked') return new DomainError('NOT_READY', `${node.id} is ${status}, not ready: only ready tasks can be taken`, { id: node.id, status });
+    const blockers = new BlockerFinder(view).of(node.id);
+    return new DomainError('NOT_READY', `${node.id} is blocked by ${blockers.direct.join(', ')}${blockers.direct_count > blockers.direct.length ? ' and more' : ''}: only ready tasks can be taken`, {
+      id: node.id,
+      status,
+      blockers,
+    });
   });
 }
 

@@ -1,5 +1,6 @@
 import { staleClaimAlertAged, type StaleClaimAlert } from './alerts.js';
 import { timestampBefore, type Timestamp } from './clock.js';
+import { BlockerFinder } from './blockers.js';
 import { DomainError } from './errors.js';
 import type { GraphView } from './graph-view.js';
 import { GATE_STATUSES, KNOWLEDGE_STATUSES, type AgentName, type NodeType } from './model.js';
@@ -56,7 +57,13 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
     knowledge: matchedGroups(index, 'knowledge', KNOWLEDGE_STATUSES, filters),
   };
   // Only the listed nodes are read whole.
-  const list = ({ heads }: Matched) => heads().slice(0, filters.limit).map((head) => summarizeAs(view.graph.nodes[head.id]!, head.status));
+  // A blocked task names what it waits on; one finder shares the chains the listed tasks have in common.
+  const blockers = new BlockerFinder(view);
+  const entry = (head: NodeHead): NodeSummary => {
+    const listed = summarizeAs(view.graph.nodes[head.id]!, head.status);
+    return head.status === 'blocked' ? { ...listed, blockers: blockers.of(head.id) } : listed;
+  };
+  const list = ({ heads }: Matched) => heads().slice(0, filters.limit).map(entry);
   const listed = (map: Map<string, Matched>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
   const count = (type: NodeType, group: string) => groups[type].get(group)?.count ?? 0;
   const summary = {

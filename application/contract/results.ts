@@ -88,6 +88,17 @@ export const nodeTypeSchema = oneOf(['task', 'gate', 'knowledge'] as const);
 export const edgeSchema = object({ from: nodeId('Blocker, successor or derived node'), to: nodeId(), type: oneOf(EDGE_TYPES) });
 export const newlyReadySchema = array(nodeId(), 'Tasks that became ready through this change, sorted');
 
+/** What keeps a task blocked (domain/blockers.ts): each list sorted by id and cut at 10, its count of all. */
+export const blockersSchema = object(
+  {
+    direct: names('Blockers whose BLOCKS edge is not satisfied yet'),
+    direct_count: integer(),
+    open_roots: names('The unsatisfied nodes up the chain that wait on nothing: where work can move now'),
+    open_roots_count: integer(),
+  },
+  { description: 'Blocked tasks only: what the task waits on' },
+);
+
 /** The short form of a node that lists carry; `show` gives the whole node. */
 export const nodeSummaryProperties = {
   id: nodeId(),
@@ -99,6 +110,7 @@ export const nodeSummaryProperties = {
   status: string('The derived status (ready, blocked, backlog for open tasks)'),
   revision: integer(),
   claim: optional(nullable(claimSchema)),
+  blockers: optional(blockersSchema),
 };
 export const nodeSummarySchema = object(nodeSummaryProperties);
 

@@ -109,9 +109,11 @@ describe('domain/permissions', () => {
     };
 
     it('take: NOT_READY for every non-ready task status, with the status in details', () => {
-      for (const state of ['task blocked', 'task backlog', 'task submitted', 'task done', 'task archived', 'task canceled'] as const) {
+      for (const state of ['task backlog', 'task submitted', 'task done', 'task archived', 'task canceled'] as const) {
         expect(refusal(state, 'take', 'carol'), state).to.deep.equal({ code: 'NOT_READY', details: { id: 'X', status: state.split(' ')[1] } });
       }
+      const blockers = { direct: ['G-wait'], direct_count: 1, open_roots: ['G-wait'], open_roots_count: 1 };
+      expect(refusal('task blocked', 'take', 'carol'), 'a blocked task names what it waits on').to.deep.equal({ code: 'NOT_READY', details: { id: 'X', status: 'blocked', blockers } });
     });
 
     it('take: NOT_READY for resolved and superseded gates, NOT_CLAIMABLE for other gates and knowledge', () => {

@@ -55,7 +55,11 @@ describe('e2e: lifecycle commands', function () {
       await gate('G-done');
       await sandbox.ok(['resolve', 'G-done', '--choice', 'a', '--rationale', 'b', '--as', 'bob']);
       await sandbox.ok(['add-knowledge', 'K-take', '--title', 'k', '--initiative', 'demo', '--body', 'b', '--scope-tags', 'x', '--as', 'planner']);
-      expect((await expectRefused(sandbox, ['take', 'T-blocked', '--as', 'alice'], 'NOT_READY')).details).to.deep.equal({ id: 'T-blocked', status: 'blocked' });
+      expect((await expectRefused(sandbox, ['take', 'T-blocked', '--as', 'alice'], 'NOT_READY')).details).to.deep.equal({
+        id: 'T-blocked',
+        status: 'blocked',
+        blockers: { direct: ['G-hold'], direct_count: 1, open_roots: ['G-hold'], open_roots_count: 1 },
+      });
       expect((await expectRefused(sandbox, ['take', 'T-later', '--as', 'alice'], 'NOT_READY')).details.status).to.equal('backlog');
       await expectRefused(sandbox, ['take', 'G-done', '--as', 'alice'], 'NOT_READY');
       await expectRefused(sandbox, ['take', 'G-hold', '--as', 'alice'], 'NOT_CLAIMABLE');

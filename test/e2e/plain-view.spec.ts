@@ -42,6 +42,36 @@ async function rejectionTravelsWithTheTask(sandbox: Sandbox): Promise<void> {
   expect(reasons.map((entry: { reason: string }) => entry.reason), 'the log keeps every reason').to.deep.equal(['No tests for the rounding']);
 }
 
+/** T-c waits on T-b and the open gate G-1; T-b waits on T-a, which is ready: the open roots are G-1 and T-a. */
+async function blockedChain(sandbox: Sandbox): Promise<void> {
+  await sandbox.ok(addTask('T-a'));
+  await sandbox.ok(['add-gate', 'G-1', '--initiative', 'core', '--title', 'Which currency', '--body', 'b', '--purpose', 'decide', '--as', 'lead']);
+  await sandbox.ok(addTask('T-b', 'T-a'));
+  await sandbox.ok(addTask('T-c', 'T-b,G-1'));
+}
+
+const C_BLOCKERS = { direct: ['G-1', 'T-b'], direct_count: 2, open_roots: ['G-1', 'T-a'], open_roots_count: 2 };
+
+/** A blocked task names its direct blockers and the open roots they wait on, in NOT_READY and in `status`. */
+async function blockersInPlainView(sandbox: Sandbox): Promise<void> {
+  await blockedChain(sandbox);
+  const before = (await sandbox.run(['state'])).stdout;
+  const refused = await sandbox.run(['take', 'T-c', '--as', 'alice']);
+  expect(refused.code).to.equal(1);
+  expect(refused.json.error.code).to.equal('NOT_READY');
+  expect(refused.json.error.details).to.deep.equal({ id: 'T-c', status: 'blocked', blockers: C_BLOCKERS });
+  expect((await sandbox.run(['state'])).stdout, 'a refused take writes nothing').to.equal(before);
+  const blocked = (await sandbox.ok(['status'])).tasks.blocked;
+  expect(blocked.map((entry: { id: string; blockers: unknown }) => [entry.id, entry.blockers])).to.deep.equal([
+    ['T-b', { direct: ['T-a'], direct_count: 1, open_roots: ['T-a'], open_roots_count: 1 }],
+    ['T-c', C_BLOCKERS],
+  ]);
+  expect((await sandbox.ok(['status'])).tasks.ready.every((entry: object) => !('blockers' in entry)), 'only blocked tasks carry them').to.equal(true);
+  await sandbox.ok(['resolve', 'G-1', '--choice', 'EUR', '--rationale', 'market', '--as', 'lead']);
+  const afterResolve = await sandbox.run(['take', 'T-c', '--as', 'alice']);
+  expect(afterResolve.json.error.details.blockers).to.deep.equal({ direct: ['T-b'], direct_count: 1, open_roots: ['T-a'], open_roots_count: 1 });
+}
+
 /**
  * What an agent needs next, in plain view (issue 26 item 3), through every driver an agent uses:
  * the command line, a batch, MCP, HTTP and a checkout linked to a real `server run`.
@@ -180,6 +210,25 @@ describe('what an agent needs, in plain view', function () {
       it('show, context and take carry it until accept clears it, as locally', async () => {
         await rejectionTravelsWithTheTask(client);
       });
+
+      it('a blocked task names its blockers and their open roots in NOT_READY and status, as locally', async () => {
+        await blockersInPlainView(client);
+      });
+    });
+  });
+
+  describe('a blocked task names what it waits on', () => {
+    it('on the command line: NOT_READY details and status entries name the direct blockers and the open roots', async () => {
+      await blockersInPlainView(sandbox);
+    });
+
+    it('over MCP: the refused take and the status tool say the same', async () => {
+      await blockedChain(sandbox);
+      const session = await mcp('alice');
+      const refused = await callFails(session, 'take', { id: 'T-c' });
+      expect(refused).to.deep.include({ code: 'NOT_READY', details: { id: 'T-c', status: 'blocked', blockers: C_BLOCKERS } });
+      const blocked = (await callOk(session, 'status', { status: 'blocked' })).tasks.blocked;
+      expect(blocked.find((entry: { id: string }) => entry.id === 'T-c').blockers).to.deep.equal(C_BLOCKERS);
     });
   });
 });

@@ -1,0 +1,58 @@
+import type { GraphView } from './graph-view.js';
+import { isGate, type NodeId } from './model.js';
+import type { Blockers } from './node-summary.js';
+import { isBlockerSatisfied } from './status.js';
+
+/** How many ids each list of `Blockers` names; its count says how many there are in all. */
+export const BLOCKER_LIST_LIMIT = 10;
+
+/**
+ * Finds the blockers of nodes of one graph. What a node waits on is worked out once and shared
+ * by every node asked about (a `status` answer lists many blocked tasks that wait on the same
+ * chains), so the cost follows the part of the graph above the nodes asked about.
+ */
+export class BlockerFinder {
+  private readonly waits = new Map<NodeId, NodeId[]>();
+
+  constructor(private readonly view: GraphView) {}
+
+  of(id: NodeId): Blockers {
+    const direct = this.waitsOn(id);
+    const roots: NodeId[] = [];
+    const seen = new Set<NodeId>(direct);
+    // Walked with a stack, not recursion: a chain of blockers can be thousands long.
+    const pending = [...direct];
+    for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+      const above = this.waitsOn(node);
+      if (above.length === 0) roots.push(node);
+      for (const next of above) {
+        if (seen.has(next)) continue;
+        seen.add(next);
+        pending.push(next);
+      }
+    }
+    return { ...listed('direct', direct), ...listed('open_roots', roots) };
+  }
+
+  /**
+   * What `id` waits on directly: its blockers whose BLOCKS edge is not satisfied; for a superseded
+   * gate that satisfies nothing, also its successors, since the decision now rests with them.
+   */
+  private waitsOn(id: NodeId): NodeId[] {
+    const known = this.waits.get(id);
+    if (known) return known;
+    const { graph, index } = this.view;
+    const unsatisfied = (blocker: NodeId) => !isBlockerSatisfied(graph, index, blocker);
+    const blockers = index.into(id, 'BLOCKS').map((edge) => edge.from);
+    const node = graph.nodes[id];
+    const successors = isGate(node) && node.status === 'superseded' ? index.into(id, 'SUPERSEDES').map((edge) => edge.from) : [];
+    const waits = [...new Set([...blockers, ...successors])].filter(unsatisfied);
+    this.waits.set(id, waits);
+    return waits;
+  }
+}
+
+function listed<K extends 'direct' | 'open_roots'>(key: K, ids: NodeId[]): Record<K, NodeId[]> & Record<`${K}_count`, number> {
+  const sorted = [...ids].sort();
+  return { [key]: sorted.slice(0, BLOCKER_LIST_LIMIT), [`${key}_count`]: sorted.length } as Record<K, NodeId[]> & Record<`${K}_count`, number>;
+}
