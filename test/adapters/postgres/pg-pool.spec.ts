@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { databaseError, openPool, withTransaction } from '../../../adapters/postgres/pg-pool.js';
 import { DomainError } from '../../../domain/errors.js';
 import { rejectionOf } from '../../support/failures.js';
@@ -60,6 +60,27 @@ describe('database failures as STORAGE_ERROR', function () {
     } finally {
       await pool.end();
     }
+  });
+
+  it('a connection lost while COMMIT is on its way is never tried again, even for repeatable work: the outcome is unknown and the error says so', async () => {
+    let runs = 0;
+    const released: boolean[] = [];
+    // A client whose COMMIT never gets its answer: the socket closes under it, as in a crash.
+    const client = {
+      query: async (sql: string) => {
+        if (sql === 'COMMIT') throw new Error('Connection terminated unexpectedly');
+        return { rows: [] };
+      },
+      on: () => undefined,
+      off: () => undefined,
+      release: (destroy?: boolean) => void released.push(destroy === true),
+    };
+    const pool = { connect: async () => client } as unknown as Pool;
+    const error = await rejectionOf(() => withTransaction(pool, async () => (runs += 1), { repeatable: true }));
+    expect([error.code, error.details]).to.deep.equal(['STORAGE_ERROR', { cause: '08006', outcome: 'unknown' }]);
+    expect(error.message).to.include('may or may not have been applied');
+    expect(runs).to.equal(1);
+    expect(released).to.deep.equal([true]);
   });
 
   it("node-postgres's connection failures without a code are STORAGE_ERROR too, never an unexpected error", () => {
