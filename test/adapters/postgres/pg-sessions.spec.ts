@@ -4,7 +4,7 @@ import { PgAuthStore } from '../../../adapters/postgres/pg-auth-store.js';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectStoreFactory } from '../../../adapters/postgres/pg-project-store.js';
 import { listenForRevisions, type ProjectRevision } from '../../../adapters/postgres/pg-revision-listener.js';
-import { migrate } from '../../../adapters/postgres/pg-schema.js';
+import { migrate, SCHEMA_VERSION } from '../../../adapters/postgres/pg-schema.js';
 import { ScryptPasswordHasher } from '../../../adapters/server/scrypt-password-hasher.js';
 import { TweetnaclBearerTokens } from '../../../adapters/server/tweetnacl-bearer-tokens.js';
 import { SystemClock } from '../../../adapters/system-clock.js';
@@ -33,6 +33,19 @@ describe('sessions and revision events shared through PostgreSQL', function () {
 
   const authOn = (pool: Pool, password: string, generation = 1) =>
     AuthService.open({ store: new PgAuthStore(pool), hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() }, password, generation);
+
+  it('schema 3 only adds: a session of a schema-2 database keeps working after the migration, bound to no credential', async () => {
+    const { service } = await authOn(pools[0]!, 'password-1');
+    const { bearer } = await service.login('password-1', 'c');
+    // Back to schema 2 (every later migration undone), with the session in it.
+    await pools[0]!.query(
+      'ALTER TABLE taskdag_sessions DROP COLUMN credential; DROP TABLE taskdag_credentials; ALTER TABLE taskdag_auth DROP COLUMN generation; DELETE FROM taskdag_schema WHERE version >= 3',
+    );
+    expect(await migrate(pools[1]!)).to.deep.equal(Array.from({ length: SCHEMA_VERSION - 2 }, (_, index) => index + 3));
+    const upgraded = await authOn(pools[1]!, 'password-1');
+    expect(upgraded.startup).to.equal('kept');
+    expect((await upgraded.service.authenticate(`Bearer ${bearer}`)).binding).to.deep.equal({ kind: 'any' });
+  });
 
   it('a bearer from one process works on another; a rotation by either ends them all and retires the old password everywhere', async () => {
     const first = await authOn(pools[0]!, 'old-password-1');
