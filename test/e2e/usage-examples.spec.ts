@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { allCommands } from '../../entrypoints/cli/commands.js';
 import { BINARY, SERVES_UNTIL_STOPPED, Sandbox } from '../support/cli.js';
-import { startLinkedServer, type LinkedServer } from '../support/linked-server.js';
+import { allowPlugins, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 import { login, request, spawnServer } from '../support/server-process.js';
 import { runInTerminal } from '../support/terminal.js';
 
@@ -91,6 +91,9 @@ const AGAINST_A_SERVER = new Set(['link', 'login', 'push', 'pull', 'logout']);
 
 async function serverFor(sandbox: Sandbox): Promise<LinkedServer> {
   const server = await startLinkedServer();
+  // The story's project carries the example plugins: its server's operator runs them (docs/plugins.md).
+  const examples = path.resolve(__dirname, '../../../examples/plugins');
+  await allowPlugins(server, { 'restore-guard': path.join(examples, 'restore-guard.js'), 'wip-limit': path.join(examples, 'wip-limit.js') });
   const { project_id } = JSON.parse(readFileSync(path.join(sandbox.checkout, '.taskdag.json'), 'utf8'));
   const { bearer } = (await login(server.origin, server.password)).json;
   const provisioned = await request(server.origin, 'POST', `/v1/projects/${project_id}/ops/init`, { headers: { Authorization: `Bearer ${bearer}` }, body: { args: {}, agent: null } });
