@@ -14,7 +14,7 @@ export class PgDatabaseProbe implements DatabaseProbe {
       return { reachable: false, reason: `the connection string does not parse (${(error as Error).name})` };
     }
     try {
-      return { reachable: true, schemaVersion: await schemaVersion(pool), supportedVersion: SCHEMA_VERSION, credentials: await credentialCount(pool) };
+      return { reachable: true, schemaVersion: await schemaVersion(pool), supportedVersion: SCHEMA_VERSION, credentials: await credentialCount(pool), auth: await storedAuth(pool) };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const message = redact((error as Error).message ?? String(error), connectionString);
@@ -30,6 +30,17 @@ async function credentialCount(pool: ReturnType<typeof openPool>): Promise<numbe
   const table = await pool.query<{ exists: boolean }>("SELECT to_regclass('taskdag_credentials') IS NOT NULL AS exists");
   if (!table.rows[0]!.exists) return null;
   return Number((await pool.query<{ count: string }>('SELECT count(*) AS count FROM taskdag_credentials')).rows[0]!.count);
+}
+
+/** The verifier row, as `server run` would find it; a table from before the generation column counts 0, as its migration sets. */
+async function storedAuth(pool: ReturnType<typeof openPool>): Promise<{ verifier: unknown; generation: number } | null> {
+  const shape = await pool.query<{ table: boolean; generation: boolean }>(
+    "SELECT to_regclass('taskdag_auth') IS NOT NULL AS table, EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('taskdag_auth') AND attname = 'generation' AND NOT attisdropped) AS generation",
+  );
+  const { table, generation } = shape.rows[0]!;
+  if (!table) return null;
+  const row = (await pool.query<{ verifier: unknown; generation: string }>(`SELECT verifier, ${generation ? 'generation' : '0'} AS generation FROM taskdag_auth`)).rows[0];
+  return row ? { verifier: row.verifier, generation: Number(row.generation) } : null;
 }
 
 /** Whatever a driver message echoes of the connection string (its password above all) is cut out. */

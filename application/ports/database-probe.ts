@@ -6,6 +6,8 @@ export type DatabaseProbeResult =
       supportedVersion: number;
       /** How many bound credentials it holds; null before the schema has them (migration 3). */
       credentials: number | null;
+      /** The stored password verifier (unchecked) and the generation that set it (0 before migration 4); null before the first start. */
+      auth: { verifier: unknown; generation: number } | null;
     }
   | { reachable: false; reason: string };
 

@@ -1,9 +1,10 @@
 import { DomainError } from '../../domain/errors.js';
 import type { BindProbe } from '../ports/bind-probe.js';
 import type { DatabaseProbe, DatabaseProbeResult } from '../ports/database-probe.js';
+import type { PasswordHasher } from '../ports/credentials.js';
 import type { HostFiles } from '../ports/host-files.js';
 import { joinPath } from './posix-path.js';
-import { corruptAuthRecovery, parseAuthRecord } from './auth-record.js';
+import { corruptAuthRecovery, parseAuthRecord, verifierProblem, type PasswordVerifier } from './auth-record.js';
 import { parseCredentials } from './credential-record.js';
 import { identitiesOf, parseServerConfig, SERVER_FILE_NAMES, storeOf, type ServerConfig } from './server-config.js';
 import { DATABASE_URL_KEY, databaseUrlProblem, parseEnvFile, PASSWORD_GENERATION_KEY, PASSWORD_KEY, passwordGeneration } from './server-env.js';
@@ -18,6 +19,8 @@ export interface ServerDoctorInput {
 
 export interface ServerDoctorPorts {
   files: HostFiles;
+  /** Compares this host's password with the verifier a shared database holds. */
+  hasher: Pick<PasswordHasher, 'matches'>;
   bind: BindProbe;
   database: DatabaseProbe;
 }
@@ -54,6 +57,7 @@ export async function serverDoctor(ports: ServerDoctorPorts, input: ServerDoctor
   const config = await checkConfig(ports.files, input.configPath, add);
   const env = await checkEnv(ports.files, input.envPath, add);
   const database = config && storeOf(config) === 'postgresql' && env ? await checkDatabase(ports.database, env.get(DATABASE_URL_KEY), input.envPath, add) : null;
+  if (database?.reachable && database.auth && env) await checkDatabasePassword(ports.hasher, database.auth, env, input.envPath, add);
   if (config) {
     await checkDirectory(ports.files, 'DATA_ROOT', config.dataRoot, add);
     await checkDirectory(ports.files, 'STATE_HOME', config.stateHome, add);
@@ -169,6 +173,33 @@ async function checkDatabase(database: DatabaseProbe, url: string | undefined, e
     add('DATABASE_SCHEMA_BEHIND', 'warning', `The database holds taskdag schema ${found.schemaVersion}; \`server run\` applies migrations ${found.schemaVersion + 1} to ${found.supportedVersion} when it starts`, 'Nothing to do, or back the database up first (docs/scaling.md: migrations only add, never drop)');
   }
   return found;
+}
+
+/**
+ * With several processes on one database, what `server run` will do with this host's password
+ * (docs/scaling.md): keep the stored one, rotate to it (a newer generation: every session ends),
+ * or refuse it (SERVER_PASSWORD_STALE: an older server.env). A damaged verifier row is reported
+ * with its recovery. One slow hash, as a start costs.
+ */
+async function checkDatabasePassword(
+  hasher: Pick<PasswordHasher, 'matches'>,
+  auth: { verifier: unknown; generation: number },
+  env: Map<string, string>,
+  envPath: string,
+  add: Add,
+): Promise<void> {
+  const problem = verifierProblem(auth.verifier);
+  if (problem) {
+    add('AUTH_RECORD_CORRUPT', 'error', `The password verifier in the database is corrupt (${problem}): the server will not start`, corruptAuthRecovery('postgresql:taskdag_auth'));
+    return;
+  }
+  const generation = passwordGeneration(env);
+  if ('problem' in generation || (await hasher.matches(env.get(PASSWORD_KEY)!, auth.verifier as PasswordVerifier))) return;
+  if (generation.generation > auth.generation) {
+    add('PASSWORD_ROTATION_PENDING', 'warning', `${envPath} holds a new password (generation ${generation.generation}, the database ${auth.generation}): \`server run\` will rotate to it and end every session`, 'Nothing to do if you rotated on purpose; then copy this server.env to every other host (docs/scaling.md)');
+  } else {
+    add('PASSWORD_STALE', 'error', `${envPath} holds another password than the database (generation ${generation.generation}, the database ${auth.generation}): \`server run\` will refuse it (SERVER_PASSWORD_STALE)`, 'Copy server.env from the host that rotated the password last (docs/scaling.md, "Rotating the password on several hosts")');
+  }
 }
 
 /**

@@ -19,6 +19,7 @@ export function machinePorts(home: string, toolPath: string): SystemPorts {
     bind: new TcpBindProbe(),
     // node-postgres and the store's code live in the server's bundle: only a PostgreSQL doctor loads them.
     database: { probe: (url) => new (loadServerRuntime().PgDatabaseProbe)().probe(url) },
+    hasher: { matches: (password, verifier) => new (loadServerRuntime().ScryptPasswordHasher)().matches(password, verifier) },
     // The credential stores (and node-postgres) live in the server's bundle too.
     credentials: { open: (config, url) => loadServerRuntime().openCredentials(config, url) },
     installation: { nodePath: process.execPath, toolPath },

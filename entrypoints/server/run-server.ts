@@ -30,6 +30,8 @@ import { openStoreBackend, type StoreBackend } from './store-backend.js';
 
 /** `server doctor` of a PostgreSQL server probes its database with the server's own code (entrypoints/host/machine-ports.ts). */
 export { PgDatabaseProbe } from '../../adapters/postgres/pg-database-probe.js';
+/** ...and compares the host's password with the verifier it holds, with the server's own hasher. */
+export { ScryptPasswordHasher } from '../../adapters/server/scrypt-password-hasher.js';
 
 /** The operator's `server credential` commands reach a setup's credentials with the server's own code. */
 export { openCredentials } from './open-credentials.js';

@@ -181,6 +181,9 @@ describe('several server processes on one PostgreSQL database (issue 15)', funct
     const other = (await login(servers[1]!.origin, password)).json.bearer;
     await servers[0]!.stop('SIGTERM');
     await sandbox.ok(['server', 'init', '--root', path.dirname(roots[0]!.config), '--unit', 'none', '--rotate-password']);
+    // The preflight of spec 5.5 says what the start will do.
+    const preflight = await sandbox.ok(['server', 'doctor', '--config', roots[0]!.config]);
+    expect(preflight.findings.map((finding: { code: string }) => finding.code)).to.include('PASSWORD_ROTATION_PENDING');
     servers[0] = await start(0);
     for (const server of servers) {
       for (const token of [bearer, other]) {
@@ -198,6 +201,9 @@ describe('several server processes on one PostgreSQL database (issue 15)', funct
     const rotated = envFileEntries(roots[0]!.envFile).TASKDAG_SERVER_PASSWORD!;
     const fresh = (await login(servers[0]!.origin, rotated)).json.bearer;
     await servers[1]!.stop('SIGTERM');
+    const doctor = await sandbox.run(['server', 'doctor', '--config', roots[1]!.config]);
+    expect([doctor.code, doctor.json.error?.code]).to.deep.equal([1, 'SERVER_PREFLIGHT_FAILED']);
+    expect(doctor.json.error.details.findings.find((finding: { code: string }) => finding.code === 'PASSWORD_STALE'), doctor.stdout).to.deep.include({ severity: 'error' });
     const stale = await sandbox.run(['server', 'run', roots[1]!.config], { env: envFileEntries(roots[1]!.envFile) });
     expect([stale.code, stale.json?.error?.code], stale.stdout + stale.stderr).to.deep.equal([1, 'SERVER_PASSWORD_STALE']);
     expect(stale.json.error.details).to.deep.equal({ generation: 1, database_generation: 2 });
@@ -258,6 +264,22 @@ describe('a PostgreSQL server that cannot start, and its preflight (issue 15)', 
     expect(findings(newer.doctor.json)).to.include({ DATABASE_SCHEMA_NEWER: 'error' });
     expect([newer.run.code, newer.run.json.error.code, newer.run.json.error.details.cause]).to.deep.equal([1, 'STORAGE_ERROR', 'ESCHEMA']);
     expect(testPostgres().sql(database, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'taskdag_%'").trim()).to.equal('1');
+  });
+
+  it('a verifier row damaged in the database: the preflight reports AUTH_RECORD_CORRUPT and server run refuses, both with the recovery (issue 23)', async () => {
+    const url = freshDatabase();
+    const root = await postgresRoot(sandbox, 'damaged', url);
+    const env = envFileEntries(root.envFile);
+    await (await startServer(sandbox, root.config, env)).stop('SIGTERM');
+    const database = new URL(url).pathname.slice(1);
+    testPostgres().sql(database, "UPDATE taskdag_auth SET verifier = json_build_object('kdf', 'scrypt', 'n', 3, 'r', 8, 'p', 1, 'salt', verifier->>'salt', 'hash', verifier->>'hash')");
+    const doctor = await sandbox.run(['server', 'doctor', '--config', root.config]);
+    expect(findings(doctor.json)).to.include({ AUTH_RECORD_CORRUPT: 'error' });
+    const run = await sandbox.run(['server', 'run', root.config], { env });
+    expect([run.code, run.json.error.code, run.json.error.details.path]).to.deep.equal([1, 'STORAGE_ERROR', 'postgresql:taskdag_auth']);
+    for (const advice of [doctor.json.error.details.findings.find((finding: { code: string }) => finding.code === 'AUTH_RECORD_CORRUPT').fix, run.json.error.details.recovery]) {
+      expect(advice).to.include('DELETE FROM taskdag_auth');
+    }
   });
 });
 
