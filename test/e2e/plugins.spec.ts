@@ -221,6 +221,7 @@ describe('policy plugins', function () {
         ['a toJSON of a malformed decision that loops', `decide() { return { allow: 'maybe', toJSON() { for (;;) {} } }; }`, 'timeout'],
         ['a promise whose continuation loops', `async decide() { await null; for (;;) {} }`, 'timeout'],
         ['a thenable', `decide() { return { then(resolve) { resolve({ allow: true }); } }; }`, 'bad-answer'],
+        ['a thenable whose then getter loops', `decide() { return { get then() { for (;;) {} } }; }`, 'timeout'],
         ['a getter of its declaration that loops', `get decide() { for (;;) {} }`, 'timeout'],
         ['an interval it schedules', `decide() { setInterval(() => {}, 5); return { allow: true }; }`, 'scheduled'],
         ['an immediate that loops', `decide() { setImmediate(() => { for (;;) {} }); return { allow: true }; }`, 'scheduled'],
