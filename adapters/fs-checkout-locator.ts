@@ -3,6 +3,7 @@ import fs from 'graceful-fs';
 import path from 'node:path';
 import { DomainError } from '../domain/errors.js';
 import { isProjectId } from '../domain/ids.js';
+import { REVIEW_RULES, type ReviewRule } from '../domain/model.js';
 import type { Backend, Checkout, CheckoutLocator, RetiredMarker } from '../application/ports/checkout.js';
 import { createFileExclusive, writeFileAtomic } from './durable-files.js';
 import { readJsonObject } from './private-files.js';
@@ -73,7 +74,15 @@ function readCheckout(dir: string): Checkout | null {
   if (!isProjectId(value.project_id)) {
     throw invalidCheckout(file, 'project_id is missing or not a valid id');
   }
-  return { root: dir, project_id: value.project_id, backend: readBackend(value.backend, file), retired: retiredMarker(value) };
+  const review = readReview(value.review, file);
+  return { root: dir, project_id: value.project_id, backend: readBackend(value.backend, file), retired: retiredMarker(value), ...(review ? { review } : {}) };
+}
+
+/** The project's review rule, when the checkout sets one; anything but a known rule is refused rather than read as the default. */
+function readReview(value: unknown, file: string): ReviewRule | null {
+  if (value === undefined) return null;
+  if (!(REVIEW_RULES as readonly unknown[]).includes(value)) throw invalidCheckout(file, `review must be one of ${REVIEW_RULES.join(', ')}`);
+  return value as ReviewRule;
 }
 
 function retiredMarker(value: Record<string, unknown>): RetiredMarker | null {

@@ -1,6 +1,6 @@
 import { GraphDraft } from '../domain/draft.js';
 import { DomainError } from '../domain/errors.js';
-import type { AgentName } from '../domain/model.js';
+import type { AgentName, ReviewRule } from '../domain/model.js';
 import type { GraphContext, GraphOperation, HostPorts, Operation, OperationDispatcher, OperationRequest } from './operation.js';
 import type { Clock } from './ports/clock.js';
 import type { IdSource } from './ports/id-source.js';
@@ -17,6 +17,8 @@ export interface DispatcherServices {
   host: HostPorts;
   /** The policy plugins' runtime, made on first use: a project without plugins never loads it. */
   plugins: PluginRuntimeSource;
+  /** Who may accept a submission (the checkout's `.taskdag.json`, a server's server.json); `any` when absent. */
+  review?: ReviewRule;
 }
 
 /**
@@ -34,13 +36,13 @@ export class LocalDispatcher implements OperationDispatcher {
 
   /** Runs a request `checkRequest` already passed (a caller that had to check it first), with its normalised arguments. */
   async run({ operation, args }: CheckedRequest, request: Pick<OperationRequest, 'project' | 'agent'>): Promise<unknown> {
-    const { stores, clock, ids, registry, host, plugins } = this.services;
+    const { stores, clock, ids, registry, host, plugins, review } = this.services;
     if (operation.scope === 'host') {
       const services = { stores, clock, plugins, project: request.project, cwd: host.cwd, system: () => host.system(), client: () => host.client() };
       return operation.run(services, args, request.agent);
     }
     const store = stores.open(requireProject(operation.name, request.project));
-    if (operation.scope === 'project') return operation.run({ store, clock, ids, registry, plugins }, args, request.agent);
+    if (operation.scope === 'project') return operation.run({ store, clock, ids, registry, plugins, review: review ?? 'any' }, args, request.agent);
     return runGraphOperation(store, operation, args, request.agent, this.services);
   }
 }
@@ -104,10 +106,10 @@ async function runGraphOperation(
   operation: GraphOperation,
   args: ReturnType<GraphOperation['parse']>,
   agent: AgentName | null,
-  services: Pick<DispatcherServices, 'clock' | 'ids' | 'plugins' | 'registry'>,
+  services: Pick<DispatcherServices, 'clock' | 'ids' | 'plugins' | 'registry' | 'review'>,
 ): Promise<unknown> {
   const contextOver = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader): GraphContext =>
-    policyContext(new GraphDraft(graph, services.clock.now(), agent), log, plugins, { runtime: services.plugins, registry: services.registry, ids: services.ids });
+    policyContext(new GraphDraft(graph, services.clock.now(), agent, services.review), log, plugins, { runtime: services.plugins, registry: services.registry, ids: services.ids });
   if (operation.mutates) {
     return store.transact(
       (graph, plugins) => {

@@ -65,7 +65,7 @@ class ProjectQueue {
 
   constructor(
     private readonly store: ProjectStore,
-    private readonly services: Pick<DispatcherServices, 'clock' | 'ids' | 'plugins' | 'registry'>,
+    private readonly services: Pick<DispatcherServices, 'clock' | 'ids' | 'plugins' | 'registry' | 'review'>,
     private readonly committed: (committed: Committed) => void,
   ) {}
 
@@ -101,7 +101,7 @@ class ProjectQueue {
   }
 
   private runOne(graph: Graph, plugins: PluginReader, item: Pending): Outcome {
-    const draft = new GraphDraft(graph, this.services.clock.now(), item.agent);
+    const draft = new GraphDraft(graph, this.services.clock.now(), item.agent, this.services.review);
     const context = policyContext(draft, [], plugins, { runtime: this.services.plugins, registry: this.services.registry, ids: this.services.ids });
     try {
       const result = runChecked(item.operation, context, item.args, plugins, this.services.plugins, () => wholeResult(item.operation, context, item.args));

@@ -1,5 +1,5 @@
 import type { GraphDraft } from '../domain/draft.js';
-import type { AgentName, LogEntry, NodeId } from '../domain/model.js';
+import type { AgentName, LogEntry, NodeId, ReviewRule } from '../domain/model.js';
 import type { Action } from '../domain/permissions.js';
 import type { ArgsOf, ArgsSpec } from './args.js';
 import type { Declaration } from './declaration.js';
@@ -54,6 +54,8 @@ export interface ProjectServices {
   plugins: PluginRuntimeSource;
   /** Every operation by name, for operations that run others (batch). */
   registry: OperationCatalog;
+  /** Who may accept a submission in this project. */
+  review: ReviewRule;
 }
 
 /** An operation on one project as a whole (init, snapshots, restore, batch). */

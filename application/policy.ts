@@ -1,5 +1,5 @@
 import { GraphDraft } from '../domain/draft.js';
-import type { AgentName, Graph, NodeId } from '../domain/model.js';
+import type { AgentName, Graph, NodeId, ReviewRule } from '../domain/model.js';
 import type { Action } from '../domain/permissions.js';
 import {
   assertSupportedApi,
@@ -113,7 +113,7 @@ function previewArgs(action: Action, id: NodeId, graph: Graph): Record<string, u
 export function actionsPluginsAllow(
   actions: Action[],
   id: NodeId,
-  view: { graph: Graph; now: string; agent: AgentName | null },
+  view: { graph: Graph; now: string; agent: AgentName | null; review?: ReviewRule },
   table: PluginTable,
   services: PolicyServices,
 ): Action[] {
@@ -122,7 +122,7 @@ export function actionsPluginsAllow(
   const claims = claimsOf(view.graph);
   return actions.filter((action) => {
     const operation = services.registry.get(action) as GraphOperation;
-    const draft = new GraphDraft(view.graph, view.now, view.agent);
+    const draft = new GraphDraft(view.graph, view.now, view.agent, view.review);
     try {
       const args = operation.parse(previewArgs(action, id, view.graph));
       const { touched } = draft.tracking(() => operation.run({ draft, ids: services.ids, log: [] }, args));

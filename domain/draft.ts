@@ -5,7 +5,7 @@ import { DomainError } from './errors.js';
 import type { GraphIndex } from './graph-index.js';
 import { indexesOf, type StateIndexes } from './project-state.js';
 import type { StatusIndex } from './status-index.js';
-import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note } from './model.js';
+import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note, ReviewRule } from './model.js';
 import type { TouchedNode } from './plugins.js';
 
 /** A log entry before the draft stamps it with the revision, time and agent. */
@@ -39,6 +39,8 @@ export class GraphDraft {
     readonly graph: Graph,
     readonly now: Timestamp,
     private acting: AgentName | null,
+    /** The project's review rule (who may accept a submission). */
+    readonly review: ReviewRule = 'any',
   ) {
     this.indexes = indexesOf(graph);
   }

@@ -44,6 +44,7 @@ export const ERROR_CODES = [
   'UI_UNAVAILABLE',
   'AGENT_NOT_ALLOWED',
   'SERVER_PASSWORD_STALE',
+  'INDEPENDENT_REVIEW_REQUIRED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,5 +1,5 @@
 import type { GraphIndex } from './graph-index.js';
-import type { Graph } from './model.js';
+import type { Graph, ReviewRule } from './model.js';
 import type { StatusIndex } from './status-index.js';
 
 /** What a graph read needs: the graph, its edge index and its status index (a GraphDraft is one). */
@@ -7,4 +7,6 @@ export interface GraphView {
   graph: Graph;
   index: GraphIndex;
   statuses: StatusIndex;
+  /** Who may accept a submission in this project; `any` when absent. */
+  review?: ReviewRule;
 }

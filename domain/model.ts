@@ -122,6 +122,13 @@ export function isKnowledge(node: GraphNode | undefined): node is KnowledgeNode 
   return node !== undefined && node.kind === 'knowledge';
 }
 
+/**
+ * Who may accept a submission: `any` agent (the spec's rule, the default), or only an agent other
+ * than the one that submitted it (`independent`, docs/decisions.md).
+ */
+export const REVIEW_RULES = ['any', 'independent'] as const;
+export type ReviewRule = (typeof REVIEW_RULES)[number];
+
 export const EDGE_TYPES = ['BLOCKS', 'SUPERSEDES', 'DERIVED_FROM'] as const;
 export type EdgeType = (typeof EDGE_TYPES)[number];
 

@@ -54,6 +54,8 @@ export function judge(view: GraphView, node: GraphNode, action: Action, agent: A
       if (node.status !== 'in_progress') return invalidStatus(view, node, action, ['in_progress']);
       return node.claim?.by === agent ? ALLOWED : notOwner(node, action, node.claim?.by ?? null);
     case 'accept':
+      if (!isTask(node) || node.status !== 'submitted') return invalidStatus(view, node, action, ['submitted task']);
+      return view.review === 'independent' && node.submitted_by === agent ? selfReview(node, agent) : ALLOWED;
     case 'reject':
       return isTask(node) && node.status === 'submitted' ? ALLOWED : invalidStatus(view, node, action, ['submitted task']);
     case 'resolve':
@@ -152,6 +154,19 @@ function notReady(view: GraphView, node: GraphNode): Verdict {
       blockers,
     });
   });
+}
+
+/** Under the independent review rule, nobody accepts their own submission, administrators included. */
+function selfReview(node: TaskNode, agent: AgentName): Verdict {
+  return refused(
+    () =>
+      new DomainError('INDEPENDENT_REVIEW_REQUIRED', `${agent} submitted ${node.id}: this project's review rule is independent, so another agent must accept it`, {
+        id: node.id,
+        action: 'accept',
+        submitted_by: agent,
+        review: 'independent',
+      }),
+  );
 }
 
 function notClaimable(node: GraphNode, action: Action): Verdict {

@@ -20,6 +20,7 @@ import { KernelRandomIdSource } from '../adapters/kernel-random-id-source.js';
 import { NodePluginRuntime } from '../adapters/node-plugin-runtime.js';
 import { SystemClock } from '../adapters/system-clock.js';
 import { DomainError } from '../domain/errors.js';
+import type { ReviewRule } from '../domain/model.js';
 
 /**
  * The one composition root. Every entrypoint (the command line, the server, the MCP server, the
@@ -36,12 +37,15 @@ export function composeServices(stores: ProjectStoreFactory, host: HostPorts, op
     registry: new OperationRegistry(OPERATIONS),
     host,
     plugins: pluginRuntimeOnFirstUse(options.allowedPlugins),
+    review: options.review ?? 'any',
   };
 }
 
 export interface ComposeOptions {
   /** A server's: the plugins its operator lists, the only ones it runs (docs/plugins.md); a checkout runs the modules it installed. */
   allowedPlugins?: PluginAllowList;
+  /** Who may accept a submission: a server's, from server.json; a checkout's comes with the checkout. */
+  review?: ReviewRule;
 }
 
 /** `$TASKDAG_HOME`, else `~/.taskdag`. */
@@ -105,8 +109,9 @@ export async function runInCheckout(environment: Environment, request: Omit<Oper
   if (operation.name !== 'link') refuseRetiredMarker(found);
   if (found?.backend && operation.scope !== 'host') return runOnServer(found, operation, request, host);
   if (found?.backend && operation.scope === 'host' && !operation.inLinkedCheckout) throw unsupportedRemotely(operation.name, found);
-  // Checked once, above: the local run takes the normalised arguments as they are.
-  const local = new LocalDispatcher(services);
+  // Checked once, above: the local run takes the normalised arguments as they are. A local
+  // project's review rule is its checkout's (a linked one's is its server's).
+  const local = new LocalDispatcher({ ...services, review: found?.review ?? 'any' });
   if (operation.scope === 'host') return local.run(checked, { project: found?.project_id ?? null, agent: request.agent });
   const checkout = found ?? (operation.name === 'init' ? createCheckout(checkouts) : missingCheckout(checkouts));
   const result = await local.run(checked, { project: checkout.project_id, agent: request.agent });

@@ -45,7 +45,7 @@ export const batch = projectOperation({
     revision: integer('The state revision after the batch (unchanged when no item changed anything)'),
     results: array(object({ op: string(), result: anyJson('What the same operation prints as a command') }), 'Each item, in order'),
   }),
-  run: async ({ store, clock, ids, registry, plugins: runtime }, args, agent) => {
+  run: async ({ store, clock, ids, registry, plugins: runtime, review }, args, agent) => {
     const caller = requireAgent('batch', agent);
     const steps = args.operations.map((item, index) => prepare(registry, item, index, caller));
     return store.transact((graph, plugins) => {
@@ -55,7 +55,7 @@ export const batch = projectOperation({
           actual: graph.revision,
         });
       }
-      const draft = new GraphDraft(graph, clock.now(), caller);
+      const draft = new GraphDraft(graph, clock.now(), caller, review);
       const context = policyContext(draft, [], plugins, { runtime, registry, ids });
       const results = steps.map((step) => ({
         op: step.operation.name,

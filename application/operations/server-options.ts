@@ -1,3 +1,4 @@
+import { REVIEW_RULES } from '../../domain/model.js';
 import { flag, nonEmptyText, nonNegativeInteger, oneOf, optional, text, type ArgsOf } from '../args.js';
 import { array, boolean, integer, literal, nullable, object, oneOf as oneOfValues, optional as optionalProperty, record, string } from '../contract/schema.js';
 import { joinPath, parentOf, resolvePath } from '../server/posix-path.js';
@@ -66,6 +67,7 @@ export const serverConfigSchema = object({
   store: optionalProperty(oneOfValues(STORE_KINDS, 'Absent means files')),
   identities: optionalProperty(oneOfValues(IDENTITY_MODES, 'Absent means shared')),
   plugins: optionalProperty(record(string('The absolute path of its module'), 'The policy plugins this server runs, by name (docs/plugins.md)')),
+  review: optionalProperty(oneOfValues(REVIEW_RULES, 'Who may accept a submission; absent means any (docs/agents.md)')),
 });
 
 export const serverInitResultSchema = object({

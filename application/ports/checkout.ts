@@ -1,3 +1,5 @@
+import type { ReviewRule } from '../../domain/model.js';
+
 /** The remote backend a linked checkout points at (spec 2.6). */
 export interface Backend {
   type: string;
@@ -21,6 +23,8 @@ export interface Checkout {
   project_id: string;
   backend: Backend | null;
   retired: RetiredMarker | null;
+  /** `review` in `.taskdag.json`: who may accept a submission in the local project (docs/agents.md); absent is `any`. */
+  review?: ReviewRule;
 }
 
 export interface CheckoutLocator {

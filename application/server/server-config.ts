@@ -1,3 +1,4 @@
+import { REVIEW_RULES, type ReviewRule } from '../../domain/model.js';
 import { isPluginName } from '../../domain/plugins.js';
 import { isAbsolutePath, joinPath } from './posix-path.js';
 
@@ -19,6 +20,12 @@ export interface ServerConfig {
   plugins?: Record<string, string>;
   /** Who a bearer may act as: shared (the spec's, the default, also when absent) or bound (docs/operating.md, "Identities"). */
   identities?: IdentityMode;
+  /**
+   * Who may accept a submission in every project of this server: any agent (the spec's, the
+   * default, also when absent) or only one other than its submitter (docs/agents.md). Set by the
+   * operator by hand.
+   */
+  review?: ReviewRule;
 }
 
 export const IDENTITY_MODES = ['shared', 'bound'] as const;
@@ -27,6 +34,15 @@ export type IdentityMode = (typeof IDENTITY_MODES)[number];
 /** The identity mode a config selects. */
 export function identitiesOf(config: ServerConfig): IdentityMode {
   return config.identities ?? 'shared';
+}
+
+/** The review rule a config selects for its projects. */
+export function reviewOf(config: ServerConfig): ReviewRule {
+  return config.review ?? 'any';
+}
+
+export function reviewProblem(review: unknown): string | null {
+  return review === undefined || (REVIEW_RULES as readonly unknown[]).includes(review) ? null : `review must be one of ${REVIEW_RULES.join(', ')}`;
 }
 
 export const STORE_KINDS = ['files', 'postgresql'] as const;
@@ -49,7 +65,7 @@ export const SERVER_FILE_NAMES = {
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7407;
 
-const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store', 'identities', 'plugins'] as const;
+const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store', 'identities', 'plugins', 'review'] as const;
 
 /** The config a file holds, or what is wrong with it. */
 export function parseServerConfig(text: string): { config: ServerConfig } | { problem: string } {
@@ -72,7 +88,8 @@ export function parseServerConfig(text: string): { config: ServerConfig } | { pr
     pathProblem('uiRoot', record.uiRoot) ??
     storeProblem(record.store) ??
     identitiesProblem(record.identities) ??
-    pluginsProblem(record.plugins);
+    pluginsProblem(record.plugins) ??
+    reviewProblem(record.review);
   if (problem) return { problem };
   return { config: record as unknown as ServerConfig };
 }
@@ -85,7 +102,15 @@ export function renderServerConfig(config: ServerConfig): string {
 
 export function sameServerConfig(a: ServerConfig, b: ServerConfig): boolean {
   return KEYS.every((key) =>
-    key === 'store' ? storeOf(a) === storeOf(b) : key === 'identities' ? identitiesOf(a) === identitiesOf(b) : key === 'plugins' ? samePlugins(a.plugins, b.plugins) : a[key] === b[key],
+    key === 'store'
+      ? storeOf(a) === storeOf(b)
+      : key === 'identities'
+        ? identitiesOf(a) === identitiesOf(b)
+        : key === 'plugins'
+          ? samePlugins(a.plugins, b.plugins)
+          : key === 'review'
+            ? reviewOf(a) === reviewOf(b)
+            : a[key] === b[key],
   );
 }
 

@@ -146,6 +146,8 @@ function desiredConfig(input: ServerInitInput, existing: ServerConfig | null, de
   if (identities !== 'shared') config.identities = identities;
   // The operator's plugin allow-list has no flag: a re-run keeps it as written.
   if (existing?.plugins) config.plugins = existing.plugins;
+  // Like the plugin list, the review rule is the operator's hand edit: a re-run keeps it.
+  if (existing?.review) config.review = existing.review;
   const checks: [string, string, string | null][] = [
     ['--root', 'root', isAbsolutePath(input.root) ? null : '--root must be an absolute path'],
     ['--host', 'host', hostProblem(config.host)],

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import { DomainError } from '../../domain/errors.js';
 import { AuthService } from '../../application/server/auth-service.js';
 import type { AuthStore } from '../../application/ports/auth-store.js';
-import { identitiesOf, parseServerConfig, type ServerConfig } from '../../application/server/server-config.js';
+import { identitiesOf, parseServerConfig, reviewOf, type ServerConfig } from '../../application/server/server-config.js';
 import { PASSWORD_GENERATION_KEY, PASSWORD_KEY, passwordGeneration, secretProblem } from '../../application/server/server-env.js';
 import { readServerSettings, type ServerSettings } from '../../application/server/server-settings.js';
 import { buildHttpApp } from '../../adapters/server/http-app.js';
@@ -91,7 +91,7 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
     log,
     authenticated: () => {
       const allowedPlugins = new PluginAllowList(config.plugins);
-      const services = composeServices(backend.stores, projectsOnly(setupRoot, 'a server'), { allowedPlugins });
+      const services = composeServices(backend.stores, projectsOnly(setupRoot, 'a server'), { allowedPlugins, review: reviewOf(config) });
       return projectRouters(services, allowedPlugins, settings, shutdown, hub, announce);
     },
     board: boardFiles(config.uiRoot),

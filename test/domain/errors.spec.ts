@@ -27,6 +27,7 @@ describe('errors (spec 7)', () => {
       'UI_UNAVAILABLE',
       'AGENT_NOT_ALLOWED',
       'SERVER_PASSWORD_STALE',
+      'INDEPENDENT_REVIEW_REQUIRED',
     ]);
     expect(new Set(ERROR_CODES).size).to.equal(ERROR_CODES.length);
   });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { GraphDraft } from '../../domain/draft.js';
 import { isDomainError } from '../../domain/errors.js';
 import { ACTIONS, allowedActions, isAdministrator, judge, type Action } from '../../domain/permissions.js';
 import { performAction } from '../support/actions.js';
@@ -153,6 +154,25 @@ describe('domain/permissions', () => {
         expect(refusal('task done', action, 'bob')).to.include({ code: 'INVALID_STATUS' });
         expect(refusal('gate open', action, 'bob')).to.include({ code: 'INVALID_STATUS' });
       }
+    });
+
+    it('accept under the independent review rule: refused to the submitter, administrators included; open to anyone else', () => {
+      const judgedUnder = (review: 'any' | 'independent', submitter: string, agent: string) => {
+        const fixture = nodeInState('task submitted');
+        const task = { ...fixture.node('X'), submitted_by: submitter } as ReturnType<typeof fixture.node>;
+        const view = new GraphDraft(fixture.graph, fixture.now, agent, review);
+        const verdict = judge(view, task, 'accept', agent);
+        return verdict.outcome === 'refused' ? { code: verdict.error().code, details: verdict.error().details } : verdict.outcome;
+      };
+      expect(judgedUnder('independent', 'alice', 'alice')).to.deep.equal({
+        code: 'INDEPENDENT_REVIEW_REQUIRED',
+        details: { id: 'X', action: 'accept', submitted_by: 'alice', review: 'independent' },
+      });
+      expect(judgedUnder('independent', 'orchestrator', 'orchestrator')).to.include({ code: 'INDEPENDENT_REVIEW_REQUIRED' });
+      expect(judgedUnder('independent', 'alice', 'bob')).to.equal('allowed');
+      expect(judgedUnder('any', 'alice', 'alice'), "the spec's rule, the default").to.equal('allowed');
+      const fixture = nodeInState('task submitted');
+      expect(allowedActions(new GraphDraft(fixture.graph, fixture.now, 'alice', 'independent'), fixture.node('X'), 'alice')).not.to.include('accept');
     });
 
     it('resolve: a second resolve fails with INVALID_STATUS; so do superseded and canceled gates and tasks', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseServerConfig, renderServerConfig, sameServerConfig, storeOf } from '../../../application/server/server-config.js';
+import { parseServerConfig, renderServerConfig, reviewOf, sameServerConfig, storeOf } from '../../../application/server/server-config.js';
 import { databaseUrlProblem, parseEnvFile } from '../../../application/server/server-env.js';
 
 const base = { version: 1, host: '127.0.0.1', port: 0, dataRoot: '/srv/d', stateHome: '/srv/s', uiRoot: '/srv/ui' };
@@ -23,6 +23,14 @@ describe('server.json: the store it selects', () => {
     const config = { ...base, version: 1 as const, plugins: { wip: '/a.js' } };
     expect(sameServerConfig(config, { ...config, plugins: { wip: '/b.js' } })).to.equal(false);
     expect(sameServerConfig({ ...base, version: 1, plugins: {} }, { ...base, version: 1 })).to.equal(true);
+  });
+
+  it('review: any when absent (the same config as an explicit any), independent when it says so; anything else is named as the problem', () => {
+    const independent = parseServerConfig(JSON.stringify({ ...base, review: 'independent' }));
+    expect('config' in independent && reviewOf(independent.config)).to.equal('independent');
+    expect(parseServerConfig(JSON.stringify({ ...base, review: 'strict' }))).to.deep.equal({ problem: 'review must be one of any, independent' });
+    expect(sameServerConfig({ ...base, version: 1, review: 'any' }, { ...base, version: 1 })).to.equal(true);
+    expect(sameServerConfig({ ...base, version: 1, review: 'independent' }, { ...base, version: 1 })).to.equal(false);
   });
 
   it('an explicit files store is the default one: rendered without it, and the same config', () => {

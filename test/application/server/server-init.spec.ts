@@ -83,6 +83,18 @@ describe('server init (application, in-memory files)', () => {
     expect(files.writes).to.equal(writes);
   });
 
+  it("keeps the operator's review rule on a re-run: nothing conflicts and nothing is rewritten", async () => {
+    const { files, ports } = setup();
+    await serverInit(ports, input({ unit: 'none' }));
+    const config = JSON.parse(files.files.get('/srv/taskdag/server.json')!.text);
+    files.files.get('/srv/taskdag/server.json')!.text = JSON.stringify({ ...config, review: 'independent' });
+    const writes = files.writes;
+    const again = await serverInit(ports, input({ unit: 'none' }));
+    expect(again.config.review).to.equal('independent');
+    expect(again.actions.every((action) => action.action === 'keep')).to.equal(true);
+    expect(files.writes).to.equal(writes);
+  });
+
   it('the default files store is not written into server.json, as before the option existed', async () => {
     const { files, ports } = setup();
     await serverInit(ports, input({ unit: 'none', store: 'files' }));
