@@ -15,10 +15,10 @@ export function runTaskdag(args) {
   return JSON.parse(child.stdout);
 }
 
-/** Starts `server run config` and resolves to the child, its listening port in `port`. BENCH_SERVER_NODE_ARGS go to its node. */
-export function startServer(config, env) {
+/** Starts `server run config` and resolves to the child, its listening port in `port`. `nodeArgs` and BENCH_SERVER_NODE_ARGS go to its node. */
+export function startServer(config, env, extraNodeArgs = []) {
   return new Promise((resolve, reject) => {
-    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const nodeArgs = [...extraNodeArgs, ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
     const child = spawn(process.execPath, [...nodeArgs, BINARY, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.once('data', (chunk) => {
       child.port = JSON.parse(String(chunk).split('\n')[0]).port;

@@ -1,14 +1,16 @@
 // `npm run bench:server` (also the last part of `npm run bench`): a real `taskdag server run` on
 // 127.0.0.1, N concurrent agents over keep-alive HTTP running a mix of add-task, take, submit,
 // accept and status, on a 1k and a 50k-node project. Reports durable mutations per second and
-// p50/p99 latency at 1, 8, 32 and 128 agents, next to this machine's single-stream append+fsync
-// rate measured in the same run (the ceiling a server without group commit cannot pass).
+// p50/p99 latency at 1, 8, 32 and 128 agents, and how long the server's event loop was held up
+// (p99 and max of perf_hooks' monitorEventLoopDelay over each step, bench/loop-delay.cjs), next
+// to this machine's single-stream append+fsync rate measured in the same run (the ceiling a
+// server without group commit cannot pass).
 // Writes bench/results/server.{json,md} and server-chart.svg. Options: --seconds N per step
 // (default 3), --quick (1k only), --sizes 1k,50k and --agents 1,8,32,128 (the steps to run),
 // --all-stale (keep every generated claim's date: see liveTeamClaims), --publish (also copies the
 // chart to docs/server-bench-chart.svg), --identities bound (every request's agents checked
 // against a credential, docs/operating.md section 8; results in bench/results/server-bound.*).
-import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -62,7 +64,8 @@ try {
   }
   report.fsync_per_second = fsyncRate(dataRoot);
   log(`single-stream append+fsync: ${report.fsync_per_second}/s`);
-  server = await startServer(path.join(root, 'server.json'), env);
+  const loopDelay = loopDelayProbe(path.join(scratch, 'loop-delay.json'));
+  server = await startServer(path.join(root, 'server.json'), { ...env, BENCH_LOOP_DELAY_FILE: loopDelay.file }, ['--require', path.join(ROOT, 'bench', 'loop-delay.cjs')]);
   const password = options.identities === 'bound' ? benchCredential(root) : env.TASKDAG_SERVER_PASSWORD;
   const bearer = (await call(server.port, null, 'POST', '/v1/auth/login', { password })).body.bearer;
   for (const { name } of SIZES) {
@@ -70,11 +73,13 @@ try {
     // A server runs warm: the first step is not to time the compiler's first passes over the code.
     await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents: 8, seconds: 2, idPrefix: 'T-warm-up' });
     for (const agents of AGENTS) {
-      const count = () => ({ appends: ledgerRecords(path.join(dataRoot, 'projects', `bench-${name}`)), cpuMs: cpuMsOf(server.pid) });
+      // The window's opening and closing each ask the server for its loop delay since the last ask.
+      const count = () => ({ appends: ledgerRecords(path.join(dataRoot, 'projects', `bench-${name}`)), cpuMs: cpuMsOf(server.pid), loopAsks: loopDelay.ask(server) });
       const { counted, mutations, ...step } = await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents, seconds: SECONDS, count });
       const perMutation = { mutations_per_append: Math.round((mutations / counted.appends) * 10) / 10, server_cpu_us_per_mutation: Math.round((counted.cpuMs * 1_000) / mutations) };
-      report.steps.push({ project: name, agents, ...step, ...perMutation });
-      log(`${name} × ${agents} agents: ${step.mutations_per_second} durable mutations/s, ${perMutation.mutations_per_append} a group commit, ${perMutation.server_cpu_us_per_mutation} µs of server CPU each, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms`);
+      const { p99_ms: loop_delay_p99_ms, max_ms: loop_delay_max_ms } = await loopDelay.answer();
+      report.steps.push({ project: name, agents, ...step, ...perMutation, loop_delay_p99_ms, loop_delay_max_ms });
+      log(`${name} × ${agents} agents: ${step.mutations_per_second} durable mutations/s, ${perMutation.mutations_per_append} a group commit, ${perMutation.server_cpu_us_per_mutation} µs of server CPU each, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, event loop delay p99 ${loop_delay_p99_ms} ms, max ${loop_delay_max_ms} ms`);
     }
   }
 } finally {
@@ -114,6 +119,31 @@ function liveTeamClaims(state, now) {
   claimed.slice(FORGOTTEN).forEach((node, index) => {
     node.claim = { ...node.claim, at: new Date(now - (index % 60) * 60_000).toISOString() };
   });
+}
+
+/**
+ * The server's event-loop delay over a window: `ask` signals the server (bench/loop-delay.cjs),
+ * which writes what it measured since its last signal and starts afresh; `answer` waits for the
+ * report of the latest ask (the server handles the signal on the loop it measures).
+ */
+function loopDelayProbe(file) {
+  let asked = 0;
+  return {
+    file,
+    ask(child) {
+      child.kill('SIGUSR2');
+      asked += 1;
+      return asked;
+    },
+    async answer() {
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+        const report = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
+        if (report?.sequence === asked) return report;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error('the server did not report its event-loop delay');
+    },
+  };
 }
 
 /**
@@ -159,12 +189,12 @@ function fsyncRate(dir) {
 }
 
 function markdown(result) {
-  const rows = result.steps.map((step) => `| ${step.project} | ${step.agents} | ${step.mutations_per_second} | ${(step.mutations_per_second / result.fsync_per_second).toFixed(2)}× | ${step.mutations_per_append} | ${step.server_cpu_us_per_mutation} | ${step.p50_ms} | ${step.p99_ms} |`);
+  const rows = result.steps.map((step) => `| ${step.project} | ${step.agents} | ${step.mutations_per_second} | ${(step.mutations_per_second / result.fsync_per_second).toFixed(2)}× | ${step.mutations_per_append} | ${step.server_cpu_us_per_mutation} | ${step.p50_ms} | ${step.p99_ms} | ${step.loop_delay_p99_ms} | ${step.loop_delay_max_ms} |`);
   return [
     `Single-stream append+fdatasync on this machine, same run: **${result.fsync_per_second}/s**. Claims: ${result.claims}.`,
     '',
-    '| project | agents | durable mutations/s | × single-stream fsync | mutations a commit (fsync) | server CPU µs a mutation | p50 ms | p99 ms |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| project | agents | durable mutations/s | × single-stream fsync | mutations a commit (fsync) | server CPU µs a mutation | p50 ms | p99 ms | loop delay p99 ms | loop delay max ms |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
   ].join('\n');
