@@ -1,5 +1,6 @@
 import fs from 'graceful-fs';
-import type { Graph, NodeId } from '../domain/model.js';
+import type { Edge, Graph, GraphNode, NodeId } from '../domain/model.js';
+import type { NodeHead } from '../domain/status-index.js';
 import { indexesOf, projectState, type ProjectState } from '../domain/project-state.js';
 import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { crc32 } from './crc32.js';
@@ -63,27 +64,89 @@ interface CheckpointMember {
  * copied rather than encoded again (null: every node is encoded).
  */
 export function encodeCheckpoint(graph: Graph, ledger: LedgerRef, nodes: CheckpointNodes | null = null): Buffer {
-  const ids = Object.keys(graph.nodes);
+  // Encoded at once, nothing changes the graph meanwhile: nodes not read yet are copied as they were, unparsed.
+  const encoding = encodeSlices({ ...copyForCheckpoint(graph, false), record: graph.nodes }, ledger, nodes);
+  for (let step = encoding.next(); ; step = encoding.next()) if (step.done) return Buffer.concat(step.value);
+}
+
+/**
+ * As encodeCheckpoint, in slices with a turn of the event loop between them, so that a process
+ * serving requests (the server) goes on serving while it encodes: the pieces of the file, in order.
+ */
+export async function encodeCheckpointInSlices(copy: CheckpointCopy, ledger: LedgerRef, nodes: CheckpointNodes | null): Promise<Buffer[]> {
+  const encoding = encodeSlices(copy, ledger, nodes);
+  for (let step = encoding.next(); ; step = encoding.next()) {
+    if (step.done) return step.value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * A graph as one commit left it, ready to encode: its fields, and its nodes, edges and heads in
+ * the order of `ids`. Nodes, edges, initiatives and heads are never changed in place (a change
+ * puts a new object), so holding them is a consistent copy that costs a few milliseconds at 50k
+ * nodes, whatever commits follow.
+ */
+export interface CheckpointCopy {
+  fields: Omit<Graph, 'nodes' | 'edges'>;
+  ids: NodeId[];
+  /** The nodes, or null to take each from `record` as it is encoded (when nothing changes meanwhile). */
+  nodes: GraphNode[] | null;
+  record?: Record<NodeId, GraphNode>;
+  edges: Edge[];
+  heads: NodeHead[];
+}
+
+/** `withNodes`: hold every node now (what an encoding in slices needs; it reads any node not read yet). */
+export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCopy {
+  // Every field of the graph but its nodes and edges goes on line 1, so a field added to the graph is kept.
+  const { nodes, edges, ...fields } = graph;
+  const ids = Object.keys(nodes);
+  const heads = indexesOf(graph).statuses.all();
+  return {
+    fields: { ...fields, initiatives: { ...fields.initiatives } },
+    ids,
+    nodes: withNodes ? ids.map((id) => nodes[id]!) : null,
+    // A graph shaped wrong (a tool writing a damaged file on purpose) is encoded as it is.
+    edges: Array.isArray(edges) ? [...edges] : edges,
+    heads: ids.map((id) => heads.get(id)!),
+  };
+}
+
+/** How many nodes or edges are encoded between two yields: a few milliseconds of work. */
+const SLICE = 2_000;
+
+/** Encodes `copy`, yielding after every slice; returns the file's pieces. */
+function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef, nodes: CheckpointNodes | null): Generator<void, Buffer[]> {
+  const { ids } = copy;
   const lines: Buffer[] = [];
   const ends: number[] = [];
   let offset = 0;
-  ids.forEach((id, position) => {
-    const entry = nodes ? nodes.entry(id) : Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(graph.nodes[id])}`);
+  for (let position = 0; position < ids.length; position++) {
+    if (position > 0 && position % SLICE === 0) yield;
+    const id = ids[position]!;
+    const node = copy.nodes ? copy.nodes[position]! : undefined;
+    const entry = nodes ? nodes.entry(id, node) : Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node ?? copy.record![id])}`);
     const last = position === ids.length - 1;
     lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
     offset += entry.length;
     ends.push(offset);
     offset += last ? 1 : 2;
-  });
-  // Every field of the graph but its nodes and edges goes on line 1, so a field added to the graph is kept.
-  const { nodes: _nodes, edges, ...fields } = graph;
-  const head = JSON.stringify({ ...fields, log: [] });
-  const headsLine = Buffer.from(`${HEADS_MEMBER}${JSON.stringify(headColumns(indexesOf(graph).statuses, ids))}},\n`);
-  const edgesLine = Buffer.from(`${EDGES_MEMBER}${JSON.stringify(edges)},\n`);
+  }
+  yield;
+  const head = JSON.stringify({ ...copy.fields, log: [] });
+  const headsLine = Buffer.from(`${HEADS_MEMBER}${JSON.stringify(headColumns(copy.heads))}},\n`);
+  yield;
+  const edgeSlices: string[] = [];
+  for (let at = 0; Array.isArray(copy.edges) && at < copy.edges.length; at += SLICE * 5) {
+    edgeSlices.push(JSON.stringify(copy.edges.slice(at, at + SLICE * 5)).slice(1, -1));
+    yield;
+  }
+  const edgesLine = Buffer.from(`${EDGES_MEMBER}${Array.isArray(copy.edges) ? `[${edgeSlices.join(',')}]` : JSON.stringify(copy.edges)},\n`);
   const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
   const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: checksum(headsLine.subarray(0, headsLine.length - 1)), ids, ends });
   const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
-  return Buffer.concat([Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)]);
+  return [Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
 }
 
 function noteFor(ledger: LedgerRef): string {
@@ -207,12 +270,17 @@ function nodeSpans(sectionStart: number, layout: { ids: NodeId[]; ends: number[]
   };
 }
 
+/** The ledger position a checkpoint is taken at, read from its first two lines only; null when they do not say. */
+export function checkpointPosition(source: ByteSource): { file?: unknown; bytes?: unknown } | null {
+  return salvageHeader(firstLines(source, 2))?.ledger ?? null;
+}
+
 /** What a damaged checkpoint's first lines still tell, if they are intact: for salvage, never for loading. */
-export function salvageHeader(bytes: Buffer): { revision?: unknown; fence_generation?: unknown; ledger?: { file?: unknown } } | null {
+export function salvageHeader(bytes: Buffer): { revision?: unknown; fence_generation?: unknown; ledger?: { file?: unknown; bytes?: unknown } } | null {
   try {
     const [headEnd, memberEnd] = lineBreaks(bytes, 2);
     const head = JSON.parse(`${bytes.toString('utf8', 0, headEnd! - 1)}}`) as Record<string, unknown>;
-    const member = memberEnd === undefined ? null : (JSON.parse(`{${bytes.toString('utf8', headEnd! + 1, memberEnd - 1)}}}`) as { checkpoint?: { ledger?: { file?: unknown } } });
+    const member = memberEnd === undefined ? null : (JSON.parse(`{${bytes.toString('utf8', headEnd! + 1, memberEnd - 1)}}}`) as { checkpoint?: { ledger?: { file?: unknown; bytes?: unknown } } });
     return { revision: head.revision, fence_generation: head.fence_generation, ...(member?.checkpoint?.ledger ? { ledger: member.checkpoint.ledger } : {}) };
   } catch {
     return null;

@@ -1,5 +1,5 @@
 import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
-import type { NodeHead, StatusIndex } from '../domain/status-index.js';
+import type { NodeHead } from '../domain/status-index.js';
 
 /**
  * The heads as the checkpoint stores them: by column, in the order of the node ids, so that tens
@@ -23,9 +23,8 @@ export interface HeadColumns {
 const TYPE_CODES: Record<NodeType, string> = { task: 't', gate: 'g', knowledge: 'k' };
 const TYPES_BY_CODE: Record<string, NodeType> = { t: 'task', g: 'gate', k: 'knowledge' };
 
-/** The heads of `statuses`, in the order of `ids`, so a load derives no status. */
-export function headColumns(statuses: StatusIndex, ids: readonly NodeId[]): HeadColumns {
-  const heads = statuses.all();
+/** Every node's head, in the order of the node ids, so a load derives no status. */
+export function headColumns(heads: readonly NodeHead[]): HeadColumns {
   const strings: (string | null)[] = [];
   const numbers = new Map<string | null, number>();
   const code = (value: string | null) => {
@@ -38,8 +37,7 @@ export function headColumns(statuses: StatusIndex, ids: readonly NodeId[]): Head
   };
   const columns: HeadColumns = { types: '', strings, status: [], initiative: [], domain: [], created_at: [], claims: [], scopes: [] };
   const types: string[] = [];
-  ids.forEach((id, position) => {
-    const head = heads.get(id)!;
+  heads.forEach((head, position) => {
     types.push(TYPE_CODES[head.type]);
     columns.status.push(code(head.status));
     columns.initiative.push(code(head.initiative));

@@ -64,13 +64,16 @@ export class CheckpointNodes {
     for (const id of Object.keys(this.record)) void this.record[id];
   }
 
-  /** The node's checkpoint entry: its bytes as read when unread or unchanged since; else encoded now (and remembered). */
-  entry(id: NodeId): Buffer {
-    if (this.isUnread(id)) {
+  /**
+   * The checkpoint entry of node `id` as `node` (default: as the map holds it now): its bytes as
+   * read when unread or unchanged since; else encoded now (and remembered).
+   */
+  entry(id: NodeId, node?: GraphNode): Buffer {
+    if (node === undefined && this.isUnread(id)) {
       const span = this.spanOf(this.positionOf(id));
       return this.source.bytes(span.key, span.end);
     }
-    const node = this.record[id]!;
+    node ??= this.record[id]!;
     const known = this.entries.get(id);
     if (known?.node === node) return known.entry;
     const entry = Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);

@@ -249,6 +249,10 @@ describe('FsProjectStore', () => {
       return { system, held };
     }
     const turns = () => new Promise((resolve) => setTimeout(resolve, 20));
+    /** Turns of the event loop until `done` holds (a background write is encoded in slices, a turn each), for at most 5 s. */
+    async function until(done: () => boolean): Promise<void> {
+      for (const deadline = Date.now() + 5_000; !done() && Date.now() < deadline; ) await turns();
+    }
     const taskIds = (store: FsProjectStore) => store.readGraph((graph) => Object.keys(graph.nodes).sort());
 
     it('answers a reader only once the change it would see is durable, and serves others meanwhile', async () => {
@@ -268,6 +272,58 @@ describe('FsProjectStore', () => {
       await commit;
       await reader;
       expect(seen).to.deep.equal(['T1']);
+    });
+
+    it('writes its checkpoint from a consistent copy off the event loop while commits go on, and the next commit renames it in (issue 24)', async () => {
+      await initialized();
+      const writes: { release(): Promise<void> }[] = [];
+      const system: FileSystem = {
+        ...files,
+        writeInBackground(target, pieces, mode) {
+          return new Promise<void>((resolve, reject) => writes.push({ release: () => files.writeInBackground(target, pieces, mode).then(resolve, reject) }));
+        },
+      };
+      const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, system, true).open('demo-1234');
+      const before = readFileSync(file('tasks.json'));
+      // Six commits of 768 KiB pass the 4 MiB a hot store waits for.
+      for (let i = 0; i < 6; i++) await commitTask(sut, `T${i}`, 'x'.repeat(768 * 1024));
+      const crossedAt = statSync(ledger()).size;
+      await until(() => writes.length > 0);
+      expect(writes, 'the checkpoint is written in the background').to.have.length(1);
+      expect(readFileSync(file('tasks.json'))).to.deep.equal(before);
+      // Commits and reads go on while it is written.
+      await commitTask(sut, 'T6');
+      expect(await taskIds(sut)).to.deep.equal(['T0', 'T1', 'T2', 'T3', 'T4', 'T5', 'T6']);
+      expect(readFileSync(file('tasks.json'))).to.deep.equal(before);
+      await writes[0]!.release();
+      await turns();
+      await commitTask(sut, 'T7');
+      // The checkpoint is the graph as the commit that crossed the threshold left it, at that ledger position.
+      const checkpoint = checkpointAsJson();
+      expect(checkpoint.ledger).to.deep.equal({ file: ledgerName(), bytes: crossedAt });
+      expect(Object.keys(checkpoint.nodes)).to.deep.equal(['T0', 'T1', 'T2', 'T3', 'T4', 'T5']);
+      expect(Object.keys((await state(open())).nodes)).to.deep.equal(['T0', 'T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7']);
+      expect(readdirSync(path.dirname(file('x'))).filter((name) => name.includes('.tmp-'))).to.deep.equal([]);
+    });
+
+    it('drops a checkpoint written in the background when the state was replaced whole meanwhile', async () => {
+      await initialized();
+      const writes: (() => void)[] = [];
+      const system: FileSystem = {
+        ...files,
+        writeInBackground(target, pieces, mode) {
+          return new Promise<void>((resolve, reject) => writes.push(() => files.writeInBackground(target, pieces, mode).then(resolve, reject)));
+        },
+      };
+      const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, system, true).open('demo-1234');
+      for (let i = 0; i < 6; i++) await commitTask(sut, `T${i}`, 'x'.repeat(768 * 1024));
+      await until(() => writes.length > 0);
+      await open().replace({ ...newDraft().graph, revision: 50, log: [] });
+      const replaced = readFileSync(file('tasks.json'));
+      writes[0]!();
+      await sut.checkpointed();
+      expect(readFileSync(file('tasks.json'))).to.deep.equal(replaced);
+      expect((await state(open())).revision).to.equal(50);
     });
 
     it('a failed fsync fails the commit with STORAGE_ERROR, cuts the append, and no reader ever sees the change', async () => {

@@ -114,6 +114,11 @@ export class CrashFileSystem implements FileSystem {
     this.sync(file);
   }
 
+  async writeInBackground(file: string, pieces: readonly Buffer[], mode: number): Promise<void> {
+    this.write(file, Buffer.concat(pieces), mode);
+    this.sync(file);
+  }
+
   rename(from: string, to: string): void {
     this.step();
     const inode = this.inode(from);
