@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -8,8 +9,10 @@ export function useTempDir(prefix = 'taskdag-test-'): () => string {
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   });
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
+  afterEach(async () => {
+    // A hot store's checkpoint may still be written in the background as the test ends: the
+    // removal is retried, asynchronously so that the write can finish, while a file lands.
+    if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     dir = null;
   });
   return () => {
