@@ -1,5 +1,6 @@
 import * as t from 'typanion';
 import { DomainError } from '../domain/errors.js';
+import { closestTo, didYouMean } from '../domain/suggestions.js';
 import type { JsonSchema } from './contract/schema.js';
 
 /**
@@ -13,6 +14,8 @@ export interface ValueKind<T> {
   validator: t.StrictValidator<unknown, T>;
   schema: JsonSchema;
   cli: CliForm;
+  /** The only values it takes, when it is one of a few words (what a typo is matched against). */
+  choices?: readonly string[];
   /** The stored form of a valid value, the same whichever driver carried it. */
   normalise?(value: T): T;
 }
@@ -101,6 +104,7 @@ export const oneOf = <T extends string>(values: readonly T[]): ValueKind<T> => (
   validator: t.isEnum(values),
   schema: { type: 'string', enum: [...values] },
   cli: 'text',
+  choices: values,
 });
 /** A list of JSON values checked one by one later (a batch's items). */
 export const items = (): ValueKind<unknown[]> => ({ validator: t.isArray(t.isUnknown()), schema: { type: 'array' }, cli: 'items' });
@@ -119,9 +123,7 @@ export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, s
   }
   const input = raw as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!Object.hasOwn(spec, key) && input[key] !== undefined) {
-      throw new DomainError('INVALID_ARGUMENT', `${operation} does not take ${flagOf(key)}`, { operation, field: key, flag: flagOf(key) });
-    }
+    if (!Object.hasOwn(spec, key) && input[key] !== undefined) throw unknownArgument(operation, key, spec);
   }
   const absent = (key: string) => input[key] === undefined || input[key] === null;
   const missing = Object.entries(spec).filter(([key, field]) => field.required && absent(key));
@@ -130,11 +132,14 @@ export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, s
   for (const [key, field] of Object.entries(spec)) {
     if (absent(key)) continue;
     const value = input[key];
-    const errors: string[] = [];
-    if (!field.kind.validator(value, { errors })) {
-      throw new DomainError('INVALID_ARGUMENT', `Invalid ${spellingOf(key, field)}: ${errors.join('; ')}`, {
+    const found: string[] = [];
+    if (!field.kind.validator(value, { errors: found })) {
+      const errors = found.map(withoutRootPath);
+      const suggestions = typeof value === 'string' && field.kind.choices ? closestTo(value, field.kind.choices) : [];
+      throw new DomainError('INVALID_ARGUMENT', `Invalid ${spellingOf(key, field)}: ${errors.join('; ')}${didYouMean(suggestions)}`, {
         ...fieldDetails(operation, key, field),
         errors,
+        ...(suggestions.length > 0 ? { suggestions } : {}),
       });
     }
     parsed[key] = field.kind.normalise ? field.kind.normalise(value) : value;
@@ -149,6 +154,27 @@ function missingFields(operation: string, missing: [string, Argument<unknown>][]
     ...fieldDetails(operation, key, field),
     missing: missing.map(([name, argument]) => spelled(name, argument)),
   });
+}
+
+/**
+ * INVALID_ARGUMENT for an argument `operation` does not take, naming it as a flag and, in
+ * `details.suggestions`, the flags it most likely meant: what every driver answers, the command
+ * line's unknown options included.
+ */
+export function unknownArgument(operation: string, key: string, spec: ArgsSpec): DomainError {
+  const flags = Object.entries(spec).filter(([, field]) => !field.positional).map(([name]) => flagOf(name));
+  const suggestions = closestTo(flagOf(key), flags);
+  return new DomainError('INVALID_ARGUMENT', `${operation} does not take ${flagOf(key)}${didYouMean(suggestions)}`, {
+    operation,
+    field: key,
+    flag: flagOf(key),
+    ...(suggestions.length > 0 ? { suggestions } : {}),
+  });
+}
+
+/** A validator's error without typanion's path of the root value (`.: Expected...`); an item keeps its place. */
+function withoutRootPath(error: string): string {
+  return error.replace(/^\.: /, '').replace(/^\.\[(\d+)\]: /, 'item $1: ');
 }
 
 function fieldDetails(operation: string, key: string, field: Argument<unknown>) {

@@ -1,4 +1,5 @@
 import { DomainError } from '../domain/errors.js';
+import { closestTo, didYouMean } from '../domain/suggestions.js';
 import type { Operation, OperationCatalog } from './operation.js';
 
 export class OperationRegistry implements OperationCatalog {
@@ -10,7 +11,13 @@ export class OperationRegistry implements OperationCatalog {
 
   get(name: string): Operation {
     const operation = this.byName.get(name);
-    if (!operation) throw new DomainError('UNKNOWN_COMMAND', `Unknown operation ${name}`, { operation: name });
+    if (!operation) {
+      const suggestions = closestTo(name, this.byName.keys());
+      throw new DomainError('UNKNOWN_COMMAND', `Unknown operation ${name}${didYouMean(suggestions)}`, {
+        operation: name,
+        ...(suggestions.length > 0 ? { suggestions } : {}),
+      });
+    }
     return operation;
   }
 

@@ -3,6 +3,7 @@ import type { Timestamp } from './clock.js';
 import { assertEdgeAllowed, sameEdge } from './edges.js';
 import { DomainError } from './errors.js';
 import type { GraphIndex } from './graph-index.js';
+import { nodeNotFound } from './node-not-found.js';
 import { indexesOf, type StateIndexes } from './project-state.js';
 import type { StatusIndex } from './status-index.js';
 import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note, ReviewRule } from './model.js';
@@ -95,7 +96,7 @@ export class GraphDraft {
 
   requireNode(id: NodeId): GraphNode {
     const node = this.node(id);
-    if (!node) throw new DomainError('NODE_NOT_FOUND', `No node with id ${id}`, { id });
+    if (!node) throw nodeNotFound(this.graph, id);
     return node;
   }
 

@@ -2,6 +2,7 @@ import type { Timestamp } from './clock.js';
 import type { GraphDraft } from './draft.js';
 import { DomainError } from './errors.js';
 import type { Graph } from './model.js';
+import { closestTo, didYouMean } from './suggestions.js';
 
 export interface InitiativeView {
   name: string;
@@ -29,10 +30,12 @@ export function registerInitiative(draft: GraphDraft, name: string, desc: string
 /** Nodes must name a registered initiative unless the caller explicitly allows otherwise. */
 export function assertInitiativeKnown(graph: Graph, name: string, allowUnregistered: boolean): void {
   if (!allowUnregistered && !Object.hasOwn(graph.initiatives, name)) {
+    const suggestions = closestTo(name, Object.keys(graph.initiatives));
+    const remedy = 'add-initiative first, or pass --allow-unregistered-initiative=true';
     throw new DomainError(
       'INITIATIVE_NOT_FOUND',
-      `Initiative ${name} is not registered: run add-initiative first, or pass --allow-unregistered-initiative=true`,
-      { initiative: name },
+      `Initiative ${name} is not registered${suggestions.length > 0 ? `${didYouMean(suggestions)} Else run ${remedy}` : `: run ${remedy}`}`,
+      { initiative: name, ...(suggestions.length > 0 ? { suggestions } : {}) },
     );
   }
 }

@@ -83,6 +83,8 @@ export function inToolTerms(envelope: Envelope, tool: Pick<Declaration, 'name' |
     return { ...envelope, error: { ...envelope.error, message } };
   }
   let message = envelope.error.message;
+  // An argument the tool does not take is named as the caller sent it (`intiative`), not as a flag.
+  if (typeof details.flag === 'string' && typeof details.field === 'string') message = message.split(details.flag).join(details.field);
   // Longest first, so that --scope-tags is not read as --scope followed by -tags.
   for (const key of Object.keys(tool.args).sort((a, b) => b.length - a.length)) {
     message = message

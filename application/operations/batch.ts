@@ -1,12 +1,13 @@
 import { GraphDraft } from '../../domain/draft.js';
 import { DomainError, isDomainError } from '../../domain/errors.js';
 import type { AgentName } from '../../domain/model.js';
+import { closestTo, didYouMean } from '../../domain/suggestions.js';
 import { items, nonNegativeInteger, optional, required } from '../args.js';
 import { anyJson, array, integer, object, string } from '../contract/schema.js';
 import { projectOperation } from '../define.js';
 import { requireAgent, wholeResult } from '../dispatcher.js';
 import { policyContext, runChecked } from '../policy.js';
-import type { GraphOperation, OperationCatalog } from '../operation.js';
+import type { GraphOperation, Operation, OperationCatalog } from '../operation.js';
 
 interface Step {
   index: number;
@@ -90,16 +91,25 @@ function prepare(registry: OperationCatalog, item: unknown, index: number, calle
 
 function batchable(registry: OperationCatalog, name: string): GraphOperation {
   if (!registry.names().includes(name)) {
-    throw new DomainError('INVALID_ARGUMENT', `Unknown operation ${name}`, { field: 'op', op: name });
+    const suggestions = closestTo(name, registry.names().filter((known) => isBatchable(registry.get(known))));
+    throw new DomainError('INVALID_ARGUMENT', `Unknown operation ${name}${didYouMean(suggestions)}`, {
+      field: 'op',
+      op: name,
+      ...(suggestions.length > 0 ? { suggestions } : {}),
+    });
   }
   const operation = registry.get(name);
-  if (operation.scope !== 'graph' || !operation.mutates) {
+  if (!isBatchable(operation)) {
     throw new DomainError('INVALID_ARGUMENT', `${name} cannot be batched: a batch holds only operations that change the graph`, {
       field: 'op',
       op: name,
     });
   }
   return operation;
+}
+
+function isBatchable(operation: Operation): operation is GraphOperation {
+  return operation.scope === 'graph' && operation.mutates;
 }
 
 /** Runs one item's step, turning its domain error into BATCH_OPERATION_FAILED with its index. */

@@ -1,4 +1,5 @@
 import { DomainError } from '../../domain/errors.js';
+import { nodeNotFound } from '../../domain/node-not-found.js';
 import { nonEmptyText, nonNegativeInteger, optional } from '../args.js';
 import { boardPaths, DEFAULT_BOARD_PORT, localBoardOrigin, localBoardPort } from '../board/board-links.js';
 import { array, boolean, nullable, object, oneOf, string } from '../contract/schema.js';
@@ -58,7 +59,7 @@ async function requireLocalFocus({ stores }: HostServices, project: string, args
   if (args.initiative === undefined && args.id === undefined) return;
   await stores.open(project).readGraph((graph) => {
     if (args.id !== undefined && !Object.hasOwn(graph.nodes, args.id)) {
-      throw new DomainError('NODE_NOT_FOUND', `No node ${args.id} in project ${project}`, { id: args.id });
+      throw nodeNotFound(graph, args.id, ` in project ${project}`);
     }
     const initiative = args.initiative;
     if (initiative !== undefined && !Object.hasOwn(graph.initiatives, initiative) && !Object.values(graph.nodes).some((node) => node.initiative === initiative)) {

@@ -13,6 +13,7 @@ import { inToolTerms, mcpTools } from '../../application/contract/mcp-tools.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import { OperationRegistry } from '../../application/registry.js';
 import type { AgentName } from '../../domain/model.js';
+import { closestTo, didYouMean } from '../../domain/suggestions.js';
 import { runInCheckout, type Environment } from '../compose.js';
 import { errorEnvelope } from '../envelope.js';
 import { mcpHostPorts } from './host-ports.js';
@@ -54,9 +55,11 @@ export async function serveMcp(options: McpOptions): Promise<number> {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
     if (!offered.has(params.name)) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${params.name}: taskdag offers ${[...offered].join(', ')}`, {
+      const suggestions = closestTo(params.name, offered);
+      const guess = suggestions.length > 0 ? `${didYouMean(suggestions)} ` : ': ';
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${params.name}${guess}taskdag offers ${[...offered].join(', ')}`, {
         code: 'UNKNOWN_COMMAND',
-        details: { tool: params.name },
+        details: { tool: params.name, ...(suggestions.length > 0 ? { suggestions } : {}) },
       });
     }
     try {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { jsonObject, nonEmptyText, optional, parseArgs, required, textList } from '../../application/args.js';
+import { jsonObject, nonEmptyText, oneOf, optional, parseArgs, required, textList } from '../../application/args.js';
 import { thrownBy } from '../support/graphs.js';
 
 describe('args (operation argument parsing)', () => {
@@ -58,6 +58,20 @@ describe('args (operation argument parsing)', () => {
     const error = thrownBy(() => sut({ title: 'x', blocked_by: [], colour: 'red' }));
     expect(error.code).to.equal('INVALID_ARGUMENT');
     expect(error.details).to.include({ field: 'colour', flag: '--colour' });
+  });
+
+  it('names the closest flags of an argument it does not know in the message and details.suggestions', () => {
+    const error = thrownBy(() => sut({ title: 'x', blocked_by: [], tgas: ['a'] }));
+    expect(error.message).to.equal('add-task does not take --tgas: did you mean --tags?');
+    expect(error.details).to.deep.equal({ operation: 'add-task', field: 'tgas', flag: '--tgas', suggestions: ['--tags'] });
+  });
+
+  it('says what a value should be without the validator\'s path, and suggests the closest choice', () => {
+    const error = thrownBy(() => parseArgs('status', { kind: 'tsk' }, { kind: optional(oneOf(['task', 'gate', 'knowledge'] as const), 'Kind') }));
+    expect(error.message).to.equal('Invalid --kind: Expected one of "task", "gate", or "knowledge" (got "tsk"): did you mean task?');
+    expect(error.details).to.deep.include({ suggestions: ['task'] });
+    const item = thrownBy(() => sut({ title: 'x', blocked_by: ['a', 3] }));
+    expect(item.details.errors).to.deep.equal(['item 1: Expected a string (got 3)']);
   });
 
   it('refuses arguments that are not an object with INVALID_ARGUMENT', () => {

@@ -54,5 +54,11 @@ describe('MCP tools (derived from the operation declarations)', () => {
       expect(told.error.message).to.equal('pass scope_tags or scope_domains, not --scope; id and <text...> too; --frobnicate');
       expect(inToolTerms(envelope('X', 'add a <text...> to <id>'), registry.get('add-note')).error.message).to.equal('add a text to id');
     });
+
+    it('names an argument the tool does not take as it was sent, keeping the suggestions as every driver answers them', () => {
+      const details = { operation: 'add-task', field: 'intiative', flag: '--intiative', suggestions: ['--initiative'] };
+      const told = inToolTerms(envelope('INVALID_ARGUMENT', 'add-task does not take --intiative: did you mean --initiative?', details), registry.get('add-task'));
+      expect(told.error).to.deep.equal({ code: 'INVALID_ARGUMENT', message: 'add-task does not take intiative: did you mean initiative?', details });
+    });
   });
 });
