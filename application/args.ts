@@ -14,7 +14,7 @@ export interface ValueKind<T> {
   validator: t.StrictValidator<unknown, T>;
   schema: JsonSchema;
   cli: CliForm;
-  /** The only values it takes, when it is one of a few words (what a typo is matched against). */
+  /** The only values it takes, when it is one of a few words (what help shows and a typo is matched against). */
   choices?: readonly string[];
   /** The stored form of a valid value, the same whichever driver carried it. */
   normalise?(value: T): T;
@@ -29,11 +29,14 @@ export interface Argument<T> {
   positional?: 'single' | 'rest';
   /** A boolean flag that may stand alone (`--all`) as well as take `=true`/`=false`. */
   standalone?: boolean;
+  /** What help shows for its value when its kind says too little (`id` for a node id); see placeholderOf. */
+  placeholder?: string;
 }
 
 interface ArgumentOptions {
   positional?: boolean | 'rest';
   standalone?: boolean;
+  placeholder?: string;
 }
 
 export type ArgsSpec = Record<string, Argument<any>>;
@@ -53,6 +56,7 @@ function argument<T, R extends boolean>(kind: ValueKind<T>, required: R, descrip
     description,
     ...(positional ? { positional } : {}),
     ...(options.standalone ? { standalone: true } : {}),
+    ...(options.placeholder ? { placeholder: options.placeholder } : {}),
   } as Argument<T> & { required: R };
 }
 
@@ -190,6 +194,19 @@ function spelled(key: string, field: Argument<unknown>): { field: string; flag: 
 export function spellingOf(key: string, field: Pick<Argument<unknown>, 'positional'>): string {
   if (field.positional === 'rest') return `<${key}...>`;
   return field.positional ? `<${key}>` : flagOf(key);
+}
+
+/**
+ * What a flag's value looks like in help: `<id>` when the argument says, else by its kind: one of
+ * its choices (`<task|gate|knowledge>`), `<n>`, `<a,b>`, `<json>`, `<true|false>`, `<text>`. A
+ * flag that may stand alone shows none.
+ */
+export function placeholderOf(field: Argument<unknown>): string | null {
+  if (field.standalone) return null;
+  if (field.placeholder) return `<${field.placeholder}>`;
+  if (field.kind.choices) return `<${field.kind.choices.join('|')}>`;
+  const byForm: Record<CliForm, string> = { text: 'text', list: 'a,b', json: 'json', boolean: 'true|false', integer: 'n', items: 'json' };
+  return `<${byForm[field.kind.cli]}>`;
 }
 
 export function flagOf(key: string): string {

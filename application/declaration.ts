@@ -19,6 +19,12 @@ export interface Declaration<S extends ArgsSpec = ArgsSpec, R = unknown> {
   readonly mutates: boolean;
   /** Whether the agent identity is required (every mutation; also init --force, restore...). */
   readonly needsAgent: boolean;
+  /**
+   * Whether an agent identity, though not required, is read when given: it shapes the answer
+   * (`context`'s allowed actions) or one form needs it (`init --force`). Help shows `--as` only
+   * on operations that need or use one.
+   */
+  readonly usesAgent?: boolean;
   /** Whether a linked checkout may run it on its server; `false` answers REMOTE_UNSUPPORTED_OPERATION there. */
   readonly remote: boolean;
   /**

@@ -13,6 +13,8 @@ interface Common<N extends string, S extends ArgsSpec, R> {
   mutates: boolean;
   /** Defaults to `mutates`. */
   needsAgent?: boolean;
+  /** Reads the identity when given, without requiring it (see Declaration.usesAgent). */
+  usesAgent?: boolean;
   /** Defaults to true. */
   remote?: boolean;
   argsFromDocument?: boolean;
@@ -28,6 +30,7 @@ function declaration<N extends string, S extends ArgsSpec, R>(definition: Common
     result: definition.result,
     mutates: definition.mutates,
     needsAgent: definition.needsAgent ?? definition.mutates,
+    ...(definition.usesAgent ? { usesAgent: true } : {}),
     remote: definition.remote ?? true,
     ...(definition.argsFromDocument ? { argsFromDocument: true } : {}),
     parse: (raw: unknown) => parseArgs(definition.name, raw, definition.args),

@@ -23,8 +23,8 @@ export const addGate = graphOperation({
     body: required(text(), 'What is to be decided'),
     purpose: required(text(), 'Why the decision is needed'),
     resolution_mode: optional(text(), 'How it gets decided'),
-    blocked_by: optional(textList(), 'Blocker ids'),
-    supersedes: optional(text(), 'The gate this one replaces'),
+    blocked_by: optional(textList(), 'Blocker ids', { placeholder: 'id,id' }),
+    supersedes: optional(text(), 'The gate this one replaces', { placeholder: 'id' }),
   },
   result: object({ node: gateSchema }),
   run: ({ draft, ids }, args) => {

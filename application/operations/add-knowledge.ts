@@ -24,7 +24,7 @@ export const addKnowledge = graphOperation({
     ...knowledgeScopeArgs,
     knowledge_type: optional(text(), 'Kind of guidance, e.g. pitfall'),
     mitigation: optional(text(), 'What to do about it'),
-    supersedes: optional(text(), 'The knowledge this one replaces (it is deprecated)'),
+    supersedes: optional(text(), 'The knowledge this one replaces (it is deprecated)', { placeholder: 'id' }),
   },
   result: object({ node: knowledgeSchema }),
   run: ({ draft, ids }, args) => {

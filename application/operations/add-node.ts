@@ -47,8 +47,8 @@ export const addNode = graphOperation({
     knowledge_type: optional(text(), 'Knowledge: kind of guidance'),
     mitigation: optional(text(), 'Knowledge: what to do about it'),
     ...knowledgeScopeArgs,
-    blocked_by: optional(textList(), 'Blocker ids'),
-    supersedes: optional(text(), 'The node this one replaces'),
+    blocked_by: optional(textList(), 'Blocker ids', { placeholder: 'id,id' }),
+    supersedes: optional(text(), 'The node this one replaces', { placeholder: 'id' }),
   },
   result: object({ node: nodeSchema }),
   run: ({ draft, ids }, args) => {

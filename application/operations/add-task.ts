@@ -27,7 +27,7 @@ export const addTask = graphOperation({
     body: required(text(), 'What the work is'),
     acceptance: required(text(), 'How a reviewer knows it is done'),
     definition: optional(text(), 'Definition of the work'),
-    blocked_by: required(textList(), 'Blocker ids; empty for none'),
+    blocked_by: required(textList(), 'Blocker ids; empty for none', { placeholder: 'id,id' }),
     supersedes: optional(text(), 'Not allowed on tasks'),
   },
   result: object({ node: taskSchema }),

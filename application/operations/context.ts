@@ -14,6 +14,7 @@ export const context = graphOperation({
     ['Claims older than an hour count as stale', '$0 context T-invoice-api --stale-ms 3600000 --as alice'],
   ],
   mutates: false,
+  usesAgent: true,
   args: {
     id: required(nonEmptyText(), 'The node', { positional: true }),
     stale_ms: optional(nonNegativeInteger(), 'Claim age that counts as stale, in ms (default two hours)'),

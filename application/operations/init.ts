@@ -40,6 +40,7 @@ export const init = projectOperation({
   ],
   mutates: false,
   needsAgent: false,
+  usesAgent: true,
   args: { force: optional(flag(), 'Reset an existing state (a force-init snapshot is taken first)', { standalone: true }) },
   result: initResult,
   run: async ({ store, clock, plugins }, args, agent) => {

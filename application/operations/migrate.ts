@@ -41,6 +41,7 @@ export const migrate = hostOperation({
   ],
   mutates: false,
   needsAgent: false,
+  usesAgent: true,
   inLinkedCheckout: false,
   args: {
     all: optional(flag(), "Every project under TASKDAG_HOME, not only this checkout's", { standalone: true }),

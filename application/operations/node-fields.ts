@@ -10,7 +10,7 @@ export const commonNodeArgs = {
   tags: optional(textList(), 'Tags (comma-separated on the command line)'),
   refs: optional(textList(), 'References: files, URLs, ids'),
   meta: optional(jsonObject(), 'A JSON object of free-form metadata'),
-  derived_from: optional(textList(), 'Ids of the nodes this one derives from'),
+  derived_from: optional(textList(), 'Ids of the nodes this one derives from', { placeholder: 'id,id' }),
   allow_unregistered_initiative: optional(flag(), 'true accepts an initiative that was never registered'),
 };
 
@@ -18,7 +18,7 @@ export const knowledgeScopeArgs = {
   scope_domains: optional(textList(), 'Domains the knowledge applies to'),
   scope_initiatives: optional(textList(), 'Initiatives it applies to'),
   scope_tags: optional(textList(), 'Tags it applies to'),
-  scope_node_ids: optional(textList(), 'Node ids it applies to'),
+  scope_node_ids: optional(textList(), 'Node ids it applies to', { placeholder: 'id,id' }),
 };
 
 type CommonArgs = {

@@ -23,7 +23,7 @@ export const pluginAdd = hostOperation({
   inLinkedCheckout: false,
   args: {
     module: required(nonEmptyText(), 'Path of the plugin module (a file or a directory with package.json), from the working directory', { positional: true }),
-    data: optional(nonEmptyText(), "The plugin's JSON data (default null)"),
+    data: optional(nonEmptyText(), "The plugin's JSON data (default null)", { placeholder: 'json' }),
   },
   result: pluginChangeResult,
   run: async (services, args, agent) => {

@@ -14,7 +14,7 @@ export const pluginSetData = hostOperation({
   inLinkedCheckout: false,
   args: {
     name: required(nonEmptyText(), 'The name of the installed plugin (see plugin list)', { positional: true }),
-    data: required(nonEmptyText(), 'The new JSON data'),
+    data: required(nonEmptyText(), 'The new JSON data', { placeholder: 'json' }),
   },
   result: pluginChangeResult,
   run: async (services, args, agent) => {

@@ -18,6 +18,7 @@ export const status = graphOperation({
     ['Every group, done and canceled included', '$0 status --all --limit 20'],
   ],
   mutates: false,
+  usesAgent: true,
   args: {
     initiative: optional(nonEmptyText(), 'Only this initiative'),
     kind: optional(oneOf(['task', 'gate', 'knowledge'] as const), 'task, gate or knowledge'),

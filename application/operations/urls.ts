@@ -24,7 +24,7 @@ export const urls = hostOperation({
   mutates: false,
   args: {
     initiative: optional(nonEmptyText(), "Add the initiative's filtered board and graph"),
-    id: optional(nonEmptyText(), "Add the node's detail and its neighbourhood in the graph"),
+    id: optional(nonEmptyText(), "Add the node's detail and its neighbourhood in the graph", { placeholder: 'id' }),
     port: optional(nonNegativeInteger(), `The local board's port (default ${DEFAULT_BOARD_PORT}); not with --origin`),
     origin: optional(nonEmptyText(), 'A served board (the server of `server run`), e.g. https://taskdag.example.com'),
   },

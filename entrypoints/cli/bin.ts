@@ -31,5 +31,6 @@ function answers(): Map<string, string> {
     ['-v', version],
     ['--help', TASKDAG_HELP],
     ['-h', TASKDAG_HELP],
+    ['help', TASKDAG_HELP],
   ]);
 }

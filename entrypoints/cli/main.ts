@@ -1,10 +1,12 @@
 import { Cli } from 'clipanion';
 import { DomainError } from '../../domain/errors.js';
-import { allCommands, commandsNamed } from './commands.js';
+import { closestTo, didYouMean } from '../../domain/suggestions.js';
 import { runInCheckout } from '../compose.js';
 import { errorEnvelope, exitCodeOf } from '../envelope.js';
+import { commandAt, commandDeclarations } from './commands.js';
 import type { TaskdagContext } from './context.js';
 import { splitGlobalFlags } from './globals.js';
+import { commandHelp, groupHelp, programHelp } from './help.js';
 import { cliHostPorts } from './host-ports.js';
 
 declare const TASKDAG_VERSION: string;
@@ -37,26 +39,23 @@ export async function main(io: Io): Promise<number> {
 
   const commandWord = rest[0];
   if (commandWord === undefined) return fail(new DomainError('UNKNOWN_COMMAND', 'No command given: run taskdag --help', { command: null }));
-  const globalHelp = HELP_FLAGS.has(commandWord);
-  const named = globalHelp ? allCommands() : commandsNamed(commandWord);
-  const commandClass = named[0];
-  if (!commandClass) {
-    return fail(new DomainError('UNKNOWN_COMMAND', `Unknown command ${commandWord}: run taskdag --help`, { command: commandWord }));
+  if (HELP_FLAGS.has(commandWord) || (commandWord === 'help' && rest.length === 1)) {
+    io.stdout.write(programHelp(VERSION, commandDeclarations()));
+    return 0;
+  }
+  if (commandWord === 'help') return helpOn(rest.slice(1), io, fail);
+  const commandClass = commandAt(rest);
+  if (commandClass === null) return asksForHelp(rest) && isGroupWord(commandWord) ? helpOn([commandWord], io, fail) : fail(unknownCommand(rest));
+  const { declaration } = commandClass;
+  if (asksForHelp(rest)) {
+    io.stdout.write(commandHelp(declaration));
+    return 0;
   }
 
   // Clipanion compiles a parser over every registered command on each run: registering only the
-  // commands the first word names keeps that cost flat as the command set grows (global help
-  // lists them all). Help is plain text for people and logs alike, so never colored.
+  // command the words name keeps that cost flat as the command set grows.
   const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION, enableColors: false });
-  for (const command of named) cli.register(command);
-  if (globalHelp) {
-    io.stdout.write(cli.usage(null));
-    return 0;
-  }
-  if (asksForHelp(rest)) {
-    io.stdout.write(cli.usage(commandClass, { detailed: true }));
-    return 0;
-  }
+  cli.register(commandClass);
 
   const context: TaskdagContext = {
     stdin: io.stdin as TaskdagContext['stdin'],
@@ -74,14 +73,54 @@ export async function main(io: Io): Promise<number> {
   try {
     command = cli.process(rest, context);
   } catch (error) {
-    return fail(usageError(commandWord, error));
+    return fail(usageError(declaration.name, error));
   }
   try {
     // A command that serves (mcp) may end with a status of its own; every other one returns nothing: 0.
     return await command.validateAndExecute();
   } catch (error) {
-    return fail(isClipanionError(error) ? usageError(commandWord, error) : error);
+    return fail(isClipanionError(error) ? usageError(declaration.name, error) : error);
   }
+}
+
+/** `taskdag help <command>`: its page, the commands of a word (`help server`), or UNKNOWN_COMMAND. */
+function helpOn(words: readonly string[], io: Io, fail: (error: unknown) => number): number {
+  const named = commandDeclarations().find((declaration) => declaration.name === words.join(' '));
+  const group = commandDeclarations().filter((declaration) => declaration.name.split(' ')[0] === words[0]);
+  if (named === undefined && (words.length !== 1 || group.length === 0)) return fail(unknownCommand(words));
+  io.stdout.write(named ? commandHelp(named) : groupHelp(words[0]!, group));
+  return 0;
+}
+
+function isGroupWord(word: string): boolean {
+  return commandDeclarations().some((declaration) => declaration.name.startsWith(`${word} `));
+}
+
+/**
+ * UNKNOWN_COMMAND for words that name no command, with the closest commands in
+ * `details.suggestions`: `tkae` → take; `server rnu` → server run; a command word alone
+ * (`server`) lists the commands it starts.
+ */
+function unknownCommand(words: readonly string[]): DomainError {
+  const names = commandDeclarations().map((declaration) => declaration.name);
+  const group = names.filter((name) => name.startsWith(`${words[0]} `));
+  if (group.length > 0 && (words.length === 1 || words[1]!.startsWith('-'))) {
+    return new DomainError('UNKNOWN_COMMAND', `${words[0]} needs a command: ${group.join(', ')} (run taskdag help ${words[0]})`, {
+      command: words[0],
+      suggestions: group,
+    });
+  }
+  // A two-word command is matched on two words, a three-word one on three.
+  const wordsOf = (name: string) => name.split(' ').length;
+  const suggestions =
+    group.length > 0
+      ? [...new Set(group.map(wordsOf))].flatMap((count) => closestTo(words.slice(0, count).join(' '), group.filter((name) => wordsOf(name) === count))).slice(0, 3)
+      : closestTo(words[0]!, new Set(names.map((name) => name.split(' ')[0]!)));
+  const spelled = words.slice(0, group.length > 0 ? Math.max(2, ...suggestions.map(wordsOf)) : 1).join(' ');
+  return new DomainError('UNKNOWN_COMMAND', `Unknown command ${spelled}${didYouMean(suggestions)} (run taskdag --help)`, {
+    command: spelled,
+    ...(suggestions.length > 0 ? { suggestions } : {}),
+  });
 }
 
 /** `-h` or `--help` anywhere among the command's own arguments (before a `--`). */
@@ -104,9 +143,5 @@ function isClipanionError(error: unknown): boolean {
 /** A known command with flags it does not take, or a malformed flag value. */
 function usageError(command: string, error: unknown): DomainError {
   const raw = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/^.*?Error: /, '');
-  // Clipanion says "Command not found" when the words after a known command match none of its forms.
-  const message = raw.startsWith('Command not found')
-    ? `taskdag ${command} does not take these arguments: an unknown option, an extra positional, or an option missing its value`
-    : raw;
-  return new DomainError('INVALID_ARGUMENT', `${message} (see taskdag ${command} --help)`, { command });
+  return new DomainError('INVALID_ARGUMENT', `${raw} (see taskdag ${command} --help)`, { command });
 }

@@ -1,5 +1,5 @@
-import { Command } from 'clipanion';
 import { agentGuide } from '../../application/agent-guide.js';
+import { usageOf, type CommandDeclaration } from './declared-command.js';
 import { TaskdagCommand } from './taskdag-command.js';
 
 /**
@@ -8,11 +8,15 @@ import { TaskdagCommand } from './taskdag-command.js';
  * meant to be appended to a file, as `--help` is meant to be read.
  */
 export class OnboardCommand extends TaskdagCommand {
-  static override paths = [['onboard']];
-  static override usage = Command.Usage({
-    description: 'Print the agent workflow guide as a Markdown section for AGENTS.md (not JSON)',
+  static readonly declaration: CommandDeclaration = {
+    name: 'onboard',
+    summary: 'Print the agent workflow guide as a Markdown section for AGENTS.md (not JSON)',
     examples: [['Teach the agents of this repository', '$0 onboard >> AGENTS.md']],
-  });
+    args: {},
+    needsAgent: false,
+  };
+  static override paths = [['onboard']];
+  static override usage = usageOf(OnboardCommand.declaration);
 
   async execute() {
     this.context.stdout.write(agentGuide('cli'));

@@ -1,7 +1,7 @@
-import { Command, Option, type CommandClass } from 'clipanion';
+import { Option } from 'clipanion';
 import { flagOf, type Argument } from '../../application/args.js';
 import type { Operation } from '../../application/operation.js';
-import type { TaskdagContext } from './context.js';
+import { DOCUMENT_ARGS, usageOf, type CommandDeclaration, type DeclaredCommand } from './declared-command.js';
 import { readDocument } from './document-input.js';
 import { argumentFromFlag, type Occurrence } from './flags.js';
 import { TaskdagCommand } from './taskdag-command.js';
@@ -14,26 +14,23 @@ type Fields = [string, Argument<unknown>][];
  * turns the words typed into the operation's arguments and hands them over; the operation's own
  * validation then speaks for every driver alike.
  */
-export function commandFor(operation: Operation): CommandClass<TaskdagContext> {
+export function commandFor(operation: Operation): DeclaredCommand {
   const fields = Object.entries(operation.args) as Fields;
   const flags = fields.filter(([, field]) => !field.positional);
   const positionals = fields.filter(([, field]) => field.positional);
   const restAt = positionals.findIndex(([, field]) => field.positional === 'rest');
 
   class OperationCommand extends TaskdagCommand {
+    static readonly declaration: CommandDeclaration = operation;
     static override paths = [operation.name.split(' ')];
-    static override usage = Command.Usage({
-      description: operation.summary,
-      ...(operation.details === undefined ? {} : { details: operation.details }),
-      examples: operation.examples.map(([label, line]) => [label, line] as [string, string]),
-    });
+    static override usage = usageOf(operation);
 
     constructor() {
       super();
       const options = this as unknown as Record<string, unknown>;
       if (operation.argsFromDocument) {
-        options.file = occurrences('--file', 'Path of a JSON file holding the arguments', false);
-        options.stdin = occurrences('--stdin', 'Read the JSON arguments from standard input', true);
+        options.file = occurrences('--file', DOCUMENT_ARGS.file.description, false);
+        options.stdin = occurrences('--stdin', DOCUMENT_ARGS.stdin.description, true);
       } else {
         for (const [key, field] of flags) options[`flag:${key}`] = occurrences(flagOf(key), describe(field), field.standalone === true);
       }
