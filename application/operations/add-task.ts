@@ -1,5 +1,4 @@
 import { createNode } from '../../domain/creation.js';
-import { DomainError } from '../../domain/errors.js';
 import { optional, required, text, textList } from '../args.js';
 import { taskSchema } from '../contract/results.js';
 import { object } from '../contract/schema.js';
@@ -9,7 +8,8 @@ import { commonFields, commonNodeArgs } from './node-fields.js';
 export const addTask = graphOperation({
   name: 'add-task',
   summary: 'Create a task',
-  details: '`--blocked-by` is required: pass `--blocked-by ""` when the task has no blockers. Without an id the task gets `T-` and 8 hex characters.',
+  details:
+    '`--blocked-by` is required: pass `--blocked-by ""` when the task has no blockers. Without an id the task gets `T-` and 8 hex characters. Tasks are never superseded (only gates and knowledge are): cancel one and create its successor instead.',
   examples: [
     [
       'A task with no blockers',
@@ -28,16 +28,9 @@ export const addTask = graphOperation({
     acceptance: required(text(), 'How a reviewer knows it is done'),
     definition: optional(text(), 'Definition of the work'),
     blocked_by: required(textList(), 'Blocker ids; empty for none', { placeholder: 'id,id' }),
-    supersedes: optional(text(), 'Not allowed on tasks'),
   },
   result: object({ node: taskSchema }),
   run: ({ draft, ids }, args) => {
-    if (args.supersedes !== undefined) {
-      throw new DomainError('INVALID_ARGUMENT', '--supersedes is not allowed on tasks: only gates and knowledge are superseded', {
-        field: 'supersedes',
-        flag: '--supersedes',
-      });
-    }
     const node = createNode(
       draft,
       {

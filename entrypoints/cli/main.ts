@@ -5,9 +5,11 @@ import { runInCheckout } from '../compose.js';
 import { errorEnvelope, exitCodeOf } from '../envelope.js';
 import { commandAt, commandDeclarations } from './commands.js';
 import type { TaskdagContext } from './context.js';
+import type { CommandDeclaration } from './declared-command.js';
 import { splitGlobalFlags } from './globals.js';
 import { commandHelp, groupHelp, programHelp } from './help.js';
 import { cliHostPorts } from './host-ports.js';
+import { wordsNotTaken } from './words-not-taken.js';
 
 declare const TASKDAG_VERSION: string;
 const VERSION = typeof TASKDAG_VERSION === 'string' ? TASKDAG_VERSION : '0.0.0-dev';
@@ -56,6 +58,7 @@ export async function main(io: Io): Promise<number> {
   // command the words name keeps that cost flat as the command set grows.
   const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION, enableColors: false });
   cli.register(commandClass);
+  const words = rest.slice(declaration.name.split(' ').length);
 
   const context: TaskdagContext = {
     stdin: io.stdin as TaskdagContext['stdin'],
@@ -73,13 +76,13 @@ export async function main(io: Io): Promise<number> {
   try {
     command = cli.process(rest, context);
   } catch (error) {
-    return fail(usageError(declaration.name, error));
+    return fail(usageError(declaration, words, error));
   }
   try {
     // A command that serves (mcp) may end with a status of its own; every other one returns nothing: 0.
     return await command.validateAndExecute();
   } catch (error) {
-    return fail(isClipanionError(error) ? usageError(declaration.name, error) : error);
+    return fail(isClipanionError(error) ? usageError(declaration, words, error) : error);
   }
 }
 
@@ -140,8 +143,16 @@ function isClipanionError(error: unknown): boolean {
   return name === 'UsageError' || name === 'UnknownSyntaxError' || name === 'AmbiguousSyntaxError';
 }
 
-/** A known command with flags it does not take, or a malformed flag value. */
-function usageError(command: string, error: unknown): DomainError {
+/**
+ * A known command given words it does not take, or a malformed flag value. The words it does
+ * not take are named as every driver names them (the same message and details as a batch item
+ * or an HTTP body), plus `details.command`.
+ */
+function usageError(declaration: CommandDeclaration, words: readonly string[], error: unknown): DomainError {
+  const command = declaration.name;
   const raw = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/^.*?Error: /, '');
+  // Clipanion names some of these ("Unsupported option name") but not all ("Command not found").
+  const named = wordsNotTaken(declaration, words);
+  if (named !== null) return new DomainError(named.code, named.message, { ...named.details, command });
   return new DomainError('INVALID_ARGUMENT', `${raw} (see taskdag ${command} --help)`, { command });
 }

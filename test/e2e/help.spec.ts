@@ -87,7 +87,7 @@ describe('help (generated from the declarations)', function () {
   it('shows placeholders by kind: <text>, <id>, <n>, <a,b>, the choices, and required positionals bare', async () => {
     const addTask = (await sandbox.run(['add-task', '--help'])).stdout;
     expect(addTask).to.include('$ taskdag add-task [<id>] --initiative <text> --title <text> --body <text> --acceptance <text> --blocked-by <id,id> --as <agent> [options]');
-    expect(addTask).to.include('--tags <a,b>');
+    expect(addTask).to.include('--tags <a,b>').and.not.to.include('--supersedes');
     expect((await sandbox.run(['status', '--help'])).stdout).to.include('--limit <n>').and.to.include('--kind <task|gate|knowledge>').and.to.include('--as <agent>');
     const show = (await sandbox.run(['show', '--help'])).stdout;
     expect(show).to.include('$ taskdag show <id>\n').and.not.to.include('--as');

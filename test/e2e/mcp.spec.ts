@@ -140,7 +140,7 @@ describe('taskdag mcp (an MCP server over stdio, driven by the SDK client)', fun
   it('refuses words it does not take with the INVALID_ARGUMENT envelope, starting nothing', async () => {
     const result = await sandbox.run(['mcp', 'extra', '--as', 'alice']);
     expect(result.code).to.equal(1);
-    expect(result.json.error).to.deep.include({ code: 'INVALID_ARGUMENT', details: { command: 'mcp' } });
+    expect(result.json.error).to.deep.include({ code: 'INVALID_ARGUMENT', details: { operation: 'mcp', word: 'extra', command: 'mcp' } });
   });
 
   it('exits 0 when the client closes its input, its mutations durable', async () => {
