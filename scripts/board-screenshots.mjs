@@ -1,5 +1,5 @@
 // Writes the screenshots of the board's main views into docs/ (board-catalog.png,
-// board-columns.png, board-gates.png, board-graph.png, board-node.png), linked from the README.
+// board-columns.png, board-gates.png, board-graph.png, board-node.png), shown in docs/board.md.
 // Builds a small story project with the real binary in a temp dir, serves it with `taskdag ui`,
 // and photographs it in headless Chromium. Run once after `npm run build`:
 //   node scripts/board-screenshots.mjs

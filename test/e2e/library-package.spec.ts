@@ -11,17 +11,17 @@ import { exchangeThenClose } from '../support/mcp.js';
 const ROOT = path.resolve(__dirname, '../../..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-/** The README's library example, exactly as a newcomer would copy it. */
+/** The library example of docs/library.md, exactly as a newcomer would copy it. */
 function readmeExample(): string {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const match = /<!-- library-example[^>]*-->\n```js\n([\s\S]*?)```/.exec(readme);
-  if (!match) throw new Error('README.md has no library-example block');
+  const page = readFileSync(path.join(ROOT, 'docs', 'library.md'), 'utf8');
+  const match = /<!-- library-example[^>]*-->\n```js\n([\s\S]*?)```/.exec(page);
+  if (!match) throw new Error('docs/library.md has no library-example block');
   return match[1]!;
 }
 
 /**
  * The published package as a user gets it: `npm pack`, installed into a fresh project (from the
- * npm cache the install of this repository filled), then the README's example runs against it
+ * npm cache the install of this repository filled), then docs/library.md's example runs against it
  * and a TypeScript file type-checks against its declarations.
  */
 describe('the library, from the packed package (npm pack + install)', function () {
@@ -48,7 +48,7 @@ describe('the library, from the packed package (npm pack + install)', function (
     expect(() => readFileSync(path.join(installed, 'domain', 'model.ts'))).to.throw();
   });
 
-  it("runs the README's example against the installed package", () => {
+  it("runs docs/library.md's example against the installed package", () => {
     const checkout = path.join(dir, 'checkout');
     execFileSync('mkdir', ['-p', checkout]);
     writeFileSync(path.join(dir, 'example.js'), readmeExample());

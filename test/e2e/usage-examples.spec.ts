@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { allCommands } from '../../entrypoints/cli/commands.js';
 import { BINARY, SERVES_UNTIL_STOPPED, Sandbox } from '../support/cli.js';
@@ -36,9 +36,10 @@ describe('usage examples (every example in --help runs)', () => {
     expect(bare).to.deep.equal([]);
   });
 
-  it('the README shows every command with an example', () => {
-    const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
-    const undocumented = allCommands().map((command) => command.paths![0]!.join(' ')).filter((name) => !readme.includes(`$ taskdag ${name}`));
+  it('the README or a page of docs/ shows every command with an example', () => {
+    const docs = path.resolve(__dirname, '../../../docs');
+    const pages = ['../README.md', ...readdirSync(docs).filter((name) => name.endsWith('.md'))].map((name) => readFileSync(path.join(docs, name), 'utf8')).join('\n');
+    const undocumented = allCommands().map((command) => command.paths![0]!.join(' ')).filter((name) => !pages.includes(`$ taskdag ${name}`));
     expect(undocumented).to.deep.equal([]);
   });
 
