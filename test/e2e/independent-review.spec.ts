@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Sandbox } from '../support/cli.js';
 import { linkedClient, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 import { callFails, startMcp } from '../support/mcp.js';
+import { login, request } from '../support/server-process.js';
 
 const addTask = (id: string) => ['add-task', id, '--initiative', 'core', '--title', id, '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'lead'];
 
@@ -101,6 +102,19 @@ describe('independent review (a project rule: the submitter may not accept)', fu
 
     it('refuses the submitter through the linked checkout and lets another agent accept', async () => {
       await onlyAnotherAgentAccepts(client);
+    });
+
+    it('answers a POST of the submitter\'s accept with HTTP 409 and the code, committing nothing', async () => {
+      await submittedByAlice(client);
+      const project = JSON.parse(readFileSync(path.join(client.checkout, '.taskdag.json'), 'utf8')).project_id as string;
+      const bearer = (await login(server.origin, server.password)).json.bearer as string;
+      const post = (operation: string, args: object, agent: string | null) =>
+        request(server.origin, 'POST', `/v1/projects/${project}/ops/${operation}`, { headers: { Authorization: `Bearer ${bearer}` }, body: { args, agent } });
+      const before = (await post('status', {}, null)).json;
+      const answer = await post('accept', { id: 'T-1' }, 'alice');
+      expect([answer.status, answer.json.error.code]).to.deep.equal([409, 'INDEPENDENT_REVIEW_REQUIRED']);
+      expect((await post('status', {}, null)).json, 'nothing committed').to.deep.equal(before);
+      expect((await post('show', { id: 'T-1' }, null)).json.node.status).to.equal('submitted');
     });
 
     it("ignores the linked checkout's own setting: the server's rule decides", async () => {
