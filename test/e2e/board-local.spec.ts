@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { eventually, launchChromium, openPage } from '../support/browser.js';
+import { eventually, freshPageEachTest, launchChromium } from '../support/browser.js';
 import { Sandbox } from '../support/cli.js';
 import { seedBoardStory, startLocalBoard } from '../support/local-board.js';
 import { freePort } from '../support/linked-server.js';
@@ -21,8 +21,6 @@ describe('the local board in Chromium (taskdag ui)', function () {
   let board: RunningServer;
   let origin: string;
   let page: Page;
-  let errors: string[];
-  let closePage: () => Promise<void>;
 
   before(async () => {
     sandbox = new Sandbox();
@@ -40,13 +38,7 @@ describe('the local board in Chromium (taskdag ui)', function () {
     if (board && board.child.exitCode === null) await board.stop();
     sandbox.remove();
   });
-  beforeEach(async () => {
-    ({ page, errors, close: closePage } = await openPage(browser));
-  });
-  afterEach(async () => {
-    await closePage();
-    expect(errors, 'script errors in the page').to.deep.equal([]);
-  });
+  freshPageEachTest(() => browser, (opened) => (page = opened));
 
   it('lists every project in the catalog with its counters; an unreadable one has zeros, and opening it shows its error', async () => {
     await page.goto(`${origin}/`);
@@ -85,23 +77,6 @@ describe('the local board in Chromium (taskdag ui)', function () {
     await gate.waitFor();
     expect(await cardIds(page, '.gates')).to.deep.equal(['G-pick']);
     expect(await gate.locator('.blocks a').allTextContents()).to.deep.equal(['blocked T-api']);
-  });
-
-  it('draws the dependency graph laid out by status, the superseded gate included, and a click opens the node', async () => {
-    await page.goto(`${origin}/projects/${project}/graph`);
-    await page.locator('.graph-node[data-node="T-api"]').waitFor();
-    const drawn = await page.locator('.graph-node').evaluateAll((nodes) => nodes.map((node) => [node.getAttribute('data-node'), node.getAttribute('class')]));
-    expect(drawn.map(([id]) => id).sort()).to.deep.equal(['G-old', 'G-pick', 'K-cents', 'T-api', 'T-done', 'T-find', 'T-held', 'T-later', 'T-schema']);
-    expect(Object.fromEntries(drawn)['G-old']).to.contain('status-superseded');
-    expect(Object.fromEntries(drawn)['T-api']).to.contain('status-blocked');
-    // Laid out: blockers left of what they block, every node at its own place.
-    const box = async (id: string) => (await page.locator(`.graph-node[data-node="${id}"] rect`).boundingBox())!;
-    expect((await box('T-schema')).x).to.be.lessThan((await box('T-api')).x);
-    expect((await box('G-old')).x).to.be.lessThan((await box('T-api')).x);
-    expect(await page.locator('path.edge-SUPERSEDES').count()).to.equal(1);
-    await page.locator('.graph-node[data-node="T-api"]').click();
-    await page.locator('article.node-detail[data-node="T-api"]').waitFor();
-    expect(page.url()).to.equal(`${origin}/projects/${project}/nodes/T-api`);
   });
 
   it("shows a node's fields, blockers with status and satisfaction, what it blocks, knowledge, notes and history", async () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { eventually, launchChromium, openPage } from '../support/browser.js';
+import { eventually, freshPageEachTest, launchChromium } from '../support/browser.js';
 import { Sandbox } from '../support/cli.js';
 import { linkedClient, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 import { initServerRoot, request, startServer } from '../support/server-process.js';
@@ -14,8 +14,6 @@ describe('the board served by `server run`, in Chromium', function () {
   let client: Sandbox;
   let project: string;
   let page: Page;
-  let errors: string[];
-  let closePage: () => Promise<void>;
 
   before(async () => {
     linked = await startLinkedServer();
@@ -30,13 +28,7 @@ describe('the board served by `server run`, in Chromium', function () {
     await linked?.close();
     client?.remove();
   });
-  beforeEach(async () => {
-    ({ page, errors, close: closePage } = await openPage(browser));
-  });
-  afterEach(async () => {
-    await closePage();
-    expect(errors, 'script errors in the page').to.deep.equal([]);
-  });
+  freshPageEachTest(() => browser, (opened) => (page = opened));
 
   /** Types a password into the login gate and submits it. */
   async function logIn(password: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ensureCommand } from './debian-package.js';
 
@@ -38,4 +39,22 @@ export async function eventually(what: string, read: () => Promise<boolean>, tim
     if (Date.now() - start > timeoutMs) throw new Error(`${what}: not seen within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Registers the hooks of a browser spec: each test gets a fresh page (handed to `use`), and a
+ * script error in that page fails the test once it ends.
+ */
+export function freshPageEachTest(browser: () => Browser, use: (page: Page) => void): void {
+  let opened: Awaited<ReturnType<typeof openPage>> | null = null;
+  beforeEach(async () => {
+    opened = await openPage(browser());
+    use(opened.page);
+  });
+  afterEach(async () => {
+    const { errors, close } = opened!;
+    opened = null;
+    await close();
+    expect(errors, 'script errors in the page').to.deep.equal([]);
+  });
 }
