@@ -41,7 +41,7 @@ export async function main(io: Io): Promise<number> {
 
   const commandWord = rest[0];
   if (commandWord === undefined) return fail(new DomainError('UNKNOWN_COMMAND', 'No command given: run taskdag --help', { command: null }));
-  if (HELP_FLAGS.has(commandWord) || (commandWord === 'help' && rest.length === 1)) {
+  if (HELP_FLAGS.has(commandWord) || (commandWord === 'help' && rest.slice(1).every((word) => HELP_FLAGS.has(word)))) {
     io.stdout.write(programHelp(VERSION, commandDeclarations()));
     return 0;
   }

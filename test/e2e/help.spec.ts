@@ -97,8 +97,9 @@ describe('help (generated from the declarations)', function () {
   it('groups the top level by what people do, every command in exactly one group, and `help` is the same page', async () => {
     const grouped = HELP_GROUPS.flatMap((group) => group.commands);
     expect([...grouped].sort()).to.deep.equal(commandDeclarations().map((declaration) => declaration.name).sort());
-    const [page, spelled] = await Promise.all([sandbox.run(['--help']), sandbox.run(['help'])]);
+    const [page, spelled, asked] = await Promise.all([sandbox.run(['--help']), sandbox.run(['help']), sandbox.run(['help', '--help'])]);
     expect(spelled.stdout).to.equal(page.stdout);
+    expect(asked.stdout).to.equal(page.stdout);
     expect(page.stdout).not.to.include('#0');
     const titles = page.stdout.split('\n').filter((line) => HELP_GROUPS.some((group) => group.title === line));
     expect(titles).to.deep.equal(HELP_GROUPS.map((group) => group.title));
