@@ -83,16 +83,25 @@ function linkProblems(document: Rendered, anchorsOf: (file: string) => Set<strin
   return problems;
 }
 
-/** A relative path a reader is told to open must stay inside the repository they cloned. */
+/**
+ * A relative path a reader is told to open must stay inside the repository they cloned. Shell
+ * lines in code blocks are left out: they run in the reader's own directories (`cd ../app`).
+ */
 function outsidePaths(document: Rendered): string[] {
   const problems: string[] = [];
+  const inCode = new Set(document.tokens.filter((token) => token.type === 'fence').flatMap((token) => range(token.map![0], token.map![1])));
   document.lines.forEach((line, index) => {
+    if (inCode.has(index)) return;
     for (const [mention] of line.matchAll(/(?<![\w/.-])(?:\.\.?\/)+[\w.-][\w./-]*/g)) {
       const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(document.file), mention));
       if (resolved.startsWith('../')) problems.push(`${document.file}:${index + 1}: ${mention} is outside the repository`);
     }
   });
   return problems;
+}
+
+function range(start: number, end: number): number[] {
+  return Array.from({ length: end - start }, (_, offset) => start + offset);
 }
 
 /** "spec 4.6" points into a document the reader of this repository does not have. */
@@ -134,7 +143,7 @@ describe('Markdown of the README and docs/ (renders, links resolve, stays in the
     const links = broken('# Here\n\n[a](missing.md) [b](#nowhere) [c](../../x.md) [d](#here) [e](../README.md) [f](https://example.org/x.md)');
     const anchorsWithBroken = (file: string) => (file === links.file ? headingAnchors(links) : anchorsOf(file));
     expect(linkProblems(links, anchorsWithBroken)).to.have.length(3);
-    expect(outsidePaths(broken('see `../../shared/ARCHITECTURE.md`, `../README.md`'))).to.have.length(1);
+    expect(outsidePaths(broken('see `../../shared/ARCHITECTURE.md`, `../README.md`\n\n```sh\n$ cd ../../app\n```\n'))).to.have.length(1);
     expect(specReferences(broken('as spec 4.6 says, and spec\'s 2.1'))).to.have.length(2);
   });
 });

@@ -4,15 +4,11 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BINARY, Sandbox, UNIT_VISIBLE_BASE } from '../support/cli.js';
 import { envFileEntries, login, spawnServer, startUnit, type RunningServer } from '../support/server-process.js';
+import { docCommands } from '../support/doc-commands.js';
 import { ensureSystemdAnalyze, verifyUnit } from '../support/systemd.js';
 
 const DOC = path.resolve(__dirname, '../../../docs/operating.md');
 
-/** Every `$ ` line of the doc's sh blocks, in order. */
-function docCommands(): string[] {
-  const blocks = [...readFileSync(DOC, 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
-  return blocks.flatMap((block) => block.split('\n').filter((line) => line.startsWith('$ ')).map((line) => line.slice(2)));
-}
 
 /**
  * Walks docs/operating.md's procedure as an operator would, in a sandbox: /srv/ becomes the
@@ -65,7 +61,7 @@ describe('docs/operating.md (every command runs)', function () {
   }
 
   it('runs the whole procedure: setup, install, start, stop, rotation, recovery, and a server by hand', async () => {
-    const commands = docCommands();
+    const commands = docCommands(DOC);
     expect(commands.length).to.be.above(15);
     for (const original of commands) {
       const line = local(original);
