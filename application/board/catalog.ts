@@ -4,13 +4,16 @@ import { statusSummary } from '../../domain/status-report.js';
 import { array, boolean, integer, nullable, object, optional, record, string, type Static } from '../contract/schema.js';
 import type { Clock } from '../ports/clock.js';
 import type { ProjectStoreFactory } from '../ports/project-store.js';
+import type { Graph } from '../../domain/model.js';
 
 export const catalogSchema = object({
   projects: array(
     object({
       id: string(),
+      name: string('The name the project id was made from: the directory `init` ran in'),
       readable: boolean('False when the state does not load: counters are zeros, and opening it shows the error'),
       revision: nullable(integer()),
+      last_activity: nullable(string('When a node or initiative last changed (null when unreadable or empty)')),
       summary: record(integer(), 'The status counts (zeros when unreadable)'),
       error: optional(object({ code: string(), message: string() })),
     }),
@@ -33,13 +36,26 @@ export async function catalog(stores: ProjectStoreFactory, clock: Clock): Promis
       projects.push(
         await stores.open(id).readGraph((graph) => {
           const now = clock.now();
-          return { id, readable: true, revision: graph.revision, summary: statusSummary(new GraphDraft(graph, now, null), now) };
+          return { id, name: projectName(id), readable: true, revision: graph.revision, last_activity: lastActivity(graph), summary: statusSummary(new GraphDraft(graph, now, null), now) };
         }),
       );
     } catch (error) {
       if (!isDomainError(error)) throw error;
-      projects.push({ id, readable: false, revision: null, summary: NEUTRAL, error: { code: error.code, message: error.message } });
+      projects.push({ id, name: projectName(id), readable: false, revision: null, last_activity: null, summary: NEUTRAL, error: { code: error.code, message: error.message } });
     }
   }
   return { projects };
+}
+
+/** A project id is its checkout directory's name and a random suffix (`shop-1a2b3c4d`): the name is the first part. */
+export function projectName(id: string): string {
+  return id.replace(/-[0-9a-f]{8}$/, '') || id;
+}
+
+/** The latest change of any node or initiative: ISO timestamps compare as strings. */
+function lastActivity(graph: Graph): string | null {
+  let latest: string | null = null;
+  for (const node of Object.values(graph.nodes)) if (latest === null || node.updated_at > latest) latest = node.updated_at;
+  for (const initiative of Object.values(graph.initiatives)) if (latest === null || initiative.created_at > latest) latest = initiative.created_at;
+  return latest;
 }

@@ -47,6 +47,11 @@ describe('the local board in Chromium (taskdag ui)', function () {
     expect(await row.locator('td[data-counter="ready"]').textContent()).to.equal('2');
     expect(await row.locator('td[data-counter="in_progress"]').textContent()).to.equal('1');
     expect(await row.locator('td[data-counter="open_gates"]').textContent()).to.equal('1');
+    // Its name (the checkout directory the id was made from), id and last activity.
+    expect(await row.locator('a.project-name').textContent()).to.equal('checkout');
+    expect(await row.locator('td[data-field="last_activity"] time').textContent()).to.match(/^\d+ (s|min) ago$/);
+    expect(await page.title()).to.equal('Projects · taskdag');
+    expect(await page.locator('button.logout').count(), 'no logout where there is no login').to.equal(0);
     const broken = page.locator('tr[data-project="broken-1"]');
     expect(await broken.getAttribute('class')).to.equal('unreadable');
     expect(await broken.locator('td[data-counter]').allTextContents()).to.deep.equal(['0', '0', '0', '0', '0', '0', '0']);
@@ -69,6 +74,15 @@ describe('the local board in Chromium (taskdag ui)', function () {
     expect(await cardIds(page, '[data-column="done"]')).to.deep.equal(['T-done']);
     expect(await cardIds(page, '[data-column="submitted"]')).to.deep.equal([]);
     expect(await page.locator('[data-column="in_progress"] .holder').textContent()).to.match(/^bob · \d+ (s|min)$/);
+    // A blocked card says what it waits on (a superseded gate too), and every card its initiative and tags.
+    const blocked = page.locator('[data-column="blocked"] li.card[data-node="T-api"]');
+    expect(await blocked.locator('.waits a').allTextContents()).to.have.members(['T-schema', 'G-old']);
+    expect(await blocked.locator('.waits').textContent()).to.match(/^waits on /);
+    const schema = page.locator('[data-column="ready"] li.card[data-node="T-schema"]');
+    expect(await schema.locator('.initiative').textContent()).to.equal('billing');
+    expect(await schema.locator('.tag').allTextContents()).to.deep.equal(['#api']);
+    expect(await page.locator('[data-column="ready"] li.card[data-node="T-find"] .initiative').textContent()).to.equal('search');
+    expect(await page.title()).to.equal(`Board · ${project} · taskdag`);
   });
 
   it('lists open gates with what each blocks, through the gate it superseded', async () => {
@@ -76,6 +90,7 @@ describe('the local board in Chromium (taskdag ui)', function () {
     const gate = page.locator('li.card[data-node="G-pick"]');
     await gate.waitFor();
     expect(await cardIds(page, '.gates')).to.deep.equal(['G-pick']);
+    expect(await page.title()).to.equal(`Gates · ${project} · taskdag`);
     expect(await gate.locator('.blocks a').allTextContents()).to.deep.equal(['blocked T-api']);
   });
 
@@ -84,6 +99,7 @@ describe('the local board in Chromium (taskdag ui)', function () {
     const detail = page.locator('article.node-detail[data-node="T-api"]');
     await detail.waitFor();
     expect(await detail.locator('dd[data-field="initiative"]').textContent()).to.equal('billing');
+    expect(await page.title()).to.equal(`T-api · ${project} · taskdag`);
     expect(await detail.locator('dd[data-field="domain"]').textContent()).to.equal('backend');
     expect(await detail.locator('li[data-blocker="T-schema"]').textContent()).to.match(/ready.*T-schema.*not satisfied/);
     expect(await detail.locator('li[data-blocker="G-old"]').textContent()).to.match(/superseded.*G-old.*not satisfied/);

@@ -42,7 +42,9 @@ describe('the board served by `server run`, in Chromium', function () {
     await logIn('not the password');
     const refusal = page.locator('form.login [role="alert"]');
     await refusal.waitFor();
-    expect(await refusal.textContent()).to.contain('Wrong password');
+    // Said once: not "Wrong password (Wrong password)".
+    expect(await refusal.textContent()).to.equal('Wrong password');
+    expect(await page.title()).to.equal('Log in · taskdag');
     expect(await page.evaluate(() => sessionStorage.getItem('taskdag.bearer'))).to.equal(null);
 
     await logIn(linked.password);
@@ -56,6 +58,14 @@ describe('the board served by `server run`, in Chromium', function () {
     await page.reload();
     await page.locator(`[data-column="ready"] li.card[data-node="T-1"]`).waitFor();
     expect(await page.locator('form.login').count()).to.equal(0);
+
+    // Log out: the tab forgets its bearer and shows the gate again, also after a reload.
+    await page.click('button.logout');
+    await page.locator('form.login').waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('taskdag.bearer'))).to.equal(null);
+    expect(await page.title()).to.equal('Log in · taskdag');
+    await page.reload();
+    await page.locator('form.login').waitFor();
   });
 
   it("follows the server's live events: a change from a linked checkout shows at once, and again after the server restarts", async () => {

@@ -83,6 +83,15 @@ export async function login(password: string): Promise<void> {
   sessionStorage.setItem(BEARER_KEY, token);
 }
 
+/**
+ * Logs this tab out: the bearer leaves its session storage, as `taskdag logout` forgets the
+ * machine's (the server keeps the session until it expires or the password is rotated).
+ */
+export function logout(): void {
+  forgetBearer();
+  window.dispatchEvent(new Event(UNAUTHORIZED));
+}
+
 export async function catalog(): Promise<CatalogEntry[]> {
   return (await json<{ projects: CatalogEntry[] }>('/v1/projects')).projects;
 }

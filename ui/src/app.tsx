@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, probe, UNAUTHORIZED } from './api';
+import { ApiError, bearer, logout, probe, UNAUTHORIZED } from './api';
 import { onNavigate, parseRoute, type Route } from './routes';
 import { CatalogView } from './views/catalog';
 import { ErrorBox } from './views/common';
@@ -18,6 +18,9 @@ export function App() {
 
   useEffect(() => onNavigate(() => setRoute(parseRoute(window.location))), []);
   useEffect(() => {
+    document.title = pageTitle(access, route);
+  }, [access, route]);
+  useEffect(() => {
     probe().then(
       (answer) => setAccess(answer.authenticated ? { state: 'in' } : { state: 'gate' }),
       (error: ApiError) => setAccess({ state: 'failed', error }),
@@ -34,6 +37,11 @@ export function App() {
           taskdag board
         </a>
         <span class="read-only">read-only</span>
+        {access.state === 'in' && bearer() !== null ? (
+          <button type="button" class="logout" onClick={logout}>
+            Log out
+          </button>
+        ) : null}
       </header>
       <main data-view={access.state === 'in' ? route.view : access.state}>
         {access.state === 'probing' ? <p class="loading">Connecting…</p> : null}
@@ -43,4 +51,15 @@ export function App() {
       </main>
     </>
   );
+}
+
+const VIEW_TITLES = { board: 'Board', gates: 'Gates', graph: 'Graph', activity: 'Activity' } as const;
+
+/** The tab's title names the view, so a row of board tabs (and the history) can be told apart. */
+function pageTitle(access: Access, route: Route): string {
+  if (access.state === 'gate') return 'Log in · taskdag';
+  if (access.state !== 'in') return 'taskdag board';
+  if (route.view === 'catalog') return 'Projects · taskdag';
+  if (route.view === 'node') return `${route.node} · ${route.project} · taskdag`;
+  return `${VIEW_TITLES[route.view]} · ${route.project} · taskdag`;
 }

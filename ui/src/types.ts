@@ -14,8 +14,10 @@ export type Summary = Record<string, number>;
 
 export interface CatalogEntry {
   id: string;
+  name: string;
   readable: boolean;
   revision: number | null;
+  last_activity: string | null;
   summary: Summary;
   error?: { code: string; message: string };
 }

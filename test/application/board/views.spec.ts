@@ -64,9 +64,9 @@ describe('board views (the read routes of the web board)', () => {
     expect(activity(log, { limit: 3 }).entries.map((entry) => entry.revision)).to.deep.equal([5, 4, 3, 3, 3, 3]);
   });
 
-  it('catalog: an unreadable project stays listed with neutral counters and its error', async () => {
+  it('catalog: each project with its name and last activity; an unreadable one stays listed with neutral counters and its error', async () => {
     const stores = {
-      list: async () => ['b', 'a'],
+      list: async () => ['b', 'shop-1a2b3c4d'],
       open: (id: string) => ({
         readGraph: async (read: (graph: any) => unknown) => {
           if (id === 'b') throw new DomainError('STORAGE_ERROR', 'tasks.json is cut short', { cause: 'EINVALID' });
@@ -76,8 +76,12 @@ describe('board views (the read routes of the web board)', () => {
     };
     const sut = await catalog(stores as never, { now: () => AT });
     matches(catalogSchema, sut);
-    expect(sut.projects.map((project) => [project.id, project.readable])).to.deep.equal([['a', true], ['b', false]]);
-    expect(sut.projects[1]!.summary).to.deep.include({ ready: 0, blocked: 0 });
-    expect(sut.projects[1]!.error).to.deep.equal({ code: 'STORAGE_ERROR', message: 'tasks.json is cut short' });
+    expect(sut.projects.map((project) => [project.id, project.name, project.readable])).to.deep.equal([['b', 'b', false], ['shop-1a2b3c4d', 'shop', true]]);
+    const state = sampleState();
+    const latest = [...Object.values(state.nodes).map((node) => node.updated_at), ...Object.values(state.initiatives).map((item) => item.created_at)].sort().at(-1);
+    expect(sut.projects[1]!.last_activity).to.be.a('string').and.equal(latest);
+    expect(sut.projects[0]!.last_activity).to.equal(null);
+    expect(sut.projects[0]!.summary).to.deep.include({ ready: 0, blocked: 0 });
+    expect(sut.projects[0]!.error).to.deep.equal({ code: 'STORAGE_ERROR', message: 'tasks.json is cut short' });
   });
 });

@@ -1,5 +1,6 @@
 import { useMemo } from 'preact/hooks';
 import { COLUMNS, filtersOf, matches, readyFirst, type EdgeIndex } from '../board-model';
+import { waitsOn } from '../graph-model';
 import type { Snapshot } from '../types';
 import { CutList, NodeCard } from './common';
 
@@ -8,6 +9,7 @@ export function BoardView({ snapshot, edges, query }: { snapshot: Snapshot; edge
   const project = snapshot.project;
   const filters = filtersOf(query);
   const tasks = useMemo(() => snapshot.nodes.filter((node) => node.type === 'task' && matches(node, filters)), [snapshot, query.toString()]);
+  const byId = useMemo(() => new Map(snapshot.nodes.map((node) => [node.id, node])), [snapshot]);
   const ready = useMemo(() => readyFirst(tasks.filter((node) => node.status === 'ready'), edges), [tasks, edges]);
   return (
     <>
@@ -29,7 +31,7 @@ export function BoardView({ snapshot, edges, query }: { snapshot: Snapshot; edge
               <h3>
                 {column.title} <span class="count">{nodes.length}</span>
               </h3>
-              <CutList label={column.key} step={50} items={nodes} empty="—" render={(node) => <NodeCard project={project} node={node} />} />
+              <CutList label={column.key} step={50} items={nodes} empty="—" render={(node) => <NodeCard project={project} node={node} waits={node.status === 'blocked' ? waitsOn(node.id, edges, byId) : undefined} />} />
             </div>
           );
         })}

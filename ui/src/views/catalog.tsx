@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, catalog } from '../api';
+import { ageOf } from '../board-model';
 import { projectHref } from '../routes';
 import type { CatalogEntry } from '../types';
 import { ErrorBox } from './common';
@@ -7,7 +8,7 @@ import { ErrorBox } from './common';
 const COUNTERS = ['ready', 'in_progress', 'submitted', 'blocked', 'backlog', 'open_gates', 'active_knowledge'] as const;
 const REFRESH_MS = 5000;
 
-/** Every project with its counters; an unreadable one stays listed with zeros and its error. */
+/** Every project with its name, id, last activity and counters; an unreadable one stays listed with zeros and its error. */
 export function CatalogView() {
   const [projects, setProjects] = useState<CatalogEntry[] | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
@@ -36,10 +37,11 @@ export function CatalogView() {
         <table>
           <thead>
             <tr>
-              <th>Project</th>
-              <th>Revision</th>
+              <th scope="col">Project</th>
+              <th scope="col">Last activity</th>
+              <th scope="col">Revision</th>
               {COUNTERS.map((counter) => (
-                <th>{counter.replace('_', ' ')}</th>
+                <th scope="col">{counter.replace('_', ' ')}</th>
               ))}
             </tr>
           </thead>
@@ -47,9 +49,13 @@ export function CatalogView() {
             {projects.map((project) => (
               <tr data-project={project.id} class={project.readable ? '' : 'unreadable'}>
                 <td>
-                  <a href={projectHref(project.id)}>{project.id}</a>
+                  <a href={projectHref(project.id)} class="project-name">
+                    {project.name}
+                  </a>{' '}
+                  <span class="node-id">{project.id}</span>
                   {project.error ? <span class="badge-error" title={project.error.message}> {project.error.code}</span> : null}
                 </td>
+                <td data-field="last_activity">{project.last_activity ? <time dateTime={project.last_activity} title={project.last_activity}>{ageOf(project.last_activity)} ago</time> : '—'}</td>
                 <td>{project.revision ?? '—'}</td>
                 {COUNTERS.map((counter) => (
                   <td data-counter={counter}>{project.summary[counter] ?? 0}</td>

@@ -9,8 +9,14 @@ export function StatusBadge({ status }: { status: string }) {
   return <span class={`status status-${status}`}>{status.replace('_', ' ')}</span>;
 }
 
-/** One node in a list: its status, id and title (a link to its detail), and who holds it. */
-export function NodeCard({ project, node, extra }: { project: string; node: NodeSummary; extra?: ComponentChildren }) {
+/** How many blockers a card names before "+N more". */
+const WAITS_SHOWN = 3;
+
+/**
+ * One node in a list: its status, id and title (a link to its detail), its initiative and tags,
+ * who holds it, and for a blocked task what it waits on (`waits`, each a link).
+ */
+export function NodeCard({ project, node, extra, waits }: { project: string; node: NodeSummary; extra?: ComponentChildren; waits?: string[] }) {
   return (
     <li class="card" data-node={node.id}>
       <StatusBadge status={node.status} />
@@ -22,6 +28,28 @@ export function NodeCard({ project, node, extra }: { project: string; node: Node
           {node.claim.by} · {ageOf(node.claim.at)}
         </span>
       ) : null}
+      {waits && waits.length > 0 ? (
+        <span class="waits" data-waits={waits.join(' ')}>
+          waits on{' '}
+          {waits.slice(0, WAITS_SHOWN).map((id, index) => (
+            <>
+              {index > 0 ? ', ' : null}
+              <a href={nodeHref(project, id)}>{id}</a>
+            </>
+          ))}
+          {waits.length > WAITS_SHOWN ? ` +${waits.length - WAITS_SHOWN} more` : null}
+        </span>
+      ) : null}
+      <span class="meta">
+        <span class="initiative" title="initiative">
+          {node.initiative}
+        </span>
+        {node.tags.map((tag) => (
+          <span class="tag" data-tag={tag}>
+            #{tag}
+          </span>
+        ))}
+      </span>
       {extra}
     </li>
   );

@@ -18,7 +18,8 @@ export function LoginGate({ onLoggedIn }: { onLoggedIn: () => void }) {
       onLoggedIn();
     } catch (failure) {
       const known = failure instanceof ApiError;
-      setError(known && failure.code === 'AUTH_INVALID' ? `Wrong password (${failure.message})` : known ? `${failure.code}: ${failure.message}` : String(failure));
+      // The server's message says what was wrong ("Wrong password", "Too many attempts…"): said once.
+      setError(known && failure.code === 'AUTH_INVALID' ? failure.message : known ? `${failure.code}: ${failure.message}` : String(failure));
     } finally {
       setBusy(false);
     }
