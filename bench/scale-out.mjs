@@ -5,7 +5,8 @@
 // submit, accept (four durable mutations) and a status read, on a 1k-node project. Reports
 // durable mutations per second and p50/p99 latency per request at 32 and 128 agents. Writes
 // bench/results/scale-out.{json,md}. Options: --seconds N per step (default 3), --only
-// files-1,postgresql-2 (some setups), --agents 32 (some agent counts);
+// files-1,postgresql-2 (some setups), --agents 32 (some agent counts), --nodes 1000,10000
+// (project sizes, each a table of its own; default 1000);
 // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
 // The load generator, the servers and PostgreSQL share this machine's cores: read the figures
 // as ratios within one run (BENCHMARKS.md).
@@ -26,7 +27,7 @@ const { migrate } = require('../build/adapters/postgres/pg-schema.js');
 const { PgProjectStoreFactory } = require('../build/adapters/postgres/pg-project-store.js');
 const { freshDatabase } = require('../build/test/support/postgres.js');
 
-const { values: options } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, only: { type: 'string' }, agents: { type: 'string' } } });
+const { values: options } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, only: { type: 'string' }, agents: { type: 'string' }, nodes: { type: 'string', default: '1000' } } });
 const SECONDS = Number(options.seconds);
 const AGENTS = options.agents ? options.agents.split(',').map(Number) : [32, 128];
 const SETUPS = [
@@ -35,22 +36,24 @@ const SETUPS = [
   { store: 'postgresql', processes: 2 },
   { store: 'postgresql', processes: 4 },
 ].filter(({ store, processes }) => !options.only || options.only.split(',').includes(`${store}-${processes}`));
-const SIZE = 1_000;
+const SIZES = options.nodes.split(',').map(Number);
 const log = (message) => process.stderr.write(`[bench:scale-out] ${message}\n`);
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-scale-out-'));
-const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, seconds_per_step: SECONDS, nodes: SIZE, steps: [] };
+const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, seconds_per_step: SECONDS, sizes: SIZES, steps: [] };
 let servers = [];
 try {
-  for (const setup of SETUPS) {
-    for (const agents of AGENTS) {
-      servers = await startSetup(setup, `${setup.store}-${setup.processes}-${agents}`);
-      const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: servers.password })).body.bearer;
-      const step = await loadStep(servers, bearer, 'bench', agents);
-      report.steps.push({ ...setup, agents, ...step });
-      log(`${setup.store} × ${setup.processes} process(es), ${agents} agents: ${step.mutations_per_second} durable mutations/s, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms`);
-      await stopAll(servers);
-      servers = [];
+  for (const nodes of SIZES) {
+    for (const setup of SETUPS) {
+      for (const agents of AGENTS) {
+        servers = await startSetup(setup, nodes, `${nodes}-${setup.store}-${setup.processes}-${agents}`);
+        const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: servers.password })).body.bearer;
+        const step = await loadStep(servers, bearer, 'bench', agents);
+        report.steps.push({ nodes, ...setup, agents, ...step });
+        log(`${nodes} nodes, ${setup.store} × ${setup.processes} process(es), ${agents} agents: ${step.mutations_per_second} durable mutations/s, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms`);
+        await stopAll(servers);
+        servers = [];
+      }
     }
   }
 } finally {
@@ -64,9 +67,9 @@ process.stdout.write(markdown(report));
 // The private cluster is stopped by the exit hook of test/support/postgres.js.
 process.exit(0);
 
-/** A fresh setup: its project seeded with SIZE nodes, then its server processes, each with its own root (state home and lock). */
-async function startSetup({ store, processes }, name) {
-  const { state } = buildState({ size: SIZE, logEntries: 100, poolSize: 10 });
+/** A fresh setup: its project seeded with `nodes` nodes, then its server processes, each with its own root (state home and lock). */
+async function startSetup({ store, processes }, nodes, name) {
+  const { state } = buildState({ size: nodes, logEntries: 100, poolSize: 10 });
   const roots = Array.from({ length: processes }, (_, index) => path.join(scratch, `${name}-${index}`));
   const flags = store === 'postgresql' ? ['--store', 'postgresql'] : [];
   for (const root of roots) runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', ...flags]);
@@ -116,16 +119,16 @@ async function loadStep(children, bearer, project, agents) {
 }
 
 function markdown(result) {
-  const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [step.agents, step.mutations_per_second]));
-  const rows = result.steps.map(
-    (step) =>
-      `| ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${files[step.agents] ? `${(step.mutations_per_second / files[step.agents]).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} |`,
-  );
+  const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [`${step.nodes}-${step.agents}`, step.mutations_per_second]));
+  const rows = result.steps.map((step) => {
+    const baseline = files[`${step.nodes}-${step.agents}`];
+    return `| ${step.nodes} | ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} |`;
+  });
   return [
-    `${result.nodes}-node project, ${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL.`,
+    `${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL.`,
     '',
-    '| store | processes | agents | durable mutations/s | × files, same agents | p50 ms | p99 ms |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| nodes | store | processes | agents | durable mutations/s | × files, same size and agents | p50 ms | p99 ms |',
+    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
   ].join('\n');
