@@ -15,9 +15,15 @@ export interface LedgerRef {
 }
 
 /** The graph as of a ledger position, as a project state (indexed, its heads seeded from the file). */
-export interface Checkpoint {
+/** Where the changes after a checkpoint kept in PostgreSQL are: the change sets made after its revision. */
+export interface ChangeSetsRef {
+  table: 'taskdag_change_sets';
+  revision: number;
+}
+
+export interface Checkpoint<Ref = LedgerRef> {
   graph: ProjectState;
-  ledger: LedgerRef;
+  ledger: Ref;
   /** The nodes as read from the file, lazily, with their entries (null for a checkpoint read whole). */
   nodes: CheckpointNodes | null;
 }
@@ -33,7 +39,7 @@ const END = '}}\n';
 /** The checkpoint's own member: where its log is, and how its node lines are laid out. */
 interface CheckpointMember {
   note: string;
-  ledger: LedgerRef;
+  ledger: LedgerRef | ChangeSetsRef;
   /** Node ids in file order, and where each node's JSON ends, counted from the first node line. */
   /** The byte lengths of lines 3 and 4 (newline included), so a reader finds the nodes without reading them. */
   lines: { heads: number; edges: number };
@@ -63,7 +69,7 @@ interface CheckpointMember {
  * `nodes`: the nodes as read from the checkpoint the graph was loaded from, whose entries are
  * copied rather than encoded again (null: every node is encoded).
  */
-export function encodeCheckpoint(graph: Graph, ledger: LedgerRef, nodes: CheckpointNodes | null = null): Buffer {
+export function encodeCheckpoint(graph: Graph, ledger: LedgerRef | ChangeSetsRef, nodes: CheckpointNodes | null = null): Buffer {
   // Encoded at once, nothing changes the graph meanwhile: nodes not read yet are copied as they were, unparsed.
   const encoding = encodeSlices({ ...copyForCheckpoint(graph, false), record: graph.nodes }, ledger, nodes);
   for (let step = encoding.next(); ; step = encoding.next()) if (step.done) return Buffer.concat(step.value);
@@ -73,7 +79,7 @@ export function encodeCheckpoint(graph: Graph, ledger: LedgerRef, nodes: Checkpo
  * As encodeCheckpoint, in slices with a turn of the event loop between them, so that a process
  * serving requests (the server) goes on serving while it encodes: the pieces of the file, in order.
  */
-export async function encodeCheckpointInSlices(copy: CheckpointCopy, ledger: LedgerRef, nodes: CheckpointNodes | null): Promise<Buffer[]> {
+export async function encodeCheckpointInSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, nodes: CheckpointNodes | null): Promise<Buffer[]> {
   const encoding = encodeSlices(copy, ledger, nodes);
   for (let step = encoding.next(); ; step = encoding.next()) {
     if (step.done) return step.value;
@@ -117,7 +123,7 @@ export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCop
 const SLICE = 2_000;
 
 /** Encodes `copy`, yielding after every slice; returns the file's pieces. */
-function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef, nodes: CheckpointNodes | null): Generator<void, Buffer[]> {
+function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, nodes: CheckpointNodes | null): Generator<void, Buffer[]> {
   const { ids } = copy;
   const lines: Buffer[] = [];
   const ends: number[] = [];
@@ -149,7 +155,8 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef, nodes: Checkpoin
   return [Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
 }
 
-function noteFor(ledger: LedgerRef): string {
+function noteFor(ledger: LedgerRef | ChangeSetsRef): string {
+  if ('table' in ledger) return `The graph as of revision ${ledger.revision}. The log is kept in ${ledger.table}, one row per committed change set; docs/scaling.md.`;
   return `The graph as of byte ${ledger.bytes} of ${ledger.file}. The log is kept there, one record per committed change set (jq .change.log ${ledger.file}); docs/storage.md.`;
 }
 
@@ -177,7 +184,9 @@ export function bufferSource(buffer: Buffer): ByteSource {
  * release's and the line is as written); each node when it is first read (lazy-nodes.ts), its
  * line's bounds checked then. The nodes keep `source` until they are closed.
  */
-export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint {
+export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint;
+export function decodeCheckpoint<Ref>(source: ByteSource, path: string, readRef: (value: unknown, path: string) => Ref): Checkpoint<Ref>;
+export function decodeCheckpoint(source: ByteSource, path: string, readRef: (value: unknown, path: string) => unknown = assertLedgerRef): Checkpoint<unknown> {
   const size = source.size;
   if (size === 0) throw invalidFile(path, 'it is empty');
   const top = firstLines(source, 2);
@@ -202,7 +211,7 @@ export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint {
   expectBytes(source, size - END.length, END, path, 'it is truncated or has trailing bytes');
   const edgeList = parseLine(source.bytes(edges.start, edges.end), 0, edges.end - edges.start, '{', '}', path, 'its edges line').edges;
   assertGraphHeaderShape({ ...graphFields, edges: edgeList, nodes: {} }, path);
-  const ledger = assertLedgerRef(checkpoint.ledger, path);
+  const ledger = readRef(checkpoint.ledger, path);
   const nodes = new CheckpointNodes(source, layout.ids, nodeSpans(sectionStart, layout), path);
   const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), edges: edgeList as Graph['edges'], nodes: nodes.record };
   const current = checkpoint.heads_rules === STATUS_RULES_VERSION && typeof checkpoint.heads_crc32 === 'string';
@@ -304,6 +313,13 @@ function assertLayout(ids: unknown, ends: unknown, sectionBytes: number, path: s
   }
   if (previous + 1 !== sectionBytes) throw invalidFile(path, 'its node section is truncated or has trailing bytes');
   return { ids: ids as NodeId[], ends: ends as number[] };
+}
+
+/** The position of a checkpoint kept in PostgreSQL (`decodeCheckpoint`'s `readRef` there). */
+export function assertChangeSetsRef(value: unknown, path: string): ChangeSetsRef {
+  const ref = value as Partial<ChangeSetsRef> | undefined;
+  if (!ref || ref.table !== 'taskdag_change_sets' || !Number.isSafeInteger(ref.revision)) throw invalidFile(path, 'its change set reference is malformed');
+  return { table: ref.table, revision: ref.revision! };
 }
 
 function assertLedgerRef(value: unknown, path: string): LedgerRef {

@@ -1,7 +1,7 @@
 import fs from 'graceful-fs';
 import path from 'node:path';
 import { DomainError, isDomainError } from '../domain/errors.js';
-import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
+import type { ChangeSet } from '../domain/change-set.js';
 import type { Graph, LogEntry, State } from '../domain/model.js';
 import type { PluginTable } from '../domain/plugins.js';
 import { withMembers } from '../domain/project-state.js';
@@ -10,7 +10,7 @@ import type { PluginReader, ProjectStore, ProjectStoreFactory, Reached, Rewrite,
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
 import { bufferSource, checkpointPosition, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, salvageHeader, type Checkpoint, type LedgerRef } from './checkpoint-file.js';
-import { encodeRecord, highestReached, readRecords, type GenerationStart } from './ledger-records.js';
+import { encodeRecord, highestReached, readRecords, replayChangeSets, type GenerationStart } from './ledger-records.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
 import { assertReplaceable } from './replacement-order.js';
@@ -344,10 +344,7 @@ export class FsProjectStore implements ProjectStore {
     }
     const graph = checkpoint.graph;
     const { records, end } = readRecords(bytes, ledgerPath, checkpoint.ledger.bytes);
-    for (const changes of records) {
-      if (changes.revision <= graph.revision) throw invalidFile(ledgerPath, `revision ${changes.revision} is out of order`);
-      applyChangeSet(graph, changes);
-    }
+    replayChangeSets(graph, records, ledgerPath);
     return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, sizeRead: checkpoint.ledger.bytes + bytes.length, tail: end, checkpointBytes: checkpoint.bytes };
   }
 

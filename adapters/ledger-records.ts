@@ -1,6 +1,7 @@
 import { crc32 } from './crc32.js';
-import type { ChangeSet } from '../domain/change-set.js';
+import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import { DomainError } from '../domain/errors.js';
+import type { Graph } from '../domain/model.js';
 import { invalidFile } from './storage-error.js';
 
 /**
@@ -108,6 +109,19 @@ export function highestReached(bytes: Buffer): { revision: number; fence_generat
   return highest;
 }
 
+/**
+ * Applies committed change sets to `graph` in order: how every store loads its state past a
+ * checkpoint and how a process catches up with commits (the file store's ledger tail, the
+ * PostgreSQL store's change set rows). A change set that does not move past the graph's revision
+ * is damage at `where`.
+ */
+export function replayChangeSets(graph: Graph, records: Iterable<ChangeSet>, where: string): void {
+  for (const changes of records) {
+    if (changes.revision <= graph.revision) throw invalidFile(where, `revision ${changes.revision} is out of order`);
+    applyChangeSet(graph, changes);
+  }
+}
+
 /** The record starting at `offset` and where it ends, or null when none is complete and intact there. */
 function recordAt(bytes: Buffer, offset: number): { value: unknown; end: number } | null {
   if (bytes[offset] !== 0x7b) return null;
@@ -144,7 +158,7 @@ function asChangeSet(value: unknown, file: string, offset: number): ChangeSet {
   return value;
 }
 
-function isChangeSetShape(value: unknown): value is ChangeSet {
+export function isChangeSetShape(value: unknown): value is ChangeSet {
   const isRecord = (field: unknown) => typeof field === 'object' && field !== null && !Array.isArray(field);
   if (!isRecord(value)) return false;
   const changes = value as Record<string, unknown>;

@@ -115,7 +115,7 @@ async function runGraphOperation(
       (graph, plugins) => {
         const context = contextOver(graph, [], plugins);
         const partial = runChecked(operation, context, args, plugins, services.plugins, () => operation.run(context, args));
-        return { result: { context, partial }, changes: context.draft.changes() };
+        return { result: { context, partial }, changes: context.draft.changes(), undo: () => context.draft.rollback() };
       },
       ({ context, partial }) => finished(operation, context, partial, args),
     );

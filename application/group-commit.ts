@@ -21,7 +21,7 @@ export interface Committed {
 }
 export type CommitListener = (project: string, committed: Committed) => void;
 
-type Outcome = { ok: true; result: unknown; changes: ChangeSet | null } | { ok: false; error: unknown };
+type Outcome = { ok: true; result: unknown; changes: ChangeSet | null; draft: GraphDraft } | { ok: false; error: unknown };
 
 /**
  * The server's dispatcher: mutations of one project that arrive while a commit is in flight wait
@@ -88,7 +88,9 @@ class ProjectQueue {
         const { outcomes, changes, at } = await this.store.transact((graph, plugins) => {
           const outcomes = group.map((item) => this.runOne(graph, plugins, item));
           const changes = mergeChangeSets(outcomes.flatMap((outcome) => (outcome.ok && outcome.changes ? [outcome.changes] : [])));
-          return { result: { outcomes, changes, at: { revision: graph.revision, fence_generation: graph.fence_generation } }, changes };
+          // The requests that failed were rolled back already; the others are undone last first.
+          const undo = () => [...outcomes].reverse().forEach((outcome) => outcome.ok && outcome.draft.rollback());
+          return { result: { outcomes, changes, at: { revision: graph.revision, fence_generation: graph.fence_generation } }, changes, undo };
         });
         if (changes) this.committed(at);
         outcomes.forEach((outcome, index) => (outcome.ok ? group[index]!.resolve(outcome.result) : group[index]!.reject(outcome.error)));
@@ -105,7 +107,7 @@ class ProjectQueue {
     const context = policyContext(draft, [], plugins, { runtime: this.services.plugins, registry: this.services.registry, ids: this.services.ids });
     try {
       const result = runChecked(item.operation, context, item.args, plugins, this.services.plugins, () => wholeResult(item.operation, context, item.args));
-      return { ok: true, result, changes: draft.changes() };
+      return { ok: true, result, changes: draft.changes(), draft };
     } catch (error) {
       draft.rollback();
       return { ok: false, error };

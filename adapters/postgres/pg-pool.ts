@@ -115,7 +115,7 @@ function watchForLoss(client: PoolClient): { happened(): boolean; stop(): void }
  * The server ended the session, or the socket went. node-postgres reports a socket that closed
  * under a query, and any later query on that client, with no code: only its words tell them.
  */
-function isConnectionLost(error: unknown): boolean {
+export function isConnectionLost(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string') return code.startsWith('08') || /^57P0[123]$/.test(code) || code === 'ECONNRESET' || code === 'EPIPE';
   return error instanceof Error && /Connection terminated|connection error and is not queryable/i.test(error.message);
@@ -125,7 +125,7 @@ function isConnectionLost(error: unknown): boolean {
 const CONNECTION_FAILURE = '08006';
 
 /** COMMIT was sent and the connection went before its answer: the server may or may not have committed. */
-function commitOutcomeUnknown(error: unknown): DomainError {
+export function commitOutcomeUnknown(error: unknown): DomainError {
   const cause = codeOf(error) ?? CONNECTION_FAILURE;
   return new DomainError(
     'STORAGE_ERROR',
@@ -134,7 +134,7 @@ function commitOutcomeUnknown(error: unknown): DomainError {
   );
 }
 
-const codeOf = (error: unknown): string | null => {
+export const codeOf = (error: unknown): string | null => {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : null;
 };

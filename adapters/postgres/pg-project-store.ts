@@ -1,84 +1,122 @@
 import type { Pool, PoolClient } from 'pg';
-import { DomainError } from '../../domain/errors.js';
-import { applyChangeSet, type ChangeSet, type NoteAppended } from '../../domain/change-set.js';
-import type { Edge, Graph, GraphNode, Initiative, LogEntry, Note, State } from '../../domain/model.js';
+import { DomainError, isDomainError } from '../../domain/errors.js';
+import type { ChangeSet } from '../../domain/change-set.js';
+import type { Graph, LogEntry, State } from '../../domain/model.js';
 import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
-import { projectState, withMembers, type ProjectState } from '../../domain/project-state.js';
+import { isProjectState, projectState, withMembers, type ProjectState } from '../../domain/project-state.js';
 import { stateProblem } from '../../domain/state-shape.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
+import { assertChangeSetsRef, bufferSource, copyForCheckpoint, decodeCheckpoint, encodeCheckpointInSlices } from '../checkpoint-file.js';
+import { checkpointThreshold } from '../fs-project-store.js';
+import type { CheckpointNodes } from '../lazy-nodes.js';
+import { isChangeSetShape, replayChangeSets } from '../ledger-records.js';
 import { assertReplaceable } from '../replacement-order.js';
 import { invalidFile } from '../storage-error.js';
 import { pluginTableOf, type PluginRow } from './pg-plugin-rows.js';
-import { queryFresh, withTransaction } from './pg-pool.js';
+import { codeOf, commitOutcomeUnknown, databaseError, isConnectionLost, queryFresh, withTransaction } from './pg-pool.js';
 import { PgSnapshotStore } from './pg-snapshot-store.js';
 
 /** The channel every commit notifies, in its own transaction: `{project, revision, fence_generation}`. */
 export const REVISION_CHANNEL = 'taskdag_revisions';
 
-/** A project's row: where its state stands. */
+/** What a commit announces, and what a process hears of commits by the others. */
+export interface RevisionEvent {
+  project: string;
+  revision: number;
+  fence_generation: number;
+}
+
+/** A project's row: which incarnation of it the change sets belong to (a whole replacement starts a new one). */
 interface ProjectRow {
   version: 1;
   fence_generation: number;
-  revision: number;
   incarnation: number;
-  log_length: number;
-  edges_revision: number;
 }
 
 /**
- * The project's state in this process: a ProjectState (graph and indexes) as of a project row,
- * with the plugin table of its incarnation. It is changed in place, only by applying the change
- * sets committed since (caught up from rows) and by the draft of this process's own transaction,
- * so its indexes are kept, not rebuilt, from commit to commit. The plugin table changes only with
- * a whole replacement (a new incarnation), so a state caught up from rows keeps its base's.
+ * The project's state in this process: a ProjectState (graph and indexes) of one incarnation,
+ * with its plugin table. It is changed in place, only by applying the change sets committed since
+ * (replayChangeSets, as the file store replays its ledger) and by the drafts of this process's
+ * own transactions, so its indexes are kept, not rebuilt, from commit to commit.
  */
 interface Cached {
   row: ProjectRow;
   graph: ProjectState;
   plugins: StoredPlugins;
+  /** The nodes of the checkpoint the state was loaded from: the next checkpoint copies their entries (null: none). */
+  checkpointNodes: CheckpointNodes | null;
+  /** The size of that checkpoint (0: none), and the bytes of change sets applied since it. */
+  checkpointBytes: number;
+  tail: number;
 }
 
 /** The plugin table as the rows hold it: a table, or why it cannot be used (docs/plugins.md). */
 type StoredPlugins = { table: PluginTable; problem: null } | { table: null; problem: string; rows: PluginRow[] };
 
-const ROW = 'version, fence_generation::int, revision::int, incarnation::int, log_length::int, edges_revision::int';
 /** A read in one snapshot: nothing it does outlives it, so a lost connection is simply tried again. */
 const READ_ONLY = { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', repeatable: true };
 
-/** See graphSince: $1 the project, $2 the revision of the graph in hand, $3 its incarnation (-1 for none). */
-const GRAPH_SINCE = `
-  WITH r AS (
-    SELECT ${ROW}, CASE WHEN incarnation = $3 THEN $2::bigint ELSE -1 END AS since FROM taskdag_projects WHERE id = $1
-  )
-  SELECT '0-row' AS kind, NULL AS key, row_to_json(r)::json AS value, 0::bigint AS ord, NULL::int AS node_revision, NULL::text AS updated_at FROM r
-  UNION ALL SELECT 'a-node', n.id, n.node, n.position, NULL, NULL FROM taskdag_nodes n, r WHERE n.project = $1 AND n.revision > r.since
-  UNION ALL SELECT 'b-note', o.node, o.note, o.seq, o.node_revision::int, o.updated_at FROM taskdag_notes o, r WHERE o.project = $1 AND o.revision > r.since
-  UNION ALL SELECT 'c-initiative', i.name, i.initiative, i.position, NULL, NULL FROM taskdag_initiatives i, r WHERE i.project = $1 AND i.revision > r.since
-  UNION ALL SELECT 'd-edge', NULL, json_build_object('from', e.from_id, 'to', e.to_id, 'type', e.type), e.position, NULL, NULL
-    FROM taskdag_edges e, r WHERE e.project = $1 AND (r.since < 0 OR r.edges_revision > r.since)
-  UNION ALL SELECT 'e-plugin', p.plugin, p.value, 0, NULL, p.key FROM taskdag_plugin_data p, r WHERE p.project = $1 AND r.since < 0
-  ORDER BY kind, ord`;
+/**
+ * $1 the project, $2 the revision in hand: the project's incarnation, then the change set that
+ * made revision $2 (without its body: it proves the database still has it) and every one after,
+ * in order. One statement, one snapshot, one round trip; when nothing changed, one short row.
+ */
+const CHANGES_SINCE = `
+  SELECT p.incarnation::int AS incarnation, c.revision::int AS revision,
+    CASE WHEN c.revision > $2 THEN c.change END AS change, CASE WHEN c.revision > $2 THEN octet_length(c.change::text) END AS bytes
+  FROM taskdag_projects p LEFT JOIN taskdag_change_sets c ON c.project = p.id AND c.revision >= $2
+  WHERE p.id = $1 ORDER BY c.revision`;
 
 /**
- * A project's state in PostgreSQL, shared by every server process on the database (docs/scaling.md).
- * Each commit is one transaction that first locks the project's row (SELECT ... FOR UPDATE), so
- * commits of every process are serialized and a claim has one winner; it writes the change set
- * as rows (the nodes written, the notes appended, the edge changes, the initiatives, the log
- * entries) and compares-and-sets the revision. Each process keeps the graph of its last read or
- * commit and catches up from the rows changed since (by revision), reloading whole only after a
- * whole replacement (a new incarnation). Readers run in a read-only snapshot; a transaction works
- * on the state in memory, and a read that arrives meanwhile waits until it is committed (or
- * dropped), so a reader never sees a change before it is committed. A failed transaction drops
- * the state in memory: the next call loads it whole.
+ * One commit, one statement: the change set is appended, made on revision $3 of incarnation $2.
+ * The key (project, base_revision) is the compare-and-set (another commit on the same revision
+ * makes this one fail with 23505) and the incarnation's foreign key refuses a commit on a project
+ * replaced meanwhile (23503). The notification is part of the same transaction, so it is
+ * delivered only if the change set is in.
+ */
+const APPEND = `
+  WITH appended AS (
+    INSERT INTO taskdag_change_sets (project, incarnation, base_revision, revision, change) VALUES ($1, $2, $3, $4, $5) RETURNING revision
+  )
+  SELECT pg_notify($6, $7) FROM appended`;
+
+/** Keeps a checkpoint of revision $3 and drops the older ones of the project (kept if a newer one is there). */
+const SAVE_CHECKPOINT = `
+  WITH saved AS (
+    INSERT INTO taskdag_checkpoints (project, incarnation, revision, checkpoint) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING revision
+  )
+  DELETE FROM taskdag_checkpoints WHERE project = $1 AND revision < $3 AND EXISTS (SELECT 1 FROM saved)`;
+
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+/** Connections a commit tries when each is found lost (the database ended them while idle). */
+const LOST_CONNECTIONS = 32;
+
+/**
+ * A project's state in PostgreSQL, shared by every server process on the database
+ * (docs/scaling.md). It keeps what the file store keeps: an append-only table of change sets (the
+ * ledger), periodic checkpoints of the graph in the checkpoint file's format, the plugin table and
+ * snapshots. A commit is one INSERT of its change set, keyed by the revision it was made on: the
+ * insert is the compare-and-set, so of two processes committing on the same revision one lands,
+ * and the other undoes its work, catches up and runs it again. Each process keeps its state in
+ * memory and catches up by applying the change sets after its revision (one statement, which
+ * every read makes); NOTIFY carries each commit's revision, so a process that heard of a newer
+ * one catches up before it commits rather than after a refused insert. A read that arrives while
+ * a transaction changes the state in memory waits until it is committed (or undone), so a reader
+ * never sees a change before it is committed.
  */
 export class PgProjectStore implements ProjectStore {
   readonly location: string;
   readonly snapshots: PgSnapshotStore;
   private cached: Cached | null = null;
+  /** The last commit announced on the revision channel, by any process. */
+  private lastNoticed: Omit<RevisionEvent, 'project'> | null = null;
   /** While a transaction changes the state in memory: what readers wait for. */
   private changing: Promise<unknown> | null = null;
-  /** This process's writers, one at a time: they would only queue on the row lock holding a connection each. */
+  /** This process's writers, one at a time: they would only refuse each other's change sets. */
   private writers: Promise<unknown> = Promise.resolve();
+  /** A checkpoint being saved: one at a time. */
+  private checkpointing = false;
 
   constructor(
     private readonly pool: Pool,
@@ -88,47 +126,168 @@ export class PgProjectStore implements ProjectStore {
     this.snapshots = new PgSnapshotStore(pool, projectId, this.location);
   }
 
+  /** A commit announced on the revision channel: the next transaction catches up first if it is newer than the state in hand. */
+  noticed(event: Omit<RevisionEvent, 'project'>): void {
+    this.lastNoticed = { revision: event.revision, fence_generation: event.fence_generation };
+  }
+
   async readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T> {
-    // One statement, one snapshot: the row, and only what changed since the graph in hand.
-    const current = await this.committed(() => this.graphSince(this.pool, this.cached, false));
-    return read(current.graph, this.pluginReader(current));
+    for (;;) {
+      while (this.changing) await this.changing;
+      const current = await this.caughtUp(this.pool, () => !this.changing);
+      // Handed over in the same turn as the check: no transaction has touched it since.
+      if (current && !this.changing) return read(current.graph, this.pluginReader(current));
+    }
   }
 
   async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
-    const { current, log } = await this.committed(
-      () => withTransaction(this.pool, async (client) => ({ current: await this.graphSince(client, this.cached, false), log: await this.log(client) }), READ_ONLY),
-    );
-    return read(withMembers(current.graph, { log }), this.pluginReader(current));
+    for (;;) {
+      while (this.changing) await this.changing;
+      const current = await this.caughtUp(this.pool, () => !this.changing);
+      if (!current) continue;
+      const revision = current.graph.revision;
+      const log = await this.log(this.pool, current.row.incarnation, revision);
+      // The same revision still (no reader caught it up further meanwhile), and no transaction on it.
+      if (log && current.graph.revision === revision && !this.changing) return read(withMembers(current.graph, { log }), this.pluginReader(current));
+    }
   }
 
   async transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R> {
-    let attempts = 0;
-    const result = await this.exclusive(() =>
-      this.changingState(() =>
-        // Repeatable: the work decides on the graph it is given and writes only rows of this
-        // transaction, so after a connection lost before COMMIT it runs again, on a state loaded
-        // afresh (the first run may have changed the one in memory).
-        withTransaction(this.pool, async (client) => {
-          if (attempts++ > 0) this.cached = null;
-          // The lock first, then a statement that starts after it: it sees every commit before ours.
-          await this.row(client, 'FOR UPDATE');
-          const current = await this.graphSince(client, this.cached, true);
-          const { result, changes } = await work(current.graph, this.pluginReader(current));
-          if (changes) {
-            current.row = await this.commit(client, current.row, changes);
-            this.keep(current);
-          }
-          return result;
-        }, { repeatable: true }),
-      ),
-    );
+    const result = await this.exclusive(() => this.changingState(() => this.commitWork(work)));
     return after ? after(result) : (result as unknown as R);
   }
 
   /**
+   * Runs `work` on the state in hand and appends its change set. The state is caught up first
+   * only when it is cold or a newer commit was announced, so what `work` decided may rest on a
+   * state that another process has moved past: an append refused because another process
+   * committed first undoes the work (or drops the state, for work that cannot undo), catches up
+   * and runs it again (every refusal means another commit landed); a result with nothing to
+   * commit, or a failure, stands only once the state it was decided on is found current, and is
+   * decided again on the newer state otherwise. Either check is one round trip.
+   */
+  private async commitWork<T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {
+    for (let behind = this.isBehind(); ; ) {
+      const current = behind || !this.cached ? (await this.caughtUp(this.pool, () => true))! : this.cached;
+      const base = current.graph.revision;
+      let transaction: Transaction<T>;
+      try {
+        transaction = await work(current.graph, this.pluginReader(current));
+      } catch (error) {
+        // The state in hand may hold changes of the failed work: it is dropped either way.
+        this.cached = null;
+        if (await this.wasCurrent(current, base)) throw error;
+        behind = true;
+        continue;
+      }
+      const { result, changes, undo } = transaction;
+      if (!changes) {
+        const now = await this.caughtUp(this.pool, () => true);
+        if (now === current && now.graph.revision === base) return result;
+        behind = false;
+        continue;
+      }
+      if (await this.append(current, base, changes)) return result;
+      if (undo) undo();
+      else this.cached = null;
+      behind = true;
+    }
+  }
+
+  /** Whether revision `base` of `current`'s incarnation is still the newest (nothing committed on it since). */
+  private async wasCurrent(current: Cached, base: number): Promise<boolean> {
+    const { rows } = await queryFresh<{ incarnation: number; revision: number | null }>(this.pool, CHANGES_SINCE, [this.projectId, base]);
+    return rows.length === 1 && rows[0]!.incarnation === current.row.incarnation && rows[0]!.revision === base;
+  }
+
+  private isBehind(): boolean {
+    const cached = this.cached;
+    const noticed = this.lastNoticed;
+    if (!cached || !noticed) return !cached;
+    return noticed.fence_generation !== cached.row.fence_generation || noticed.revision > cached.graph.revision;
+  }
+
+  /**
+   * Appends the change set made on revision `base`: true once it is in, false when another commit
+   * on `base` (or a replacement) got there first. A connection lost on the way leaves the outcome
+   * open: whether the change set at `base` is this one decides it, and when none is there the
+   * append is sent again.
+   */
+  private async append(current: Cached, base: number, changes: ChangeSet): Promise<boolean> {
+    const text = JSON.stringify(changes);
+    const event = JSON.stringify({ project: this.projectId, revision: changes.revision, fence_generation: current.row.fence_generation });
+    let lost = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.pool.query(APPEND, [this.projectId, current.row.incarnation, base, changes.revision, text, REVISION_CHANNEL, event]);
+        this.committed(current, Buffer.byteLength(text));
+        return true;
+      } catch (error) {
+        const code = codeOf(error);
+        if (code === UNIQUE_VIOLATION || code === FOREIGN_KEY_VIOLATION) return lost && (await this.landed(current, base, text));
+        if (!isConnectionLost(error)) throw databaseError(error);
+        if (attempt >= LOST_CONNECTIONS) throw commitOutcomeUnknown(error);
+        lost = true;
+        const landed = await this.landedOrNot(base, text).catch(() => {
+          throw commitOutcomeUnknown(error);
+        });
+        if (landed === true) this.committed(current, Buffer.byteLength(text));
+        if (landed !== null) return landed;
+      }
+    }
+  }
+
+  /** After a refused append that followed a lost connection: true if the change set at `base` is this one (the lost attempt landed). */
+  private async landed(current: Cached, base: number, text: string): Promise<boolean> {
+    const landed = (await this.landedOrNot(base, text)) === true;
+    if (landed) this.committed(current, Buffer.byteLength(text));
+    return landed;
+  }
+
+  /** Whether the change set made on `base` is `text` (true), another (false), or none is there (null). */
+  private async landedOrNot(base: number, text: string): Promise<boolean | null> {
+    const rows = await queryFresh<{ ours: boolean }>(this.pool, 'SELECT change::text = $3 AS ours FROM taskdag_change_sets WHERE project = $1 AND base_revision = $2', [
+      this.projectId,
+      base,
+      text,
+    ]);
+    return rows.rows[0]?.ours ?? null;
+  }
+
+  /** A change set of `bytes` is in: past the checkpoint threshold (the file store's, for a process that keeps its state), a checkpoint is saved. */
+  private committed(current: Cached, bytes: number): void {
+    current.tail += bytes;
+    if (current.tail >= checkpointThreshold(current.checkpointBytes, true)) this.saveCheckpoint(current);
+  }
+
+  /**
+   * Copies the state as it is now (a consistent copy, whatever commits follow), encodes the copy
+   * in slices between requests and saves it in the background. A failed save loses nothing, the
+   * change sets hold it all: a later commit tries again, and a cold start replays more meanwhile.
+   */
+  private saveCheckpoint(current: Cached): void {
+    if (this.checkpointing) return;
+    const revision = current.graph.revision;
+    const copy = copyForCheckpoint(current.graph);
+    const { tail, checkpointBytes } = current;
+    current.tail = 0;
+    this.checkpointing = true;
+    encodeCheckpointInSlices(copy, { table: 'taskdag_change_sets', revision }, current.checkpointNodes)
+      .then(async (pieces) => {
+        const encoded = Buffer.concat(pieces);
+        current.checkpointBytes = encoded.length;
+        await this.pool.query(SAVE_CHECKPOINT, [this.projectId, current.row.incarnation, revision, encoded]);
+      })
+      .catch(() => {
+        current.tail += tail;
+        current.checkpointBytes = checkpointBytes;
+      })
+      .finally(() => (this.checkpointing = false));
+  }
+
+  /**
    * Runs a transaction, which changes the state in memory in place, while readers wait; if it
-   * fails, or its commit does not go through, the state is dropped (it may hold changes never
-   * committed): the next call loads it whole.
+   * fails, the state is dropped (it may hold changes never committed): the next call loads it.
    */
   private async changingState<T>(transaction: () => Promise<T>): Promise<T> {
     const running = transaction();
@@ -140,15 +299,6 @@ export class PgProjectStore implements ProjectStore {
       throw error;
     } finally {
       this.changing = null;
-    }
-  }
-
-  /** What `read` gives once no transaction is changing the state in memory, before or after it read. */
-  private async committed<T>(read: () => Promise<T>): Promise<T> {
-    for (;;) {
-      while (this.changing) await this.changing;
-      const value = await read();
-      if (!this.changing) return value;
     }
   }
 
@@ -185,15 +335,9 @@ export class PgProjectStore implements ProjectStore {
     return withTransaction(this.pool, (client) => this.storedState(client, ''), READ_ONLY);
   }
 
-  /** The project's row, or STORAGE_ERROR when it has no state. */
-  private async row(client: PoolClient | Pool, lock: '' | 'FOR UPDATE' = ''): Promise<ProjectRow> {
-    const row = await this.rowIfAny(client, lock);
-    if (!row) throw noState(this.projectId);
-    return row;
-  }
-
-  private async rowIfAny(client: PoolClient | Pool, lock: '' | 'FOR UPDATE'): Promise<ProjectRow | undefined> {
-    return (await client.query<ProjectRow>(`SELECT ${ROW} FROM taskdag_projects WHERE id = $1 ${lock}`, [this.projectId])).rows[0];
+  private async rowIfAny(client: PoolClient, lock: '' | 'FOR UPDATE'): Promise<ProjectRow | undefined> {
+    const sql = `SELECT version, fence_generation::int, incarnation::int FROM taskdag_projects WHERE id = $1 ${lock}`;
+    return (await client.query<ProjectRow>(sql, [this.projectId])).rows[0];
   }
 
   /** Where a damaged plugin table is said to be, in messages. */
@@ -202,15 +346,27 @@ export class PgProjectStore implements ProjectStore {
   }
 
   /**
-   * What the rows hold, as whole-state operations see it; a state that breaks a rule of its shape
-   * or a plugin table that does not load is unreadable. Its `text`, what a corrupt-recovery
-   * snapshot keeps, is the state as JSON, with the plugin rows beside it when there are any.
+   * What the rows hold, as whole-state operations see it; change sets or a checkpoint that do not
+   * load, a state that breaks a rule of its shape, or a plugin table that does not load are
+   * unreadable. Its `text`, what a corrupt-recovery snapshot keeps, is the state as JSON, with the
+   * plugin rows beside it when there are any; or the change set rows, when they do not load.
    */
   private async storedState(client: PoolClient, lock: '' | 'FOR UPDATE'): Promise<StoredState> {
     const row = await this.rowIfAny(client, lock);
     if (!row) return { kind: 'absent' };
-    const loaded = await this.graphSince(client, null, false);
-    const state: State = { ...loaded.graph, log: await this.log(client) };
+    let loaded: Cached;
+    try {
+      loaded = await this.loadWhole(client, row);
+    } catch (error) {
+      if (!isDomainError(error) || error.details.cause !== 'EINVALID') throw error;
+      const rows = (await client.query<{ revision: number; change: unknown }>('SELECT revision::int, change FROM taskdag_change_sets WHERE project = $1 ORDER BY revision', [this.projectId])).rows;
+      const revision = Math.max(0, ...rows.map((changes) => changes.revision));
+      return { kind: 'unreadable', text: JSON.stringify({ change_sets: rows }), error, reached: { revision, fence_generation: row.fence_generation } };
+    }
+    const { indexes: _indexes, ...graph } = loaded.graph;
+    const log = await this.log(client, row.incarnation, loaded.graph.revision);
+    if (!log) throw noState(this.projectId);
+    const state: State = { ...(graph as Graph), log };
     const problem = stateProblem(state);
     const plugins = loaded.plugins;
     if (!problem && plugins.problem === null) return { kind: 'valid', state, plugins: plugins.table };
@@ -218,7 +374,7 @@ export class PgProjectStore implements ProjectStore {
       ? new DomainError('STORAGE_ERROR', `${this.location} is not valid taskdag state: ${problem}`, { cause: 'EINVALID', path: this.location, problem })
       : invalidFile(this.pluginsLocation, plugins.problem!);
     const text = JSON.stringify(plugins.problem === null ? state : { state, plugin_rows: plugins.rows });
-    return { kind: 'unreadable', text, error, reached: { revision: row.revision, fence_generation: row.fence_generation } };
+    return { kind: 'unreadable', text, error, reached: { revision: state.revision, fence_generation: row.fence_generation } };
   }
 
   /** The plugin table committed with `current`'s graph; a damaged one fails the call that asks for it, as on files. */
@@ -230,188 +386,142 @@ export class PgProjectStore implements ProjectStore {
     };
   }
 
-  /** Keeps the newer of two graphs (a reader and a writer of this process may both have one). */
-  private keep(candidate: Cached): void {
+  /**
+   * The committed state, caught up: the state in hand with the change sets committed since
+   * applied to it in place, or loaded whole when there is none, when the project was replaced
+   * whole since (another incarnation) or when the database no longer has the revision in hand (a
+   * database restored to an earlier point). `mayApply` is asked before anything is applied: a
+   * reader gives way (null) to a transaction that took the state meanwhile.
+   */
+  private async caughtUp(client: PoolClient | Pool, mayApply: () => boolean): Promise<Cached | null> {
     const cached = this.cached;
-    if (!cached || cached.row.incarnation !== candidate.row.incarnation || cached.row.revision < candidate.row.revision) this.cached = candidate;
+    if (!cached) return this.adopt(await this.loadAlone(client), mayApply);
+    type Row = { incarnation: number; revision: number | null; change: unknown; bytes: number | null };
+    const values = [this.projectId, cached.graph.revision];
+    // On the pool (a read) the statement is retried if its connection was ended while idle.
+    const { rows } = client === this.pool ? await queryFresh<Row>(this.pool, CHANGES_SINCE, values) : await client.query<Row>(CHANGES_SINCE, values);
+    if (rows.length === 0) throw noState(this.projectId);
+    if (rows[0]!.incarnation !== cached.row.incarnation || rows[0]!.revision !== cached.graph.revision) return this.adopt(await this.loadAlone(client), mayApply);
+    if (rows.length === 1) return cached;
+    if (!mayApply() || this.cached !== cached) return null;
+    // Another reader may have applied some of them already, from the same rows.
+    const newer = rows.filter((row) => row.revision! > cached.graph.revision);
+    replayChangeSets(cached.graph, newer.map((row) => this.changeSetOf(row)), this.location);
+    cached.tail += newer.reduce((sum, row) => sum + row.bytes!, 0);
+    return cached;
+  }
+
+  /** `loaded` as the state in hand, unless a transaction took the state meanwhile (null: ask again). */
+  private adopt(loaded: Cached, mayApply: () => boolean): Cached | null {
+    if (!mayApply()) return null;
+    this.cached = loaded;
+    return loaded;
+  }
+
+  /** A whole load on `client`, or in a read-only snapshot of its own when given the pool. */
+  private loadAlone(client: PoolClient | Pool): Promise<Cached> {
+    if (client !== this.pool) return this.loadWhole(client as PoolClient);
+    return withTransaction(this.pool, (own) => this.loadWhole(own), READ_ONLY);
   }
 
   /**
-   * The committed graph, in one statement (so one snapshot, and one round trip while a commit
-   * holds the project's lock): the project's row, then whatever was written after `base`'s
-   * revision — nodes, the notes appended to them in order (a node written whole later has none
-   * left), initiatives, and the edges if any changed. Without a base, or when the project was
-   * replaced whole since (another incarnation), everything. `base` itself when nothing changed.
-   * `inPlace` (a transaction, alone in changing the state): what changed is applied to `base` as
-   * a change set, so its indexes are kept; a reader, or a change to the edges, loads a new state.
+   * The state as the rows hold it, in the client's snapshot: the newest checkpoint of the
+   * project's incarnation (none: an empty graph), the change sets after it replayed on it, the
+   * plugin table.
    */
-  private async graphSince(client: PoolClient | Pool, base: Cached | null, inPlace: boolean): Promise<Cached> {
-    type Row = { kind: string; key: string | null; value: unknown; node_revision: number | null; updated_at: string | null };
-    const values = [this.projectId, base?.row.revision ?? -1, base?.row.incarnation ?? -1];
-    // On the pool (a read) the statement is retried once if its connection was ended while idle.
-    const rows = client === this.pool ? await queryFresh<Row>(this.pool, GRAPH_SINCE, values) : await client.query<Row>(GRAPH_SINCE, values);
-    const first = rows.rows[0];
-    if (first?.kind !== '0-row') throw noState(this.projectId);
-    const { since, ...row } = first.value as ProjectRow & { since: number };
-    if (base && since >= 0 && row.revision === base.row.revision) return base;
-    // A database restored to an earlier point: the graph in hand is ahead of it, so load it all.
-    if (base && since >= 0 && row.revision < base.row.revision) return this.graphSince(client, null, inPlace);
-    const changes: ChangeSet = { revision: row.revision, log: [], nodes: {}, notes: [], edges: [], initiatives: {} };
-    const edges: Edge[] = [];
-    const pluginRows: PluginRow[] = [];
-    for (const { kind, key, value, node_revision, updated_at } of rows.rows) {
-      if (kind === 'a-node') changes.nodes[key!] = value as GraphNode;
-      else if (kind === 'b-note') changes.notes!.push({ node: key!, note: value as Note, revision: node_revision!, updated_at: updated_at! } satisfies NoteAppended);
-      else if (kind === 'c-initiative') changes.initiatives[key!] = value as Initiative;
-      else if (kind === 'd-edge') edges.push(value as Edge);
-      else if (kind === 'e-plugin') pluginRows.push({ plugin: key!, key: updated_at!, value });
-    }
-    const edgesChanged = since < 0 || row.edges_revision > since;
-    if (base && since >= 0 && inPlace && !edgesChanged) {
-      applyChangeSet(base.graph, changes);
-      base.graph.fence_generation = row.fence_generation;
-      base.row = row;
-      return base;
-    }
-    const caughtUp = base !== null && since >= 0;
-    const { indexes: _indexes, ...kept } = caughtUp ? base.graph : { indexes: null };
-    const graph: Graph = caughtUp
-      ? { ...(kept as Graph), nodes: { ...base.graph.nodes }, edges: [...base.graph.edges], initiatives: { ...base.graph.initiatives } }
-      : { version: 1, fence_generation: row.fence_generation, revision: row.revision, initiatives: {}, nodes: {}, edges: [] };
-    applyChangeSet(graph, changes);
-    if (edgesChanged) graph.edges = edges;
-    graph.fence_generation = row.fence_generation;
-    const fresh = { row, graph: projectState(graph), plugins: caughtUp ? base.plugins : storedPlugins(pluginRows) };
-    this.keep(fresh);
-    return fresh;
-  }
-
-  private async log(client: PoolClient): Promise<LogEntry[]> {
-    return (await client.query<{ entry: LogEntry }>('SELECT entry FROM taskdag_log WHERE project = $1 ORDER BY seq', [this.projectId])).rows.map((row) => row.entry);
-  }
-
-  /**
-   * Writes what the change set changed, compares-and-sets the revision (the row lock already
-   * serializes writers: the check catches a bug, never a race) and notifies the new revision,
-   * which PostgreSQL delivers only if the transaction commits.
-   */
-  private async commit(client: PoolClient, row: ProjectRow, changes: ChangeSet): Promise<ProjectRow> {
-    if (changes.revision <= row.revision) {
-      throw new DomainError('STORAGE_ERROR', `A commit at revision ${changes.revision} would not move past ${row.revision}`, { cause: 'EINVALID', path: this.location });
-    }
-    const project = this.projectId;
-    const revision = changes.revision;
-    // Edge changes go one by one, in order: an edge added and removed in one group must end removed.
-    for (const change of changes.edges) {
-      const { from, to, type } = change.edge;
-      if (change.op === 'add') await client.query('INSERT INTO taskdag_edges (project, from_id, to_id, type) VALUES ($1, $2, $3, $4)', [project, from, to, type]);
-      else {
-        await client.query(
-          `DELETE FROM taskdag_edges WHERE project = $1 AND position =
-           (SELECT min(position) FROM taskdag_edges WHERE project = $1 AND from_id = $2 AND to_id = $3 AND type = $4)`,
-          [project, from, to, type],
-        );
-      }
-    }
-    const next: ProjectRow = {
-      ...row,
-      revision,
-      log_length: row.log_length + changes.log.length,
-      edges_revision: changes.edges.length > 0 ? revision : row.edges_revision,
-    };
-    const notes = changes.notes.map((appended) => ({ node: appended.node, node_revision: appended.revision, updated_at: appended.updated_at, note: appended.note }));
-    const event = { project, revision, fence_generation: row.fence_generation };
-    // Everything else in one statement (one round trip while the project is locked). Its parts see
-    // one snapshot: the notes it deletes are those before this commit, never the ones it adds
-    // (a change set holds no appended note for a node it writes whole).
-    const written = await client.query<{ updated: number }>(
-      `WITH nodes AS (
-         INSERT INTO taskdag_nodes (project, id, revision, node) SELECT $1, key, $2, value FROM json_each($3::json)
-         ON CONFLICT (project, id) DO UPDATE SET node = EXCLUDED.node, revision = EXCLUDED.revision RETURNING 1
-       ), superseded_notes AS (
-         DELETE FROM taskdag_notes WHERE project = $1 AND node IN (SELECT key FROM json_each($3::json)) RETURNING 1
-       ), notes AS (
-         INSERT INTO taskdag_notes (project, node, revision, node_revision, updated_at, note)
-         SELECT $1, note->>'node', $2, (note->>'node_revision')::bigint, note->>'updated_at', note->'note'
-         FROM json_array_elements($4::json) WITH ORDINALITY AS appended (note, at) ORDER BY at RETURNING 1
-       ), initiatives AS (
-         INSERT INTO taskdag_initiatives (project, name, revision, initiative) SELECT $1, key, $2, value FROM json_each($5::json)
-         ON CONFLICT (project, name) DO UPDATE SET initiative = EXCLUDED.initiative, revision = EXCLUDED.revision RETURNING 1
-       ), log AS (
-         INSERT INTO taskdag_log (project, seq, entry) SELECT $1, $6 + ordinality, value FROM json_array_elements($7::json) WITH ORDINALITY RETURNING 1
-       ), project AS (
-         UPDATE taskdag_projects SET revision = $2, log_length = $8, edges_revision = $9 WHERE id = $1 AND revision = $10 RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM project)::int AS updated, pg_notify($11, $12)`,
-      [
-        project,
-        revision,
-        JSON.stringify(changes.nodes),
-        JSON.stringify(notes),
-        JSON.stringify(changes.initiatives),
-        row.log_length,
-        JSON.stringify(changes.log),
-        next.log_length,
-        next.edges_revision,
-        row.revision,
-        REVISION_CHANNEL,
-        JSON.stringify(event),
-      ],
+  private async loadWhole(client: PoolClient, known?: ProjectRow): Promise<Cached> {
+    const row = known ?? (await this.rowIfAny(client, ''));
+    if (!row) throw noState(this.projectId);
+    const checkpoint = (
+      await client.query<{ revision: number; checkpoint: Buffer }>(
+        'SELECT revision::int, checkpoint FROM taskdag_checkpoints WHERE project = $1 AND incarnation = $2 ORDER BY revision DESC LIMIT 1',
+        [this.projectId, row.incarnation],
+      )
+    ).rows[0];
+    type ChangeRow = { revision: number; change: unknown; bytes: number };
+    const changes = await client.query<ChangeRow>(
+      'SELECT revision::int, change, octet_length(change::text)::int AS bytes FROM taskdag_change_sets WHERE project = $1 AND incarnation = $2 AND revision > $3 ORDER BY revision',
+      [this.projectId, row.incarnation, checkpoint?.revision ?? -1],
     );
-    if (written.rows[0]!.updated !== 1) throw new DomainError('STORAGE_ERROR', `Project ${project} moved on during a commit`, { cause: 'ECONFLICT', path: this.location });
-    return next;
+    const pluginRows = (await client.query<PluginRow>('SELECT plugin, key, value FROM taskdag_plugin_data WHERE project = $1', [this.projectId])).rows;
+    let graph: Graph;
+    let checkpointNodes: CheckpointNodes | null = null;
+    if (checkpoint) {
+      const decoded = decodeCheckpoint(bufferSource(checkpoint.checkpoint), `${this.location}/checkpoints/${checkpoint.revision}`, assertChangeSetsRef);
+      // Kept in memory, every node is read sooner or later: parsed once, it is a plain map.
+      decoded.nodes?.readAll();
+      graph = decoded.graph;
+      checkpointNodes = decoded.nodes;
+    } else {
+      // An incarnation starts with a change set made on an empty graph.
+      graph = { version: row.version, fence_generation: row.fence_generation, revision: -1, initiatives: {}, nodes: {}, edges: [] };
+    }
+    replayChangeSets(graph, changes.rows.map((changeRow) => this.changeSetOf(changeRow)), this.location);
+    graph.fence_generation = row.fence_generation;
+    return {
+      row,
+      graph: isProjectState(graph) ? graph : projectState(graph),
+      plugins: storedPlugins(pluginRows),
+      checkpointNodes,
+      checkpointBytes: checkpoint?.checkpoint.length ?? 0,
+      tail: changes.rows.reduce((sum, changeRow) => sum + changeRow.bytes, 0),
+    };
   }
 
-  /** Replaces every row of the project with `state` and `plugins`, as a new incarnation. */
+  private changeSetOf(row: { revision: number | null; change: unknown }): ChangeSet {
+    if (!isChangeSetShape(row.change) || row.change.revision !== row.revision) throw invalidFile(this.location, `the change set of revision ${row.revision} is malformed`);
+    return row.change;
+  }
+
+  /**
+   * The log up to `revision` of `incarnation`: every change set's entries, in order; null when the
+   * change set of `revision` is not there (the project was replaced whole meanwhile).
+   */
+  private async log(client: PoolClient | Pool, incarnation: number, revision: number): Promise<LogEntry[] | null> {
+    type Row = { revision: number; log: LogEntry[] };
+    const sql = "SELECT revision::int, change->'log' AS log FROM taskdag_change_sets WHERE project = $1 AND incarnation = $2 AND revision <= $3 ORDER BY revision";
+    const values = [this.projectId, incarnation, revision];
+    const { rows } = client === this.pool ? await queryFresh<Row>(this.pool, sql, values) : await client.query<Row>(sql, values);
+    return rows.at(-1)?.revision === revision ? rows.flatMap((row) => row.log) : null;
+  }
+
+  /**
+   * Replaces the project's rows with `state` and `plugins`, as a new incarnation: the change sets
+   * and checkpoints of the one before go (as the file store removes the ledger it replaces), and
+   * the new one starts with one change set that holds the whole state, made on an empty graph.
+   */
   private async writeWhole(client: PoolClient, state: State, plugins: PluginTable): Promise<Cached> {
     const project = this.projectId;
     const { log, ...graph } = state;
     const existing = await this.rowIfAny(client, 'FOR UPDATE');
-    const row: ProjectRow = {
-      version: 1,
-      fence_generation: state.fence_generation,
-      revision: state.revision,
-      incarnation: (existing?.incarnation ?? 0) + 1,
-      log_length: log.length,
-      edges_revision: state.revision,
-    };
+    const row: ProjectRow = { version: 1, fence_generation: state.fence_generation, incarnation: (existing?.incarnation ?? 0) + 1 };
+    await client.query('DELETE FROM taskdag_change_sets WHERE project = $1', [project]);
+    await client.query('DELETE FROM taskdag_checkpoints WHERE project = $1', [project]);
+    await client.query('DELETE FROM taskdag_plugin_data WHERE project = $1', [project]);
+    // revision, log_length and edges_revision are schema 1's: kept filled, no longer read.
     await client.query(
-      `INSERT INTO taskdag_projects (id, version, fence_generation, revision, incarnation, log_length, edges_revision) VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO taskdag_projects (id, version, fence_generation, revision, incarnation, log_length, edges_revision) VALUES ($1, $2, $3, $4, $5, 0, $4)
        ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, fence_generation = EXCLUDED.fence_generation, revision = EXCLUDED.revision,
          incarnation = EXCLUDED.incarnation, log_length = EXCLUDED.log_length, edges_revision = EXCLUDED.edges_revision`,
-      [project, row.version, row.fence_generation, row.revision, row.incarnation, row.log_length, row.edges_revision],
+      [project, row.version, row.fence_generation, state.revision, row.incarnation],
     );
-    for (const table of ['taskdag_nodes', 'taskdag_notes', 'taskdag_edges', 'taskdag_initiatives', 'taskdag_log', 'taskdag_plugin_data']) {
-      await client.query(`DELETE FROM ${table} WHERE project = $1`, [project]);
-    }
-    await client.query('INSERT INTO taskdag_nodes (project, id, revision, node) SELECT $1, key, $2, value FROM json_each($3::json)', [project, row.revision, JSON.stringify(graph.nodes)]);
-    await client.query('INSERT INTO taskdag_initiatives (project, name, revision, initiative) SELECT $1, key, $2, value FROM json_each($3::json)', [
-      project,
-      row.revision,
-      JSON.stringify(graph.initiatives),
-    ]);
-    await client.query(
-      `INSERT INTO taskdag_edges (project, from_id, to_id, type) SELECT $1, edge->>'from', edge->>'to', edge->>'type'
-       FROM json_array_elements($2::json) WITH ORDINALITY AS edges (edge, at) ORDER BY at`,
-      [project, JSON.stringify(graph.edges)],
-    );
-    await client.query('INSERT INTO taskdag_log (project, seq, entry) SELECT $1, ordinality, value FROM json_array_elements($2::json) WITH ORDINALITY', [
-      project,
-      JSON.stringify(log),
-    ]);
+    const start: ChangeSet = { revision: state.revision, log, nodes: graph.nodes, notes: [], edges: graph.edges.map((edge) => ({ op: 'add', edge })), initiatives: graph.initiatives };
+    const text = JSON.stringify(start);
+    const event = JSON.stringify({ project, revision: state.revision, fence_generation: row.fence_generation });
+    await client.query(APPEND, [project, row.incarnation, -1, state.revision, text, REVISION_CHANNEL, event]);
     // One row per field of each installed plugin: its data is the row keyed `data`.
     await client.query(
       'INSERT INTO taskdag_plugin_data (project, plugin, key, value) SELECT $1, plugin.key, field.key, field.value FROM json_each($2::json) plugin, json_each(plugin.value) field',
       [project, JSON.stringify(plugins)],
     );
-    await this.notify(client, row);
-    return { row, graph: projectState(structuredClone(graph)), plugins: { table: structuredClone(plugins), problem: null } };
-  }
-
-  /** Announces the revision to every listening process; PostgreSQL delivers it only if the transaction commits. */
-  private async notify(client: PoolClient, row: ProjectRow): Promise<void> {
-    const event = { project: this.projectId, revision: row.revision, fence_generation: row.fence_generation };
-    await client.query('SELECT pg_notify($1, $2)', [REVISION_CHANNEL, JSON.stringify(event)]);
+    return {
+      row,
+      graph: projectState(structuredClone(graph)),
+      plugins: { table: structuredClone(plugins), problem: null },
+      checkpointNodes: null,
+      checkpointBytes: 0,
+      tail: Buffer.byteLength(text),
+    };
   }
 
   /** Runs `work` after this process's earlier writers of the project have settled. */
@@ -442,6 +552,11 @@ export class PgProjectStoreFactory implements ProjectStoreFactory {
     let store = this.opened.get(projectId);
     if (!store) this.opened.set(projectId, (store = new PgProjectStore(this.pool, projectId)));
     return store;
+  }
+
+  /** A commit announced on the revision channel (pg-revision-listener.ts), told to the project's store if it is open. */
+  noticed(event: RevisionEvent): void {
+    this.opened.get(event.project)?.noticed(event);
   }
 
   async list(): Promise<string[]> {

@@ -1,14 +1,16 @@
 import type { Client, Pool } from 'pg';
 import { databaseError, openClient } from './pg-pool.js';
-import { REVISION_CHANNEL } from './pg-project-store.js';
+import { REVISION_CHANNEL, type RevisionEvent } from './pg-project-store.js';
 
-export interface ProjectRevision {
-  project: string;
-  revision: number;
-  fence_generation: number;
-}
+export type ProjectRevision = RevisionEvent;
 
 const RECONNECT_MS = 1_000;
+
+/** Each project's newest change set. */
+const LATEST_REVISIONS = `
+  SELECT p.id AS project, p.fence_generation::int,
+    (SELECT c.revision FROM taskdag_change_sets c WHERE c.project = p.id ORDER BY c.revision DESC LIMIT 1)::int AS revision
+  FROM taskdag_projects p`;
 
 /**
  * LISTEN on the revision channel, on a client of its own (STYLE.md), so a commit by any process
@@ -66,7 +68,7 @@ export async function listenForRevisions(
 
   const catchUp = async () => {
     log('taskdag server: the revision channel is back');
-    const rows = await pool.query<ProjectRevision>('SELECT id AS project, revision::int, fence_generation::int FROM taskdag_projects').catch(() => ({ rows: [] }));
+    const rows = await pool.query<ProjectRevision>(LATEST_REVISIONS).catch(() => ({ rows: [] }));
     for (const row of rows.rows) announce(row);
   };
 

@@ -117,6 +117,50 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE taskdag_auth ADD COLUMN generation bigint NOT NULL DEFAULT 0;
   `,
+  // 5: the ledger model of the file store (docs/scaling.md): each commit is one row of an
+  // append-only table of change sets, and the graph is also kept in periodic checkpoints. A change
+  // set is keyed by the revision it makes, and also unique by the revision it was made on, so the
+  // insert is the compare-and-set: of two commits made on one revision, one lands. Its incarnation
+  // is a foreign key, so a commit made on a project replaced meanwhile does not land either. Each
+  // project's rows of schema 1 (nodes, notes, edges, initiatives, log) become the one change set
+  // its incarnation starts with, made on an empty graph; those tables are kept as they are, and
+  // no longer read or written.
+  `
+  ALTER TABLE taskdag_projects ADD CONSTRAINT taskdag_projects_incarnation UNIQUE (id, incarnation);
+  CREATE TABLE taskdag_change_sets (
+    project text NOT NULL,
+    incarnation bigint NOT NULL,
+    -- The revision the change set was made on (-1: the one an incarnation starts with, on an empty graph).
+    base_revision bigint NOT NULL,
+    revision bigint NOT NULL,
+    change json NOT NULL,
+    PRIMARY KEY (project, revision),
+    UNIQUE (project, base_revision),
+    FOREIGN KEY (project, incarnation) REFERENCES taskdag_projects (id, incarnation)
+  );
+  CREATE TABLE taskdag_checkpoints (
+    project text NOT NULL,
+    incarnation bigint NOT NULL,
+    revision bigint NOT NULL,
+    -- The checkpoint file's format (docs/storage.md), as of the change set that made its revision.
+    checkpoint bytea NOT NULL,
+    PRIMARY KEY (project, revision),
+    FOREIGN KEY (project, incarnation) REFERENCES taskdag_projects (id, incarnation)
+  );
+  INSERT INTO taskdag_change_sets (project, incarnation, base_revision, revision, change)
+  SELECT p.id, p.incarnation, -1, p.revision, json_build_object(
+    'revision', p.revision,
+    'log', COALESCE((SELECT json_agg(l.entry ORDER BY l.seq) FROM taskdag_log l WHERE l.project = p.id), '[]'::json),
+    'nodes', COALESCE((SELECT json_object_agg(n.id, n.node ORDER BY n.position) FROM taskdag_nodes n WHERE n.project = p.id), '{}'::json),
+    'notes', COALESCE((
+      SELECT json_agg(json_build_object('node', o.node, 'note', o.note, 'revision', o.node_revision, 'updated_at', o.updated_at) ORDER BY o.seq)
+      FROM taskdag_notes o WHERE o.project = p.id), '[]'::json),
+    'edges', COALESCE((
+      SELECT json_agg(json_build_object('op', 'add', 'edge', json_build_object('from', e.from_id, 'to', e.to_id, 'type', e.type)) ORDER BY e.position)
+      FROM taskdag_edges e WHERE e.project = p.id), '[]'::json),
+    'initiatives', COALESCE((SELECT json_object_agg(i.name, i.initiative ORDER BY i.position) FROM taskdag_initiatives i WHERE i.project = p.id), '{}'::json)
+  ) FROM taskdag_projects p;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -133,11 +177,11 @@ export async function schemaVersion(pool: Pool): Promise<number> {
 }
 
 /**
- * Brings the schema up to SCHEMA_VERSION, each migration in its own transaction under an advisory
- * lock (several processes starting at once apply each migration once). Refuses a newer schema.
- * Returns the versions it applied.
+ * Brings the schema up to SCHEMA_VERSION (or `target`: a test that makes a database of an older
+ * schema), each migration in its own transaction under an advisory lock (several processes
+ * starting at once apply each migration once). Refuses a newer schema. Returns the versions it applied.
  */
-export async function migrate(pool: Pool): Promise<number[]> {
+export async function migrate(pool: Pool, target = SCHEMA_VERSION): Promise<number[]> {
   const applied: number[] = [];
   for (;;) {
     const version = await withTransaction(pool, async (client) => {
@@ -145,7 +189,7 @@ export async function migrate(pool: Pool): Promise<number[]> {
       await client.query('CREATE TABLE IF NOT EXISTS taskdag_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
       const current = (await client.query<{ version: number | null }>('SELECT max(version) AS version FROM taskdag_schema')).rows[0]!.version ?? 0;
       if (current > SCHEMA_VERSION) throw schemaTooNew(current);
-      if (current === SCHEMA_VERSION) return null;
+      if (current >= target) return null;
       await client.query(MIGRATIONS[current]!);
       await client.query('INSERT INTO taskdag_schema (version) VALUES ($1)', [current + 1]);
       return current + 1;

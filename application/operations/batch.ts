@@ -64,7 +64,7 @@ export const batch = projectOperation({
           draft.actingAs(step.agent, () => runChecked(step.operation, context, step.args, plugins, runtime, () => wholeResult(step.operation, context, step.args))),
         ),
       }));
-      return { result: { revision: draft.graph.revision, results }, changes: draft.changes() };
+      return { result: { revision: draft.graph.revision, results }, changes: draft.changes(), undo: () => draft.rollback() };
     });
   },
 });

@@ -11,6 +11,12 @@ export interface Transaction<T> {
   result: T;
   /** What to commit; null when the operation changed nothing (nothing is written). */
   changes: ChangeSet | null;
+  /**
+   * Puts the graph `work` was given back as `work` found it (its drafts' rollback). A store whose
+   * commit is refused because another process committed first (PostgreSQL) calls it, catches up
+   * and runs `work` again; without it, that store loads the state afresh instead.
+   */
+  undo?: () => void;
 }
 
 export interface Rewrite<T> {

@@ -53,11 +53,13 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
     await pool.end().catch(() => undefined);
     throw error;
   }
+  const stores = new PgProjectStoreFactory(pool);
   return {
-    stores: new PgProjectStoreFactory(pool),
+    stores,
     auth: new PgAuthStore(pool),
     async follow(announce) {
-      listener = await listenForRevisions(url!, pool, announce, log);
+      // Each project's store hears of commits too: it catches up before its next commit, not after a refused one.
+      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log);
     },
     async close() {
       await listener?.close();

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Pool, PoolClient } from 'pg';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectStoreFactory, type PgProjectStore } from '../../../adapters/postgres/pg-project-store.js';
 import { migrate, schemaVersion, SCHEMA_VERSION } from '../../../adapters/postgres/pg-schema.js';
@@ -48,15 +49,47 @@ describe('PgProjectStore across processes', function () {
     expect(await stateOf(new PgProjectStoreFactory(third).open('p'))).to.deep.equal(await stateOf(db.first));
   });
 
-  it('stores a note appended to a node as one row, and keeps key order as written', async () => {
+  it('a commit on a current state is one round trip, the insert of one change set row; a node keeps its key order as written', async () => {
+    await graphOf(db.first);
+    const statements = statementsOf(db.pools[0]!);
+    for (const id of ['T-20', 'T-21', 'T-22']) await change(db.first, (draft) => addTask(draft, id));
     await change(db.first, (draft) => {
       draft.appendNote(draft.requireNode('T-1'), { at: NOW, by: 'alice', text: 'n' });
       draft.record({ op: 'add-note', node: 'T-1' });
     });
-    const rows = testPostgres().sql(dbName(db.url), "SELECT count(*) FROM taskdag_notes WHERE project = 'p'");
-    expect(rows.trim()).to.equal('1');
+    expect(statements()).to.equal(4);
+    // The change set the state started with, and one a commit.
+    expect(testPostgres().sql(dbName(db.url), "SELECT count(*) FROM taskdag_change_sets WHERE project = 'p'").trim()).to.equal('5');
     const node = (await graphOf(db.second)).nodes['T-1']!;
     expect(Object.keys(node)).to.deep.equal(Object.keys(sampleState().nodes['T-1']!));
+  });
+
+  it('a refusal decided on a state another process has moved past is decided again on the newer state', async () => {
+    await graphOf(db.second);
+    await change(db.first, (draft) => addTask(draft, 'T-30'));
+    // The second process has not heard of T-30: its first try fails, and fails on a state that is behind.
+    const note = await db.second.transact((graph) => {
+      const draft = new GraphDraft(graph, NOW, 'bob');
+      draft.appendNote(draft.requireNode('T-30'), { at: NOW, by: 'bob', text: 'seen' });
+      draft.record({ op: 'add-note', node: 'T-30' });
+      return { result: graph.revision, changes: draft.changes(), undo: () => draft.rollback() };
+    });
+    expect((await stateOf(db.first)).nodes['T-30']!.notes.map((entry) => entry.text)).to.deep.equal(['seen']);
+    expect(note).to.equal((await graphOf(db.first)).revision);
+  });
+
+  it('keeps periodic checkpoints: a process with nothing in hand loads the newest one and the change sets after it', async () => {
+    // Past the threshold of an empty checkpoint (4 MiB of change sets), a commit saves one.
+    const body = 'x'.repeat(600 * 1024);
+    for (let index = 0; index < 8; index++) await change(db.first, (draft) => addTask(draft, `T-big-${index}`, { body }));
+    await until(() => testPostgres().sql(dbName(db.url), "SELECT count(*) FROM taskdag_checkpoints WHERE project = 'p'").trim() === '1');
+    await change(db.first, (draft) => addTask(draft, 'T-after'));
+    const third = openPool(db.url);
+    db.pools.push(third);
+    const cold = new PgProjectStoreFactory(third).open('p');
+    expect(await stateOf(cold)).to.deep.equal(await stateOf(db.first));
+    const saved = testPostgres().sql(dbName(db.url), "SELECT revision FROM taskdag_checkpoints WHERE project = 'p'").trim();
+    expect(Number(saved)).to.be.lessThan((await graphOf(cold)).revision);
   });
 
   it('a whole replacement by one process is seen whole by the other (a new incarnation)', async () => {
@@ -69,7 +102,7 @@ describe('PgProjectStore across processes', function () {
     expect(await stateOf(db.second)).to.deep.equal(await stateOf(db.first));
   });
 
-  it('claims race between processes with one winner: commits of both are serialized by the project row', async () => {
+  it('claims race between processes with one winner: a change set made on a revision another already extended is refused', async () => {
     await change(db.first, (draft) => addTask(draft, 'T-9'));
     const take = (store: PgProjectStore, agent: string) =>
       store.transact((graph) => {
@@ -109,7 +142,7 @@ describe('PgProjectStore across processes', function () {
 
   it('a commit whose database fails is STORAGE_ERROR with the SQLSTATE, and commits nothing', async () => {
     const before = await stateOf(db.first);
-    testPostgres().sql(dbName(db.url), 'ALTER TABLE taskdag_log ADD CONSTRAINT no_more CHECK (seq < 0) NOT VALID');
+    testPostgres().sql(dbName(db.url), 'ALTER TABLE taskdag_change_sets ADD CONSTRAINT no_more CHECK (revision < 0) NOT VALID');
     const error = await rejectionOf(() => change(db.first, (draft) => addTask(draft, 'T-8')));
     expect(error).to.deep.include({ code: 'STORAGE_ERROR' });
     expect(error.details.cause).to.equal('23514');
@@ -136,6 +169,48 @@ describe('PostgreSQL schema migrations', function () {
     }
   });
 
+  it('migrates a database of schema 4 with its data: each project becomes the change set its state starts with, loads as it was, and commits on', async () => {
+    const url = freshDatabase();
+    const pool = openPool(url);
+    try {
+      expect(await migrate(pool, 4)).to.deep.equal([1, 2, 3, 4]);
+      const before = sampleState();
+      await writeSchema4Project(pool, 'p', before, { limit: { name: 'limit', module: '/plugins/limit.js', api_version: 1, installed_at: NOW, installed_by: 'alice', data: { n: 1 } } });
+      // Then a commit of schema 4: a note appended to T-1 is a row of its own, beside the node's.
+      const note = { at: NOW, by: 'bob', text: 'a note row' };
+      const node = before.nodes['T-1']!;
+      const entry = { revision: before.revision + 1, at: NOW, by: 'bob', op: 'add-note', node: 'T-1' };
+      await pool.query('INSERT INTO taskdag_notes (project, node, revision, node_revision, updated_at, note) VALUES ($1, $2, $3, $4, $5, $6)', [
+        'p',
+        'T-1',
+        entry.revision,
+        node.revision + 1,
+        NOW,
+        JSON.stringify(note),
+      ]);
+      await pool.query('INSERT INTO taskdag_log (project, seq, entry) VALUES ($1, $2, $3)', ['p', before.log.length + 1, JSON.stringify(entry)]);
+      await pool.query('UPDATE taskdag_projects SET revision = $2, log_length = $3 WHERE id = $1', ['p', entry.revision, before.log.length + 1]);
+      const expected: State = structuredClone({ ...before, revision: entry.revision, log: [...before.log, entry as State['log'][number]] });
+      expected.nodes['T-1'] = { ...node, notes: [...node.notes, note], revision: node.revision + 1, updated_at: NOW };
+
+      expect(await migrate(pool)).to.deep.equal([5]);
+      const store = new PgProjectStoreFactory(pool).open('p');
+      const migrated = await store.readState((state, plugins) => structuredClone({ state, plugins: plugins() }));
+      expect(migrated.state).to.deep.equal(expected);
+      expect(Object.keys(migrated.state.nodes)).to.deep.equal(Object.keys(expected.nodes));
+      expect(migrated.plugins).to.deep.equal({ limit: { name: 'limit', module: '/plugins/limit.js', api_version: 1, installed_at: NOW, installed_by: 'alice', data: { n: 1 } } });
+      await store.transact((graph) => {
+        const draft = new GraphDraft(graph, NOW, 'alice');
+        addTask(draft, 'T-new');
+        return { result: null, changes: draft.changes() };
+      });
+      const fresh = new PgProjectStoreFactory(pool).open('p');
+      expect(Object.keys(await fresh.readGraph((graph) => graph.nodes))).to.include.members(['T-1', 'T-new']);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('refuses a database whose schema is newer than this program knows, changing nothing', async () => {
     const url = freshDatabase();
     const pool = openPool(url);
@@ -151,6 +226,59 @@ describe('PostgreSQL schema migrations', function () {
     }
   });
 });
+
+/** A project's rows as the store of schemas 1 to 4 wrote them for a whole state (its writeWhole). */
+async function writeSchema4Project(pool: Pool, project: string, state: State, plugins: Record<string, unknown>): Promise<void> {
+  const { log, ...graph } = state;
+  await pool.query('INSERT INTO taskdag_projects (id, version, fence_generation, revision, incarnation, log_length, edges_revision) VALUES ($1, 1, $2, $3, 1, $4, $3)', [
+    project,
+    state.fence_generation,
+    state.revision,
+    log.length,
+  ]);
+  await pool.query('INSERT INTO taskdag_nodes (project, id, revision, node) SELECT $1, key, $2, value FROM json_each($3::json)', [project, state.revision, JSON.stringify(graph.nodes)]);
+  await pool.query('INSERT INTO taskdag_initiatives (project, name, revision, initiative) SELECT $1, key, $2, value FROM json_each($3::json)', [
+    project,
+    state.revision,
+    JSON.stringify(graph.initiatives),
+  ]);
+  await pool.query(
+    `INSERT INTO taskdag_edges (project, from_id, to_id, type) SELECT $1, edge->>'from', edge->>'to', edge->>'type'
+     FROM json_array_elements($2::json) WITH ORDINALITY AS edges (edge, at) ORDER BY at`,
+    [project, JSON.stringify(graph.edges)],
+  );
+  await pool.query('INSERT INTO taskdag_log (project, seq, entry) SELECT $1, ordinality, value FROM json_array_elements($2::json) WITH ORDINALITY', [project, JSON.stringify(log)]);
+  await pool.query(
+    'INSERT INTO taskdag_plugin_data (project, plugin, key, value) SELECT $1, plugin.key, field.key, field.value FROM json_each($2::json) plugin, json_each(plugin.value) field',
+    [project, JSON.stringify(plugins)],
+  );
+}
+
+/** Counts the statements a pool sends from now on (each is a round trip), through the pool or its clients. */
+function statementsOf(pool: Pool): () => number {
+  let count = 0;
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { query: unknown }).query = (...args: unknown[]) => (count++, query(...args));
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PoolClient>;
+  // pool.query checks a client out with a callback, already counted; a transaction's client counts each statement.
+  (pool as unknown as { connect: unknown }).connect = (...args: unknown[]) => {
+    if (args.length > 0) return connect(...args);
+    return connect().then((client) => {
+      const clientQuery = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => (count++, clientQuery(...args));
+      return client;
+    });
+  };
+  return () => count;
+}
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 function dbName(url: string): string {
   return new URL(url).pathname.slice(1);
