@@ -135,6 +135,11 @@ describe('Markdown of the README and docs/ (renders, links resolve, stays in the
     expect([...rendered.values()].flatMap(specReferences)).to.deep.equal([]);
   });
 
+  it('the README links every page of docs/, so none is out of a reader\'s reach', () => {
+    const linked = new Set(flatten(rendered.get('README.md')!.tokens).filter((token) => token.type === 'link_open').map((token) => String(token.attrGet('href')).split('#')[0]));
+    expect(documents().filter((file) => file.startsWith('docs/') && !linked.has(file))).to.deep.equal([]);
+  });
+
   it('catches each kind of problem in a document made to have it', () => {
     const broken = (source: string): Rendered => ({ file: 'docs/broken.md', lines: source.split('\n'), tokens: markdown.parse(source, {}) });
     expect(fenceProblems(broken('# A\n\n```sh\n$ taskdag init\n## B\n'))).to.have.length(1);
