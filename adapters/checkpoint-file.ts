@@ -121,6 +121,8 @@ export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCop
 
 /** How many nodes or edges are encoded between two yields: a few milliseconds of work. */
 const SLICE = 2_000;
+/** How many bytes are checksummed between two yields. */
+const CRC_SLICE = 256 * 1024;
 
 /** Encodes `copy`, yielding after every slice; returns the file's pieces. */
 function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, nodes: CheckpointNodes | null): Generator<void, Buffer[]> {
@@ -141,8 +143,19 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   }
   yield;
   const head = JSON.stringify({ ...copy.fields, log: [] });
-  const headsLine = Buffer.from(`${HEADS_MEMBER}${JSON.stringify(headColumns(copy.heads))}},\n`);
-  yield;
+  // As JSON.stringify(columns), a member at a time.
+  const columns = Object.entries(yield* headColumns(copy.heads, SLICE * 5));
+  const members: string[] = [];
+  for (const [name, value] of columns) {
+    members.push(`${JSON.stringify(name)}:${JSON.stringify(value)}`);
+    yield;
+  }
+  const headsLine = Buffer.from(`${HEADS_MEMBER}{${members.join(',')}}},\n`);
+  let headsCrc = 0;
+  for (let at = 0; at < headsLine.length - 1; at += CRC_SLICE) {
+    headsCrc = crc32(headsLine.subarray(at, Math.min(at + CRC_SLICE, headsLine.length - 1)), headsCrc);
+    yield;
+  }
   const edgeSlices: string[] = [];
   for (let at = 0; Array.isArray(copy.edges) && at < copy.edges.length; at += SLICE * 5) {
     edgeSlices.push(JSON.stringify(copy.edges.slice(at, at + SLICE * 5)).slice(1, -1));
@@ -150,7 +163,8 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   }
   const edgesLine = Buffer.from(`${EDGES_MEMBER}${Array.isArray(copy.edges) ? `[${edgeSlices.join(',')}]` : JSON.stringify(copy.edges)},\n`);
   const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
-  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: checksum(headsLine.subarray(0, headsLine.length - 1)), ids, ends });
+  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: hex(headsCrc), ids, ends });
+  yield;
   const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
   return [Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
 }
@@ -168,7 +182,11 @@ export function readCheckpoint(path: string): Checkpoint {
 }
 
 function checksum(line: Buffer): string {
-  return crc32(line).toString(16).padStart(8, '0');
+  return hex(crc32(line));
+}
+
+function hex(crc: number): string {
+  return crc.toString(16).padStart(8, '0');
 }
 
 /** Bytes in memory as a source to decode from. */
@@ -280,8 +298,12 @@ function nodeSpans(sectionStart: number, layout: { ids: NodeId[]; ends: number[]
 }
 
 /** The ledger position a checkpoint is taken at, read from its first two lines only; null when they do not say. */
-export function checkpointPosition(source: ByteSource): { file?: unknown; bytes?: unknown } | null {
-  return salvageHeader(firstLines(source, 2))?.ledger ?? null;
+export function checkpointPosition(source: ByteSource): LedgerRef | null {
+  // The member starts with its note and its ledger (encodeSlices): a few hundred bytes into line 2.
+  const start = source.bytes(0, Math.min(source.size, 64 * 1024)).toString('utf8');
+  const line2 = start.indexOf(`\n${CHECKPOINT_MEMBER}`);
+  const match = line2 < 0 ? null : /^\{"note":"(?:[^"\\]|\\.)*","ledger":\{"file":("(?:[^"\\]|\\.)*"),"bytes":(\d+)\}/.exec(start.slice(line2 + 1 + CHECKPOINT_MEMBER.length));
+  return match ? { file: JSON.parse(match[1]!) as string, bytes: Number(match[2]) } : null;
 }
 
 /** What a damaged checkpoint's first lines still tell, if they are intact: for salvage, never for loading. */

@@ -16,9 +16,10 @@ function crcTable(): Uint32Array {
   return table;
 }
 
-export function crc32(data: Uint8Array): number {
+/** The CRC-32 of `data`; `previous`, the CRC-32 of the bytes before it, continues that one. */
+export function crc32(data: Uint8Array, previous = 0): number {
   const lookup = crcTable();
-  let crc = 0xffffffff;
+  let crc = (previous ^ 0xffffffff) >>> 0;
   for (let index = 0; index < data.length; index++) crc = lookup[(crc ^ data[index]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }

@@ -23,8 +23,11 @@ export interface HeadColumns {
 const TYPE_CODES: Record<NodeType, string> = { task: 't', gate: 'g', knowledge: 'k' };
 const TYPES_BY_CODE: Record<string, NodeType> = { t: 'task', g: 'gate', k: 'knowledge' };
 
-/** Every node's head, in the order of the node ids, so a load derives no status. */
-export function headColumns(heads: readonly NodeHead[]): HeadColumns {
+/**
+ * Every node's head, in the order of the node ids, so a load derives no status; built in slices
+ * of `slice` heads, yielding between them (a server goes on serving meanwhile).
+ */
+export function* headColumns(heads: readonly NodeHead[], slice: number): Generator<void, HeadColumns> {
   const strings: (string | null)[] = [];
   const numbers = new Map<string | null, number>();
   const code = (value: string | null) => {
@@ -37,7 +40,8 @@ export function headColumns(heads: readonly NodeHead[]): HeadColumns {
   };
   const columns: HeadColumns = { types: '', strings, status: [], initiative: [], domain: [], created_at: [], claims: [], scopes: [] };
   const types: string[] = [];
-  heads.forEach((head, position) => {
+  for (const [position, head] of heads.entries()) {
+    if (position > 0 && position % slice === 0) yield;
     types.push(TYPE_CODES[head.type]);
     columns.status.push(code(head.status));
     columns.initiative.push(code(head.initiative));
@@ -45,7 +49,7 @@ export function headColumns(heads: readonly NodeHead[]): HeadColumns {
     columns.created_at.push(head.created_at);
     if (head.claim) columns.claims.push([position, head.claim.by, head.claim.at]);
     if (head.scope) columns.scopes.push([position, head.scope]);
-  });
+  }
   columns.types = types.join('');
   return columns;
 }

@@ -11,4 +11,11 @@ describe('crc32', () => {
       expect(crc32(data), String(length)).to.equal(zlibCrc32(data));
     }
   });
+
+  it('continues the CRC-32 of the bytes before, as zlib does: a long line is checksummed in slices', () => {
+    const data = Buffer.from(Array.from({ length: 5_000 }, (_, index) => (index * 31) % 256));
+    for (const cut of [0, 1, 1_000, 4_999, 5_000]) {
+      expect(crc32(data.subarray(cut), crc32(data.subarray(0, cut))), String(cut)).to.equal(zlibCrc32(data));
+    }
+  });
 });
