@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { eventually, freshPageEachTest, launchChromium } from '../support/browser.js';
+import type { Page } from 'playwright-core';
+import { eventually } from '../support/browser.js';
 import { Sandbox } from '../support/cli.js';
-import { seedBoardStory, startLocalBoard } from '../support/local-board.js';
+import { startLocalBoard, storyInBrowser } from '../support/local-board.js';
 import type { RunningServer } from '../support/server-process.js';
 
 const LONG_TITLE = 'Reconcile the ledger of refunds with the payment provider every night';
@@ -37,27 +37,15 @@ function twoHundredTasks(): { operations: unknown[] } {
 
 describe('the board graph in Chromium: routed edges, colours, legend, zoom, critical path and blocked chain', function () {
   this.timeout(180_000);
-  let browser: Browser;
-  let sandbox: Sandbox;
-  let project: string;
-  let board: RunningServer;
-  let page: Page;
-
-  before(async () => {
-    sandbox = new Sandbox();
-    project = await seedBoardStory(sandbox);
+  const story = storyInBrowser(async (sandbox) => {
     await sandbox.ok(['add-gate', 'G-region', '--initiative', 'search', '--title', 'Which region first', '--body', 'b', '--purpose', 'Pick', '--as', 'alice']);
     await sandbox.ok(['resolve', 'G-region', '--choice', 'EU', '--rationale', 'Most users', '--as', 'carol']);
     await sandbox.ok(['add-task', 'T-nightly', '--initiative', 'search', '--title', LONG_TITLE, '--body', 'b', '--acceptance', 'a', '--blocked-by', 'G-region', '--as', 'alice']);
-    board = await startLocalBoard(sandbox);
-    browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await board?.stop();
-    sandbox.remove();
-  });
-  freshPageEachTest(() => browser, (opened) => (page = opened));
+  let page: Page;
+  let project: string;
+  let board: RunningServer;
+  beforeEach(() => ({ page, project, board } = story));
 
   it('draws curved edges with arrowheads, one colour per status with its legend, and the full title on hover', async () => {
     await page.goto(`${board.origin}/projects/${project}/graph`);

@@ -1,4 +1,6 @@
-import { BINARY, type Sandbox } from './cli.js';
+import type { Browser, Page } from 'playwright-core';
+import { freshPageEachTest, launchChromium } from './browser.js';
+import { BINARY, Sandbox } from './cli.js';
 import { spawnServer, type RunningServer } from './server-process.js';
 
 /** `taskdag ui --port <port> --open=false` in the sandbox's checkout, once its JSON line is out. */
@@ -35,4 +37,36 @@ export async function seedBoardStory(sandbox: Sandbox): Promise<string> {
   await sandbox.ok(['accept', 'T-done', '--as', 'carol']);
   await sandbox.ok(['add-note', 'T-api', 'Waits for the schema decision', ...as]);
   return project_id;
+}
+
+/** What a browser spec of the board story reads: its sandbox, project, local board and page. */
+export interface StoryInBrowser {
+  sandbox: Sandbox;
+  project: string;
+  board: RunningServer;
+  page: Page;
+}
+
+/**
+ * Registers the hooks of a browser spec on the board story (seedBoardStory, then `more`): one
+ * local board and one Chromium for the spec, a fresh page per test (script errors fail it).
+ * The returned object is filled in once the hooks have run.
+ */
+export function storyInBrowser(more: (sandbox: Sandbox) => Promise<void> = async () => {}): StoryInBrowser {
+  const story = {} as StoryInBrowser;
+  let browser: Browser | undefined;
+  before(async () => {
+    story.sandbox = new Sandbox();
+    story.project = await seedBoardStory(story.sandbox);
+    await more(story.sandbox);
+    story.board = await startLocalBoard(story.sandbox);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await story.board?.stop();
+    story.sandbox?.remove();
+  });
+  freshPageEachTest(() => browser!, (page) => (story.page = page));
+  return story;
 }

@@ -29,7 +29,7 @@ export function FilterBar({ snapshot, route }: { snapshot: Snapshot; route: Excl
       ))}
       <label>
         {LABELS.q}
-        <input type="search" name="q" placeholder="id, title, tag…" value={route.query.get('q') ?? ''} onInput={(event) => set('q', (event.target as HTMLInputElement).value)} />
+        <input type="search" name="q" aria-keyshortcuts="/" placeholder="id, title, tag…" value={route.query.get('q') ?? ''} onInput={(event) => set('q', (event.target as HTMLInputElement).value)} />
       </label>
     </form>
   );

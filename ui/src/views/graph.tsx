@@ -114,11 +114,12 @@ export function GraphView({ snapshot, edges, query }: { snapshot: Snapshot; edge
         class={`graph-canvas${chain ? ' has-selection' : ''}`}
         ref={viewport.canvas}
         tabIndex={0}
+        role="region"
         aria-label="Dependency graph: drag or arrow keys to pan, wheel or + and − to zoom, 0 to fit"
         onKeyDown={(event) => keyOnCanvas(event, viewport, () => setSelected(null))}
         {...viewport.handlers}
       >
-        <svg width="100%" height="100%" role="img" aria-label={`Dependency graph, ${ids.length} nodes`}>
+        <svg width="100%" height="100%" role="group" aria-label={`Dependency graph, ${ids.length} nodes`}>
           <defs>
             {['arrow', 'arrow-critical', 'arrow-chain'].map((id) => (
               <marker id={id} class={id} viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" markerUnits="userSpaceOnUse" orient="auto-start-reverse">
@@ -146,7 +147,6 @@ export function GraphView({ snapshot, edges, query }: { snapshot: Snapshot; edge
                 href={nodeHref(snapshot.project, node.id)}
                 class={nodeClass(node, node.id === focus, onCritical.has(node.id), selected, chain)}
                 data-node={node.id}
-                aria-label={`${node.id}, ${node.status.replace('_', ' ')}: ${node.title}`}
                 onClick={(event) => {
                   if (selected === node.id) return;
                   event.preventDefault();
