@@ -11,12 +11,13 @@ import { runInTerminal } from '../support/terminal.js';
 
 const README = path.resolve(__dirname, '../../../README.md');
 const AGENT_LOOP = path.resolve(__dirname, '../../../docs/agent-loop.md');
+const COMMANDS = path.resolve(__dirname, '../../../docs/commands.md');
 
 /** The address the README's server listens on (server init's default port), and the local board's port. */
 const README_PORT = 7407;
 
-/** Walks the README's tour, then the agent loop page, as a reader would (DocWalk, below). */
-describe('README tour and docs/agent-loop.md (every command runs, in order)', function () {
+/** Walks the README's tour and the pages that tell one story, as a reader would (DocWalk, below). */
+describe('README tour and the walkable docs: agent-loop.md, commands.md (every command runs, in order)', function () {
   this.timeout(180_000);
   const walks: DocWalk[] = [];
   const walkIn = async (sandbox: Sandbox) => {
@@ -52,6 +53,14 @@ describe('README tour and docs/agent-loop.md (every command runs, in order)', fu
     await walk.steps(docSteps(AGENT_LOOP));
     expect(walk.walked).to.be.above(15);
     expect(walk.refusals).to.deep.equal(['NOT_READY', 'INDEPENDENT_REVIEW_REQUIRED']);
+  });
+
+  it('runs the foundation commands of docs/commands.md, one story from init, each refusal with its code', async () => {
+    const walk = await walkIn(new Sandbox());
+    const foundation = docSteps(COMMANDS, { from: '## Commands and global flags', to: '## Lifecycle and read commands' });
+    await walk.steps(foundation);
+    expect(walk.walked).to.equal(foundation.length).and.to.be.above(12);
+    expect(walk.refusals).to.deep.equal(['SELF_EDGE', 'UNKNOWN_COMMAND', 'INVALID_ARGUMENT']);
   });
 });
 
@@ -132,7 +141,9 @@ class DocWalk {
       expect(result.status, `${where}\n${result.stderr}`).to.equal(0);
     } else if (/^taskdag /.test(original)) {
       const result = this.shell(this.local(original));
-      expect(result.status, `${where}\n${result.stdout}${result.stderr}`).to.equal(failsWith ? 1 : 0);
+      // The exit statuses of docs/commands.md's table: 2 for an unknown command, 1 for any other refusal.
+      const status = failsWith === 'UNKNOWN_COMMAND' ? 2 : failsWith ? 1 : 0;
+      expect(result.status, `${where}\n${result.stdout}${result.stderr}`).to.equal(status);
       const printed = JSON.parse(result.stdout);
       if (failsWith) {
         expect(printed.error.code, where).to.equal(failsWith);
