@@ -14,11 +14,16 @@ export interface HeadColumns {
   initiative: number[];
   domain: number[];
   created_at: string[];
-  /** `[position, by, at]` for each claimed task. */
-  claims: [number, string, string][];
+  /** `[position, by, at]` for each claimed task, and `{token, lease_ms, expires_at}` (those it has) after them when it has any. */
+  claims: ([number, string, string] | [number, string, string, ClaimExtras])[];
   /** `[position, scope]` for each knowledge node. */
   scopes: [number, KnowledgeScope][];
+  /** `[position, priority]` for each task that has a priority. */
+  priorities: [number, number][];
 }
+
+/** What a claim carries beyond the spec's `{by, at}` (domain/fencing.ts). */
+type ClaimExtras = Omit<Claim, 'by' | 'at'>;
 
 const TYPE_CODES: Record<NodeType, string> = { task: 't', gate: 'g', knowledge: 'k' };
 const TYPES_BY_CODE: Record<string, NodeType> = { t: 'task', g: 'gate', k: 'knowledge' };
@@ -38,7 +43,7 @@ export function* headColumns(heads: readonly NodeHead[], slice: number): Generat
     }
     return number;
   };
-  const columns: HeadColumns = { types: '', strings, status: [], initiative: [], domain: [], created_at: [], claims: [], scopes: [] };
+  const columns: HeadColumns = { types: '', strings, status: [], initiative: [], domain: [], created_at: [], claims: [], scopes: [], priorities: [] };
   const types: string[] = [];
   for (const [position, head] of heads.entries()) {
     if (position > 0 && position % slice === 0) yield;
@@ -47,8 +52,12 @@ export function* headColumns(heads: readonly NodeHead[], slice: number): Generat
     columns.initiative.push(code(head.initiative));
     columns.domain.push(code(head.domain));
     columns.created_at.push(head.created_at);
-    if (head.claim) columns.claims.push([position, head.claim.by, head.claim.at]);
+    if (head.claim) {
+      const { by, at, ...extras } = head.claim;
+      columns.claims.push(Object.keys(extras).length === 0 ? [position, by, at] : [position, by, at, extras]);
+    }
     if (head.scope) columns.scopes.push([position, head.scope]);
+    if (head.priority !== null) columns.priorities.push([position, head.priority]);
   }
   columns.types = types.join('');
   return columns;
@@ -68,9 +77,10 @@ export function headsOf(value: unknown, ids: readonly NodeId[]): NodeHead[] | nu
   if (!isColumn(columns.status, count, textAt) || !isColumn(columns.initiative, count, textAt)) return null;
   if (!isColumn(columns.domain, count, (number) => stringAt(number) && (strings[number] === null || typeof strings[number] === 'string'))) return null;
   if (!isColumn(columns.created_at, count, (text) => typeof text === 'string')) return null;
-  const claims = sparse(columns.claims, count, (entry) => typeof entry[1] === 'string' && typeof entry[2] === 'string' && entry.length === 3);
+  const claims = sparse(columns.claims, count, (entry) => typeof entry[1] === 'string' && typeof entry[2] === 'string' && (entry.length === 3 || (entry.length === 4 && isClaimExtras(entry[3]))));
   const scopes = sparse(columns.scopes, count, (entry) => entry.length === 2 && isScope(entry[1]));
-  if (!claims || !scopes) return null;
+  const priorities = sparse(columns.priorities, count, (entry) => entry.length === 2 && Number.isInteger(entry[1]));
+  if (!claims || !scopes || !priorities) return null;
   const heads = ids.map((id, position): NodeHead => ({
     id,
     type: TYPES_BY_CODE[columns.types![position]!]!,
@@ -80,9 +90,11 @@ export function headsOf(value: unknown, ids: readonly NodeId[]): NodeHead[] | nu
     created_at: columns.created_at![position]!,
     claim: null,
     scope: null,
+    priority: null,
   }));
-  for (const [position, by, at] of claims as HeadColumns['claims']) heads[position]!.claim = { by, at } satisfies Claim;
+  for (const [position, by, at, extras] of claims as HeadColumns['claims']) heads[position]!.claim = { by, at, ...extras } satisfies Claim;
   for (const [position, scope] of scopes as HeadColumns['scopes']) heads[position]!.scope = scope;
+  for (const [position, priority] of priorities as HeadColumns['priorities']) heads[position]!.priority = priority;
   return heads.every((head) => (head.scope !== null) === (head.type === 'knowledge')) ? heads : null;
 }
 
@@ -103,6 +115,17 @@ function sparse(list: unknown, count: number, valid: (entry: unknown[]) => boole
     seen.add(entry[0]);
   }
   return list as unknown[][];
+}
+
+function isClaimExtras(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const extras = value as Record<string, unknown>;
+  return (
+    Object.keys(extras).every((key) => ['token', 'lease_ms', 'expires_at'].includes(key)) &&
+    (extras.token === undefined || Number.isInteger(extras.token)) &&
+    (extras.lease_ms === undefined || Number.isInteger(extras.lease_ms)) &&
+    (extras.expires_at === undefined || typeof extras.expires_at === 'string')
+  );
 }
 
 function isScope(value: unknown): boolean {

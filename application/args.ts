@@ -104,6 +104,18 @@ export const nonNegativeInteger = (): ValueKind<number> => ({
   schema: { type: 'integer', minimum: 0 },
   cli: 'integer',
 });
+/** A whole number from `min` to `max`. */
+export const integerIn = (min: number, max: number): ValueKind<number> => ({
+  validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(min, max)]),
+  schema: { type: 'integer', minimum: min, maximum: max },
+  cli: 'integer',
+});
+/** Text of the shape `pattern` (a regular expression's source, anchored) says. */
+export const textMatching = (pattern: string): ValueKind<string> => ({
+  validator: t.cascade(t.isString(), [t.matchesRegExp(new RegExp(pattern))]),
+  schema: { type: 'string', pattern },
+  cli: 'text',
+});
 export const oneOf = <T extends string>(values: readonly T[]): ValueKind<T> => ({
   validator: t.isEnum(values),
   schema: { type: 'string', enum: [...values] },

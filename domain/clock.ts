@@ -20,3 +20,8 @@ export function timestampBefore(timestamp: Timestamp, millis: number): Timestamp
   const at = Date.parse(timestamp) - millis;
   return at < -8.64e15 ? '' : new Date(at).toISOString();
 }
+
+/** The timestamp `millis` after `timestamp`, in the same format. */
+export function timestampAfter(timestamp: Timestamp, millis: number): Timestamp {
+  return new Date(Date.parse(timestamp) + millis).toISOString();
+}

@@ -5,6 +5,7 @@ import { DomainError } from './errors.js';
 import type { GraphIndex } from './graph-index.js';
 import { nodeNotFound } from './node-not-found.js';
 import { indexesOf, type StateIndexes } from './project-state.js';
+import type { ReadyRanking } from './ranking.js';
 import type { StatusIndex } from './status-index.js';
 import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note, ReviewRule } from './model.js';
 import type { TouchedNode } from './plugins.js';
@@ -54,6 +55,11 @@ export class GraphDraft {
   /** The graph's nodes' heads (derived statuses), by status and scope. */
   get statuses(): StatusIndex {
     return this.indexes.statuses;
+  }
+
+  /** The graph's ready tasks in ranking order. */
+  get ranking(): ReadyRanking {
+    return this.indexes.ranking;
   }
 
   /** The agent the current operation acts as. */
@@ -201,12 +207,11 @@ export class GraphDraft {
     this.logEntries.length = 0;
   }
 
-  /** Marks every node and edge this draft changed in the graph's status index. */
+  /** Marks every node and edge this draft changed in the graph's derived indexes. */
   private markChanged(): void {
-    const statuses = this.indexes.statuses;
-    for (const id of this.changedNodes.keys()) statuses.nodeChanged(id);
-    for (const appended of this.appendedNotes) statuses.nodeChanged(appended.node);
-    for (const change of this.edgeChanges) statuses.edgeChanged(change.edge);
+    for (const id of this.changedNodes.keys()) this.indexes.nodeChanged(id);
+    for (const appended of this.appendedNotes) this.indexes.nodeChanged(appended.node);
+    for (const change of this.edgeChanges) this.indexes.edgeChanged(change.edge);
   }
 
   /** Everything recorded so far, or null when nothing changed. */

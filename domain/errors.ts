@@ -45,6 +45,7 @@ export const ERROR_CODES = [
   'AGENT_NOT_ALLOWED',
   'SERVER_PASSWORD_STALE',
   'INDEPENDENT_REVIEW_REQUIRED',
+  'CLAIM_FENCED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,4 +1,5 @@
 import type { GraphDraft } from './draft.js';
+import { assertFence, newClaim, renewedClaim } from './fencing.js';
 import { isGate, isTask, type GateNode, type GraphNode, type KnowledgeNode, type NodeId, type TaskNode } from './model.js';
 import { authorize, type Action } from './permissions.js';
 import { readinessDependents, readyAmong } from './status.js';
@@ -15,17 +16,39 @@ export interface TakeResult {
   freshly_claimed: boolean;
 }
 
-export function take(draft: GraphDraft, id: NodeId): TakeResult {
+/**
+ * Claims a task, with a lease of `leaseMs` when given (fencing.ts). The claim's fencing token is
+ * the revision its log entry gets. The holder taking its task again changes nothing, unless the
+ * claim has a lease or one is asked for: then taking again renews it (from now, for `leaseMs` or
+ * the lease it has).
+ */
+export function take(draft: GraphDraft, id: NodeId, leaseMs?: number): TakeResult {
   const task = draft.requireNode(id);
-  if (authorize(draft, task, 'take', draft.actor()) === 'unchanged') return { node: task as TaskNode, freshly_claimed: false };
+  if (authorize(draft, task, 'take', draft.actor()) === 'unchanged') {
+    const held = task as TaskNode;
+    const renewal = leaseMs ?? held.claim!.lease_ms;
+    if (renewal === undefined) return { node: held, freshly_claimed: false };
+    return { node: renewLease(draft, held, renewal), freshly_claimed: false };
+  }
   const previous = (task as TaskNode).claim;
-  const node = revise(draft, task as TaskNode, { status: 'in_progress', claim: { by: draft.actor(), at: draft.now } });
-  draft.record({ op: 'take', node: id, ...(previous ? { taken_over_from: previous.by } : {}) });
+  // The token is the revision this take's log entry gets: one claim, one token, never reused.
+  const claim = newClaim(draft.actor(), draft.now, draft.graph.revision + 1, leaseMs);
+  const node = revise(draft, task as TaskNode, { status: 'in_progress', claim });
+  draft.record({ op: 'take', node: id, token: claim.token, ...(previous ? { taken_over_from: previous.by } : {}), ...(leaseMs === undefined ? {} : { expires_at: claim.expires_at }) });
   return { node, freshly_claimed: true };
 }
 
-export function release(draft: GraphDraft, id: NodeId): { released: boolean; node: GraphNode } {
+/** Runs the lease of `task`'s claim for `leaseMs` from now, logged as a `renew`. */
+export function renewLease(draft: GraphDraft, task: TaskNode, leaseMs: number): TaskNode {
+  const node = revise(draft, task, { claim: renewedClaim(task.claim!, draft.now, leaseMs) });
+  draft.record({ op: 'renew', node: task.id, token: node.claim!.token ?? null, expires_at: node.claim!.expires_at });
+  return node;
+}
+
+/** Gives a claimed task back; `token`, when given, must be the current claim's (fencing.ts). */
+export function release(draft: GraphDraft, id: NodeId, token?: number): { released: boolean; node: GraphNode } {
   const task = draft.requireNode(id);
+  assertFence(task, 'release', token);
   if (authorize(draft, task, 'release', draft.actor()) === 'unchanged') return { released: false, node: task };
   const held = (task as TaskNode).claim!;
   const node = revise(draft, task as TaskNode, { status: 'open', claim: null });
@@ -33,7 +56,9 @@ export function release(draft: GraphDraft, id: NodeId): { released: boolean; nod
   return { released: true, node };
 }
 
-export function submit(draft: GraphDraft, id: NodeId, note: string): { node: TaskNode; newly_ready: NodeId[] } {
+/** Hands in a held task; `token`, when given, must be the current claim's (fencing.ts). */
+export function submit(draft: GraphDraft, id: NodeId, note: string, token?: number): { node: TaskNode; newly_ready: NodeId[] } {
+  assertFence(draft.requireNode(id), 'submit', token);
   const task = permitted<TaskNode>(draft, id, 'submit');
   const node = revise(draft, task, { status: 'submitted', claim: null, submitted_by: draft.actor(), submitted_at: draft.now, note });
   draft.record({ op: 'submit', node: id, note });

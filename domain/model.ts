@@ -35,9 +35,18 @@ interface NodeBase {
   updated_at: Timestamp;
 }
 
+/**
+ * Who holds a task and since when (spec 2.2), and what taskdag adds (docs/decisions.md, "Leases"):
+ * `token`, the fencing token of this claim (the state revision that made it, so a later claim of
+ * the same task always carries another); and, when the claim was taken with a lease, how long the
+ * lease runs and when it ends unless its holder renews it. Claims made before leases have neither.
+ */
 export interface Claim {
   by: AgentName;
   at: Timestamp;
+  token?: number;
+  lease_ms?: number;
+  expires_at?: Timestamp;
 }
 
 /** Why a task's latest submission was sent back, by whom and when: kept on the task until it is accepted. */
@@ -64,6 +73,8 @@ export interface TaskNode extends NodeBase {
   note: string | null;
   /** Present only while the task carries a rejection that no acceptance has cleared (docs/decisions.md). */
   rejection?: Rejection;
+  /** How urgent the task is, 0 (most) to 4 (least); absent means DEFAULT_PRIORITY (domain/ranking.ts). */
+  priority?: number;
 }
 
 export interface Resolution {

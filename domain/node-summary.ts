@@ -30,6 +30,8 @@ export interface NodeSummary {
   claim?: Claim | null;
   /** Blocked tasks in `status` only: what they wait on. */
   blockers?: Blockers;
+  /** Ready tasks in `status --ranked` only: what ranks them (domain/ranking.ts). */
+  ranking?: { priority: number; critical_path: number };
 }
 
 export function summarize(graph: Graph, index: GraphIndex, node: GraphNode): NodeSummary {

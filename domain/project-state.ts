@@ -1,5 +1,6 @@
 import { GraphIndex } from './graph-index.js';
 import type { Edge, Graph, NodeId } from './model.js';
+import { ReadyRanking } from './ranking.js';
 import { StatusIndex, type SavedHeads } from './status-index.js';
 
 /**
@@ -11,27 +12,37 @@ import { StatusIndex, type SavedHeads } from './status-index.js';
 export class StateIndexes {
   readonly edges: GraphIndex;
   readonly statuses: StatusIndex;
+  /** The ready tasks in ranking order (`next`, `status --ranked`). */
+  readonly ranking: ReadyRanking;
 
   constructor(graph: Graph, saved: SavedHeads | null = null) {
     this.edges = new GraphIndex(graph);
     this.statuses = new StatusIndex(graph, this.edges, saved);
+    this.ranking = new ReadyRanking(graph, this.edges, this.statuses);
   }
 
   /** Node `id` was written, or removed. */
   nodeChanged(id: NodeId): void {
     this.statuses.nodeChanged(id);
+    this.ranking.nodeChanged(id);
   }
 
   /** `edge` was just appended to the graph's edges. */
   edgeAdded(edge: Edge): void {
     this.edges.added(edge);
-    this.statuses.edgeChanged(edge);
+    this.edgeChanged(edge);
   }
 
   /** `edge` (the stored object) was just taken out of the graph's edges. */
   edgeRemoved(edge: Edge): void {
     this.edges.removed(edge);
+    this.edgeChanged(edge);
+  }
+
+  /** What `edge` touches may read differently: it was added, removed, or its change undone. */
+  edgeChanged(edge: Edge): void {
     this.statuses.edgeChanged(edge);
+    this.ranking.edgeChanged(edge);
   }
 }
 

@@ -1,5 +1,6 @@
 import { isTimestamp } from './clock.js';
 import { isValidNodeId } from './ids.js';
+import { isPriority } from './ranking.js';
 import {
   EDGE_TYPES,
   GATE_STATUSES,
@@ -25,7 +26,7 @@ const BASE_FIELDS = ['id', 'kind', 'title', 'body', 'refs', 'meta', 'initiative'
 
 /** Every field a node of each type has (domain/model.ts): a state with others was not written by taskdag. */
 const FIELDS_OF: Record<NodeType, ReadonlySet<string>> = {
-  task: new Set([...BASE_FIELDS, 'subkind', 'definition', 'acceptance', 'backlog', 'claim', 'submitted_by', 'submitted_at', 'done_by', 'done_at', 'accepted_by', 'accepted_at', 'note', 'rejection']),
+  task: new Set([...BASE_FIELDS, 'subkind', 'definition', 'acceptance', 'backlog', 'claim', 'submitted_by', 'submitted_at', 'done_by', 'done_at', 'accepted_by', 'accepted_at', 'note', 'rejection', 'priority']),
   gate: new Set([...BASE_FIELDS, 'subkind', 'purpose', 'resolution_mode', 'resolution', 'resolved_by', 'resolved_at']),
   knowledge: new Set([...BASE_FIELDS, 'knowledge_type', 'mitigation', 'scope', 'deprecation_reason', 'deprecated_at', 'deprecated_by']),
 };
@@ -136,7 +137,8 @@ function nodeProblem(node: Json): string | null {
   switch (type) {
     case 'task':
       if (typeof node.backlog !== 'boolean') return 'has a backlog flag that is not a boolean';
-      if (node.claim !== null && !(isObject(node.claim) && isText(node.claim.by) && isText(node.claim.at))) return 'has a malformed claim';
+      if (node.claim !== null && !(isObject(node.claim) && isText(node.claim.by) && isText(node.claim.at) && claimExtrasValid(node.claim))) return 'has a malformed claim';
+      if (node.priority !== undefined && !isPriority(node.priority)) return 'has a priority that is not a whole number from 0 to 4';
       if (node.rejection !== undefined && !(isObject(node.rejection) && isText(node.rejection.reason) && isText(node.rejection.by) && isText(node.rejection.at))) {
         return 'has a malformed rejection';
       }
@@ -154,6 +156,13 @@ function nodeProblem(node: Json): string | null {
       return null;
     }
   }
+}
+
+/** A claim's fencing token and lease (domain/fencing.ts), each optional; a lease has both its length and its end. */
+function claimExtrasValid(claim: Json): boolean {
+  if (claim.token !== undefined && !isCount(claim.token, 1)) return false;
+  if (claim.lease_ms === undefined && claim.expires_at === undefined) return true;
+  return isCount(claim.lease_ms, 1) && isTimestamp(claim.expires_at);
 }
 
 function edgesProblem(edges: Json[], nodes: Json): string | null {

@@ -18,6 +18,8 @@ export interface NodeHead {
   created_at: Timestamp;
   claim: Claim | null;
   scope: KnowledgeScope | null;
+  /** A task's own priority (domain/ranking.ts), null when it has none. */
+  priority: number | null;
 }
 
 /** Heads saved with the graph (a checkpoint), read when first needed: null when they cannot be used. */
@@ -42,6 +44,8 @@ export class StatusIndex {
    */
   private readonly buckets = new Map<string, OrderedSet<NodeHead>>();
   private claimedHeads = new OrderedSet<NodeHead>(byClaimAge);
+  /** The claims in progress that carry a lease, the earliest expiry first (what a lease sweep releases). */
+  private leasedHeads = new OrderedSet<NodeHead>(byExpiry);
   /** The knowledge heads by scope entry (see `knowledgeScoping`), built on first use and then kept. */
   private scopeEntries: Map<string, Set<NodeHead>> | null = null;
   /** While every head is derived at once: heads are sorted once, when next read. */
@@ -135,6 +139,12 @@ export class StatusIndex {
     return this.claimedHeads;
   }
 
+  /** The heads of the tasks in progress under a leased claim, current, the earliest expiry first (then by id). */
+  leased(): Ordered<NodeHead> {
+    this.all();
+    return this.leasedHeads;
+  }
+
   private readSaved(): Map<NodeId, NodeHead> | null {
     const saved = this.saved!();
     this.saved = null;
@@ -155,6 +165,7 @@ export class StatusIndex {
     this.scopeEntries = null;
     this.buckets.clear();
     this.claimedHeads = new OrderedSet<NodeHead>(byClaimAge);
+    this.leasedHeads = new OrderedSet<NodeHead>(byExpiry);
   }
 
   /** Files `head` in the groups it belongs to. */
@@ -168,6 +179,7 @@ export class StatusIndex {
       this.indexScope(head, 'add');
     }
     if (holdsClaim(head)) this.addTo(this.claimedHeads, head);
+    if (holdsLease(head)) this.addTo(this.leasedHeads, head);
   }
 
   /** Adds or removes a knowledge head's scope entries, once they are indexed. */
@@ -194,6 +206,7 @@ export class StatusIndex {
     this.knowledgeHeads.delete(head.id);
     this.indexScope(head, 'delete');
     if (holdsClaim(head)) this.claimedHeads.delete(head);
+    if (holdsLease(head)) this.leasedHeads.delete(head);
   }
 
   private derive(id: NodeId): void {
@@ -214,6 +227,7 @@ export class StatusIndex {
       created_at: node.created_at,
       claim: isTask(node) ? node.claim : null,
       scope: isKnowledge(node) ? node.scope : null,
+      priority: isTask(node) ? (node.priority ?? null) : null,
     };
     this.heads!.set(id, head);
     this.group(head);
@@ -235,6 +249,15 @@ function bucketKey(type: NodeType, status: string): string {
 /** A task in progress under a claim: what a stale-claim alert is about (a claim left on a task in another status is not). */
 function holdsClaim(head: NodeHead): boolean {
   return head.type === 'task' && head.status === 'in_progress' && head.claim !== null;
+}
+
+function holdsLease(head: NodeHead): boolean {
+  return holdsClaim(head) && head.claim!.expires_at !== undefined;
+}
+
+/** The earliest expiry first, then by id: the order a lease sweep releases claims in. */
+function byExpiry(a: NodeHead, b: NodeHead): number {
+  return compareAge(a.claim!.expires_at!, a.id, b.claim!.expires_at!, b.id);
 }
 
 /** The longest-held claim first, then by id: the order of stale-claim alerts. */

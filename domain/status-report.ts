@@ -24,6 +24,8 @@ export interface StatusFilters {
   staleMs: number;
   limit: number;
   all: boolean;
+  /** List ready tasks in the order `next` takes them (domain/ranking.ts), each with its ranking, instead of oldest first. */
+  ranked?: boolean;
 }
 
 const TASK_GROUPS = ['ready', 'in_progress', 'blocked', 'backlog', 'submitted'] as const;
@@ -56,12 +58,15 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
     // Knowledge is counted by default and listed with --all; both need its items grouped.
     knowledge: matchedGroups(index, 'knowledge', KNOWLEDGE_STATUSES, filters),
   };
+  if (filters.ranked) groups.task.set('ready', rankedReady(view, groups.task.get('ready')!, filters));
   // Only the listed nodes are read whole.
   // A blocked task names what it waits on; one finder shares the chains the listed tasks have in common.
   const blockers = new BlockerFinder(view);
   const entry = (head: NodeHead): NodeSummary => {
     const listed = summarizeAs(view.graph.nodes[head.id]!, head.status);
-    return head.status === 'blocked' ? { ...listed, blockers: blockers.of(head.id) } : listed;
+    if (head.status === 'blocked') return { ...listed, blockers: blockers.of(head.id) };
+    const rank = filters.ranked && head.status === 'ready' ? view.ranking.rankOf(head.id) : undefined;
+    return rank ? { ...listed, ranking: { priority: rank.priority, critical_path: rank.critical_path } } : listed;
   };
   const list = ({ heads }: Matched) => heads().slice(0, filters.limit).map(entry);
   const listed = (map: Map<string, Matched>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
@@ -100,6 +105,21 @@ function matchedGroups(index: StatusIndex, type: NodeType, statuses: readonly st
       return [status, { count: heads.length, heads: () => heads }];
     }),
   );
+}
+
+/** The ready tasks the filters keep, in ranking order: the same tasks as `ready`, counted the same. */
+function rankedReady(view: GraphView, ready: Matched, filters: StatusFilters): Matched {
+  if (ready.count === 0) return ready;
+  const heads = view.statuses.all();
+  return {
+    count: ready.count,
+    heads: () =>
+      view.ranking
+        .ranked()
+        .inOrder()
+        .map((entry) => heads.get(entry.id)!)
+        .filter((head) => inScope(head, filters)),
+  };
 }
 
 /** Whether a filter can leave out some of the heads of one type and status. */

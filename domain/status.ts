@@ -6,7 +6,7 @@ import { isGate, isTask, type Graph, type GraphNode, type NodeId, type TaskNode 
  * carry the version that derived them and are derived again under any other: a release that
  * changes what a status derives to bumps it.
  */
-export const STATUS_RULES_VERSION = 1;
+export const STATUS_RULES_VERSION = 2;
 
 export type DerivedTaskStatus =
   | 'ready'

@@ -18,6 +18,7 @@ export interface UpdateFields {
   definition?: string;
   acceptance?: string;
   backlog?: boolean;
+  priority?: number;
   purpose?: string;
   resolution_mode?: string;
   knowledge_type?: string;
@@ -38,7 +39,7 @@ type Field = keyof UpdateFields;
 
 const COMMON: readonly Field[] = ['title', 'body', 'initiative', 'domain', 'tags', 'refs', 'meta'];
 const SPECIFIC: Record<NodeType, readonly Field[]> = {
-  task: ['definition', 'acceptance', 'backlog'],
+  task: ['definition', 'acceptance', 'backlog', 'priority'],
   gate: ['purpose', 'resolution_mode'],
   knowledge: ['knowledge_type', 'mitigation', 'scope_domains', 'scope_initiatives', 'scope_tags', 'scope_node_ids'],
 };

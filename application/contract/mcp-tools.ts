@@ -6,19 +6,21 @@ import type { JsonSchema } from './schema.js';
 
 /**
  * The operations `taskdag mcp` offers as tools: an agent's whole loop (find work, read a node
- * whole and its context and history, claim, hand in, review, decide gates, create work and the
- * initiatives it goes in, note, record and search knowledge) and nothing more, because every
- * tool's definition costs an agent context before any work starts. Administration (init, batch,
- * snapshots, restore, migrate, raw edges and nodes, update, cancel, reopen) stays on the command
- * line. The whole `tools/list` answer is held under
- * 3,000 tokens by test/e2e/mcp.spec.ts.
+ * whole and its context and history, claim the best task or a chosen one, renew its lease, hand
+ * in, review, decide gates, create work and the initiatives it goes in, note, record and search
+ * knowledge; recovery's lease sweep) and nothing more, because every tool's definition costs an
+ * agent context before any work starts. Administration (init, batch, snapshots, restore, migrate,
+ * raw edges and nodes, update, cancel, reopen) stays on the command line. The whole `tools/list`
+ * answer is held under 3,000 tokens by test/e2e/mcp.spec.ts.
  */
 export const MCP_TOOL_NAMES = [
   'status',
   'show',
   'context',
   'history',
+  'next',
   'take',
+  'renew',
   'release',
   'submit',
   'accept',
@@ -30,6 +32,7 @@ export const MCP_TOOL_NAMES = [
   'add-knowledge',
   'add-note',
   'search',
+  'sweep-leases',
 ] as const;
 
 export interface McpToolDefinition {

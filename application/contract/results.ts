@@ -9,7 +9,13 @@ const timestamp = (description = 'ISO 8601 UTC with milliseconds') => string(des
 const nodeId = (description = 'A node id') => string(description);
 const names = (description: string) => array(string(), description);
 
-export const claimSchema = object({ by: string('The agent holding the task'), at: timestamp('When it was claimed') });
+export const claimSchema = object({
+  by: string('The agent holding the task'),
+  at: timestamp('When it was claimed'),
+  token: optional(integer('The fencing token of this claim: pass it as --claim-token to submit, release and renew')),
+  lease_ms: optional(integer('The lease, when the claim has one: how long it runs after each renewal')),
+  expires_at: optional(timestamp('When the lease ends unless renewed; recovery may then sweep the claim')),
+});
 const noteSchema = object({ at: timestamp(), by: string('Who wrote it'), text: string() });
 
 const nodeBase = {
@@ -50,6 +56,7 @@ export const taskSchema = object({
       { description: 'Present from a reject until the task is accepted' },
     ),
   ),
+  priority: optional(integer('0 (most urgent) to 4 (least); absent: 2. Ranks `next`')),
 });
 
 export const gateSchema = object({
@@ -111,6 +118,7 @@ export const nodeSummaryProperties = {
   revision: integer(),
   claim: optional(nullable(claimSchema)),
   blockers: optional(blockersSchema),
+  ranking: optional(object({ priority: integer('0 (most urgent) to 4; 2 when the task has none'), critical_path: integer('Unfinished tasks on the longest chain waiting on it, itself included') }, { description: 'status --ranked: what ranks a ready task' })),
 };
 export const nodeSummarySchema = object(nodeSummaryProperties);
 
@@ -147,7 +155,7 @@ export const contextSchema = object({
   derived_status: string(),
   can_claim: boolean(),
   revision: integer(),
-  claim: nullable(object({ by: string(), at: timestamp(), stale: boolean() })),
+  claim: nullable(object({ by: string(), at: timestamp(), stale: boolean(), token: optional(integer()), lease_ms: optional(integer()), expires_at: optional(timestamp()) })),
   blocking: array(object({ node: nodeSchema, derived_status: string(), satisfied: boolean() }), 'Incoming BLOCKS edges, each blocker whole'),
   knowledge: array(
     object({ node: knowledgeSchema, matched_on: array(oneOf(['domains', 'initiatives', 'tags', 'node_ids'] as const)) }),

@@ -1,5 +1,6 @@
 import { createNode } from '../../domain/creation.js';
-import { optional, required, text, textList } from '../args.js';
+import { MAX_PRIORITY, MIN_PRIORITY } from '../../domain/ranking.js';
+import { integerIn, optional, required, text, textList } from '../args.js';
 import { taskSchema } from '../contract/results.js';
 import { object } from '../contract/schema.js';
 import { graphOperation } from '../define.js';
@@ -19,6 +20,10 @@ export const addTask = graphOperation({
       'A task waiting on another, with tags and metadata',
       '$0 add-task T-invoice-api --initiative billing --title "Invoice API" --body "REST endpoints" --acceptance "Tests pass" --blocked-by T-invoice-schema --tags api,backend --meta \'{"points":3}\' --as alice',
     ],
+    [
+      'An urgent task, ranked first by next',
+      '$0 add-task T-invoice-fix --initiative billing --title "Fix rounding" --body "Totals off by a cent" --acceptance "Totals match" --blocked-by "" --priority 0 --as alice',
+    ],
   ],
   mutates: true,
   args: {
@@ -28,6 +33,7 @@ export const addTask = graphOperation({
     acceptance: required(text(), 'How a reviewer knows it is done'),
     definition: optional(text(), 'Definition of the work'),
     blocked_by: required(textList(), 'Blocker ids; empty for none', { placeholder: 'id,id' }),
+    priority: optional(integerIn(MIN_PRIORITY, MAX_PRIORITY), '0 (most urgent) to 4 (least); without it the task ranks at 2 for next'),
   },
   result: object({ node: taskSchema }),
   run: ({ draft, ids }, args) => {
@@ -37,7 +43,7 @@ export const addTask = graphOperation({
         id: args.id,
         type: 'task',
         common: commonFields(args),
-        specific: { acceptance: args.acceptance, definition: args.definition ?? null },
+        specific: { acceptance: args.acceptance, definition: args.definition ?? null, ...(args.priority === undefined ? {} : { priority: args.priority }) },
         links: { blocked_by: args.blocked_by, derived_from: args.derived_from },
         allowUnregisteredInitiative: args.allow_unregistered_initiative ?? false,
         op: 'add-task',

@@ -26,6 +26,9 @@ import { pull } from './pull.js';
 import { push } from './push.js';
 import { reject } from './reject.js';
 import { release } from './release.js';
+import { renew } from './renew.js';
+import { next } from './next.js';
+import { sweepLeases } from './sweep-leases.js';
 import { removeEdge } from './remove-edge.js';
 import { reopen } from './reopen.js';
 import { resolve } from './resolve.js';
@@ -63,6 +66,7 @@ export const OPERATIONS = [
   show,
   state,
   take,
+  renew,
   release,
   submit,
   accept,
@@ -73,6 +77,8 @@ export const OPERATIONS = [
   deprecateKnowledge,
   addNote,
   update,
+  next,
+  sweepLeases,
   status,
   context,
   search,

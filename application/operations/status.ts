@@ -16,6 +16,7 @@ export const status = graphOperation({
     ['Everything open in one initiative', '$0 status --initiative billing'],
     ['My claims, stale after ten minutes', '$0 status --claimed-by alice --stale-ms 600000'],
     ['Every group, done and canceled included', '$0 status --all --limit 20'],
+    ['Ready work in the order next takes it', '$0 status --ranked'],
   ],
   mutates: false,
   usesAgent: true,
@@ -28,6 +29,7 @@ export const status = graphOperation({
     stale_ms: optional(nonNegativeInteger(), 'Claim age that counts as stale, in ms (default two hours)'),
     limit: optional(positiveInteger(), 'Entries per list (default 100)'),
     all: optional(flag(), 'Add done, canceled, resolved, superseded and deprecated groups', { standalone: true }),
+    ranked: optional(flag(), 'List ready tasks in the order next takes them, each with its ranking', { standalone: true }),
   },
   result: object({
     summary: object({
@@ -45,6 +47,6 @@ export const status = graphOperation({
     knowledge: optionalProperty(groups('Knowledge by status (with --all)')),
     alerts: array(staleClaimAlertSchema),
   }),
-  run: ({ draft }, { stale_ms, limit, all, ...filters }) =>
-    statusReport(draft, draft.now, { ...filters, staleMs: stale_ms ?? DEFAULT_STALE_MS, limit: limit ?? DEFAULT_STATUS_LIMIT, all: all ?? false }),
+  run: ({ draft }, { stale_ms, limit, all, ranked, ...filters }) =>
+    statusReport(draft, draft.now, { ...filters, staleMs: stale_ms ?? DEFAULT_STALE_MS, limit: limit ?? DEFAULT_STATUS_LIMIT, all: all ?? false, ranked: ranked ?? false }),
 });

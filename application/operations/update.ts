@@ -1,5 +1,6 @@
 import { updateNode } from '../../domain/update.js';
-import { flag, jsonObject, nonEmptyText, optional, positiveInteger, required, text, textList } from '../args.js';
+import { MAX_PRIORITY, MIN_PRIORITY } from '../../domain/ranking.js';
+import { flag, integerIn, jsonObject, nonEmptyText, optional, positiveInteger, required, text, textList } from '../args.js';
 import { nodeSchema } from '../contract/results.js';
 import { object } from '../contract/schema.js';
 import { graphOperation } from '../define.js';
@@ -28,6 +29,7 @@ export const update = graphOperation({
     definition: optional(text(), 'Tasks: definition of the work'),
     acceptance: optional(text(), 'Tasks: how a reviewer knows it is done'),
     backlog: optional(flag(), 'Tasks: true keeps it out of the ready pool'),
+    priority: optional(integerIn(MIN_PRIORITY, MAX_PRIORITY), 'Tasks: 0 (most urgent) to 4 (least), how next ranks it'),
     purpose: optional(text(), 'Gates: why the decision is needed'),
     resolution_mode: optional(text(), 'Gates: how it gets decided'),
     knowledge_type: optional(text(), 'Knowledge: kind of guidance'),

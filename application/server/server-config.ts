@@ -26,7 +26,14 @@ export interface ServerConfig {
    * operator by hand.
    */
   review?: ReviewRule;
+  /**
+   * How often, in ms, the server releases expired leases in every project (`sweep-leases` as
+   * recovery; docs/agents.md, "Leases"). Absent: never; claims stay until someone sweeps them.
+   */
+  leaseSweepMs?: number;
 }
+
+export const LEASE_SWEEP_BOUNDS = { min: 1_000, max: 86_400_000 } as const;
 
 export const IDENTITY_MODES = ['shared', 'bound'] as const;
 export type IdentityMode = (typeof IDENTITY_MODES)[number];
@@ -65,7 +72,7 @@ export const SERVER_FILE_NAMES = {
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7407;
 
-const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store', 'identities', 'plugins', 'review'] as const;
+const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store', 'identities', 'plugins', 'review', 'leaseSweepMs'] as const;
 
 /** The config a file holds, or what is wrong with it. */
 export function parseServerConfig(text: string): { config: ServerConfig } | { problem: string } {
@@ -89,7 +96,8 @@ export function parseServerConfig(text: string): { config: ServerConfig } | { pr
     storeProblem(record.store) ??
     identitiesProblem(record.identities) ??
     pluginsProblem(record.plugins) ??
-    reviewProblem(record.review);
+    reviewProblem(record.review) ??
+    leaseSweepProblem(record.leaseSweepMs);
   if (problem) return { problem };
   return { config: record as unknown as ServerConfig };
 }
@@ -128,6 +136,12 @@ export function pluginsProblem(plugins: unknown): string | null {
     if (problem) return problem;
   }
   return null;
+}
+
+export function leaseSweepProblem(every: unknown): string | null {
+  if (every === undefined) return null;
+  const { min, max } = LEASE_SWEEP_BOUNDS;
+  return Number.isInteger(every) && (every as number) >= min && (every as number) <= max ? null : `leaseSweepMs must be a whole number of milliseconds from ${min} to ${max}`;
 }
 
 export function storeProblem(store: unknown): string | null {

@@ -26,6 +26,7 @@ import { GroupCommitDispatcher, type CommitListener } from '../../application/gr
 import type { DispatcherServices } from '../../application/dispatcher.js';
 import { composeServices, projectsOnly } from '../compose.js';
 import { PluginAllowList } from '../../application/server/plugin-allow-list.js';
+import { sweepEveryProject } from '../../application/server/lease-sweeps.js';
 import { openStoreBackend, type StoreBackend } from './store-backend.js';
 
 /** `server doctor` of a PostgreSQL server probes its database with the server's own code (entrypoints/host/machine-ports.ts). */
@@ -92,7 +93,7 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
     authenticated: () => {
       const allowedPlugins = new PluginAllowList(config.plugins);
       const services = composeServices(backend.stores, projectsOnly(setupRoot, 'a server'), { allowedPlugins, review: reviewOf(config) });
-      return projectRouters(services, allowedPlugins, settings, shutdown, hub, announce);
+      return projectRouters(services, allowedPlugins, settings, shutdown, hub, announce, config.leaseSweepMs);
     },
     board: boardFiles(config.uiRoot),
   });
@@ -111,9 +112,11 @@ function projectRouters(
   shutdown: ShutdownHooks,
   hub: SseHub,
   announce: CommitListener,
+  leaseSweepMs: number | undefined,
 ): Router[] {
   const dispatcher = new GroupCommitDispatcher(services, announce);
   const { registry, stores, clock } = services;
+  if (leaseSweepMs !== undefined) scheduleLeaseSweeps(dispatcher, stores, leaseSweepMs, shutdown);
   const projects = new KnownProjects(stores);
   const reads = { stores, clock, hub, shutdown, projects };
   return [
@@ -121,6 +124,23 @@ function projectRouters(
     projectRoutes({ ...reads, dispatcher, registry, maxBodyBytes: settings.maxBodyBytes }),
     transferRoutes({ stores, clock, plugins: services.plugins, allowed, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
   ];
+}
+
+/**
+ * Sweeps expired leases in every project every `everyMs` (server.json `leaseSweepMs`), one pass
+ * at a time (the next is scheduled when one ends), until the server stops.
+ */
+function scheduleLeaseSweeps(dispatcher: GroupCommitDispatcher, stores: DispatcherServices['stores'], everyMs: number, shutdown: ShutdownHooks): void {
+  let timer: NodeJS.Timeout;
+  const pass = async () => {
+    for (const outcome of await sweepEveryProject(dispatcher, stores).catch((error: unknown) => [{ project: '*', error: String((error as { code?: string }).code ?? 'CLI_INTERNAL_ERROR') }])) {
+      if ('error' in outcome) log(`taskdag server: lease sweep of project ${outcome.project} failed (${outcome.error})`);
+      else if (outcome.released > 0) log(`taskdag server: lease sweep released ${outcome.released} expired claim(s) in project ${outcome.project}`);
+    }
+    if (!shutdown.stopping) timer = setTimeout(() => void pass(), everyMs);
+  };
+  timer = setTimeout(() => void pass(), everyMs);
+  shutdown.add(() => clearTimeout(timer));
 }
 
 function log(line: string): void {

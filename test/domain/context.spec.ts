@@ -13,7 +13,7 @@ describe('domain/context', () => {
     fixture.advance(HOUR);
     const sut = nodeContext(fixture.draft('alice'), fixture.node('T'), fixture.now, { agent: 'alice', staleMs: 2 * HOUR });
     expect(Object.keys(sut)).to.deep.equal(['node', 'derived_status', 'can_claim', 'revision', 'claim', 'blocking', 'knowledge', 'informing', 'alerts', 'allowed_actions']);
-    expect(sut).to.deep.include({ derived_status: 'in_progress', can_claim: false, revision: 2, claim: { by: 'alice', at: '2030-01-01T00:00:00.000Z', stale: false }, alerts: [] });
+    expect(sut).to.deep.include({ derived_status: 'in_progress', can_claim: false, revision: 2, claim: { by: 'alice', at: '2030-01-01T00:00:00.000Z', token: 2, stale: false }, alerts: [] });
     expect(sut.allowed_actions).to.deep.equal(['release', 'submit', 'cancel', 'add-note', 'update']);
   });
 

@@ -28,6 +28,7 @@ describe('errors (spec 7)', () => {
       'AGENT_NOT_ALLOWED',
       'SERVER_PASSWORD_STALE',
       'INDEPENDENT_REVIEW_REQUIRED',
+      'CLAIM_FENCED',
     ]);
     expect(new Set(ERROR_CODES).size).to.equal(ERROR_CODES.length);
   });

@@ -7,15 +7,16 @@ const LATER = '2030-01-01T00:01:00.000Z';
 
 describe('domain/lifecycle', () => {
   describe('take', () => {
-    it('claims a ready task: in_progress, claim {by, at}, freshly_claimed, revision+1, one log entry', () => {
+    it('claims a ready task: in_progress, claim {by, at, token}, freshly_claimed, revision+1, one log entry', () => {
       const fixture = nodeInState('task ready');
       fixture.advance(60_000);
       const draft = fixture.draft('alice');
       const result = sut.take(draft, 'X');
       expect(result.freshly_claimed).to.equal(true);
       expect(result.node).to.include({ status: 'in_progress', revision: 2, updated_at: LATER });
-      expect(result.node.claim).to.deep.equal({ by: 'alice', at: LATER });
-      expect(draft.changes()!.log).to.deep.equal([{ revision: 2, at: LATER, by: 'alice', op: 'take', node: 'X' }]);
+      // The fencing token is the revision of the take's own log entry.
+      expect(result.node.claim).to.deep.equal({ by: 'alice', at: LATER, token: 2 });
+      expect(draft.changes()!.log).to.deep.equal([{ revision: 2, at: LATER, by: 'alice', op: 'take', node: 'X', token: 2 }]);
     });
 
     it('is idempotent for the holder: freshly_claimed false, nothing written', () => {
@@ -32,7 +33,7 @@ describe('domain/lifecycle', () => {
       const draft = fixture.draft('orchestrator');
       const result = sut.take(draft, 'X');
       expect(result).to.deep.include({ freshly_claimed: true });
-      expect(result.node.claim).to.deep.equal({ by: 'orchestrator', at: START });
+      expect(result.node.claim).to.deep.equal({ by: 'orchestrator', at: START, token: 3 });
       expect(draft.changes()!.log[0]).to.include({ op: 'take', taken_over_from: 'alice' });
     });
   });

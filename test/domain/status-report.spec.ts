@@ -63,7 +63,7 @@ describe('domain/status-report', () => {
         message: `P1 has been claimed by alice for ${2 * HOUR} ms without being submitted or released`,
       },
     ]);
-    expect(sut.tasks.in_progress![0]).to.deep.include({ id: 'P1', type: 'task', status: 'in_progress', claim: { by: 'alice', at: '2030-01-01T00:00:00.000Z' } });
+    expect(sut.tasks.in_progress![0]).to.deep.include({ id: 'P1', type: 'task', status: 'in_progress', claim: { by: 'alice', at: '2030-01-01T00:00:00.000Z', token: 14 } });
   });
 
   it('--all adds done, archived, canceled, resolved, superseded, deprecated and dumps knowledge instead of counting it', () => {

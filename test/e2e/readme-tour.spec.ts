@@ -52,7 +52,7 @@ describe('README tour and the walkable docs: agent-loop.md, commands.md (every c
     const walk = await walkIn(new Sandbox());
     await walk.steps(docSteps(AGENT_LOOP));
     expect(walk.walked).to.be.above(15);
-    expect(walk.refusals).to.deep.equal(['NOT_READY', 'INDEPENDENT_REVIEW_REQUIRED']);
+    expect(walk.refusals).to.deep.equal(['NOT_READY', 'INDEPENDENT_REVIEW_REQUIRED', 'CLAIM_FENCED']);
   });
 
   it('runs the foundation commands of docs/commands.md, one story from init, each refusal with its code', async () => {

@@ -113,6 +113,36 @@ export function dispatcherContract(name: string, open: () => Promise<DispatcherU
       expect((await run('add-edge', { from: 'T-1', to: 'T-2', type: 'DERIVED_FROM' })).edge).to.deep.equal({ from: 'T-1', to: 'T-2', type: 'DERIVED_FROM' });
     });
 
+    it('next, leases and fencing: the best task with why, renew, a late holder refused, a sweep by recovery only', async () => {
+      await run('add-task', task('T-1'));
+      await run('add-task', task('T-2', ['T-1']));
+      await run('add-task', task('T-3', [], { priority: 1 }));
+      const ranked = await run('status', { ranked: true });
+      expect(ranked.tasks.ready.map((entry: any) => [entry.id, entry.ranking])).to.deep.equal([
+        ['T-3', { priority: 1, critical_path: 1 }],
+        ['T-1', { priority: 2, critical_path: 2 }],
+      ]);
+      const first = await run('next', { lease: '10m' });
+      expect(first.node).to.include({ id: 'T-3', status: 'in_progress' });
+      expect(first.why).to.include({ priority: 1, priority_set: true, rank: 1, ready: 2 });
+      expect(first.node.claim).to.include({ by: 'alice', lease_ms: 600_000 });
+      const second = await run('next', {}, 'bob');
+      expect(second.node.id).to.equal('T-1');
+      expect(second.why).to.include({ priority: 2, priority_set: false, critical_path: 2 });
+      expect(await run('next', {}, 'carol')).to.deep.equal({ node: null, context: null, why: null });
+      const token = first.node.claim.token;
+      expect((await run('renew', { id: 'T-3', lease: '20m', claim_token: token })).node.claim).to.include({ token, lease_ms: 1_200_000 });
+      expect((await failing('renew', { id: 'T-3' }, 'bob')).code).to.equal('NOT_OWNER');
+      await run('release', { id: 'T-3', claim_token: token });
+      const retaken = await run('take', { id: 'T-3', lease: '5m' });
+      expect(retaken.node.claim.token).to.not.equal(token);
+      const late = await failing('submit', { id: 'T-3', note: 'late', claim_token: token });
+      expect(late.code).to.equal('CLAIM_FENCED');
+      expect(late.details).to.include({ id: 'T-3', token, held_by: 'alice', held_token: retaken.node.claim.token });
+      expect((await failing('sweep-leases', {})).code).to.equal('NOT_OWNER');
+      expect(await run('sweep-leases', {}, 'recovery')).to.deep.equal({ released: [] });
+    });
+
     it('the task loop: take (one claimant), release, submit, reject, accept with newly_ready, reopen, cancel', async () => {
       await run('add-task', task('T-1'));
       await run('add-task', task('T-2', ['T-1']));
