@@ -1,18 +1,17 @@
+import { assertSupportedKeywords, isAnnotation } from './schema-keywords.js';
 import type { JsonSchema } from './schema.js';
 
 /**
  * Whether a JSON value is an instance of a JSON Schema, for the part of JSON Schema this project
  * writes: what `schema.ts` builds (the operations' results) and what docs/batch.schema.json uses.
- * The remote client holds every server answer to it (docs/remote.md). A schema with a keyword it
- * does not apply is refused as a whole, so a schema cannot silently outgrow it. (Ajv reads all of
- * JSON Schema, but generates code at run time and would weigh on every command's start-up; the
- * tests hold this checker to Ajv on the same values.)
+ * The remote client explains with it an answer that schema-test.ts refused (docs/remote.md). A
+ * schema with a keyword it does not apply is refused as a whole (schema-keywords.ts). (Ajv reads
+ * all of JSON Schema, but weighs on every command's start-up; the tests hold this checker to Ajv
+ * on the same values.)
  *
  * The schema is first turned into one function per subschema, so the walk over a large answer
  * (`state` of a 50k-node project) looks nothing up in the schema again.
  */
-const ASSERTIONS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'minimum', 'minLength', 'maxLength', 'pattern', '$ref']);
-const ANNOTATIONS = new Set(['$schema', '$id', '$defs', 'title', 'description', 'default', 'examples']);
 
 /** Why `value` is not an instance of `schema`: at most `limit` problems, each naming where (`$.nodes.T-1.status`); empty when it is one. */
 export function schemaViolations(schema: JsonSchema, value: unknown, limit = 10): string[] {
@@ -64,9 +63,7 @@ class Walk {
 }
 
 function compile(schema: JsonSchema, root: JsonSchema, references: Map<string, Checker>): Checker {
-  for (const keyword of Object.keys(schema)) {
-    if (!ASSERTIONS.has(keyword) && !ANNOTATIONS.has(keyword)) throw new Error(`schema keyword ${keyword} is not supported`);
-  }
+  assertSupportedKeywords(schema);
   if (typeof schema.$ref === 'string') return reference(schema.$ref, root, references);
   const checks: Checker[] = [];
   if (schema.type !== undefined) checks.push(typeCheck(schema.type as string | string[]));
@@ -98,7 +95,7 @@ function compile(schema: JsonSchema, root: JsonSchema, references: Map<string, C
 
 /** The type of a schema that says nothing but its type (`{type: "string"}`), checked in place of a call per value. */
 function onlyType(schema: JsonSchema): string | null {
-  const keywords = Object.keys(schema).filter((keyword) => !ANNOTATIONS.has(keyword));
+  const keywords = Object.keys(schema).filter((keyword) => !isAnnotation(keyword));
   return keywords.length === 1 && typeof schema.type === 'string' ? schema.type : null;
 }
 

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { outputSchema } from '../../../application/contract/json-schemas.js';
 import { loginAnswerSchema, stateSchema, transferAnswerSchema, transferStateSchema } from '../../../application/contract/results.js';
 import { schemaViolations } from '../../../application/contract/schema-check.js';
+import { schemaTest } from '../../../application/contract/schema-test.js';
 import type { JsonSchema } from '../../../application/contract/schema.js';
 import { OPERATIONS } from '../../../application/operations/index.js';
 import { sampleState } from '../../support/states.js';
@@ -45,21 +46,25 @@ function mutate(value: unknown, pick: (n: number) => number): void {
   else target[keys[pick(keys.length)]!] = odd;
 }
 
-describe('schemaViolations (the remote client holds every answer to it)', () => {
+describe('schemaViolations and schemaTest (the remote client holds every answer to them)', () => {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
 
   it('reads every schema the client holds answers to: each result an operation declares, login and transfer answers', () => {
-    for (const operation of OPERATIONS) expect(() => schemaViolations(operation.result, null), operation.name).not.to.throw();
-    for (const schema of [loginAnswerSchema, transferStateSchema, transferAnswerSchema]) expect(() => schemaViolations(schema, null)).not.to.throw();
+    for (const schema of [...OPERATIONS.map((operation) => operation.result), loginAnswerSchema, transferStateSchema, transferAnswerSchema]) {
+      expect(() => schemaViolations(schema, null)).not.to.throw();
+      expect(schemaTest(schema)({})).to.equal(schemaViolations(schema, {}).length === 0);
+    }
   });
 
   it('refuses a schema with a keyword it does not apply, rather than passing what it cannot check', () => {
     expect(() => schemaViolations({ type: 'object', properties: { id: { type: 'string', format: 'uuid' } } }, {})).to.throw(/format/);
+    expect(() => schemaTest({ type: 'object', properties: { id: { type: 'string', format: 'uuid' } } })).to.throw(/format/);
   });
 
   it('names where and what: a missing field, an extra one, a value of another type, a form none of the allowed ones', () => {
     const state = sampleState() as unknown as Record<string, any>;
     expect(schemaViolations(stateSchema, state)).to.deep.equal([]);
+    expect(schemaTest(stateSchema)(state)).to.equal(true);
     delete state.revision;
     state.nodes['T-1'].status = 'sleeping';
     state.nodes['G-1'].title = 5;
@@ -73,8 +78,36 @@ describe('schemaViolations (the remote client holds every answer to it)', () => 
       '$.edges[1].weight is not allowed',
     ]);
     expect(schemaViolations(stateSchema, state, 2)).to.have.length(2);
+    expect(schemaTest(stateSchema)(state)).to.equal(false);
     expect(schemaViolations(loginAnswerSchema, { bearer: 'b', expires_at: null })).to.deep.equal(['$.expires_at is not string']);
     expect(schemaViolations(stateSchema, [])).to.deep.equal(['$ is not object']);
+  });
+
+  it('agrees with Ajv on the text, number, constant and reference keywords the results do not use', () => {
+    const schema: JsonSchema = {
+      $defs: { leaf: { type: 'object', properties: { next: { anyOf: [{ $ref: '#/$defs/leaf' }, { type: 'null' }] } }, required: ['next'], additionalProperties: false } },
+      type: 'object',
+      properties: {
+        code: { type: 'string', pattern: '^[A-Z]+$', minLength: 2, maxLength: 4 },
+        count: { type: 'integer', minimum: 0 },
+        shape: { const: { a: [1, 2] } },
+        kind: { enum: ['x', 1, null, ['y']] },
+        chain: { $ref: '#/$defs/leaf' },
+        mixed: { type: ['string', 'number'] },
+      },
+      additionalProperties: { type: 'boolean' },
+    };
+    const values: unknown[] = [
+      {}, [], null, { code: 'AB' }, { code: 'A' }, { code: 'ABCDE' }, { code: 'ab' }, { code: 5 }, { count: 0 }, { count: -1 }, { count: 1.5 },
+      { shape: { a: [1, 2] } }, { shape: { a: [2, 1] } }, { kind: 'x' }, { kind: ['y'] }, { kind: 'z' }, { chain: { next: { next: null } } },
+      { chain: { next: { next: 1 } } }, { chain: { next: null, more: 1 } }, { mixed: 'a' }, { mixed: 1.5 }, { mixed: true }, { extra: true }, { extra: 'no' },
+    ];
+    const theirs = ajv.compile(schema);
+    const test = schemaTest(schema);
+    for (const value of values) {
+      expect(test(value), JSON.stringify(value)).to.equal(theirs(value));
+      expect(schemaViolations(schema, value).length === 0, JSON.stringify(value)).to.equal(theirs(value));
+    }
   });
 
   it('agrees with Ajv on a thousand random changes to a valid state and to valid results', () => {
@@ -85,6 +118,7 @@ describe('schemaViolations (the remote client holds every answer to it)', () => 
       [outputSchema(OPERATIONS.find((operation) => operation.name === 'state')!), sampleState()],
     ];
     const compiled = samples.map(([schema]) => ajv.compile(schema));
+    const tests = samples.map(([schema]) => schemaTest(schema));
     for (let round = 0; round < 1000; round += 1) {
       const which = pick(samples.length);
       const value = structuredClone(samples[which]![1]);
@@ -92,6 +126,7 @@ describe('schemaViolations (the remote client holds every answer to it)', () => 
       const ours = schemaViolations(samples[which]![0], value, 1);
       const theirs = compiled[which]!(value);
       expect(ours.length === 0, `round ${round}: ${JSON.stringify(ours)} vs ${JSON.stringify(compiled[which]!.errors?.[0])}`).to.equal(theirs);
+      expect(tests[which]!(value), `round ${round}: schemaTest against Ajv (${JSON.stringify(compiled[which]!.errors?.[0])})`).to.equal(theirs);
     }
   });
 });
