@@ -1,7 +1,8 @@
 import fs from 'graceful-fs';
 import type { Edge, Graph, GraphNode, NodeId } from '../domain/model.js';
 import type { NodeHead } from '../domain/status-index.js';
-import { indexesOf, projectState, type ProjectState } from '../domain/project-state.js';
+import { indexesOf, isProjectState, projectState, type ProjectState } from '../domain/project-state.js';
+import { isRememberedRequest, type RememberedRequest } from '../domain/request-window.js';
 import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { crc32 } from './crc32.js';
 import { headColumns, headsOf } from './head-columns.js';
@@ -53,6 +54,8 @@ interface CheckpointMember {
    */
   heads_rules: number;
   heads_crc32: string;
+  /** The requests the graph answered recently (request-window.ts), oldest first; absent when none. */
+  requests?: RememberedRequest[];
 }
 
 /**
@@ -101,6 +104,7 @@ export interface CheckpointCopy {
   record?: Record<NodeId, GraphNode>;
   edges: Edge[];
   heads: NodeHead[];
+  requests: RememberedRequest[];
 }
 
 /** `withNodes`: hold every node now (what an encoding in slices needs; it reads any node not read yet). */
@@ -116,6 +120,8 @@ export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCop
     // A graph shaped wrong (a tool writing a damaged file on purpose) is encoded as it is.
     edges: Array.isArray(edges) ? [...edges] : edges,
     heads: ids.map((id) => heads.get(id)!),
+    // Remembered requests are never changed in place either: the list is the copy.
+    requests: isProjectState(graph) ? graph.requests.entries() : [],
   };
 }
 
@@ -163,7 +169,8 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   }
   const edgesLine = Buffer.from(`${EDGES_MEMBER}${Array.isArray(copy.edges) ? `[${edgeSlices.join(',')}]` : JSON.stringify(copy.edges)},\n`);
   const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
-  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: hex(headsCrc), ids, ends });
+  const requests = copy.requests.length > 0 ? { requests: copy.requests } : {};
+  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: hex(headsCrc), ...requests, ids, ends });
   yield;
   const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
   return [Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
@@ -234,7 +241,7 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
   const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), edges: edgeList as Graph['edges'], nodes: nodes.record };
   const current = checkpoint.heads_rules === STATUS_RULES_VERSION && typeof checkpoint.heads_crc32 === 'string';
   const saved = () => (current ? savedHeads(source.bytes(heads.start, heads.end), checkpoint.heads_crc32!, layout.ids, path) : null);
-  return { graph: projectState(graph, saved), ledger, nodes };
+  return { graph: projectState(graph, saved, assertRequests(checkpoint.requests, path)), ledger, nodes };
 }
 
 /**
@@ -342,6 +349,12 @@ export function assertChangeSetsRef(value: unknown, path: string): ChangeSetsRef
   const ref = value as Partial<ChangeSetsRef> | undefined;
   if (!ref || ref.table !== 'taskdag_change_sets' || !Number.isSafeInteger(ref.revision)) throw invalidFile(path, 'its change set reference is malformed');
   return { table: ref.table, revision: ref.revision! };
+}
+
+function assertRequests(value: unknown, path: string): RememberedRequest[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every(isRememberedRequest)) throw invalidFile(path, 'its remembered requests are malformed');
+  return value;
 }
 
 function assertLedgerRef(value: unknown, path: string): LedgerRef {

@@ -2,6 +2,7 @@ import { crc32 } from './crc32.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import { DomainError } from '../domain/errors.js';
 import type { Graph } from '../domain/model.js';
+import { isRememberedRequest } from '../domain/request-window.js';
 import { invalidFile } from './storage-error.js';
 
 /**
@@ -169,7 +170,8 @@ export function isChangeSetShape(value: unknown): value is ChangeSet {
     isRecord(changes.initiatives) &&
     Array.isArray(changes.edges) &&
     Array.isArray(changes.notes) &&
-    changes.notes.every(isNoteAppended)
+    changes.notes.every(isNoteAppended) &&
+    (changes.requests === undefined || (Array.isArray(changes.requests) && changes.requests.every(isRememberedRequest)))
   );
 }
 

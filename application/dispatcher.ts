@@ -35,14 +35,17 @@ export class LocalDispatcher implements OperationDispatcher {
   }
 
   /** Runs a request `checkRequest` already passed (a caller that had to check it first), with its normalised arguments. */
-  async run({ operation, args }: CheckedRequest, request: Pick<OperationRequest, 'project' | 'agent'>): Promise<unknown> {
+  async run({ operation, args }: CheckedRequest, request: Pick<OperationRequest, 'project' | 'agent' | 'key'>): Promise<unknown> {
     const { stores, clock, ids, registry, host, plugins, review } = this.services;
     if (operation.scope === 'host') {
       const services = { stores, clock, plugins, project: request.project, cwd: host.cwd, system: () => host.system(), client: () => host.client() };
       return operation.run(services, args, request.agent);
     }
     const store = stores.open(requireProject(operation.name, request.project));
-    if (operation.scope === 'project') return operation.run({ store, clock, ids, registry, plugins, review: review ?? 'any' }, args, request.agent);
+    if (operation.scope === 'project') {
+      const key = request.key ? { key: request.key } : {};
+      return operation.run({ store, clock, ids, registry, plugins, review: review ?? 'any', ...key }, args, request.agent);
+    }
     return runGraphOperation(store, operation, args, request.agent, this.services);
   }
 }

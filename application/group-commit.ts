@@ -1,6 +1,8 @@
 import { mergeChangeSets, type ChangeSet } from '../domain/change-set.js';
 import { GraphDraft } from '../domain/draft.js';
 import type { AgentName, Graph } from '../domain/model.js';
+import { earlierAnswerIn } from '../domain/project-state.js';
+import type { RequestKey } from '../domain/request-window.js';
 import { checkRequest, LocalDispatcher, wholeResult, type DispatcherServices } from './dispatcher.js';
 import type { GraphOperation, OperationDispatcher, OperationRequest } from './operation.js';
 import type { PluginReader, ProjectStore } from './ports/project-store.js';
@@ -10,6 +12,7 @@ interface Pending {
   operation: GraphOperation;
   args: ReturnType<GraphOperation['parse']>;
   agent: AgentName | null;
+  key: RequestKey | undefined;
   resolve(result: unknown): void;
   reject(error: unknown): void;
 }
@@ -46,7 +49,7 @@ export class GroupCommitDispatcher implements OperationDispatcher {
     const checked = checkRequest(this.services.registry, request);
     const { operation, args } = checked;
     if (operation.scope !== 'graph' || !operation.mutates || request.project === null) return this.local.run(checked, request);
-    return this.queueOf(request.project).submit(operation, args, request.agent);
+    return this.queueOf(request.project).submit(operation, args, request.agent, request.key);
   }
 
   private queueOf(project: string): ProjectQueue {
@@ -69,9 +72,9 @@ class ProjectQueue {
     private readonly committed: (committed: Committed) => void,
   ) {}
 
-  submit(operation: GraphOperation, args: Pending['args'], agent: AgentName | null): Promise<unknown> {
+  submit(operation: GraphOperation, args: Pending['args'], agent: AgentName | null, key: RequestKey | undefined): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ operation, args, agent, resolve, reject });
+      this.pending.push({ operation, args, agent, key, resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
         // One turn of the event loop lets the requests that arrived together join the first group.
@@ -102,11 +105,18 @@ class ProjectQueue {
     this.flushing = false;
   }
 
+  /**
+   * Runs one request on the graph as the ones before it (in this group too) left it. A retry of a
+   * request already committed, by its id, gets that request's answer and changes nothing.
+   */
   private runOne(graph: Graph, plugins: PluginReader, item: Pending): Outcome {
     const draft = new GraphDraft(graph, this.services.clock.now(), item.agent, this.services.review);
     const context = policyContext(draft, [], plugins, { runtime: this.services.plugins, registry: this.services.registry, ids: this.services.ids });
     try {
+      const earlier = item.key ? earlierAnswerIn(graph, item.key, draft.now) : null;
+      if (earlier) return { ok: true, result: earlier.answer, changes: null, draft };
       const result = runChecked(item.operation, context, item.args, plugins, this.services.plugins, () => wholeResult(item.operation, context, item.args));
+      if (item.key) draft.rememberRequest({ ...item.key, at: draft.now, answer: result });
       return { ok: true, result, changes: draft.changes(), draft };
     } catch (error) {
       draft.rollback();

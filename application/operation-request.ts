@@ -1,4 +1,5 @@
 import type { AgentName } from '../domain/model.js';
+import type { RequestKey } from '../domain/request-window.js';
 
 /** One request, whoever makes it: the CLI, a batch, an HTTP route, the MCP server, the library. */
 export interface OperationRequest {
@@ -7,6 +8,11 @@ export interface OperationRequest {
   operation: string;
   args: Record<string, unknown>;
   agent: AgentName | null;
+  /**
+   * The id its client gave a remote mutation, with its fingerprint (the server's routes): a retry
+   * of a committed request gets the first answer and applies nothing again (docs/remote.md).
+   */
+  key?: RequestKey;
 }
 
 /** The one port every driver runs operations through: local files, a server's store, or a remote server. */

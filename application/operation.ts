@@ -1,5 +1,6 @@
 import type { GraphDraft } from '../domain/draft.js';
 import type { AgentName, LogEntry, NodeId, ReviewRule } from '../domain/model.js';
+import type { RequestKey } from '../domain/request-window.js';
 import type { Action } from '../domain/permissions.js';
 import type { ArgsOf, ArgsSpec } from './args.js';
 import type { Declaration } from './declaration.js';
@@ -56,6 +57,8 @@ export interface ProjectServices {
   registry: OperationCatalog;
   /** Who may accept a submission in this project. */
   review: ReviewRule;
+  /** The remote request's id and fingerprint, when it has one: a batch remembers its answer with its commit. */
+  key?: RequestKey;
 }
 
 /** An operation on one project as a whole (init, snapshots, restore, batch). */

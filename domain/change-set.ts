@@ -2,6 +2,7 @@ import { sameEdge } from './edges.js';
 import type { Timestamp } from './clock.js';
 import { isProjectState } from './project-state.js';
 import type { Edge, Graph, GraphNode, Initiative, LogEntry, Note, NodeId } from './model.js';
+import type { RememberedRequest } from './request-window.js';
 
 export interface EdgeChange {
   op: 'add' | 'remove';
@@ -21,6 +22,8 @@ export interface NoteAppended {
  * every node it wrote (whole), notes appended to nodes it did not write whole, its edge changes
  * in order, and initiatives it registered. It is the unit the store appends to its ledger, so its
  * size follows the change, not the graph (a note on a node with a thousand notes is one note).
+ * `requests`, present only when there are some, are the remote requests (by id) it answered, with
+ * their answers: committed with the change, they are remembered exactly when it is durable.
  */
 export interface ChangeSet {
   revision: number;
@@ -29,6 +32,7 @@ export interface ChangeSet {
   notes: NoteAppended[];
   edges: EdgeChange[];
   initiatives: Record<string, Initiative>;
+  requests?: RememberedRequest[];
 }
 
 /**
@@ -36,7 +40,8 @@ export interface ChangeSet {
  * catches up with commits. A project state's indexes are kept current change by change.
  */
 export function applyChangeSet(graph: Graph, changes: ChangeSet): void {
-  const indexes = isProjectState(graph) ? graph.indexes : null;
+  const state = isProjectState(graph) ? graph : null;
+  const indexes = state?.indexes;
   for (const [id, node] of Object.entries(changes.nodes)) {
     graph.nodes[id] = node;
     indexes?.nodeChanged(id);
@@ -58,6 +63,7 @@ export function applyChangeSet(graph: Graph, changes: ChangeSet): void {
       indexes?.edgeRemoved(removed!);
     }
   }
+  for (const request of changes.requests ?? []) state?.requests.remember(request);
   graph.revision = changes.revision;
 }
 
@@ -82,6 +88,7 @@ export function mergeChangeSets(sets: readonly ChangeSet[]): ChangeSet | null {
       else notes.push(appended);
     }
   }
+  const requests = sets.flatMap((set) => set.requests ?? []);
   return {
     revision: sets[sets.length - 1]!.revision,
     log: sets.flatMap((set) => set.log),
@@ -89,5 +96,6 @@ export function mergeChangeSets(sets: readonly ChangeSet[]): ChangeSet | null {
     notes,
     edges: sets.flatMap((set) => set.edges),
     initiatives: Object.assign({}, ...sets.map((set) => set.initiatives)),
+    ...(requests.length > 0 ? { requests } : {}),
   };
 }

@@ -4,11 +4,12 @@ import { assertEdgeAllowed, sameEdge } from './edges.js';
 import { DomainError } from './errors.js';
 import type { GraphIndex } from './graph-index.js';
 import { nodeNotFound } from './node-not-found.js';
-import { indexesOf, type StateIndexes } from './project-state.js';
+import { indexesOf, isProjectState, type StateIndexes } from './project-state.js';
 import type { ReadyRanking } from './ranking.js';
 import type { StatusIndex } from './status-index.js';
 import type { AgentName, Edge, Graph, GraphNode, Initiative, LogEntry, NodeId, Note, ReviewRule } from './model.js';
 import type { TouchedNode } from './plugins.js';
+import type { RememberedRequest } from './request-window.js';
 
 /** A log entry before the draft stamps it with the revision, time and agent. */
 export interface LogInput {
@@ -32,6 +33,7 @@ export class GraphDraft {
   private readonly edgeChanges: EdgeChange[] = [];
   private readonly changedInitiatives: Record<string, Initiative> = {};
   private readonly logEntries: LogEntry[] = [];
+  private readonly answered: RememberedRequest[] = [];
   /** How to put the graph back, change by change, if this draft's work fails (see rollback). */
   private readonly undo: (() => void)[] = [];
   /** While `tracking` runs: each node it changed, as it was before (null: created). */
@@ -188,6 +190,17 @@ export class GraphDraft {
   }
 
   /**
+   * Commits `request`'s id and answer with this draft's changes, so that its retry gets the answer
+   * instead of applying it again (request-window.ts). A request that changed nothing commits
+   * nothing: it is not remembered, and its retry runs again, changing nothing again.
+   */
+  rememberRequest(request: RememberedRequest): void {
+    if (this.logEntries.length === 0 || !isProjectState(this.graph)) return;
+    this.undo.push(this.graph.requests.remember(request));
+    this.answered.push(request);
+  }
+
+  /**
    * Puts the graph back exactly as it was before this draft changed it, and forgets the changes:
    * an operation that fails halfway leaves nothing behind for the next one on the same graph
    * (requests committed together by the server).
@@ -205,6 +218,7 @@ export class GraphDraft {
     this.edgeChanges.length = 0;
     for (const name of Object.keys(this.changedInitiatives)) delete this.changedInitiatives[name];
     this.logEntries.length = 0;
+    this.answered.length = 0;
   }
 
   /** Marks every node and edge this draft changed in the graph's derived indexes. */
@@ -226,6 +240,7 @@ export class GraphDraft {
       notes,
       edges: [...this.edgeChanges],
       initiatives: { ...this.changedInitiatives },
+      ...(this.answered.length > 0 ? { requests: [...this.answered] } : {}),
     };
   }
 }

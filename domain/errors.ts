@@ -46,6 +46,7 @@ export const ERROR_CODES = [
   'SERVER_PASSWORD_STALE',
   'INDEPENDENT_REVIEW_REQUIRED',
   'CLAIM_FENCED',
+  'REQUEST_ID_REUSED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,6 +1,8 @@
 import { GraphIndex } from './graph-index.js';
 import type { Edge, Graph, NodeId } from './model.js';
 import { ReadyRanking } from './ranking.js';
+import type { Timestamp } from './clock.js';
+import { earlierAnswer, RequestWindow, type RememberedRequest, type RequestKey } from './request-window.js';
 import { StatusIndex, type SavedHeads } from './status-index.js';
 
 /**
@@ -47,16 +49,21 @@ export class StateIndexes {
 }
 
 /**
- * A project's state in memory, as one value: the graph (its revision included) and its indexes.
- * A store holds it and changes it only through `applyChangeSet` and the drafts of its
- * transactions, which keep `indexes` current. `indexes` is not enumerable: the state reads, copies
- * and clones as the plain graph it is (a copy is a plain graph, indexed afresh if it is indexed).
+ * A project's state in memory, as one value: the graph (its revision included), its indexes, and
+ * the requests it answered recently (request-window.ts). A store holds it and changes it only
+ * through `applyChangeSet` and the drafts of its transactions, which keep `indexes` and `requests`
+ * current. Both are not enumerable: the state reads, copies and clones as the plain graph it is
+ * (a copy is a plain graph, indexed afresh if it is indexed, with no requests).
  */
-export type ProjectState = Graph & { readonly indexes: StateIndexes };
+export type ProjectState = Graph & { readonly indexes: StateIndexes; readonly requests: RequestWindow };
 
-/** Makes `graph` a project state with its own indexes, from `saved` heads if given; `graph` is the state's from now on. */
-export function projectState(graph: Graph, saved: SavedHeads | null = null): ProjectState {
+/**
+ * Makes `graph` a project state with its own indexes, from `saved` heads if given, remembering
+ * `requests` (as a checkpoint saved them); `graph` is the state's from now on.
+ */
+export function projectState(graph: Graph, saved: SavedHeads | null = null, requests: readonly RememberedRequest[] = []): ProjectState {
   Object.defineProperty(graph, 'indexes', { value: new StateIndexes(graph, saved), enumerable: false, writable: false, configurable: false });
+  Object.defineProperty(graph, 'requests', { value: new RequestWindow(requests), enumerable: false, writable: false, configurable: false });
   return graph as ProjectState;
 }
 
@@ -68,10 +75,16 @@ export function isProjectState(graph: Graph): graph is ProjectState {
 export function withMembers<T extends object>(state: ProjectState, members: T): ProjectState & T {
   const copy = { ...state, ...members };
   Object.defineProperty(copy, 'indexes', { value: state.indexes, enumerable: false, writable: false, configurable: false });
+  Object.defineProperty(copy, 'requests', { value: state.requests, enumerable: false, writable: false, configurable: false });
   return copy as ProjectState & T;
 }
 
 /** The indexes of `graph`: a project state's own, or new ones for a graph that has none (a test's, a tool's). */
 export function indexesOf(graph: Graph): StateIndexes {
   return isProjectState(graph) ? graph.indexes : new StateIndexes(graph);
+}
+
+/** earlierAnswer in the requests `graph` remembers (a graph that is no project state remembers none). */
+export function earlierAnswerIn(graph: Graph, key: RequestKey, now: Timestamp): { answer: unknown } | null {
+  return isProjectState(graph) ? earlierAnswer(graph.requests, key, now) : null;
 }

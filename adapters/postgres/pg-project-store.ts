@@ -456,11 +456,13 @@ export class PgProjectStore implements ProjectStore {
       // An incarnation starts with a change set made on an empty graph.
       graph = { version: row.version, fence_generation: row.fence_generation, revision: -1, initiatives: {}, nodes: {}, edges: [] };
     }
-    replayChangeSets(graph, changes.rows.map((changeRow) => this.changeSetOf(changeRow)), this.location);
+    const changeSets = changes.rows.map((changeRow) => this.changeSetOf(changeRow));
+    replayChangeSets(graph, changeSets, this.location);
     graph.fence_generation = row.fence_generation;
     return {
       row,
-      graph: isProjectState(graph) ? graph : projectState(graph),
+      // Replayed on a plain graph, the change sets remembered no request yet: they are taken from them.
+      graph: isProjectState(graph) ? graph : projectState(graph, null, changeSets.flatMap((changeSet) => changeSet.requests ?? [])),
       plugins: storedPlugins(pluginRows),
       checkpointNodes,
       checkpointBytes: checkpoint?.checkpoint.length ?? 0,

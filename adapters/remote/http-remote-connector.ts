@@ -5,10 +5,11 @@ import { HttpRemoteDispatcher } from './http-remote-dispatcher.js';
 export interface RemoteLimits {
   timeoutMs: number;
   maxAnswerBytes: number;
+  retries: number;
 }
 
 /**
- * Connects to servers over HTTP(S) with one request deadline and one answer cap, holding every
+ * Connects to servers over HTTP(S) with one request deadline, one answer cap and one retry count, holding every
  * answer to the result schema `operations` declare (docs/remote.md).
  */
 export class HttpRemoteConnector implements RemoteConnector {

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { onFirstUse } from '../lazy-builtin.js';
-import { PROTOCOL_HEADER, PROTOCOL_VERSION } from '../protocol.js';
+import { PROTOCOL_HEADER, PROTOCOL_VERSION, REQUEST_ID_HEADER } from '../protocol.js';
 import { loginAnswerSchema, transferAnswerSchema, transferStateSchema } from '../../application/contract/results.js';
 import type { Schema } from '../../application/contract/schema.js';
 import { schemaViolations } from '../../application/contract/schema-check.js';
@@ -15,6 +15,7 @@ import { transferredTableProblem, withoutModules, type TransferredPluginTable } 
 
 const httpModule = onFirstUse(() => require('node:http') as typeof import('node:http'));
 const httpsModule = onFirstUse(() => require('node:https') as typeof import('node:https'));
+const cryptoModule = onFirstUse(() => require('node:crypto') as typeof import('node:crypto'));
 
 /** How long one request may take before it counts as failed (docs/remote.md). */
 export const DEFAULT_REMOTE_TIMEOUT_MS = 30_000;
@@ -25,6 +26,19 @@ export const DEFAULT_REMOTE_TIMEOUT_MS = 30_000;
  */
 export const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
+/** How many times a request whose answer was lost is sent again (docs/remote.md, "Retries"). */
+export const DEFAULT_REMOTE_RETRIES = 3;
+
+/** The wait before retry n (1, 2, ...) doubles from this: 250, 500, 1000 ms. */
+const FIRST_RETRY_DELAY_MS = 250;
+
+/**
+ * Failures after which the request may not have reached the server, or its answer may have
+ * been lost on the way back: the connection was refused, reset or cut, or the deadline passed.
+ * Anything else (an answer that is not ours, too large, a taskdag error) is an answer, never retried.
+ */
+const RETRIED_CAUSES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT']);
+
 export interface RemoteOptions {
   /** The server origin, `http(s)://host:port`, with any base path. */
   origin: string;
@@ -33,6 +47,10 @@ export interface RemoteOptions {
   operations: Pick<OperationRegistry, 'get'>;
   timeoutMs?: number;
   maxAnswerBytes?: number;
+  /** How many times an operation whose answer was lost is sent again (DEFAULT_REMOTE_RETRIES). */
+  retries?: number;
+  /** Waits before a retry (a test's clock can make it instant). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -55,9 +73,21 @@ export class HttpRemoteDispatcher implements RemoteServer {
     if (request.project === null) {
       throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', `${request.operation} runs on this machine, not on a server`, { operation: request.operation });
     }
-    const { result } = this.options.operations.get(request.operation);
+    const { result, mutates } = this.options.operations.get(request.operation);
     const route = `/v1/projects/${encodeURIComponent(request.project)}/ops/${encodeURIComponent(request.operation)}`;
-    return this.call('POST', route, { args: request.args, agent: request.agent }, result);
+    // One id for the logical request, sent on every attempt: the server applies it once (docs/remote.md).
+    const requestId = mutates ? cryptoModule().randomUUID() : null;
+    const headers: Record<string, string> = requestId ? { [REQUEST_ID_HEADER]: requestId } : {};
+    const retries = this.options.retries ?? DEFAULT_REMOTE_RETRIES;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.call('POST', route, { args: request.args, agent: request.agent }, result, headers);
+      } catch (error) {
+        if (!isLostAnswer(error)) throw error;
+        if (attempt > retries) throw withAttempts(error, attempt, requestId);
+        await (this.options.sleep ?? delay)(FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1));
+      }
+    }
   }
 
   async login(password: string): Promise<LoginAnswer> {
@@ -83,8 +113,8 @@ export class HttpRemoteDispatcher implements RemoteServer {
   }
 
   /** One JSON request; resolves to the body of a 2xx answer that matches `expected`, throws the envelope of any other. */
-  private async call<T>(method: string, route: string, body: unknown, expected: Schema<T>): Promise<T> {
-    const { status, text } = await this.send(method, route, body === null ? '' : JSON.stringify(body));
+  private async call<T>(method: string, route: string, body: unknown, expected: Schema<T>, extraHeaders: Record<string, string> = {}): Promise<T> {
+    const { status, text } = await this.send(method, route, body === null ? '' : JSON.stringify(body), extraHeaders);
     const answer = this.answer(route, status, text);
     // A fresh process makes one call: the generated test is cheap on its first run, the walk is
     // not, so the walk runs only to say what is wrong with an answer the test refused.
@@ -120,7 +150,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
     throw failed(`The server answered ${route} with HTTP ${status} and no taskdag error`, { cause: 'EBADRESPONSE', status });
   }
 
-  private send(method: string, route: string, body: string): Promise<{ status: number; text: string }> {
+  private send(method: string, route: string, body: string, extraHeaders: Record<string, string>): Promise<{ status: number; text: string }> {
     const url = new URL(route.replace(/^\//, ''), this.options.origin.endsWith('/') ? this.options.origin : `${this.options.origin}/`);
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
     const maxAnswerBytes = this.options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
@@ -128,6 +158,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
       [PROTOCOL_HEADER]: PROTOCOL_VERSION,
       'Content-Type': 'application/json',
       'Content-Length': String(Buffer.byteLength(body)),
+      ...extraHeaders,
     };
     if (this.options.bearer) headers.Authorization = `Bearer ${this.options.bearer}`;
     const transport = url.protocol === 'https:' ? httpsModule() : httpModule();
@@ -174,6 +205,21 @@ export class HttpRemoteDispatcher implements RemoteServer {
       outgoing.end(body);
     });
   }
+}
+
+/** A failure after which the server may or may not have the request: what a retry is for. */
+function isLostAnswer(error: unknown): error is DomainError {
+  return error instanceof DomainError && error.code === 'REMOTE_REQUEST_FAILED' && RETRIED_CAUSES.has(String(error.details.cause));
+}
+
+/** The last attempt's failure, saying how many were made and under which request id. */
+function withAttempts(error: DomainError, attempts: number, requestId: string | null): DomainError {
+  const tried = attempts > 1 ? ` (${attempts} attempts)` : '';
+  return new DomainError('REMOTE_REQUEST_FAILED', `${error.message}${tried}`, { ...error.details, attempts, ...(requestId ? { request_id: requestId } : {}) });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function transferRoute(project: string): string {

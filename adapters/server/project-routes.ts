@@ -10,6 +10,8 @@ import { DomainError } from '../../domain/errors.js';
 import { revisionOf, type BoardRoutesOptions } from './board-routes.js';
 import { projectIdOf } from './known-projects.js';
 import { readJsonBody } from './request-body.js';
+import { REQUEST_ID_HEADER } from '../protocol.js';
+import { requestKeyOf } from './request-key.js';
 
 /** `projects`, the projects the server holds, is shared with the board and transfer routes. */
 export interface ProjectRoutesOptions extends BoardRoutesOptions {
@@ -43,7 +45,9 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
     if (refused !== null) throw notOffered(refused);
     requireAllowedAgents((ctx.state.session as Principal).binding, actingAgents(operation.name, args, agent));
     if (operation.name !== 'init') await known.require(project);
-    const result = await options.dispatcher.dispatch({ project, operation: operation.name, args, agent });
+    // Reads need no id: running one again changes nothing.
+    const key = operation.mutates ? requestKeyOf(ctx.get(REQUEST_ID_HEADER) || undefined, { operation: operation.name, args, agent }) : undefined;
+    const result = await options.dispatcher.dispatch({ project, operation: operation.name, args, agent, ...(key ? { key } : {}) });
     if (operation.name === 'init') known.add(project);
     // Group commits announce their own revisions; a whole-project change is announced here.
     if (operation.scope === 'project' && (operation.mutates || operation.name === 'init')) await announce(options, project);

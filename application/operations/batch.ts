@@ -1,4 +1,5 @@
 import { GraphDraft } from '../../domain/draft.js';
+import { earlierAnswerIn } from '../../domain/project-state.js';
 import { DomainError, isDomainError } from '../../domain/errors.js';
 import type { AgentName } from '../../domain/model.js';
 import { closestTo, didYouMean } from '../../domain/suggestions.js';
@@ -46,17 +47,21 @@ export const batch = projectOperation({
     revision: integer('The state revision after the batch (unchanged when no item changed anything)'),
     results: array(object({ op: string(), result: anyJson('What the same operation prints as a command') }), 'Each item, in order'),
   }),
-  run: async ({ store, clock, ids, registry, plugins: runtime, review }, args, agent) => {
+  run: async ({ store, clock, ids, registry, plugins: runtime, review, key }, args, agent) => {
     const caller = requireAgent('batch', agent);
     const steps = args.operations.map((item, index) => prepare(registry, item, index, caller));
     return store.transact((graph, plugins) => {
+      const now = clock.now();
+      // A retry of a batch already committed gets its answer, before its expected revision (now past) is compared.
+      const earlier = key ? earlierAnswerIn(graph, key, now) : null;
+      if (earlier) return { result: earlier.answer as BatchResult, changes: null };
       if (args.expect_revision !== undefined && graph.revision !== args.expect_revision) {
         throw new DomainError('STATE_REVISION_CONFLICT', `The state is at revision ${graph.revision}, not ${args.expect_revision}`, {
           expected: args.expect_revision,
           actual: graph.revision,
         });
       }
-      const draft = new GraphDraft(graph, clock.now(), caller, review);
+      const draft = new GraphDraft(graph, now, caller, review);
       const context = policyContext(draft, [], plugins, { runtime, registry, ids });
       const results = steps.map((step) => ({
         op: step.operation.name,
@@ -64,10 +69,17 @@ export const batch = projectOperation({
           draft.actingAs(step.agent, () => runChecked(step.operation, context, step.args, plugins, runtime, () => wholeResult(step.operation, context, step.args))),
         ),
       }));
-      return { result: { revision: draft.graph.revision, results }, changes: draft.changes(), undo: () => draft.rollback() };
+      const result = { revision: draft.graph.revision, results };
+      if (key) draft.rememberRequest({ ...key, at: now, answer: result });
+      return { result, changes: draft.changes(), undo: () => draft.rollback() };
     });
   },
 });
+
+interface BatchResult {
+  revision: number;
+  results: { op: string; result: unknown }[];
+}
 
 /** Checks one item before anything runs: its shape, its operation, its arguments. */
 function prepare(registry: OperationCatalog, item: unknown, index: number, caller: AgentName): Step {

@@ -9,7 +9,7 @@ import type { ProjectStore, ProjectStoreFactory, StoredState } from '../../appli
 import { GraphDraft } from '../../domain/draft.js';
 import { take } from '../../domain/lifecycle.js';
 import { emptyGraph, type Graph, type State } from '../../domain/model.js';
-import { projectState as indexed } from '../../domain/project-state.js';
+import { isProjectState, projectState as indexed } from '../../domain/project-state.js';
 import { projectState } from '../../domain/projection.js';
 import { statusReport } from '../../domain/status-report.js';
 import { STATUS_RULES_VERSION } from '../../domain/status.js';
@@ -49,7 +49,11 @@ interface SavedDerivedData {
  * implementation. A store is reached through its factory, as the application reaches it.
  * `saved`: for a store that saves derived data (the file store's checkpoint heads).
  */
-function projectStoreContract(name: string, factory: () => ProjectStoreFactory | Promise<ProjectStoreFactory>, saved?: SavedDerivedData): void {
+/**
+ * `another`, for a store whose data outlives its process: a factory of another process on the same
+ * storage, which loads what is durable afresh (the same factory otherwise).
+ */
+function projectStoreContract(name: string, factory: () => ProjectStoreFactory | Promise<ProjectStoreFactory>, saved?: SavedDerivedData, another?: () => ProjectStoreFactory): void {
   describe(`ProjectStore contract: ${name}`, () => {
     let stores: ProjectStoreFactory;
     beforeEach(async () => {
@@ -83,6 +87,46 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory |
       expect(Object.keys(reloaded.nodes).sort()).to.deep.equal(['G-1', 'K-1', 'T-1', 'T-2']);
       expect(reloaded.log.at(-1)).to.include({ node: 'T-2', by: 'alice' });
       expect(reloaded.revision).to.equal(sampleState().revision + 1);
+    });
+
+    describe('requests answered by a commit (retries that never apply twice, docs/remote.md)', () => {
+      const answered = (store: ProjectStore) => store.transact((graph) => ({ result: isProjectState(graph) ? graph.requests.entries() : null, changes: null }));
+      const request = (id: string) => ({ id, fingerprint: `add-task ${id}`, at: NOW, answer: { node: { id: `T-${id}` } } });
+
+      it('are remembered with their commit, through another handle and past a checkpoint, and not when nothing commits', async () => {
+        const sut = open();
+        await sut.replace(sampleState());
+        for (const id of ['r1', 'r2']) {
+          await sut.transact((graph) => {
+            const draft = new GraphDraft(graph, NOW, 'alice');
+            addTask(draft, `T-${id}`);
+            draft.rememberRequest(request(id));
+            return { result: null, changes: draft.changes() };
+          });
+        }
+        await sut.transact((graph) => {
+          const draft = new GraphDraft(graph, NOW, 'alice');
+          draft.rememberRequest(request('unchanged'));
+          return { result: null, changes: draft.changes() };
+        });
+        const reopened = () => (another ? another() : stores).open('p');
+        expect(await answered(reopened())).to.deep.equal([request('r1'), request('r2')]);
+        for (let i = 0; i < 6; i++) await commitTask(sut, `T-${i + 10}`, CHECKPOINTING_BODY);
+        expect(await answered(reopened())).to.deep.equal([request('r1'), request('r2')]);
+      });
+
+      it('are forgotten when the state is replaced whole', async () => {
+        const sut = open();
+        await sut.replace(sampleState());
+        await sut.transact((graph) => {
+          const draft = new GraphDraft(graph, NOW, 'alice');
+          addTask(draft, 'T-r1');
+          draft.rememberRequest(request('r1'));
+          return { result: null, changes: draft.changes() };
+        });
+        await sut.replace({ ...(await stateOf(sut)), revision: sampleState().revision + 2 });
+        expect(await answered(open())).to.deep.equal([]);
+      });
     });
 
     it('commits nothing when a transaction returns no changes or rejects', async () => {
@@ -274,8 +318,9 @@ projectStoreContract('in memory', () => new InMemoryProjectStores());
 describe('file store', () => {
   const tempDir = useTempDir('taskdag-contract-');
   const checkpointHeads: SavedDerivedData = { editHeads: (store, id, status, rules) => editSavedHeads(path.join(store.location, 'tasks.json'), id, status, rules) };
-  projectStoreContract('files', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock), checkpointHeads);
-  projectStoreContract('files kept in memory (the server)', () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock, nodeFileSystem, true), checkpointHeads);
+  const files = (hot: boolean) => () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock, nodeFileSystem, hot);
+  projectStoreContract('files', files(false), checkpointHeads, files(false));
+  projectStoreContract('files kept in memory (the server)', files(true), checkpointHeads, files(true));
 
   describe('a long-lived process (the library, taskdag mcp)', function () {
     this.timeout(120_000);
@@ -306,9 +351,16 @@ describe('PostgreSQL store', function () {
   this.timeout(120_000);
   let close: () => Promise<void> = async () => undefined;
   afterEach(async () => close());
-  projectStoreContract('PostgreSQL', async () => {
-    const database = await freshPool();
-    close = database.close;
-    return new PgProjectStoreFactory(database.pool);
-  });
+  let pool: Awaited<ReturnType<typeof freshPool>>['pool'];
+  projectStoreContract(
+    'PostgreSQL',
+    async () => {
+      const database = await freshPool();
+      close = database.close;
+      pool = database.pool;
+      return new PgProjectStoreFactory(pool);
+    },
+    undefined,
+    () => new PgProjectStoreFactory(pool),
+  );
 });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import sinon from 'sinon';
 import { GroupCommitDispatcher } from '../../application/group-commit.js';
 import { DomainError } from '../../domain/errors.js';
+import { REQUEST_WINDOW } from '../../domain/request-window.js';
 import { rejectionOf } from '../support/failures.js';
 import { inMemoryServices } from '../support/services.js';
 
@@ -74,5 +75,71 @@ describe('GroupCommitDispatcher (mutations committed together)', () => {
     expect((await rejectionOf<DomainError>(() => run('add-task', task('T-1'), null))).code).to.equal('MISSING_AGENT');
     expect(((await run('status', {}, null)) as any).summary.ready).to.equal(0);
     expect(transact.callCount).to.equal(0);
+  });
+
+  describe('requests with an id (retries that never apply twice, docs/remote.md)', () => {
+    async function keyed() {
+      const services = inMemoryServices();
+      let suffix = 0;
+      let now = Date.parse('2026-11-25T10:00:00.000Z');
+      services.ids = { ...services.ids, nodeSuffix: () => String(++suffix).padStart(8, '0') };
+      services.clock = { now: () => new Date(now).toISOString() };
+      const sut = new GroupCommitDispatcher(services);
+      const run = (operation: string, args: Record<string, unknown>, key?: { id: string; fingerprint: string }) =>
+        sut.dispatch({ project: 'memory', operation, args, agent: 'alice', ...(key ? { key } : {}) });
+      await run('init', {});
+      await run('add-initiative', { name: 'core' });
+      const tasks = async () => Object.keys(((await run('state', {})) as any).nodes);
+      return { run, tasks, store: services.stores.store, advance: (ms: number) => (now += ms) };
+    }
+    const { id: _id, ...anonymous } = task('x');
+    const key = { id: 'req-1', fingerprint: 'add-task x' };
+
+    it('answers a retry with the first answer and applies nothing again, in the same group or a later one', async () => {
+      const { run, tasks } = await keyed();
+      const [first, sameGroup] = await Promise.all([run('add-task', anonymous, key), run('add-task', anonymous, key)]);
+      const later = await run('add-task', anonymous, key);
+      expect(sameGroup).to.deep.equal(first);
+      expect(later).to.deep.equal(first);
+      expect(await tasks()).to.deep.equal([(first as any).node.id]);
+    });
+
+    it('refuses the id sent with another request with REQUEST_ID_REUSED, alone in its group, changing nothing', async () => {
+      const { run, tasks } = await keyed();
+      const first: any = await run('add-task', anonymous, key);
+      const [reused, other] = await Promise.allSettled([run('add-task', { ...anonymous, title: 'y' }, { ...key, fingerprint: 'add-task y' }), run('add-task', anonymous)]);
+      expect(reused.status === 'rejected' && (reused.reason as DomainError).code).to.equal('REQUEST_ID_REUSED');
+      expect(other.status).to.equal('fulfilled');
+      expect((await tasks()).sort()).to.deep.equal([first.node.id, (other as PromiseFulfilledResult<any>).value.node.id].sort());
+    });
+
+    it('does not remember a request that failed or changed nothing: its retry runs again', async () => {
+      const { run, tasks } = await keyed();
+      const failed = await rejectionOf(() => run('add-task', { ...anonymous, initiative: 'missing' }, key));
+      expect(failed.code).to.equal('INITIATIVE_NOT_FOUND');
+      await run('add-initiative', { name: 'missing' });
+      const retried: any = await run('add-task', { ...anonymous, initiative: 'missing' }, key);
+      expect(await tasks()).to.deep.equal([retried.node.id]);
+    });
+
+    it('forgets an id once REQUEST_WINDOW.maxAgeMs has passed: a retry after that applies again', async () => {
+      const { run, tasks, advance } = await keyed();
+      await run('add-task', anonymous, key);
+      advance(REQUEST_WINDOW.maxAgeMs - 1);
+      await run('add-task', anonymous, key);
+      expect(await tasks()).to.have.length(1);
+      advance(1);
+      await run('add-task', anonymous, key);
+      expect(await tasks()).to.have.length(2);
+    });
+
+    it('a batch retried with its id gets its first answer, though the revision it expected has passed', async () => {
+      const { run, tasks } = await keyed();
+      const plan = { expect_revision: 1, operations: [{ op: 'add-task', args: anonymous }] };
+      const first = await run('batch', plan, key);
+      expect(await run('batch', plan, key)).to.deep.equal(first);
+      expect(await tasks()).to.have.length(1);
+      expect((await rejectionOf(() => run('batch', { ...plan, expect_revision: 2 }, { ...key, fingerprint: 'other' }))).code).to.equal('REQUEST_ID_REUSED');
+    });
   });
 });

@@ -29,6 +29,7 @@ describe('errors (spec 7)', () => {
       'SERVER_PASSWORD_STALE',
       'INDEPENDENT_REVIEW_REQUIRED',
       'CLAIM_FENCED',
+      'REQUEST_ID_REUSED',
     ]);
     expect(new Set(ERROR_CODES).size).to.equal(ERROR_CODES.length);
   });

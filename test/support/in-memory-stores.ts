@@ -2,6 +2,7 @@ import { applyChangeSet } from '../../domain/change-set.js';
 import { projectState, type ProjectState } from '../../domain/project-state.js';
 import { DomainError } from '../../domain/errors.js';
 import type { Graph, State } from '../../domain/model.js';
+import type { RememberedRequest } from '../../domain/request-window.js';
 import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
 import { stateProblem } from '../../domain/state-shape.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
@@ -40,6 +41,8 @@ export class InMemoryProjectStore implements ProjectStore {
   current: StoredState = { kind: 'absent' };
   /** The graph transactions run on, made from `current` when first needed. */
   private kept: ProjectState | null = null;
+  /** Every request answered by a commit since the state was last replaced whole, as the real stores keep them beside the state. */
+  private answered: RememberedRequest[] = [];
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(readonly projectId = 'memory') {}
@@ -66,6 +69,7 @@ export class InMemoryProjectStore implements ProjectStore {
         const state = this.copy();
         applyChangeSet(state, structuredClone(changes));
         state.log.push(...structuredClone(changes.log));
+        this.answered.push(...structuredClone(changes.requests ?? []));
         this.current = { kind: 'valid', state, plugins: this.plugins() };
       }
       return result;
@@ -75,7 +79,7 @@ export class InMemoryProjectStore implements ProjectStore {
 
   private indexedCopy(): ProjectState {
     const { log: _log, ...graph } = this.copy();
-    return projectState(graph);
+    return projectState(graph, null, this.answered);
   }
 
   rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {
@@ -99,6 +103,7 @@ export class InMemoryProjectStore implements ProjectStore {
     if (problem) throw new DomainError('STORAGE_ERROR', problem, { cause: 'EINVALID' });
     this.current = { kind: 'valid', state: structuredClone(state), plugins: structuredClone(plugins) };
     this.kept = null;
+    this.answered = [];
   }
 
   private plugins(): PluginTable {
