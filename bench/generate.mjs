@@ -32,7 +32,7 @@ export const WORKER = 'a';
 export const REVIEWER = 'b';
 
 /** A small, fast, seeded PRNG (mulberry32): the same seed gives the same project every run. */
-function random(seed) {
+export function random(seed) {
   let a = seed >>> 0;
   const next = () => {
     a = (a + 0x6d2b79f5) >>> 0;

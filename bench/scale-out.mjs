@@ -10,13 +10,13 @@
 // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
 // The load generator, the servers and PostgreSQL share this machine's cores: read the figures
 // as ratios within one run (BENCHMARKS.md).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 import { buildState } from './generate.mjs';
-import { agentLoad, call, runTaskdag, startServer } from './server-driver.mjs';
+import { agentLoad, call, envFileOf, runTaskdag, startServer } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -73,7 +73,7 @@ async function startSetup({ store, processes }, nodes, name) {
   const roots = Array.from({ length: processes }, (_, index) => path.join(scratch, `${name}-${index}`));
   const flags = store === 'postgresql' ? ['--store', 'postgresql'] : [];
   for (const root of roots) runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', ...flags]);
-  const env = envOf(roots[0]);
+  const env = envFileOf(path.join(roots[0], 'server.env'));
   if (store === 'postgresql') {
     env.TASKDAG_DATABASE_URL = freshDatabase();
     const pool = openPool(env.TASKDAG_DATABASE_URL);
@@ -87,15 +87,6 @@ async function startSetup({ store, processes }, nodes, name) {
   const started = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env)));
   started.password = env.TASKDAG_SERVER_PASSWORD;
   return started;
-}
-
-function envOf(root) {
-  return Object.fromEntries(
-    readFileSync(path.join(root, 'server.env'), 'utf8')
-      .split('\n')
-      .filter((line) => /^[A-Z_]+=/.test(line))
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
 }
 
 async function stopAll(children) {

@@ -1,6 +1,7 @@
 // What the server benches share: running the built binary, starting `server run`, calling its
 // HTTP API over keep-alive connections, and the agent workload they time.
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
@@ -8,11 +9,24 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
 const agentPool = new http.Agent({ keepAlive: true, maxSockets: 512 });
 
-/** Runs `taskdag args` to completion and returns its parsed output; throws on failure. */
-export function runTaskdag(args) {
-  const child = spawnSync(process.execPath, [BINARY, ...args], { encoding: 'utf8' });
+/** Runs `taskdag args` (in `cwd`, `env` added) to completion and returns its parsed output; throws on failure. */
+export function runTaskdag(args, { cwd, env } = {}) {
+  const child = spawnSync(process.execPath, [BINARY, ...args], { encoding: 'utf8', cwd, env: { ...process.env, ...env } });
   if (child.status !== 0) throw new Error(`taskdag ${args.join(' ')}: ${child.stdout}${child.stderr}`);
   return JSON.parse(child.stdout);
+}
+
+/** The built binary's help text: which commands and flags it has. */
+runTaskdag.help = () => spawnSync(process.execPath, [BINARY, '--help'], { encoding: 'utf8' }).stdout;
+
+/** The variables a `server init` root's server.env sets (the server password among them). */
+export function envFileOf(file) {
+  return Object.fromEntries(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 }
 
 /** Starts `server run config` and resolves to the child, its listening port in `port`. `nodeArgs` and BENCH_SERVER_NODE_ARGS go to its node. */

@@ -1,0 +1,116 @@
+// One agent of `npm run bench:swarm` (bench/swarm.mjs starts N of these as processes). It works
+// the project until no task is left: pick a task, take it, sleep its known duration, submit it,
+// accept it. Every call goes through the real binary: a `taskdag` process per call on a local or
+// a linked checkout (`cli`), or one `taskdag mcp` session it keeps for the whole run (`mcp`).
+// argv[2] is its JSON configuration: { name, mode, cwd, env, unitMs, durations, strategy }.
+// It prints one JSON line when it is done: the tasks it finished (with when), the time it spent
+// in taskdag calls, and how many picks were lost to another agent.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
+const config = JSON.parse(process.argv[2]);
+// Picks lost to another agent: the task was taken (or is no longer ready) by the time we asked.
+const LOST_PICKS = new Set(['ALREADY_CLAIMED', 'NOT_READY', 'INVALID_TRANSITION']);
+
+/** How an agent chooses its next task: each returns a claimed task's id, null when none is ready now, or 'finished'. */
+const STRATEGIES = {
+  /** Any ready task: a random one of the ready list (the first one would make every agent collide), then take it. */
+  async any(taskdag, tally) {
+    const status = await taskdag('status', { limit: 64 });
+    const ready = status.value.tasks.ready;
+    if (ready.length === 0) return status.value.summary.in_progress + status.value.summary.submitted + status.value.summary.blocked === 0 ? 'finished' : null;
+    const id = ready[Math.floor(Math.random() * ready.length)].id;
+    const taken = await taskdag('take', { id });
+    if (taken.ok) return id;
+    if (!LOST_PICKS.has(taken.error.code)) throw new Error(`take ${id}: ${JSON.stringify(taken.error)}`);
+    tally.lost += 1;
+    return null;
+  },
+  /** The ranked `next` command: one call claims the best ready task (priority, then critical path, then age). */
+  async next(taskdag) {
+    const answer = await taskdag('next', {});
+    if (!answer.ok) throw new Error(`next: ${JSON.stringify(answer.error)}`);
+    if (answer.value.node) return answer.value.node.id;
+    const status = await taskdag('status', { limit: 1 });
+    return status.value.summary.in_progress + status.value.summary.submitted + status.value.summary.blocked === 0 ? 'finished' : null;
+  },
+};
+
+/** `taskdag op` by one process per call; arguments become the id word and flags. */
+function cliCaller() {
+  return (op, args) => {
+    const words = [op];
+    for (const [key, value] of Object.entries(args)) words.push(...(key === 'id' ? [value] : [`--${key.replaceAll('_', '-')}`, String(value)]));
+    words.push('--as', config.name);
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BINARY, ...words], { cwd: config.cwd, env: { ...process.env, ...config.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (chunk) => (out += chunk));
+      child.on('error', reject);
+      child.on('close', () => {
+        try {
+          resolve(answerOf(JSON.parse(out)));
+        } catch {
+          reject(new Error(`taskdag ${words.join(' ')}: ${out}`));
+        }
+      });
+    });
+  };
+}
+
+/** One `taskdag mcp --as name` session for the whole run; each call is a tool call. */
+async function mcpCaller() {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BINARY, 'mcp', '--as', config.name], cwd: config.cwd, env: { ...process.env, ...config.env }, stderr: 'ignore' });
+  const client = new Client({ name: `swarm-${config.name}`, version: '1.0.0' });
+  await client.connect(transport);
+  const call = async (op, args) => answerOf(JSON.parse((await client.callTool({ name: op, arguments: args })).content[0].text));
+  call.close = () => client.close();
+  return call;
+}
+
+function answerOf(value) {
+  return value && value.ok === false ? { ok: false, error: value.error } : { ok: true, value };
+}
+
+async function work() {
+  const raw = config.mode === 'mcp' ? await mcpCaller() : cliCaller();
+  const tally = { calls: 0, call_ms: 0, lost: 0, idle_polls: 0 };
+  const taskdag = async (op, args) => {
+    const started = performance.now();
+    try {
+      return await raw(op, args);
+    } finally {
+      tally.calls += 1;
+      tally.call_ms += performance.now() - started;
+    }
+  };
+  const pick = STRATEGIES[config.strategy];
+  const done = [];
+  for (;;) {
+    const id = await pick(taskdag, tally);
+    if (id === 'finished') break;
+    if (id === null) {
+      tally.idle_polls += 1;
+      await sleep(config.unitMs / 2);
+      continue;
+    }
+    const started = Date.now();
+    await sleep(config.durations[id] * config.unitMs);
+    for (const [op, args] of [['submit', { id, note: 'done' }], ['accept', { id }]]) {
+      const answer = await taskdag(op, args);
+      if (!answer.ok) throw new Error(`${op} ${id}: ${JSON.stringify(answer.error)}`);
+    }
+    done.push({ id, started, finished: Date.now() });
+    // The orchestrator follows progress (and picks its moment to kill agents) from these lines.
+    process.stdout.write(`${JSON.stringify({ progress: id })}\n`);
+  }
+  await raw.close?.();
+  process.stdout.write(`${JSON.stringify({ name: config.name, done, ...tally, call_ms: Math.round(tally.call_ms) })}\n`);
+}
+
+await work();

@@ -1,0 +1,271 @@
+// `npm run bench:swarm`: N agent processes (bench/swarm-agent.mjs) work a generated DAG of tasks
+// with known durations until every task is done, through the CLI on local files (`cli`), through
+// linked checkouts against a real `server run` on 127.0.0.1 (`server`, one checkout and
+// TASKDAG_HOME per agent), and through `taskdag mcp` (`mcp`, one session per agent). Durations
+// are sleeps of 1-8 units of --unit-ms, so the figures are in units: the makespan against its
+// lower bound max(critical path, total work / agents), and the time agents spend in taskdag
+// calls per task done (the coordination overhead). Every run checks that each task was done
+// exactly once. Writes bench/results/swarm.{json,md}.
+// Options: --tasks N (default 2000), --agents 8,32, --arms cli,server,mcp, --unit-ms 50,
+// --strategies any,next (how agents pick: see swarm-agent.mjs), --recovery (also the lease
+// recovery arm: a third of the agents killed mid-run).
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { random, sharedWorkload, writeWorkloadProject } from './generate.mjs';
+import { call, envFileOf, runTaskdag, startServer } from './server-driver.mjs';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const AGENT = path.join(ROOT, 'bench', 'swarm-agent.mjs');
+const PROJECT = 'bench-shared';
+
+/** A DAG of `count` open tasks (the shared workload's edges) with a duration of 1-8 units each. */
+export function swarmPlan(count, seed = 11) {
+  const rng = random(seed);
+  return sharedWorkload(count, seed).map((task) => ({ ...task, done: false, duration: 1 + rng.int(8) }));
+}
+
+/** The plan's task ids (as writeWorkloadProject names them), total work, critical path and the makespan's lower bound for `agents`. */
+export function planFigures(plan, agents) {
+  const ids = plan.map((_, i) => `T-${String(i).padStart(5, '0')}`);
+  const finish = [];
+  // Blockers always come earlier in the plan, so one pass in order finds every longest chain.
+  plan.forEach((task, i) => (finish[i] = task.duration + Math.max(0, ...task.deps.map((dep) => finish[dep]))));
+  const totalWork = plan.reduce((sum, task) => sum + task.duration, 0);
+  const criticalPath = Math.max(...finish);
+  return { ids, durations: Object.fromEntries(ids.map((id, i) => [id, plan[i].duration])), totalWork, criticalPath, bound: Math.max(criticalPath, totalWork / agents) };
+}
+
+/** Where agents work: a checkout (and its env) per agent, and a way to read the final status. */
+const SETUPS = {
+  /** One checkout on local files, shared by every agent (the file store's lock orders them). */
+  async cli(dir, plan, agents) {
+    const project = await writeWorkloadProject(dir, plan);
+    const place = { cwd: project.checkout, env: project.env };
+    return { places: Array.from({ length: agents }, () => place), close: async () => {} };
+  },
+  /** The same project served by `server run`; each agent has its own checkout linked to it and its own bearer. */
+  async server(dir, plan, agents) {
+    const project = await writeWorkloadProject(path.join(dir, 'seed'), plan);
+    const root = path.join(dir, 'srv');
+    runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0']);
+    cpSync(project.stateDir, path.join(root, 'data', 'projects', PROJECT), { recursive: true });
+    const env = envFileOf(path.join(root, 'server.env'));
+    const server = await startServer(path.join(root, 'server.json'), env);
+    const origin = `http://127.0.0.1:${server.port}`;
+    const bearer = (await call(server.port, null, 'POST', '/v1/auth/login', { password: env.TASKDAG_SERVER_PASSWORD })).body.bearer;
+    const places = Array.from({ length: agents }, (_, index) => linkedCheckout(path.join(dir, `agent-${index}`), origin, bearer));
+    return {
+      places,
+      close: () =>
+        new Promise((resolve) => {
+          server.removeAllListeners('exit');
+          server.once('exit', resolve);
+          server.kill('SIGTERM');
+        }),
+    };
+  },
+  /** As `cli`, each agent through its own `taskdag mcp` session. */
+  async mcp(dir, plan, agents) {
+    return SETUPS.cli(dir, plan, agents);
+  },
+};
+
+/** A checkout linked to `origin` for the served project, with `bearer` stored as `taskdag login` stores it. */
+function linkedCheckout(dir, origin, bearer) {
+  const checkout = path.join(dir, 'checkout');
+  const home = path.join(dir, 'home');
+  mkdirSync(checkout, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  const env = { HOME: home, TASKDAG_HOME: home };
+  writeFileSync(path.join(checkout, '.taskdag.json'), JSON.stringify({ project_id: PROJECT }) + '\n');
+  runTaskdag(['link', origin], { cwd: checkout, env });
+  const sessions = { version: 1, sessions: { [origin]: { bearer, expires_at: null, stored_at: new Date().toISOString() } } };
+  writeFileSync(path.join(home, 'remote-sessions.json'), JSON.stringify(sessions), { mode: 0o600 });
+  return { cwd: checkout, env };
+}
+
+/** Starts one agent process; resolves to its final report. `onProgress` hears of each task it finishes. */
+function startAgent(config, onProgress) {
+  const child = spawn(process.execPath, [AGENT, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let pending = '';
+  let report = null;
+  let errors = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop();
+    for (const line of lines) {
+      const message = JSON.parse(line);
+      if ('progress' in message) onProgress(message.progress, child);
+      else report = message;
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (errors += chunk));
+  child.finished = new Promise((resolve, reject) =>
+    child.on('close', (code, signal) => (report || signal ? resolve(report) : reject(new Error(`${config.name} exited ${code}: ${errors}`)))),
+  );
+  return child;
+}
+
+/**
+ * One swarm: `agents` processes of `strategy` on a fresh `arm` setup, until every task is done.
+ * `duringRun(progress)` may act on the running agents (the recovery arm kills some). The result
+ * has the figures, the ids the agents report done and a checkout to read the project from.
+ */
+export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, duringRun }) {
+  const figures = planFigures(plan, agents);
+  const dir = mkdtempSync(path.join(scratch, `${arm}-${agents}-${strategy}-`));
+  const setup = await SETUPS[arm](dir, plan, agents);
+  try {
+    const started = Date.now();
+    const finishedAt = new Map();
+    const children = setup.places.map((place, index) =>
+      startAgent({ name: `agent-${index}`, mode: arm === 'mcp' ? 'mcp' : 'cli', ...place, unitMs, strategy, durations: figures.durations }, (id) => {
+        finishedAt.set(id, Date.now());
+        duringRun?.({ id, count: finishedAt.size, children, finishedAt });
+      }),
+    );
+    const reports = (await Promise.all(children.map((child) => child.finished))).filter(Boolean);
+    const done = reports.flatMap((report) => report.done.map((task) => task.id));
+    const final = runTaskdag(['status', '--limit', '1'], setup.places[0]).summary;
+    assertEachTaskOnce(figures.ids, done, final);
+    const makespanMs = Math.max(...reports.flatMap((report) => report.done.map((task) => task.finished))) - started;
+    const callMs = reports.reduce((sum, report) => sum + report.call_ms, 0);
+    const units = (ms) => Math.round((ms / unitMs) * 100) / 100;
+    return {
+      arm,
+      agents,
+      strategy,
+      tasks: figures.ids.length,
+      unit_ms: unitMs,
+      critical_path: figures.criticalPath,
+      work_per_agent: Math.round((figures.totalWork / agents) * 100) / 100,
+      bound: Math.round(figures.bound * 100) / 100,
+      makespan: units(makespanMs),
+      ratio: Math.round((makespanMs / unitMs / figures.bound) * 100) / 100,
+      overhead_ms_per_task: Math.round(callMs / done.length),
+      overhead_units_per_task: units(callMs / done.length),
+      calls_per_task: Math.round((reports.reduce((sum, report) => sum + report.calls, 0) / done.length) * 100) / 100,
+      lost_picks: reports.reduce((sum, report) => sum + report.lost, 0),
+      idle_polls: reports.reduce((sum, report) => sum + report.idle_polls, 0),
+      finishedAt,
+      done,
+      place: setup.places[0],
+    };
+  } finally {
+    await setup.close();
+  }
+}
+
+/** Every task done exactly once, by the agents' own accounts and by the project's final status. */
+function assertEachTaskOnce(ids, done, summary) {
+  const seen = new Set();
+  for (const id of done) {
+    if (seen.has(id)) throw new Error(`${id} was done twice`);
+    seen.add(id);
+  }
+  const missing = ids.filter((id) => !seen.has(id));
+  if (missing.length > 0) throw new Error(`${missing.length} tasks never done: ${missing.slice(0, 5).join(', ')}`);
+  const left = summary.ready + summary.in_progress + summary.submitted + summary.blocked;
+  if (left !== 0) throw new Error(`the project still has open tasks: ${JSON.stringify(summary)}`);
+}
+
+/** What the installed binary lacks for the `next` strategy and the lease recovery arm (empty when it has them). */
+export function missingFeatures() {
+  const help = runTaskdag.help();
+  return {
+    next: /^\s+taskdag next\b/m.test(help) ? [] : ['the `next` command'],
+    recovery: [/^\s+taskdag take .*--lease/m.test(help) ? null : 'a lease on `take` (`take --lease`)', /^\s+taskdag sweep\b/m.test(help) ? null : 'a lease sweep command (`taskdag sweep`)'].filter(Boolean),
+  };
+}
+
+/**
+ * The lease recovery arm: when a third of the tasks are done, a third of the agents are killed
+ * (SIGKILL, their claims left behind); reports how long after the kill the tasks they held were
+ * done by the others.
+ */
+export async function runRecovery({ arm, agents, plan, unitMs, scratch }) {
+  let killedAt = null;
+  const victims = new Set();
+  const result = await runSwarm({
+    arm,
+    agents,
+    strategy: 'next',
+    plan,
+    unitMs,
+    scratch,
+    duringRun: ({ count, children }) => {
+      if (killedAt !== null || count < plan.length / 3) return;
+      killedAt = Date.now();
+      for (const child of children.slice(0, Math.floor(agents / 3))) {
+        victims.add(child);
+        child.kill('SIGKILL');
+      }
+    },
+  });
+  const after = [...result.finishedAt.values()].filter((at) => at >= killedAt).sort((a, b) => a - b);
+  return { ...result, strategy: 'next, a third killed', killed: victims.size, recovered_within: Math.round(((after[victims.size - 1] ?? killedAt) - killedAt) / unitMs) };
+}
+
+function markdown(report) {
+  const rows = report.runs.map(
+    (run) =>
+      `| ${run.arm} | ${run.agents} | ${run.strategy} | ${run.critical_path} | ${run.work_per_agent} | ${run.makespan} | ${run.ratio}× | ${run.overhead_units_per_task} (${run.overhead_ms_per_task} ms) | ${run.calls_per_task} | ${run.lost_picks} |`,
+  );
+  return [
+    `${report.tasks} tasks, 1 unit = ${report.unit_ms} ms, ${report.machine.cpus} cores shared by the agents and taskdag (load ${report.machine.load.map((value) => value.toFixed(1)).join(' ')} at start).`,
+    '',
+    '| arm | agents | picking | critical path | work / agents | makespan | × bound | overhead per task, units | calls per task | lost picks |',
+    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    ...report.missing.map((line) => `\nNot measured: ${line}.`),
+    '',
+  ].join('\n');
+}
+
+async function main() {
+  const { values: options } = parseArgs({
+    options: {
+      tasks: { type: 'string', default: '2000' },
+      agents: { type: 'string', default: '8,32' },
+      arms: { type: 'string', default: 'cli,server,mcp' },
+      'unit-ms': { type: 'string', default: '50' },
+      strategies: { type: 'string', default: 'any,next' },
+      recovery: { type: 'boolean', default: false },
+    },
+  });
+  const plan = swarmPlan(Number(options.tasks));
+  const unitMs = Number(options['unit-ms']);
+  const missing = missingFeatures();
+  const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, tasks: plan.length, unit_ms: unitMs, runs: [], missing: [] };
+  const strategies = options.strategies.split(',').filter((strategy) => {
+    if (strategy === 'next' && missing.next.length > 0) report.missing.push(`ranked \`next\` against any ready task: the binary lacks ${missing.next.join(' and ')}`);
+    return strategy !== 'next' || missing.next.length === 0;
+  });
+  if (options.recovery && missing.recovery.length + missing.next.length > 0) report.missing.push(`lease recovery: the binary lacks ${[...missing.next, ...missing.recovery].join(' and ')}`);
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-swarm-'));
+  const log = (message) => process.stderr.write(`[bench:swarm] ${message}\n`);
+  try {
+    for (const arm of options.arms.split(',')) {
+      for (const agents of options.agents.split(',').map(Number)) {
+        const runs = strategies.map((strategy) => () => runSwarm({ arm, agents, strategy, plan, unitMs, scratch }));
+        if (options.recovery && report.missing.every((line) => !line.startsWith('lease'))) runs.push(() => runRecovery({ arm, agents, plan, unitMs, scratch }));
+        for (const run of runs) {
+          const { finishedAt, done, place, ...result } = await run();
+          report.runs.push(result);
+          log(`${arm}, ${agents} agents, ${result.strategy}: makespan ${result.makespan} units, ${result.ratio}× the bound ${result.bound}, ${result.overhead_units_per_task} units of calls per task`);
+        }
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(path.join(ROOT, 'bench', 'results', 'swarm.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(path.join(ROOT, 'bench', 'results', 'swarm.md'), markdown(report));
+  process.stdout.write(markdown(report));
+}
+
+if (process.argv[1] === new URL(import.meta.url).pathname) await main();
