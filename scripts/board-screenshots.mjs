@@ -1,10 +1,11 @@
-// Writes the screenshots of the board's main views into docs/ (board-catalog.png,
-// board-columns.png, board-gates.png, board-graph.png, board-node.png), shown in docs/board.md.
-// Builds a small story project with the real binary in a temp dir, serves it with `taskdag ui`,
-// and photographs it in headless Chromium. Run once after `npm run build`:
-//   node scripts/board-screenshots.mjs
+// Writes the screenshots of the board's views that docs/board.md shows (docs/board-*.png), so they
+// never go stale: rerun it after changing the board. Builds a small story project and a 200-task
+// one with the real binary in a temp dir, serves them with `taskdag ui`, and photographs them in
+// headless Chromium, light and dark. test/e2e/board-screenshots.spec.ts runs it into a temp dir
+// and checks it makes exactly the files docs/board.md shows. After `npm run build`:
+//   npm run screenshots            (or: node scripts/board-screenshots.mjs [--out <dir>])
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,8 @@ const require = createRequire(import.meta.url);
 const { chromium } = require('playwright-core');
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
+const outArg = process.argv.indexOf('--out');
+const OUT = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(ROOT, 'docs');
 
 execFileSync('/bin/sh', [path.join(ROOT, 'scripts/ensure-package.sh'), '/usr/bin/chromium', 'chromium'], { stdio: 'inherit' });
 const dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-shots-'));
@@ -49,6 +52,23 @@ taskdag('submit', 'T-ui-search', '--note', 'Done with tests', '--as', 'dana');
 taskdag('accept', 'T-ui-search', '--as', 'alice');
 taskdag('add-note', 'T-invoice-api', 'Waits for the schema decision', ...as);
 
+// A second project of 200 tasks, each blocked by up to two of the ten before it: the graph at size.
+const platform = path.join(dir, 'platform');
+mkdirSync(platform);
+const inPlatform = (...args) => JSON.parse(execFileSync(process.execPath, [BINARY, ...args], { cwd: platform, env, encoding: 'utf8' }));
+const { project_id: big } = inPlatform('init');
+inPlatform('add-initiative', 'platform', '--desc', 'The platform rebuild', ...as);
+let seed = 7;
+const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+const bigId = (index) => `T-${String(index).padStart(3, '0')}`;
+const operations = Array.from({ length: 200 }, (_, index) => {
+  const blockers = new Set();
+  for (let pick = 0; pick < 2 && index > 0; pick++) if (random() < 0.7) blockers.add(bigId(Math.max(0, index - 1 - Math.floor(random() * 10))));
+  return { op: 'add-task', args: { id: bigId(index), initiative: 'platform', title: `Platform step ${index}`, body: 'b', acceptance: 'a', blocked_by: [...blockers] } };
+});
+writeFileSync(path.join(platform, 'plan.json'), JSON.stringify({ operations }));
+inPlatform('batch', '--file', 'plan.json', ...as);
+
 const board = spawn(process.execPath, [BINARY, 'ui', '--port', '0', '--open=false'], { cwd: checkout, env, stdio: ['ignore', 'pipe', 'inherit'] });
 const line = await new Promise((resolve) => {
   let out = '';
@@ -59,17 +79,25 @@ const line = await new Promise((resolve) => {
 });
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking'] });
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  const shoot = async (name, url, ready) => {
+  mkdirSync(OUT, { recursive: true });
+  const shoot = async (name, url, ready, { scheme = 'light', act = async () => {} } = {}) => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, colorScheme: scheme });
     await page.goto(url);
     await page.locator(ready).first().waitFor();
-    await page.screenshot({ path: path.join(ROOT, 'docs', `board-${name}.png`) });
+    await act(page);
+    await page.screenshot({ path: path.join(OUT, `board-${name}.png`) });
+    await page.close();
   };
+  const graph = `${line.project_url}/graph`;
   await shoot('catalog', line.url, `tr[data-project="${project}"]`);
   await shoot('columns', line.project_url, '[data-column="ready"] li.card');
   await shoot('gates', `${line.project_url}/gates`, '.gates li.card');
-  await shoot('graph', `${line.project_url}/graph`, '.graph-node');
+  await shoot('graph', graph, '.graph-node');
+  await shoot('graph-selected', graph, '.graph-node', { act: (page) => page.locator('.graph-node[data-node="T-invoice-api"]').click() });
+  await shoot('graph-200', `${line.url}projects/${big}/graph`, '.graph-node');
   await shoot('node', `${line.project_url}/nodes/T-invoice-api`, 'article.node-detail section[aria-label="History"] li');
+  await shoot('columns-dark', line.project_url, '[data-column="ready"] li.card', { scheme: 'dark' });
+  await shoot('graph-dark', graph, '.graph-node', { scheme: 'dark' });
 } finally {
   await browser.close();
   board.kill('SIGTERM');
