@@ -1,6 +1,6 @@
 // The web board on large projects (issue 13): for 1k and 10k nodes, how long the project's board
 // takes to open in headless Chromium (navigation to the columns drawn and the live stream open),
-// the graph view focused on a node, the page's JavaScript heap and the `taskdag ui` process's
+// the graph view focused on a node, a filter and a change of focus inside the open page, the page's JavaScript heap and the `taskdag ui` process's
 // resident memory, and how long a command-line change takes to show on the open board.
 // Runs the real binary and Debian's chromium (scripts/ensure-package.sh installs it).
 // Usage: npm run bench:board  (after npm run build); `-- --runs N` (default 3).
@@ -54,15 +54,55 @@ async function measure(browser, project, board) {
   const openMs = performance.now() - started;
   const { metrics } = await cdp.send('Performance.getMetrics');
   const heap = metrics.find((metric) => metric.name === 'JSHeapUsedSize').value;
+  const filterMs = await filterTime(page, 'init-1');
 
   const graphStarted = performance.now();
   await page.goto(`${board.line.project_url}/graph?focus=${encodeURIComponent(project.sample.task)}`);
   await page.locator('.graph-node.focused').waitFor();
   const graphMs = performance.now() - graphStarted;
   const drawn = Number(await page.locator('.graph-scope').getAttribute('data-drawn'));
+  const focusMs = await focusTime(page, project.sample.task);
 
   await context.close();
-  return { openMs, heap, graphMs, drawn };
+  return { openMs, heap, graphMs, drawn, filterMs, focusMs };
+}
+
+/**
+ * Inside the page, from a change of the board's initiative filter to the next frame after the
+ * columns show only that initiative (the board filters the snapshot it holds: no request).
+ */
+function filterTime(page, initiative) {
+  return page.evaluate(async (value) => {
+    const select = document.querySelector('select[name="initiative"]');
+    const started = performance.now();
+    select.value = value;
+    select.dispatchEvent(new Event('change', { bubbles: true }));
+    const shown = () => [...document.querySelectorAll('.columns li.card .initiative')].every((item) => item.textContent === value) && new URLSearchParams(location.search).get('initiative') === value;
+    await new Promise((resolve) => {
+      const check = () => (shown() ? requestAnimationFrame(() => resolve()) : requestAnimationFrame(check));
+      check();
+    });
+    return performance.now() - started;
+  }, initiative);
+}
+
+/**
+ * Inside the page, from focusing the graph on another node (a neighbour of the sample task: the
+ * focus field's change) to the next frame after its neighbourhood is laid out and drawn.
+ */
+async function focusTime(page, from) {
+  const other = await page.locator(`.graph-node:not([data-node="${from}"])`).last().getAttribute('data-node');
+  return page.evaluate(async (id) => {
+    const field = document.querySelector('input[name="focus"]');
+    const started = performance.now();
+    field.value = id;
+    field.dispatchEvent(new Event('change', { bubbles: true }));
+    await new Promise((resolve) => {
+      const check = () => (document.querySelector(`.graph-node.focused[data-node="${CSS.escape(id)}"]`) ? requestAnimationFrame(() => resolve()) : requestAnimationFrame(check));
+      check();
+    });
+    return performance.now() - started;
+  }, other);
 }
 
 /** From the end of a `take` on the command line to the task in the open board's in-progress column. */
@@ -98,6 +138,8 @@ try {
         nodes: project.nodes,
         open_ms: Math.round(median(runs.map((run) => run.openMs))),
         graph_focus_ms: Math.round(median(runs.map((run) => run.graphMs))),
+        filter_ms: Math.round(median(runs.map((run) => run.filterMs))),
+        refocus_ms: Math.round(median(runs.map((run) => run.focusMs))),
         graph_nodes_drawn: runs[0].drawn,
         page_heap_mib: mib(median(runs.map((run) => run.heap))),
         ui_process_rss_mib: mib(residentBytes(board.child.pid)),
