@@ -53,6 +53,11 @@ describe('README tour and the walkable docs: agent-loop.md, commands.md (every c
     await walk.steps(docSteps(AGENT_LOOP));
     expect(walk.walked).to.be.above(15);
     expect(walk.refusals).to.deep.equal(['NOT_READY', 'INDEPENDENT_REVIEW_REQUIRED', 'CLAIM_FENCED']);
+    // The lifecycle and read commands of docs/commands.md continue the agent loop's project.
+    const lifecycle = docSteps(COMMANDS, { from: '## Lifecycle and read commands', to: '## Snapshots, restore, batch and migrate' });
+    expect(lifecycle.length).to.be.above(15);
+    await walk.steps(lifecycle);
+    expect(walk.refusals.slice(3)).to.deep.equal(['NOT_OWNER', 'REVISION_CONFLICT']);
   });
 
   it('runs the foundation commands of docs/commands.md, one story from init, each refusal with its code', async () => {
@@ -61,6 +66,14 @@ describe('README tour and the walkable docs: agent-loop.md, commands.md (every c
     await walk.steps(foundation);
     expect(walk.walked).to.equal(foundation.length).and.to.be.above(12);
     expect(walk.refusals).to.deep.equal(['SELF_EDGE', 'UNKNOWN_COMMAND', 'INVALID_ARGUMENT']);
+  });
+
+  it('leaves no $ line of docs/commands.md out of a walk', () => {
+    const walked = [
+      { from: '## Commands and global flags', to: '## Lifecycle and read commands' },
+      { from: '## Lifecycle and read commands', to: '## Snapshots, restore, batch and migrate' },
+    ];
+    expect(walked.flatMap((section) => docSteps(COMMANDS, section))).to.deep.equal(docSteps(COMMANDS));
   });
 });
 
