@@ -10,6 +10,7 @@ import { array, boolean, integer, nullable, object, optional, string, type JsonS
 
 const ERROR = { $ref: '#/components/schemas/Error' };
 const PROTOCOL = { $ref: '#/components/parameters/ProtocolVersion' };
+const REQUEST_ID = { $ref: '#/components/parameters/IdempotencyKey' };
 const PROJECT = { name: 'project', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' } };
 
 const json = (schema: JsonSchema, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -23,7 +24,7 @@ function operationPath(operation: Declaration) {
       operationId: operation.name.replace(/[ -](.)/g, (_, letter: string) => letter.toUpperCase()),
       summary: operation.summary,
       tags: ['operations'],
-      parameters: [PROTOCOL, PROJECT],
+      parameters: operation.mutates ? [PROTOCOL, PROJECT, REQUEST_ID] : [PROTOCOL, PROJECT],
       requestBody: {
         required: true,
         content: {
@@ -175,7 +176,17 @@ export function openApiDocument(operations: readonly Operation[], version: strin
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'From POST /v1/auth/login' } },
-      parameters: { ProtocolVersion: { name: 'X-Taskdag-Protocol-Version', in: 'header', required: true, schema: { const: '1' } } },
+      parameters: {
+        ProtocolVersion: { name: 'X-Taskdag-Protocol-Version', in: 'header', required: true, schema: { const: '1' } },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'One id per logical mutation, the same on each retry: the server applies it once and answers a retry with the first answer; the same id with another request is 409 REQUEST_ID_REUSED (docs/remote.md)',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+        },
+      },
       schemas: { Error: errorEnvelopeSchema },
     },
   };

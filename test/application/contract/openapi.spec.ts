@@ -21,6 +21,16 @@ describe('docs/openapi.json (the server routes, generated from the declarations)
     }
   });
 
+  it('offers Idempotency-Key on every mutation and on no read (docs/remote.md, retries)', () => {
+    const paths = openApiDocument(OPERATIONS, version).paths as Record<string, { post?: { parameters: { $ref?: string }[] } }>;
+    for (const operation of OPERATIONS) {
+      const route = paths[`/v1/projects/{project}/ops/${operation.name}`];
+      if (!route) continue;
+      const keyed = route.post!.parameters.some((parameter) => parameter.$ref === '#/components/parameters/IdempotencyKey');
+      expect(keyed, operation.name).to.equal(operation.mutates);
+    }
+  });
+
   it('the check of real answers finds unknown routes, undocumented answers and wrong bodies', () => {
     expect(openApiViolation('GET', '/v1/nowhere', 200, {})).to.match(/not in docs\/openapi.json/);
     expect(openApiViolation('POST', '/v1/projects/p/ops/show', 200, { type: 'task' })).to.match(/breaks/);
