@@ -115,6 +115,8 @@ export class PgProjectStore implements ProjectStore {
   private changing: Promise<unknown> | null = null;
   /** This process's writers, one at a time: they would only refuse each other's change sets. */
   private writers: Promise<unknown> = Promise.resolve();
+  /** The whole load under way, if any: every caller that needs one meanwhile shares it. */
+  private loading: Promise<Cached> | null = null;
   /** A checkpoint being saved: one at a time. */
   private checkpointing = false;
 
@@ -131,12 +133,20 @@ export class PgProjectStore implements ProjectStore {
     this.lastNoticed = { revision: event.revision, fence_generation: event.fence_generation };
   }
 
+  /**
+   * The read asks the database first (one statement) whether the state in hand is current, then
+   * waits for this process's transaction in flight, if any, to commit: the state it then reads
+   * holds every commit acknowledged before the read began (those of the other processes are at
+   * most the revision the statement saw), and nothing uncommitted. It never asks again because a
+   * commit of this process started meanwhile, so a stream of group commits does not starve it.
+   */
   async readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     for (;;) {
       while (this.changing) await this.changing;
       const current = await this.caughtUp(this.pool, () => !this.changing);
-      // Handed over in the same turn as the check: no transaction has touched it since.
-      if (current && !this.changing) return read(current.graph, this.pluginReader(current));
+      while (this.changing) await this.changing;
+      // Handed over in the same turn as the check: committed, and nothing touched it since.
+      if (current && this.cached === current) return read(current.graph, this.pluginReader(current));
     }
   }
 
@@ -144,11 +154,13 @@ export class PgProjectStore implements ProjectStore {
     for (;;) {
       while (this.changing) await this.changing;
       const current = await this.caughtUp(this.pool, () => !this.changing);
-      if (!current) continue;
-      const revision = current.graph.revision;
-      const log = await this.log(this.pool, current.row.incarnation, revision);
-      // The same revision still (no reader caught it up further meanwhile), and no transaction on it.
-      if (log && current.graph.revision === revision && !this.changing) return read(withMembers(current.graph, { log }), this.pluginReader(current));
+      if (current) {
+        const revision = current.graph.revision;
+        const log = await this.log(this.pool, current.row.incarnation, revision);
+        while (this.changing) await this.changing;
+        // The same revision still (no commit or reader moved it on meanwhile), and committed.
+        if (log && this.cached === current && current.graph.revision === revision) return read(withMembers(current.graph, { log }), this.pluginReader(current));
+      }
     }
   }
 
@@ -397,11 +409,13 @@ export class PgProjectStore implements ProjectStore {
     const cached = this.cached;
     if (!cached) return this.adopt(await this.loadAlone(client), mayApply);
     type Row = { incarnation: number; revision: number | null; change: unknown; bytes: number | null };
-    const values = [this.projectId, cached.graph.revision];
+    // Asked with no transaction in flight, so the revision in hand is a committed one; one may start meanwhile.
+    const revision = cached.graph.revision;
+    const values = [this.projectId, revision];
     // On the pool (a read) the statement is retried if its connection was ended while idle.
     const { rows } = client === this.pool ? await queryFresh<Row>(this.pool, CHANGES_SINCE, values) : await client.query<Row>(CHANGES_SINCE, values);
     if (rows.length === 0) throw noState(this.projectId);
-    if (rows[0]!.incarnation !== cached.row.incarnation || rows[0]!.revision !== cached.graph.revision) return this.adopt(await this.loadAlone(client), mayApply);
+    if (rows[0]!.incarnation !== cached.row.incarnation || rows[0]!.revision !== revision) return this.adopt(await this.loadAlone(client), mayApply);
     if (rows.length === 1) return cached;
     if (!mayApply() || this.cached !== cached) return null;
     // Another reader may have applied some of them already, from the same rows.
@@ -418,10 +432,19 @@ export class PgProjectStore implements ProjectStore {
     return loaded;
   }
 
-  /** A whole load on `client`, or in a read-only snapshot of its own when given the pool. */
+  /**
+   * A whole load on `client`, or in a read-only snapshot of its own when given the pool: one at a
+   * time, which every caller that needs one meanwhile shares (a cold process answering 32 agents
+   * loads the state once, not 32 times).
+   */
   private loadAlone(client: PoolClient | Pool): Promise<Cached> {
     if (client !== this.pool) return this.loadWhole(client as PoolClient);
-    return withTransaction(this.pool, (own) => this.loadWhole(own), READ_ONLY);
+    if (!this.loading) {
+      this.loading = withTransaction(this.pool, (own) => this.loadWhole(own), READ_ONLY);
+      const clear = () => (this.loading = null);
+      this.loading.then(clear, clear);
+    }
+    return this.loading;
   }
 
   /**

@@ -64,6 +64,14 @@ describe('PgProjectStore across processes', function () {
     expect(Object.keys(node)).to.deep.equal(Object.keys(sampleState().nodes['T-1']!));
   });
 
+  it('a process with nothing in hand loads the state once for all the reads that arrive together', async () => {
+    const statements = statementsOf(db.pools[1]!);
+    const revisions = await Promise.all(Array.from({ length: 16 }, () => db.second.readGraph((graph) => graph.revision)));
+    expect(new Set(revisions).size).to.equal(1);
+    // One read-only snapshot: BEGIN, the project row, its checkpoint, the change sets after it, the plugin rows, COMMIT.
+    expect(statements()).to.equal(6);
+  });
+
   it('a refusal decided on a state another process has moved past is decided again on the newer state', async () => {
     await graphOf(db.second);
     await change(db.first, (draft) => addTask(draft, 'T-30'));
