@@ -1,5 +1,6 @@
 // What the server benches share: running the built binary, starting `server run`, calling its
 // HTTP API over keep-alive connections, and the agent workload they time.
+import { randomUUID } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -47,9 +48,9 @@ export function startServer(config, env, extraNodeArgs = []) {
  * first read: the load generator shares the machine's cores with the server, and an agent loop
  * reads the body of a failure only.
  */
-export function call(port, bearer, method, route, body) {
+export function call(port, bearer, method, route, body, extraHeaders = {}) {
   const text = JSON.stringify(body);
-  const headers = { 'X-Taskdag-Protocol-Version': '1', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) };
+  const headers = { 'X-Taskdag-Protocol-Version': '1', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...extraHeaders };
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   return new Promise((resolve, reject) => {
     const outgoing = http.request({ host: '127.0.0.1', port, method, path: route, headers, agent: agentPool }, (response) => {
@@ -75,16 +76,18 @@ export function call(port, bearer, method, route, body) {
  * accept it (four durable mutations), and a status read after every cycle, for `seconds` after a
  * short warm-up. Latency is per request. `count`, if given, returns counters (numbers by name)
  * read as the window opens and closes; their differences are returned as `counted`. Tasks
- * are named `idPrefix-agent-cycle`.
+ * are named `idPrefix-agent-cycle`. `requestIds`: every mutation carries an Idempotency-Key.
  */
-export async function agentLoad({ ports, bearer, project, initiative, agents, seconds, count, idPrefix = `T-bench-${agents}` }) {
+export async function agentLoad({ ports, bearer, project, initiative, agents, seconds, count, idPrefix = `T-bench-${agents}`, requestIds = false }) {
   const latencies = [];
   let mutations = 0;
   let counting = false;
   let running = true;
   const op = async (port, operation, args, agent) => {
     const started = performance.now();
-    const answer = await call(port, bearer, 'POST', `/v1/projects/${project}/ops/${operation}`, { args, agent });
+    // A linked checkout sends each mutation with a request id the server commits with it (docs/remote.md).
+    const headers = requestIds && operation !== 'status' ? { 'Idempotency-Key': randomUUID() } : {};
+    const answer = await call(port, bearer, 'POST', `/v1/projects/${project}/ops/${operation}`, { args, agent }, headers);
     if (answer.status !== 200) throw new Error(`${operation}: ${JSON.stringify(answer.body)}`);
     if (counting) {
       latencies.push(performance.now() - started);

@@ -9,7 +9,9 @@
 // (default 3), --quick (1k only), --sizes 1k,50k and --agents 1,8,32,128 (the steps to run),
 // --all-stale (keep every generated claim's date: see liveTeamClaims), --publish (also copies the
 // chart to docs/server-bench-chart.svg), --identities bound (every request's agents checked
-// against a credential, docs/operating.md section 8; results in bench/results/server-bound.*).
+// against a credential, docs/operating.md section 8; results in bench/results/server-bound.*),
+// --request-ids (every mutation carries an Idempotency-Key, as a linked checkout sends it, and the
+// server commits it with its answer: docs/remote.md; results in bench/results/server-ids.*).
 import { closeSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,10 +35,11 @@ const { values: options } = parseArgs({
     'all-stale': { type: 'boolean', default: false },
     publish: { type: 'boolean', default: false },
     identities: { type: 'string', default: 'shared' },
+    'request-ids': { type: 'boolean', default: false },
   },
 });
 if (!['shared', 'bound'].includes(options.identities)) throw new Error(`--identities: ${options.identities} is not shared or bound`);
-const RESULTS = options.identities === 'bound' ? 'server-bound' : 'server';
+const RESULTS = options.identities === 'bound' ? 'server-bound' : options['request-ids'] ? 'server-ids' : 'server';
 const SECONDS = Number(options.seconds);
 const AGENTS = options.agents.split(',').map(Number);
 const SIZE_NODES = { '1k': 1_000, '50k': 50_000 };
@@ -75,7 +78,7 @@ try {
     for (const agents of AGENTS) {
       // The window's opening and closing each ask the server for its loop delay since the last ask.
       const count = () => ({ appends: ledgerRecords(path.join(dataRoot, 'projects', `bench-${name}`)), cpuMs: cpuMsOf(server.pid), loopAsks: loopDelay.ask(server) });
-      const { counted, mutations, ...step } = await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents, seconds: SECONDS, count });
+      const { counted, mutations, ...step } = await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents, seconds: SECONDS, count, requestIds: options['request-ids'] });
       const perMutation = { mutations_per_append: Math.round((mutations / counted.appends) * 10) / 10, server_cpu_us_per_mutation: Math.round((counted.cpuMs * 1_000) / mutations) };
       const { p99_ms: loop_delay_p99_ms, max_ms: loop_delay_max_ms } = await loopDelay.answer();
       report.steps.push({ project: name, agents, ...step, ...perMutation, loop_delay_p99_ms, loop_delay_max_ms });
