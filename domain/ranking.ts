@@ -140,18 +140,21 @@ export class ReadyRanking {
   private build(heads: ReadonlyMap<NodeId, NodeHead>): void {
     const paths = new Map<NodeId, number>();
     this.paths = paths;
+    // A node is pushed once to reach its dependents and again, below them, to be derived once they are.
+    const reached = new Set<NodeId>();
+    const stack: NodeId[] = [];
     for (const start of heads.keys()) {
       if (paths.has(start)) continue;
-      const stack: [NodeId, boolean][] = [[start, false]];
-      for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-        const [id, dependentsDone] = top;
-        if (dependentsDone) {
+      stack.push(start);
+      for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
+        if (paths.has(id)) continue;
+        if (reached.has(id)) {
           paths.set(id, this.pathOf(heads, id));
           continue;
         }
-        if (paths.has(id)) continue;
-        stack.push([id, true]);
-        for (const edge of this.edges.outOf(id, 'BLOCKS')) if (!paths.has(edge.to)) stack.push([edge.to, false]);
+        reached.add(id);
+        stack.push(id);
+        for (const edge of this.edges.outOf(id, 'BLOCKS')) if (!paths.has(edge.to)) stack.push(edge.to);
       }
     }
     this.entries.clear();
