@@ -88,16 +88,31 @@ function peerTarget(report) {
 const COUNTERPARTS = { 'task +READY count': 'status', 'task add': 'add-task' };
 const counterpartOf = (peer) => COUNTERPARTS[peer];
 
-/** Every target of issue 5 with its checks; `met` is null when nothing could be measured. */
+/** What a linked checkout adds to a command, against the same command locally (issue 28 item 4). */
+function linkedTarget(report) {
+  const limit = 10;
+  const phase = report.phases.find((p) => p.linked);
+  const target = { text: 'a linked checkout\'s show, status and take at most 10 ms more than the same locally (1k project, server on 127.0.0.1)', limit, direction: 'at most', checks: [], not_measured: [] };
+  for (const cost of phase?.linked ?? []) {
+    if (cost.added_ms === null) target.not_measured.push(`${cost.command} (failed)`);
+    else target.checks.push(check(`${cost.command} +ms`, cost.added_ms, limit, 'at most'));
+  }
+  if (!phase) target.not_measured.push('linked phase (not run)');
+  return target;
+}
+
+/** Every target of issue 5 (and issue 28's start-up and linked ones) with its checks; `met` is null when nothing could be measured. */
 export function evaluateTargets(report) {
   const targets = [
     ratioTarget(report, { text: '--version and --help at most 1.15× node -e 0', limit: 1.15, phase: 'startup', fixture: 'no project', groups: ['startup'] }),
+    ratioTarget(report, { text: 'show on a 100-node project at most 1.3× node -e 0', limit: 1.3, phase: 'startup', fixture: '100', groups: ['read'] }),
     ratioTarget(report, { text: 'any read or mutation on a 1k-node project at most 1.3×', limit: 1.3, phase: '1k', fixture: '1k', groups: ['read', 'mutation'] }),
     ratioTarget(report, { text: 'any read or mutation on a 10k-node project with a 100k-entry log at most 1.5×', limit: 1.5, phase: '10k', fixture: '10k', groups: ['read', 'mutation'] }),
     ratioTarget(report, { text: 'any read or mutation on a 50k-node project with a 200k-entry log at most 1.6×', limit: 1.6, phase: '50k', fixture: '50k', groups: ['read', 'mutation'] }),
     historyTarget(report),
     batchTarget(report),
     peerTarget(report),
+    linkedTarget(report),
   ];
   return targets.map((target) => ({
     ...target,

@@ -13,6 +13,7 @@ import { sharedWorkload, writeAddTaskBatch, writeProject, writeWorkloadProject }
 import { machine, markdownReport, evaluateTargets, printTable } from './report.mjs';
 import { runPhase } from './phase.mjs';
 import { BATCH, HISTORY_BOUND, MUTATIONS, READS, SHARED, STARTUP } from './scenarios.mjs';
+import { LINKED_COMMANDS, linkedCosts, linkedFixture } from './linked.mjs';
 import { TASKWARRIOR_SCENARIOS, ensureTaskwarrior, taskwarriorProject } from './taskwarrior.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -38,6 +39,10 @@ const SIZES = [
 /** Items of the batch measured against one add-task (issue 9 item 8), in a phase of their own: it grows the project. */
 const BATCH_ITEMS = 3_000;
 const SHARED_TASKS = 5_000;
+/** The project `show` is timed on in the start-up phase (issue 28 item 2): start-up, not reading, dominates. */
+const STARTUP_PROJECT_NODES = 100;
+/** The project a linked checkout is compared on (issue 28 item 4). */
+const LINKED_PROJECT = { name: '1k', size: 1_000, logEntries: 10_000 };
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-bench-'));
 const inScratch = (name) => path.join(scratch, name);
@@ -46,18 +51,37 @@ const phase = (name, items) => runPhase({ name, cli, scratch, runs, log, items }
 const started = Date.now();
 const report = { machine: machine(ROOT), config: { runs, quick: options.quick, cli, discarded_first_run: true }, phases: [], taskwarrior: null };
 try {
-  report.phases.push(startupPhase());
+  report.phases.push(await startupPhase());
   for (const size of SIZES) report.phases.push(...(await sizePhases(size)));
+  report.phases.push(await linkedPhase());
   report.phases.push(await sharedPhase());
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
 
-/** --version and --help, outside any project. */
-function startupPhase() {
+/** --version and --help, outside any project, and `show` on a project small enough that start-up is most of its cost. */
+async function startupPhase() {
   const empty = { name: 'no project', checkout: inScratch('empty'), env: { HOME: inScratch('empty'), TASKDAG_HOME: inScratch('empty') }, pools: {} };
   mkdirSync(empty.checkout, { recursive: true });
-  return phase('startup', STARTUP.map((scenario) => ({ fixture: empty, scenario })));
+  const small = await writeProject(inScratch('small'), String(STARTUP_PROJECT_NODES), { size: STARTUP_PROJECT_NODES, logEntries: 1_000, poolSize: 2 });
+  const show = READS.find((scenario) => scenario.name === 'show');
+  const results = phase('startup', [...STARTUP.map((scenario) => ({ fixture: empty, scenario })), { fixture: small, scenario: show }]);
+  rmSync(inScratch('small'), { recursive: true, force: true });
+  return { ...results, fixtures: [describe(small)] };
+}
+
+/** `show`, `status` and `take` in a checkout linked to a real server on 127.0.0.1, and in a local checkout of the same project. */
+async function linkedPhase() {
+  log(`linked checkout: a server on 127.0.0.1 with a copy of a ${LINKED_PROJECT.name} project`);
+  const local = await writeProject(inScratch('linked-local'), LINKED_PROJECT.name, { size: LINKED_PROJECT.size, logEntries: LINKED_PROJECT.logEntries, poolSize: runs + 2 });
+  const { fixture: linked, stop } = await linkedFixture(local, scratch, cli);
+  try {
+    const scenarios = [...READS, ...MUTATIONS].filter((scenario) => LINKED_COMMANDS.includes(scenario.name));
+    const results = phase(`${LINKED_PROJECT.name}-linked`, [local, linked].flatMap((fixture) => scenarios.map((scenario) => ({ fixture, scenario }))));
+    return { ...results, fixtures: [describe(local)], linked: linkedCosts(results, local.name, linked.name) };
+  } finally {
+    stop();
+  }
 }
 
 /**

@@ -10,9 +10,9 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
 const agentPool = new http.Agent({ keepAlive: true, maxSockets: 512 });
 
-/** Runs `taskdag args` (in `cwd`, `env` added) to completion and returns its parsed output; throws on failure. */
-export function runTaskdag(args, { cwd, env } = {}) {
-  const child = spawnSync(process.execPath, [BINARY, ...args], { encoding: 'utf8', cwd, env: { ...process.env, ...env } });
+/** Runs `taskdag args` (this build's, or `binary`; in `cwd`, `env` added) to completion and returns its parsed output; throws on failure. */
+export function runTaskdag(args, { cwd, env, binary = BINARY } = {}) {
+  const child = spawnSync(process.execPath, [binary, ...args], { encoding: 'utf8', cwd, env: { ...process.env, ...env } });
   if (child.status !== 0) throw new Error(`taskdag ${args.join(' ')}: ${child.stdout}${child.stderr}`);
   return JSON.parse(child.stdout);
 }
@@ -30,11 +30,14 @@ export function envFileOf(file) {
   );
 }
 
-/** Starts `server run config` and resolves to the child, its listening port in `port`. `nodeArgs` and BENCH_SERVER_NODE_ARGS go to its node. */
-export function startServer(config, env, extraNodeArgs = []) {
+/**
+ * Starts `server run config` (this build's, or `binary`) and resolves to the child, its listening
+ * port in `port`. `extraNodeArgs` and BENCH_SERVER_NODE_ARGS go to its node.
+ */
+export function startServer(config, env, extraNodeArgs = [], binary = BINARY) {
   return new Promise((resolve, reject) => {
     const nodeArgs = [...extraNodeArgs, ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-    const child = spawn(process.execPath, [...nodeArgs, BINARY, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeArgs, binary, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.once('data', (chunk) => {
       child.port = JSON.parse(String(chunk).split('\n')[0]).port;
       resolve(child);

@@ -83,3 +83,43 @@ describe('bench project generator (bench/generate.mjs)', () => {
     });
   });
 });
+
+describe('bench linked checkout (bench/linked.mjs)', function () {
+  this.timeout(60_000);
+  let root: string;
+
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'taskdag-bench-linked-'));
+  });
+
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('links a checkout to a real server serving a copy of the project: show, status and take answer as they do locally', async () => {
+    const { writeProject } = await import(GENERATOR);
+    const { linkedFixture, LINKED_COMMANDS } = await import(path.resolve(__dirname, '../../../bench/linked.mjs'));
+    const local: Fixture = await writeProject(path.join(root, 'local'), 'small', { size: 100, logEntries: 200, poolSize: 2 });
+    const { fixture: linked, stop } = await linkedFixture(local, root, path.resolve(__dirname, '../../../dist/taskdag.js'));
+    try {
+      expect(LINKED_COMMANDS).to.deep.equal(['show', 'status', 'take']);
+      const answers = (fixture: Fixture, args: string[]) => runCli(args, { cwd: fixture.checkout, env: { PATH: process.env.PATH!, ...fixture.env } });
+      for (const args of [['show', local.sample.task], ['status'], ['take', local.pools.take[0]!, '--as', 'a']]) {
+        const [here, there] = [await answers(local, args), await answers(linked, args)];
+        expect([here.code, there.code], args.join(' ')).to.deep.equal([0, 0]);
+        const [mine, theirs] = [here.json, there.json];
+        if (args[0] === 'take') {
+          // Claimed at two moments: the claim's time and the node's are the only difference.
+          expect(theirs.node.claim.by).to.equal(mine.node.claim.by);
+          expect(theirs.node.id).to.equal(mine.node.id);
+        } else {
+          // A stale claim's age is measured when each answer is made.
+          const ageless = (answer: { alerts?: { age_ms?: number; message?: string }[] }) => ({ ...answer, alerts: answer.alerts?.map(({ age_ms: _age, message: _message, ...alert }) => alert) });
+          expect(ageless(theirs), args.join(' ')).to.deep.equal(ageless(mine));
+        }
+      }
+    } finally {
+      stop();
+    }
+  });
+});
