@@ -2,7 +2,8 @@
 // the project until no task is left: pick a task, take it, sleep its known duration, submit it,
 // accept it. Every call goes through the real binary: a `taskdag` process per call on a local or
 // a linked checkout (`cli`), or one `taskdag mcp` session it keeps for the whole run (`mcp`).
-// argv[2] is its JSON configuration: { name, mode, cwd, env, unitMs, durations, strategy }.
+// argv[2] is its JSON configuration: { name, mode, cwd, env, unitMs, durations, strategy, lease }
+// (lease: a duration such as 10s put on every claim; submit always carries the claim's fencing token).
 // It prints one JSON line when it is done: the tasks it finished (with when), the time it spent
 // in taskdag calls, and how many picks were lost to another agent.
 import { spawn } from 'node:child_process';
@@ -17,27 +18,33 @@ const config = JSON.parse(process.argv[2]);
 // Picks lost to another agent: the task was taken (or is no longer ready) by the time we asked.
 const LOST_PICKS = new Set(['ALREADY_CLAIMED', 'NOT_READY', 'INVALID_TRANSITION']);
 
-/** How an agent chooses its next task: each returns a claimed task's id, null when none is ready now, or 'finished'. */
+const leaseArgs = () => (config.lease ? { lease: config.lease } : {});
+
+/** No ready task: 'finished' when nothing is left to become ready, else null (wait and ask again). */
+function finishedOrWait(summary) {
+  return summary.in_progress + summary.submitted + summary.blocked === 0 ? 'finished' : null;
+}
+
+/** How an agent chooses its next task: each returns the claimed task's node, null when none is ready now, or 'finished'. */
 const STRATEGIES = {
   /** Any ready task: a random one of the ready list (the first one would make every agent collide), then take it. */
   async any(taskdag, tally) {
     const status = await taskdag('status', { limit: 64 });
     const ready = status.value.tasks.ready;
-    if (ready.length === 0) return status.value.summary.in_progress + status.value.summary.submitted + status.value.summary.blocked === 0 ? 'finished' : null;
+    if (ready.length === 0) return finishedOrWait(status.value.summary);
     const id = ready[Math.floor(Math.random() * ready.length)].id;
-    const taken = await taskdag('take', { id });
-    if (taken.ok) return id;
+    const taken = await taskdag('take', { id, ...leaseArgs() });
+    if (taken.ok) return taken.value.node;
     if (!LOST_PICKS.has(taken.error.code)) throw new Error(`take ${id}: ${JSON.stringify(taken.error)}`);
     tally.lost += 1;
     return null;
   },
   /** The ranked `next` command: one call claims the best ready task (priority, then critical path, then age). */
   async next(taskdag) {
-    const answer = await taskdag('next', {});
+    const answer = await taskdag('next', leaseArgs());
     if (!answer.ok) throw new Error(`next: ${JSON.stringify(answer.error)}`);
-    if (answer.value.node) return answer.value.node.id;
-    const status = await taskdag('status', { limit: 1 });
-    return status.value.summary.in_progress + status.value.summary.submitted + status.value.summary.blocked === 0 ? 'finished' : null;
+    if (answer.value.node) return answer.value.node;
+    return finishedOrWait((await taskdag('status', { limit: 1 })).value.summary);
   },
 };
 
@@ -79,7 +86,7 @@ function answerOf(value) {
 
 async function work() {
   const raw = config.mode === 'mcp' ? await mcpCaller() : cliCaller();
-  const tally = { calls: 0, call_ms: 0, lost: 0, idle_polls: 0 };
+  const tally = { calls: 0, call_ms: 0, lost: 0, idle_polls: 0, fenced: 0 };
   const taskdag = async (op, args) => {
     const started = performance.now();
     try {
@@ -92,21 +99,29 @@ async function work() {
   const pick = STRATEGIES[config.strategy];
   const done = [];
   for (;;) {
-    const id = await pick(taskdag, tally);
-    if (id === 'finished') break;
-    if (id === null) {
+    const node = await pick(taskdag, tally);
+    if (node === 'finished') break;
+    if (node === null) {
       tally.idle_polls += 1;
       await sleep(config.unitMs / 2);
       continue;
     }
+    const { id } = node;
+    // The orchestrator follows progress (and what the agents it kills were holding) from these lines.
+    process.stdout.write(`${JSON.stringify({ took: id })}\n`);
     const started = Date.now();
     await sleep(config.durations[id] * config.unitMs);
-    for (const [op, args] of [['submit', { id, note: 'done' }], ['accept', { id }]]) {
-      const answer = await taskdag(op, args);
-      if (!answer.ok) throw new Error(`${op} ${id}: ${JSON.stringify(answer.error)}`);
+    const submitted = await taskdag('submit', { id, note: 'done', claim_token: node.claim.token });
+    if (!submitted.ok && submitted.error.code === 'CLAIM_FENCED') {
+      // Our lease ended and was swept: the task is another agent's now, our work is discarded.
+      tally.fenced += 1;
+      continue;
     }
+    if (!submitted.ok) throw new Error(`submit ${id}: ${JSON.stringify(submitted.error)}`);
+    process.stdout.write(`${JSON.stringify({ submitted: id })}\n`);
+    const accepted = await taskdag('accept', { id });
+    if (!accepted.ok) throw new Error(`accept ${id}: ${JSON.stringify(accepted.error)}`);
     done.push({ id, started, finished: Date.now() });
-    // The orchestrator follows progress (and picks its moment to kill agents) from these lines.
     process.stdout.write(`${JSON.stringify({ progress: id })}\n`);
   }
   await raw.close?.();

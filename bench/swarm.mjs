@@ -8,17 +8,20 @@
 // exactly once. Writes bench/results/swarm.{json,md}.
 // Options: --tasks N (default 2000), --agents 8,32, --arms cli,server,mcp, --unit-ms 50,
 // --strategies any,next (how agents pick: see swarm-agent.mjs), --recovery (also the lease
-// recovery arm: a third of the agents killed mid-run).
-import { spawn } from 'node:child_process';
+// recovery arm: a third of the agents killed mid-run; --lease 10s on every claim, a sweep every
+// --sweep-ms 1000).
+import { execFile, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { random, sharedWorkload, writeWorkloadProject } from './generate.mjs';
 import { call, envFileOf, runTaskdag, startServer } from './server-driver.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const AGENT = path.join(ROOT, 'bench', 'swarm-agent.mjs');
+const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
 const PROJECT = 'bench-shared';
 
 /** A DAG of `count` open tasks (the shared workload's edges) with a duration of 1-8 units each. */
@@ -87,9 +90,10 @@ function linkedCheckout(dir, origin, bearer) {
   return { cwd: checkout, env };
 }
 
-/** Starts one agent process; resolves to its final report. `onProgress` hears of each task it finishes. */
+/** Starts one agent process; `finished` resolves to its final report, `holding` is the task it works on. `onProgress` hears of each task it finishes. */
 function startAgent(config, onProgress) {
   const child = spawn(process.execPath, [AGENT, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.name = config.name;
   let pending = '';
   let report = null;
   let errors = '';
@@ -98,8 +102,14 @@ function startAgent(config, onProgress) {
     pending = lines.pop();
     for (const line of lines) {
       const message = JSON.parse(line);
-      if ('progress' in message) onProgress(message.progress, child);
-      else report = message;
+      if ('took' in message) child.holding = message.took;
+      else if ('submitted' in message) {
+        child.holding = null;
+        child.submitted = message.submitted;
+      } else if ('progress' in message) {
+        child.submitted = null;
+        onProgress(message.progress, child);
+      } else report = message;
     }
   });
   child.stderr.setEncoding('utf8').on('data', (chunk) => (errors += chunk));
@@ -111,27 +121,38 @@ function startAgent(config, onProgress) {
 
 /**
  * One swarm: `agents` processes of `strategy` on a fresh `arm` setup, until every task is done.
- * `duringRun(progress)` may act on the running agents (the recovery arm kills some). The result
+ * `duringRun(progress)` may act on the running agents (the recovery arm kills some), finish tasks
+ * itself (`adopt`) and hand over work to wait for before the final check (`track`; `agentsDone()`
+ * is called when every agent has stopped, before that wait). The result
  * has the figures, the ids the agents report done and a checkout to read the project from.
  */
-export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, duringRun }) {
+export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, lease, duringRun, agentsDone }) {
   const figures = planFigures(plan, agents);
   const dir = mkdtempSync(path.join(scratch, `${arm}-${agents}-${strategy}-`));
   const setup = await SETUPS[arm](dir, plan, agents);
   try {
     const started = Date.now();
     const finishedAt = new Map();
+    // Every task as an agent reports it done (a killed agent's own final report is lost), and
+    // those someone else finished (the recovery arm accepts what killed agents had submitted).
+    const done = [];
+    const pending = [];
+    const adopt = (id) => {
+      finishedAt.set(id, Date.now());
+      done.push(id);
+    };
     const children = setup.places.map((place, index) =>
-      startAgent({ name: `agent-${index}`, mode: arm === 'mcp' ? 'mcp' : 'cli', ...place, unitMs, strategy, durations: figures.durations }, (id) => {
-        finishedAt.set(id, Date.now());
-        duringRun?.({ id, count: finishedAt.size, children, finishedAt });
+      startAgent({ name: `agent-${index}`, mode: arm === 'mcp' ? 'mcp' : 'cli', ...place, unitMs, strategy, lease, durations: figures.durations }, (id) => {
+        adopt(id);
+        duringRun?.({ count: finishedAt.size, children, place: setup.places[0], adopt, track: (work) => (pending.push(work), work) });
       }),
     );
     const reports = (await Promise.all(children.map((child) => child.finished))).filter(Boolean);
-    const done = reports.flatMap((report) => report.done.map((task) => task.id));
+    agentsDone?.();
+    await Promise.all(pending);
     const final = runTaskdag(['status', '--limit', '1'], setup.places[0]).summary;
     assertEachTaskOnce(figures.ids, done, final);
-    const makespanMs = Math.max(...reports.flatMap((report) => report.done.map((task) => task.finished))) - started;
+    const makespanMs = Math.max(...finishedAt.values()) - started;
     const callMs = reports.reduce((sum, report) => sum + report.call_ms, 0);
     const units = (ms) => Math.round((ms / unitMs) * 100) / 100;
     return {
@@ -150,6 +171,7 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, d
       calls_per_task: Math.round((reports.reduce((sum, report) => sum + report.calls, 0) / done.length) * 100) / 100,
       lost_picks: reports.reduce((sum, report) => sum + report.lost, 0),
       idle_polls: reports.reduce((sum, report) => sum + report.idle_polls, 0),
+      fenced: reports.reduce((sum, report) => sum + report.fenced, 0),
       finishedAt,
       done,
       place: setup.places[0],
@@ -172,22 +194,37 @@ function assertEachTaskOnce(ids, done, summary) {
   if (left !== 0) throw new Error(`the project still has open tasks: ${JSON.stringify(summary)}`);
 }
 
-/** What the installed binary lacks for the `next` strategy and the lease recovery arm (empty when it has them). */
-export function missingFeatures() {
-  const help = runTaskdag.help();
-  return {
-    next: /^\s+taskdag next\b/m.test(help) ? [] : ['the `next` command'],
-    recovery: [/^\s+taskdag take .*--lease/m.test(help) ? null : 'a lease on `take` (`take --lease`)', /^\s+taskdag sweep\b/m.test(help) ? null : 'a lease sweep command (`taskdag sweep`)'].filter(Boolean),
-  };
-}
-
 /**
- * The lease recovery arm: when a third of the tasks are done, a third of the agents are killed
- * (SIGKILL, their claims left behind); reports how long after the kill the tasks they held were
- * done by the others.
+ * The lease recovery arm: agents claim with `next --lease`, and a sweeper runs `sweep-leases` as
+ * recovery every `sweepMs`. When a third of the tasks are done, a third of the agents are killed
+ * (SIGKILL: their claims stay behind until their leases end); reports how long after the kill
+ * the last of the tasks they held was done by the others.
  */
-export async function runRecovery({ arm, agents, plan, unitMs, scratch }) {
+export async function runRecovery({ arm, agents, plan, unitMs, scratch, lease, sweepMs }) {
   let killedAt = null;
+  const held = [];
+  let sweeping = true;
+  let sweeper = null;
+  const sweep = async (place, adopt) => {
+    while (sweeping) {
+      await runTaskdagAsync(['sweep-leases', '--as', 'recovery'], place);
+      await acceptVictimsWork(place, adopt);
+      await sleep(sweepMs);
+    }
+  };
+  // A killed agent may have submitted its task without accepting it (leases do not cover a
+  // submission): a reviewer accepts it, as one would in a team.
+  const accepted = new Set();
+  const acceptVictimsWork = async (place, adopt) => {
+    if (victims.size === 0) return;
+    const submitted = (await runTaskdagAsync(['status', '--status', 'submitted', '--limit', '1000'], place)).tasks.submitted;
+    for (const { id } of submitted) {
+      if (accepted.has(id) || !victims.has((await runTaskdagAsync(['show', id], place)).node.submitted_by)) continue;
+      accepted.add(id);
+      await runTaskdagAsync(['accept', id, '--as', 'reviewer'], place);
+      adopt(id);
+    }
+  };
   const victims = new Set();
   const result = await runSwarm({
     arm,
@@ -196,17 +233,40 @@ export async function runRecovery({ arm, agents, plan, unitMs, scratch }) {
     plan,
     unitMs,
     scratch,
-    duringRun: ({ count, children }) => {
+    lease,
+    duringRun: ({ count, children, place, adopt, track }) => {
+      sweeper ??= track(sweep(place, adopt));
       if (killedAt !== null || count < plan.length / 3) return;
       killedAt = Date.now();
-      for (const child of children.slice(0, Math.floor(agents / 3))) {
-        victims.add(child);
+      // Agents holding a claim first: a kill between two tasks would leave nothing to recover.
+      const chosen = [...children].sort((a, b) => Number(Boolean(b.holding)) - Number(Boolean(a.holding))).slice(0, Math.floor(agents / 3));
+      for (const child of chosen) {
+        if (child.holding) held.push(child.holding);
+        victims.add(child.name);
         child.kill('SIGKILL');
       }
     },
+    agentsDone: () => (sweeping = false),
   });
-  const after = [...result.finishedAt.values()].filter((at) => at >= killedAt).sort((a, b) => a - b);
-  return { ...result, strategy: 'next, a third killed', killed: victims.size, recovered_within: Math.round(((after[victims.size - 1] ?? killedAt) - killedAt) / unitMs) };
+  const recoveredMs = Math.max(0, ...held.map((id) => result.finishedAt.get(id) - killedAt));
+  return { ...result, strategy: `next --lease ${lease}, ${Math.floor(agents / 3)} killed`, killed: Math.floor(agents / 3), held: held.length, recovered_within: Math.round((recoveredMs / unitMs) * 100) / 100, recovered_within_s: Math.round(recoveredMs / 100) / 10 };
+}
+
+/** `taskdag args` in `place` without blocking this process's loop (the agents' progress is read meanwhile). */
+function runTaskdagAsync(args, { cwd, env }) {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [BINARY, ...args], { cwd, env: { ...process.env, ...env } }, (error, stdout) => (error ? reject(new Error(`taskdag ${args.join(' ')}: ${stdout}`)) : resolve(JSON.parse(stdout)))),
+  );
+}
+
+function recoveryTable(runs) {
+  if (runs.length === 0) return [];
+  return [
+    '',
+    '| arm | agents | killed | tasks they held | their tasks all done, after the kill | CLAIM_FENCED submits |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...runs.map((run) => `| ${run.arm} | ${run.agents} | ${run.killed} | ${run.held} | ${run.recovered_within} units (${run.recovered_within_s} s) | ${run.fenced} |`),
+  ];
 }
 
 function markdown(report) {
@@ -220,7 +280,7 @@ function markdown(report) {
     '| arm | agents | picking | critical path | work / agents | makespan | × bound | overhead per task, units | calls per task | lost picks |',
     '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
-    ...report.missing.map((line) => `\nNot measured: ${line}.`),
+    ...recoveryTable(report.runs.filter((run) => run.killed !== undefined)),
     '',
   ].join('\n');
 }
@@ -234,24 +294,21 @@ async function main() {
       'unit-ms': { type: 'string', default: '50' },
       strategies: { type: 'string', default: 'any,next' },
       recovery: { type: 'boolean', default: false },
+      lease: { type: 'string', default: '10s' },
+      'sweep-ms': { type: 'string', default: '1000' },
     },
   });
   const plan = swarmPlan(Number(options.tasks));
   const unitMs = Number(options['unit-ms']);
-  const missing = missingFeatures();
-  const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, tasks: plan.length, unit_ms: unitMs, runs: [], missing: [] };
-  const strategies = options.strategies.split(',').filter((strategy) => {
-    if (strategy === 'next' && missing.next.length > 0) report.missing.push(`ranked \`next\` against any ready task: the binary lacks ${missing.next.join(' and ')}`);
-    return strategy !== 'next' || missing.next.length === 0;
-  });
-  if (options.recovery && missing.recovery.length + missing.next.length > 0) report.missing.push(`lease recovery: the binary lacks ${[...missing.next, ...missing.recovery].join(' and ')}`);
+  const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, tasks: plan.length, unit_ms: unitMs, runs: [] };
+  const strategies = options.strategies.split(',');
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-swarm-'));
   const log = (message) => process.stderr.write(`[bench:swarm] ${message}\n`);
   try {
     for (const arm of options.arms.split(',')) {
       for (const agents of options.agents.split(',').map(Number)) {
         const runs = strategies.map((strategy) => () => runSwarm({ arm, agents, strategy, plan, unitMs, scratch }));
-        if (options.recovery && report.missing.every((line) => !line.startsWith('lease'))) runs.push(() => runRecovery({ arm, agents, plan, unitMs, scratch }));
+        if (options.recovery) runs.push(() => runRecovery({ arm, agents, plan, unitMs, scratch, lease: options.lease, sweepMs: Number(options['sweep-ms']) }));
         for (const run of runs) {
           const { finishedAt, done, place, ...result } = await run();
           report.runs.push(result);

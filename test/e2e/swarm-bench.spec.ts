@@ -45,4 +45,16 @@ describe('swarm bench (bench/swarm.mjs)', function () {
     expect(status.json.summary).to.include({ ready: 0, in_progress: 0, submitted: 0, blocked: 0 });
     expect(result).to.include({ arm: 'mcp', agents: 3, tasks: 30 });
   });
+
+  it('kills a third of the agents mid-run, and with leases swept the others still do every task exactly once', async () => {
+    const { runRecovery, swarmPlan } = await import(SWARM);
+    const plan = swarmPlan(30);
+    const result = await runRecovery({ arm: 'mcp', agents: 6, plan, unitMs: 5, scratch, lease: '3s', sweepMs: 200 });
+    const ids = plan.map((_: unknown, i: number) => `T-${String(i).padStart(5, '0')}`);
+    expect(result.killed).to.equal(2);
+    expect([...result.done].sort()).to.deep.equal(ids);
+    const status = await runCli(['status', '--all', '--limit', '100'], { ...result.place, timeoutMs: 30_000 });
+    expect(status.json.tasks.done.map((task: { id: string }) => task.id).sort()).to.deep.equal(ids);
+    expect(status.json.summary).to.include({ ready: 0, in_progress: 0, submitted: 0, blocked: 0 });
+  });
 });
