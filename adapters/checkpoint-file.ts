@@ -139,8 +139,9 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   for (let position = 0; position < ids.length; position++) {
     if (position > 0 && position % SLICE === 0) yield;
     const id = ids[position]!;
-    const node = copy.nodes ? copy.nodes[position]! : undefined;
-    const entry = nodes ? nodes.entry(id, node) : Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node ?? copy.record![id])}`);
+    // A node of the lazy map itself is left to it (one never read is copied unparsed); any other map's is read.
+    const node = copy.nodes ? copy.nodes[position]! : copy.record === nodes?.record ? undefined : copy.record![id]!;
+    const entry = nodes ? nodes.entry(id, node) : Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);
     const last = position === ids.length - 1;
     lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
     offset += entry.length;
@@ -184,7 +185,7 @@ function noteFor(ledger: LedgerRef | ChangeSetsRef): string {
 /** Reads a checkpoint whole, every node parsed (tools and tests; the store reads nodes lazily). */
 export function readCheckpoint(path: string): Checkpoint {
   const checkpoint = decodeCheckpoint(bufferSource(fs.readFileSync(path)), path);
-  checkpoint.nodes?.readAll();
+  if (checkpoint.nodes) checkpoint.graph.nodes = checkpoint.nodes.plain();
   return checkpoint;
 }
 

@@ -358,8 +358,8 @@ export class FsProjectStore implements ProjectStore {
     try {
       const source = this.keepHot ? bufferSource(this.files.read(this.checkpointFile)) : (file = this.files.open(this.checkpointFile));
       const checkpoint = decodeCheckpoint(source, this.checkpointFile);
-      // Kept in memory, every node is read sooner or later: parsed once, it is a plain map.
-      if (this.keepHot) checkpoint.nodes?.readAll();
+      // Kept in memory, every node is read sooner or later: parsed once, into a plain map (its indexes have read nothing yet).
+      if (this.keepHot && checkpoint.nodes) checkpoint.graph.nodes = checkpoint.nodes.plain();
       return { ...checkpoint, bytes: source.size };
     } catch (error) {
       file?.close();

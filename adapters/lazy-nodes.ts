@@ -22,11 +22,14 @@ export interface NodeSpan {
 
 /**
  * The nodes of one checkpoint, read as they are used: a command that reads ten nodes of fifty
- * thousand parses ten. `record` is the graph's node map: each node not read yet is an accessor
- * that parses it on first read and puts the plain node in its place, so the map behaves as an
- * ordinary record (`Object.keys` lists ids without parsing; `in`, assignment and `delete` work;
- * spreading or cloning it parses everything) and every node it hands out is plain data. A
- * malformed node is a STORAGE_ERROR naming it, when it is read.
+ * thousand parses ten. `record` is the graph's node map: each node of the file is an accessor
+ * that parses it on first read and keeps it in `values` (an accessor is never redefined as a
+ * value: V8 copies a fast object's whole layout on each redefinition, quadratic at 1k nodes), so
+ * the map behaves as an ordinary record (`Object.keys` lists ids without parsing; `in`,
+ * assignment and `delete` work; spreading or cloning it parses everything) and every node it
+ * hands out is plain data. `plain` gives an ordinary object instead, every node parsed (a process
+ * that keeps the state reads them all sooner or later). A malformed node is a STORAGE_ERROR
+ * naming it, when it is read.
  *
  * It also remembers each node's checkpoint entry (`"id":{...}`) as read or last encoded: a change
  * to a node puts a new object in the map, never edits one in place, so while the map holds the
@@ -39,6 +42,8 @@ export interface NodeSpan {
  */
 export class CheckpointNodes {
   readonly record: Record<NodeId, GraphNode> = {};
+  /** The nodes read or written through the accessors, by id. */
+  private readonly values = new Map<NodeId, GraphNode>();
   private readonly entries = new Map<NodeId, { node: GraphNode; entry: Buffer }>();
   private positions: Map<NodeId, number> | null = null;
   private open = true;
@@ -51,17 +56,19 @@ export class CheckpointNodes {
   ) {
     ids.forEach((id, position) => {
       Object.defineProperty(this.record, id, {
-        get: () => this.settle(id, this.parse(id, position)),
-        set: (node: GraphNode) => this.settle(id, node),
+        get: () => this.values.get(id) ?? this.read(id, position),
+        set: (node: GraphNode) => this.values.set(id, node),
         enumerable: true,
         configurable: true,
       });
     });
   }
 
-  /** Parses every node not read yet (a process that keeps the state reads them all sooner or later). */
-  readAll(): void {
-    for (const id of Object.keys(this.record)) void this.record[id];
+  /** A plain node map of every node, each parsed (for a process that keeps its state). */
+  plain(): Record<NodeId, GraphNode> {
+    const plain: Record<NodeId, GraphNode> = {};
+    for (const id of Object.keys(this.record)) plain[id] = this.record[id]!;
+    return plain;
   }
 
   /**
@@ -89,7 +96,7 @@ export class CheckpointNodes {
   }
 
   private isUnread(id: NodeId): boolean {
-    return Object.getOwnPropertyDescriptor(this.record, id)?.get !== undefined;
+    return !this.values.has(id) && Object.getOwnPropertyDescriptor(this.record, id)?.get !== undefined;
   }
 
   private positionOf(id: NodeId): number {
@@ -97,9 +104,9 @@ export class CheckpointNodes {
     return this.positions.get(id)!;
   }
 
-  /** Puts `node` in the map as a plain value in place of the accessor. */
-  private settle(id: NodeId, node: GraphNode): GraphNode {
-    Object.defineProperty(this.record, id, { value: node, writable: true, enumerable: true, configurable: true });
+  private read(id: NodeId, position: number): GraphNode {
+    const node = this.parse(id, position);
+    this.values.set(id, node);
     return node;
   }
 

@@ -472,7 +472,7 @@ export class PgProjectStore implements ProjectStore {
     if (checkpoint) {
       const decoded = decodeCheckpoint(bufferSource(checkpoint.checkpoint), `${this.location}/checkpoints/${checkpoint.revision}`, assertChangeSetsRef);
       // Kept in memory, every node is read sooner or later: parsed once, it is a plain map.
-      decoded.nodes?.readAll();
+      if (decoded.nodes) decoded.graph.nodes = decoded.nodes.plain();
       graph = decoded.graph;
       checkpointNodes = decoded.nodes;
     } else {
