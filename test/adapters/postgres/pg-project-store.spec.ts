@@ -269,9 +269,13 @@ function statementsOf(pool: Pool): () => number {
   (pool as unknown as { query: unknown }).query = (...args: unknown[]) => (count++, query(...args));
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PoolClient>;
   // pool.query checks a client out with a callback, already counted; a transaction's client counts each statement.
+  const counted = new WeakSet<PoolClient>();
   (pool as unknown as { connect: unknown }).connect = (...args: unknown[]) => {
     if (args.length > 0) return connect(...args);
     return connect().then((client) => {
+      // A pooled client comes back again: counted once.
+      if (counted.has(client)) return client;
+      counted.add(client);
       const clientQuery = client.query.bind(client) as (...args: unknown[]) => unknown;
       (client as unknown as { query: unknown }).query = (...args: unknown[]) => (count++, clientQuery(...args));
       return client;

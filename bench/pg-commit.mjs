@@ -1,0 +1,76 @@
+// `npm run build && node bench/pg-commit.mjs`: what one PostgreSQL commit and one read cost in the
+// store itself, with no HTTP and no other process, by project size. A private PostgreSQL cluster
+// (as the tests start one, fsync and synchronous commit on), one pool, one PgProjectStore: each
+// size is seeded, warmed (20 commits, then a pause for the checkpoint they call for), then timed
+// over N commits of one appended note each, one after the other, and N reads. Also counts the
+// statements (round trips) the timed commits sent. Options: --nodes 1000,10000,50000, --commits
+// 300, --build DIR (another build's root, to compare builds in one run; default this one).
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createRequire } from 'node:module';
+
+const { values: options } = parseArgs({ options: { nodes: { type: 'string', default: '1000,10000,50000' }, commits: { type: 'string', default: '300' }, build: { type: 'string' } } });
+const ROOT = path.resolve(options.build ?? path.join(path.dirname(new URL(import.meta.url).pathname), '..'));
+const require = createRequire(path.join(ROOT, 'package.json'));
+const { openPool } = require('./build/adapters/postgres/pg-pool.js');
+const { migrate } = require('./build/adapters/postgres/pg-schema.js');
+const { PgProjectStoreFactory } = require('./build/adapters/postgres/pg-project-store.js');
+const { freshDatabase } = require('./build/test/support/postgres.js');
+const { GraphDraft } = require('./build/domain/draft.js');
+const { buildState } = await import(path.join(ROOT, 'bench', 'generate.mjs'));
+const COMMITS = Number(options.commits);
+
+const rows = [];
+for (const size of options.nodes.split(',').map(Number)) {
+  const { state } = buildState({ size, logEntries: 100, poolSize: 10 });
+  const pool = openPool(freshDatabase(), 16);
+  await migrate(pool);
+  const store = new PgProjectStoreFactory(pool).open('bench');
+  await store.replace(state);
+  const task = Object.values(state.nodes).find((node) => node.kind === 'resolvable' && node.subkind === 'task');
+  const note = (text) =>
+    store.transact((graph) => {
+      const draft = new GraphDraft(graph, new Date().toISOString(), 'bench');
+      draft.appendNote(draft.requireNode(task.id), { at: new Date().toISOString(), by: 'bench', text });
+      draft.record({ op: 'add-note', node: task.id });
+      return { result: null, changes: draft.changes(), undo: () => draft.rollback() };
+    });
+  for (let index = 0; index < 20; index++) await note(`warm-up ${index}`);
+  await new Promise((resolve) => setTimeout(resolve, 8_000));
+  const statements = countStatements(pool);
+  let started = performance.now();
+  for (let index = 0; index < COMMITS; index++) await note(`note ${index}`);
+  const commitMs = (performance.now() - started) / COMMITS;
+  const sent = statements();
+  started = performance.now();
+  for (let index = 0; index < COMMITS; index++) await store.readGraph((graph) => graph.revision);
+  const readMs = (performance.now() - started) / COMMITS;
+  rows.push({ nodes: size, commit_ms: Number(commitMs.toFixed(2)), statements_per_commit: Number((sent / COMMITS).toFixed(2)), read_ms: Number(readMs.toFixed(2)) });
+  process.stderr.write(`[bench:pg-commit] ${JSON.stringify(rows.at(-1))}\n`);
+  await pool.end();
+}
+process.stdout.write(
+  [`${ROOT}, ${COMMITS} commits and reads per size`, '', '| nodes | ms per commit | statements per commit | ms per read |', '| ---: | ---: | ---: | ---: |', ...rows.map((row) => `| ${row.nodes} | ${row.commit_ms} | ${row.statements_per_commit} | ${row.read_ms} |`), ''].join('\n'),
+);
+process.exit(0);
+
+/** Statements the pool sends from now on: through pool.query, and through the clients of transactions. */
+function countStatements(pool) {
+  let count = 0;
+  const query = pool.query.bind(pool);
+  pool.query = (...args) => (count++, query(...args));
+  const connect = pool.connect.bind(pool);
+  const counted = new WeakSet();
+  pool.connect = (...args) => {
+    if (args.length > 0) return connect(...args);
+    return connect().then((client) => {
+      // A pooled client comes back again: counted once.
+      if (counted.has(client)) return client;
+      counted.add(client);
+      const clientQuery = client.query.bind(client);
+      client.query = (...inner) => (count++, clientQuery(...inner));
+      return client;
+    });
+  };
+  return () => count;
+}
