@@ -4,6 +4,7 @@ import { PROTOCOL_HEADER, PROTOCOL_VERSION, REQUEST_ID_HEADER } from '../protoco
 import { loginAnswerSchema, transferAnswerSchema, transferStateSchema } from '../../application/contract/results.js';
 import type { Schema } from '../../application/contract/schema.js';
 import { schemaViolations } from '../../application/contract/schema-check.js';
+import { openToAdditions } from '../../application/contract/schema-open.js';
 import { schemaTest } from '../../application/contract/schema-test.js';
 import type { OperationRequest } from '../../application/operation.js';
 import type { OperationRegistry } from '../../application/registry.js';
@@ -81,7 +82,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
     const retries = this.options.retries ?? DEFAULT_REMOTE_RETRIES;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.call('POST', route, { args: request.args, agent: request.agent }, result, headers);
+        return await this.call('POST', route, { args: request.args, agent: request.agent }, openToAdditions(result), headers);
       } catch (error) {
         if (!isLostAnswer(error)) throw error;
         if (attempt > retries) throw withAttempts(error, attempt, requestId);

@@ -82,6 +82,30 @@ describe('the remote client bounds what a server hands it', function () {
     });
   });
 
+  describe('answers from a newer server', () => {
+    it('an answer with fields this release does not know is taken and printed; a missing required field is still refused', async () => {
+      const local = new Sandbox();
+      try {
+        await local.ok(['init', '--as', 'orchestrator']);
+        const known = await local.ok(['add-initiative', 'core', '--as', 'planner']);
+        const newer = { ...known, added_later: { by: 'a newer server' }, initiative: { ...known.initiative, colour: 'teal' } };
+        const { initiative: _dropped, ...missing } = newer;
+        let answer: unknown = newer;
+        await linkedTo((_request, response) => response.writeHead(200, JSON_TYPE).end(JSON.stringify(answer)));
+        const taken = await client.run(['add-initiative', 'core', '--as', 'planner'], { fromNewerServer: true });
+        expect(taken.code).to.equal(0);
+        expect(taken.json).to.deep.equal(newer);
+
+        answer = missing;
+        const refused = await client.run(['add-initiative', 'core', '--as', 'planner']);
+        expect(refused.json.error.code).to.equal('REMOTE_REQUEST_FAILED');
+        expect(refused.json.error.details.violations[0]).to.equal('$.initiative is required');
+      } finally {
+        local.remove();
+      }
+    });
+  });
+
   describe('answers past the size cap', () => {
     it('a declared length past the cap (256 MiB by default) is refused before the body is read', async () => {
       await linkedTo((_request, response) => {
