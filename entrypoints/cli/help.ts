@@ -6,13 +6,13 @@ import { commandLineArgs, type CommandDeclaration } from './declared-command.js'
  * meet them. Every command is in exactly one (test/entrypoints/cli/help.spec.ts).
  */
 export const HELP_GROUPS: readonly { title: string; commands: readonly string[] }[] = [
-  { title: 'Work the graph', commands: ['status', 'context', 'take', 'release', 'submit', 'accept', 'reject', 'resolve', 'add-note'] },
+  { title: 'Work the graph', commands: ['status', 'context', 'next', 'take', 'renew', 'release', 'submit', 'accept', 'reject', 'resolve', 'add-note'] },
   {
     title: 'Create and change',
     commands: ['init', 'add-initiative', 'add-task', 'add-gate', 'add-knowledge', 'update', 'add-edge', 'remove-edge', 'add-node', 'batch'],
   },
   { title: 'Read', commands: ['show', 'search', 'history', 'initiatives', 'state', 'urls', 'ui'] },
-  { title: 'Recover', commands: ['cancel', 'reopen', 'deprecate-knowledge', 'snapshots', 'restore', 'migrate'] },
+  { title: 'Recover', commands: ['sweep-leases', 'cancel', 'reopen', 'deprecate-knowledge', 'snapshots', 'restore', 'migrate'] },
   {
     title: 'Server',
     commands: ['server init', 'server setup', 'server doctor', 'server run', 'server credential add', 'server credential list', 'server credential remove'],
