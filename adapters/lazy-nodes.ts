@@ -40,21 +40,6 @@ export interface NodeSpan {
  * out can read a node from it any more; a read after that is a STORAGE_ERROR, never a read of a
  * descriptor reused meanwhile.
  */
-/**
- * V8 keeps an object of up to about a thousand properties in "fast" mode, where turning each
- * accessor into a data property (settle) makes a new hidden class that copies every descriptor:
- * reading all nodes of a 1k-node checkpoint cost 0.7 s of CPU (15 s on a loaded machine) while
- * 10k nodes, already in dictionary mode, cost milliseconds. Deleting a property other than the
- * last one added moves the object to dictionary mode for good, where settle is constant-time.
- */
-function forceDictionaryMode(record: object): void {
-  const scratch = record as Record<string, unknown>;
-  scratch['\u0000first'] = 0;
-  scratch['\u0000second'] = 0;
-  delete scratch['\u0000first'];
-  delete scratch['\u0000second'];
-}
-
 export class CheckpointNodes {
   readonly record: Record<NodeId, GraphNode> = {};
   /** The nodes read or written through the accessors, by id. */
@@ -69,7 +54,6 @@ export class CheckpointNodes {
     private readonly spanOf: (position: number) => NodeSpan,
     private readonly path: string,
   ) {
-    forceDictionaryMode(this.record);
     ids.forEach((id, position) => {
       Object.defineProperty(this.record, id, {
         get: () => this.values.get(id) ?? this.read(id, position),
