@@ -79,10 +79,11 @@ export function intactPrefix(bytes: Buffer): { start: Partial<GenerationStart> |
   let start: Partial<GenerationStart> | null = null;
   for (let at = 0; at < bytes.length; ) {
     const record = recordAt(bytes, at);
-    if (record === null || !isChangeSetShape(record.value)) break;
-    if (records.length > 0 && record.value.revision <= records[records.length - 1]!.revision) break;
+    const changes = record === null ? null : changeSetOf(record.value);
+    if (record === null || changes === null) break;
+    if (records.length > 0 && changes.revision <= records[records.length - 1]!.revision) break;
     if (records.length === 0) start = record.value as Partial<GenerationStart>;
-    records.push(record.value);
+    records.push(changes);
     at = record.end;
   }
   return { start, records };
@@ -155,11 +156,21 @@ function parseJson(bytes: Buffer): unknown {
 
 /** An intact record that is not a change set was written wrong, not torn: always an error. */
 function asChangeSet(value: unknown, file: string, offset: number): ChangeSet {
-  if (!isChangeSetShape(value)) throw invalidFile(file, `the ledger record at byte ${offset} is malformed`);
-  return value;
+  const changes = changeSetOf(value);
+  if (changes === null) throw invalidFile(file, `the ledger record at byte ${offset} is malformed`);
+  return changes;
 }
 
-export function isChangeSetShape(value: unknown): value is ChangeSet {
+/**
+ * `value` as a change set, or null when it is not one. Release 0.1.0 wrote a change set that
+ * appended no note without `notes`: every ledger it wrote has such records, so they read as `[]`.
+ */
+export function changeSetOf(value: unknown): ChangeSet | null {
+  if (!isChangeSetShape(value)) return null;
+  return value.notes === undefined ? { ...value, notes: [] } : value;
+}
+
+function isChangeSetShape(value: unknown): value is ChangeSet {
   const isRecord = (field: unknown) => typeof field === 'object' && field !== null && !Array.isArray(field);
   if (!isRecord(value)) return false;
   const changes = value as Record<string, unknown>;
@@ -169,8 +180,7 @@ export function isChangeSetShape(value: unknown): value is ChangeSet {
     isRecord(changes.nodes) &&
     isRecord(changes.initiatives) &&
     Array.isArray(changes.edges) &&
-    Array.isArray(changes.notes) &&
-    changes.notes.every(isNoteAppended) &&
+    (changes.notes === undefined || (Array.isArray(changes.notes) && changes.notes.every(isNoteAppended))) &&
     (changes.requests === undefined || (Array.isArray(changes.requests) && changes.requests.every(isRememberedRequest)))
   );
 }

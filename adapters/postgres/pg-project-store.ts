@@ -9,7 +9,7 @@ import type { PluginReader, ProjectStore, ProjectStoreFactory, Rewrite, StoredSt
 import { assertChangeSetsRef, bufferSource, copyForCheckpoint, decodeCheckpoint, encodeCheckpointInSlices } from '../checkpoint-file.js';
 import { checkpointThreshold } from '../fs-project-store.js';
 import type { CheckpointNodes } from '../lazy-nodes.js';
-import { isChangeSetShape, replayChangeSets } from '../ledger-records.js';
+import { changeSetOf, replayChangeSets } from '../ledger-records.js';
 import { assertReplaceable } from '../replacement-order.js';
 import { invalidFile } from '../storage-error.js';
 import { pluginTableOf, type PluginRow } from './pg-plugin-rows.js';
@@ -494,8 +494,9 @@ export class PgProjectStore implements ProjectStore {
   }
 
   private changeSetOf(row: { revision: number | null; change: unknown }): ChangeSet {
-    if (!isChangeSetShape(row.change) || row.change.revision !== row.revision) throw invalidFile(this.location, `the change set of revision ${row.revision} is malformed`);
-    return row.change;
+    const changes = changeSetOf(row.change);
+    if (changes === null || changes.revision !== row.revision) throw invalidFile(this.location, `the change set of revision ${row.revision} is malformed`);
+    return changes;
   }
 
   /**

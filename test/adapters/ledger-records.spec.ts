@@ -57,9 +57,14 @@ describe('ledger records', () => {
     expect(failureOf(encodeRecord({ revision: 1, log: [] } as unknown as ChangeSet)).details.cause).to.equal('EINVALID');
   });
 
-  it('refuses an intact change set without its notes (a pre-0.1 development change set) as malformed', () => {
-    const { notes: _notes, ...withoutNotes } = change(1);
-    const error = failureOf(ledgerOf(encodeRecord(change(1)), encodeRecord(withoutNotes as ChangeSet)));
+  it('reads a change set without its notes, as release 0.1.0 wrote one that appended none, as notes []', () => {
+    const { notes: _notes, ...withoutNotes } = change(2);
+    const read = readRecords(ledgerOf(encodeRecord(change(1)), encodeRecord(withoutNotes as ChangeSet)), 'ledger.1.jsonl');
+    expect(read.records.map((record) => record.notes)).to.deep.equal([[], []]);
+  });
+
+  it('refuses an intact change set whose notes are not a list of appended notes as malformed', () => {
+    const error = failureOf(ledgerOf(encodeRecord(change(1)), encodeRecord({ ...change(2), notes: 'none' } as unknown as ChangeSet)));
     expect([error.code, error.details.cause]).to.deep.equal(['STORAGE_ERROR', 'EINVALID']);
   });
 });
