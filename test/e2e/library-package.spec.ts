@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { MCP_TOOL_NAMES } from '../../application/contract/mcp-tools.js';
-import { UNIT_VISIBLE_BASE } from '../support/cli.js';
+import { UNIT_VISIBLE_BASE, UNIT_VISIBLE_CHECKOUT } from '../support/cli.js';
 import { exchangeThenClose } from '../support/mcp.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -105,14 +105,14 @@ describe('the library, from dist/', function () {
       const script = path.join(dir, 'embeds-taskdag.js');
       writeFileSync(
         script,
-        `require(${JSON.stringify(path.join(ROOT, 'dist', 'library.js'))}).openProject({ checkout: ${JSON.stringify(dir)}, home: ${JSON.stringify(path.join(dir, 'home'))} })` +
+        `require(${JSON.stringify(path.join(UNIT_VISIBLE_CHECKOUT, 'dist', 'library.js'))}).openProject({ checkout: ${JSON.stringify(dir)}, home: ${JSON.stringify(path.join(dir, 'home'))} })` +
           `.then((project) => project.run('server init', { root: ${JSON.stringify(root)} }))` +
           '.then(() => undefined, (error) => { console.error(error.code, error.message); process.exitCode = 1; });',
       );
       const run = spawnSync(process.execPath, [script], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
       expect(run.status, run.stderr).to.equal(0);
       const unit = readFileSync(path.join(root, 'taskdag-server.service'), 'utf8');
-      expect(unit).to.include(`\nExecStart=${process.execPath} ${realpathSync(path.join(ROOT, 'dist', 'taskdag.js'))} server run `);
+      expect(unit).to.include(`\nExecStart=${process.execPath} ${realpathSync(path.join(UNIT_VISIBLE_CHECKOUT, 'dist', 'taskdag.js'))} server run `);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { BINARY, Sandbox, UNIT_VISIBLE_BASE } from '../support/cli.js';
+import { Sandbox, UNIT_VISIBLE_BASE, UNIT_VISIBLE_BINARY } from '../support/cli.js';
 import { envFileEntries, login, spawnServer, startUnit, type RunningServer } from '../support/server-process.js';
 import { docCommands } from '../support/doc-commands.js';
 import { ensureSystemdAnalyze, verifyUnit } from '../support/systemd.js';
@@ -33,7 +33,7 @@ describe('docs/operating.md (every command runs)', function () {
   });
 
   const local = (line: string) =>
-    line.replaceAll(' /srv/', ` ${sandbox.root}/srv/`).replace(/(^|[\s(])taskdag(?= )/g, `$1'${process.execPath}' '${BINARY}'`);
+    line.replaceAll(' /srv/', ` ${sandbox.root}/srv/`).replace(/(^|[\s(])taskdag(?= )/g, `$1'${process.execPath}' '${UNIT_VISIBLE_BINARY}'`);
 
   /**
    * Records a started server after checking it lets a client log in with its env file's password,

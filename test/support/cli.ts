@@ -1,17 +1,43 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractViolation } from './output-schemas.js';
 
 export const BINARY = path.resolve(__dirname, '../../../dist/taskdag.js');
 
+const CHECKOUT = path.resolve(__dirname, '../../..');
+/** What a generated unit's sandbox hides (ProtectHome, PrivateTmp, PrivateDevices): `server init` refuses paths there. */
+const HIDDEN_FROM_UNITS = ['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm'];
+
 /**
- * Sandboxes for a server root that a generated unit names: beside the build, since the unit's
- * sandbox hides /tmp (PrivateTmp=true) and `server init` refuses a root there. Like the tool itself
- * (which the unit starts), it must lie outside /home.
+ * Where a generated unit can see the package: the checkout itself, or, for a checkout the unit
+ * could not see (a fresh clone in `mktemp -d` is under /tmp), a copy of what the package ships
+ * under /var/lib (CI runs as root), its node_modules linked.
  */
-export const UNIT_VISIBLE_BASE = path.resolve(__dirname, '../../sandboxes');
+export const UNIT_VISIBLE_CHECKOUT = HIDDEN_FROM_UNITS.some((dir) => `${realpathSync(CHECKOUT)}/`.startsWith(`${dir}/`)) ? visibleCopy() : CHECKOUT;
+
+function visibleCopy(): string {
+  const copy = path.join('/var/lib/taskdag-tests', createHash('sha256').update(CHECKOUT).digest('hex').slice(0, 12));
+  rmSync(copy, { recursive: true, force: true });
+  mkdirSync(copy, { recursive: true });
+  for (const shipped of ['dist', 'ui/dist', 'schemas', 'examples', 'package.json']) {
+    if (existsSync(path.join(CHECKOUT, shipped))) cpSync(path.join(CHECKOUT, shipped), path.join(copy, shipped), { recursive: true });
+  }
+  symlinkSync(path.join(CHECKOUT, 'node_modules'), path.join(copy, 'node_modules'));
+  return copy;
+}
+
+/** The executable a test that writes a unit runs: one the unit can start. */
+export const UNIT_VISIBLE_BINARY = path.join(UNIT_VISIBLE_CHECKOUT, 'dist', 'taskdag.js');
+
+/**
+ * Sandboxes for a server root that a generated unit names: beside the visible package, since the
+ * unit's sandbox hides /tmp (PrivateTmp=true) and `server init` refuses a root there. Like the
+ * tool itself (which the unit starts), it must lie outside /home.
+ */
+export const UNIT_VISIBLE_BASE = UNIT_VISIBLE_CHECKOUT === CHECKOUT ? path.resolve(__dirname, '../../sandboxes') : path.join(UNIT_VISIBLE_CHECKOUT, 'sandboxes');
 
 /**
  * Commands that, on success, serve until stopped (`ui` is also an operation): a test runs them as
@@ -48,7 +74,7 @@ export class Sandbox {
   readonly checkout: string;
 
   /** `base`: where the sandbox goes; UNIT_VISIBLE_BASE for a server root a generated unit must see. */
-  constructor(base = os.tmpdir()) {
+  constructor(private readonly base = os.tmpdir()) {
     mkdirSync(base, { recursive: true });
     this.root = mkdtempSync(path.join(base, 'taskdag-test-'));
     this.home = path.join(this.root, 'home');
@@ -62,7 +88,8 @@ export class Sandbox {
   }
 
   run(args: string[], options: RunOptions = {}): Promise<CliResult> {
-    return runCli(args, { cwd: this.checkout, ...options, env: this.env(options.env) });
+    const binary = this.base === UNIT_VISIBLE_BASE ? UNIT_VISIBLE_BINARY : BINARY;
+    return runCli(args, { cwd: this.checkout, binary, ...options, env: this.env(options.env) });
   }
 
   /** Runs and insists on success, returning the parsed result. */
