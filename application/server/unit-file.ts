@@ -23,7 +23,7 @@ export interface UnitInput {
 export const DEFAULT_SERVICE_USER = 'taskdag';
 
 /** Directories the unit's sandbox hides from the service (they get empty or private copies), and the directive that does. */
-const HIDDEN_DIRECTORIES: readonly { dir: string; by: string }[] = [
+export const HIDDEN_DIRECTORIES: readonly { dir: string; by: string }[] = [
   { dir: '/home', by: 'ProtectHome=true' },
   { dir: '/root', by: 'ProtectHome=true' },
   { dir: '/run/user', by: 'ProtectHome=true' },

@@ -3,20 +3,19 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { HIDDEN_DIRECTORIES } from '../../application/server/unit-file.js';
 import { contractViolation } from './output-schemas.js';
 
 export const BINARY = path.resolve(__dirname, '../../../dist/taskdag.js');
 
 const CHECKOUT = path.resolve(__dirname, '../../..');
-/** What a generated unit's sandbox hides (ProtectHome, PrivateTmp, PrivateDevices): `server init` refuses paths there. */
-const HIDDEN_FROM_UNITS = ['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm'];
 
 /**
  * Where a generated unit can see the package: the checkout itself, or, for a checkout the unit
  * could not see (a fresh clone in `mktemp -d` is under /tmp), a copy of what the package ships
  * under /var/lib (CI runs as root), its node_modules linked.
  */
-export const UNIT_VISIBLE_CHECKOUT = HIDDEN_FROM_UNITS.some((dir) => `${realpathSync(CHECKOUT)}/`.startsWith(`${dir}/`)) ? visibleCopy() : CHECKOUT;
+export const UNIT_VISIBLE_CHECKOUT = HIDDEN_DIRECTORIES.some(({ dir }) => `${realpathSync(CHECKOUT)}/`.startsWith(`${dir}/`)) ? visibleCopy() : CHECKOUT;
 
 function visibleCopy(): string {
   const copy = path.join('/var/lib/taskdag-tests', createHash('sha256').update(CHECKOUT).digest('hex').slice(0, 12));
