@@ -1,7 +1,11 @@
 import type { Edge, EdgeType, Graph, NodeId } from './model.js';
 
-/** Edges by endpoint and then by type, so a lookup returns a stored list without filtering. */
-type Adjacency = Map<string, Edge[]>;
+/**
+ * Edges by type and then by endpoint, so a lookup returns a stored list without filtering. Keyed
+ * by the id itself, not by a string made of type and id: building it for a graph's every edge
+ * allocates no key per edge (a fresh process builds it on each command).
+ */
+type Adjacency = Map<EdgeType, Map<NodeId, Edge[]>>;
 const NONE: readonly Edge[] = Object.freeze([]);
 
 /**
@@ -20,12 +24,12 @@ export class GraphIndex {
 
   /** Edges of `type` that end at `id` (for BLOCKS: the blockers of `id`). Do not modify it. */
   into(id: NodeId, type: EdgeType): readonly Edge[] {
-    return this.incomingMap().get(slot(id, type)) ?? NONE;
+    return this.incomingMap().get(type)?.get(id) ?? NONE;
   }
 
   /** Edges of `type` that start at `id` (for BLOCKS: what `id` blocks). Do not modify it. */
   outOf(id: NodeId, type: EdgeType): readonly Edge[] {
-    return this.outgoingMap().get(slot(id, type)) ?? NONE;
+    return this.outgoingMap().get(type)?.get(id) ?? NONE;
   }
 
   /** Drops the maps (after edge changes were undone in place): they are built again on next use. */
@@ -36,15 +40,15 @@ export class GraphIndex {
 
   /** Records `edge`, just appended to the graph's edges. */
   added(edge: Edge): void {
-    if (this.incoming) replaceList(this.incoming, slot(edge.to, edge.type), (list) => [...list, edge]);
-    if (this.outgoing) replaceList(this.outgoing, slot(edge.from, edge.type), (list) => [...list, edge]);
+    if (this.incoming) replaceList(this.incoming, edge.type, edge.to, (list) => [...list, edge]);
+    if (this.outgoing) replaceList(this.outgoing, edge.type, edge.from, (list) => [...list, edge]);
   }
 
   /** Forgets `edge` (the stored object), just removed from the graph's edges. */
   removed(edge: Edge): void {
     const without = (list: readonly Edge[]) => list.filter((existing) => existing !== edge);
-    if (this.incoming) replaceList(this.incoming, slot(edge.to, edge.type), without);
-    if (this.outgoing) replaceList(this.outgoing, slot(edge.from, edge.type), without);
+    if (this.incoming) replaceList(this.incoming, edge.type, edge.to, without);
+    if (this.outgoing) replaceList(this.outgoing, edge.type, edge.from, without);
   }
 
   private incomingMap(): Adjacency {
@@ -58,21 +62,28 @@ export class GraphIndex {
   }
 }
 
-function slot(id: NodeId, type: EdgeType): string {
-  return `${type} ${id}`;
+function endpoints(map: Adjacency, type: EdgeType): Map<NodeId, Edge[]> {
+  let byId = map.get(type);
+  if (!byId) map.set(type, (byId = new Map()));
+  return byId;
 }
 
-function replaceList(map: Adjacency, key: string, change: (list: readonly Edge[]) => Edge[]): void {
-  map.set(key, change(map.get(key) ?? NONE));
+function replaceList(map: Adjacency, type: EdgeType, id: NodeId, change: (list: readonly Edge[]) => Edge[]): void {
+  const byId = endpoints(map, type);
+  byId.set(id, change(byId.get(id) ?? NONE));
 }
 
 function groupBy(edges: Edge[], key: (edge: Edge) => NodeId): Adjacency {
   const map: Adjacency = new Map();
+  let type: EdgeType | null = null;
+  let byId: Map<NodeId, Edge[]> | null = null;
   for (const edge of edges) {
-    const id = slot(key(edge), edge.type);
-    const list = map.get(id);
+    // Edges of one type tend to come in runs: the map of the type is looked up when it changes.
+    if (edge.type !== type) byId = endpoints(map, (type = edge.type));
+    const id = key(edge);
+    const list = byId!.get(id);
     if (list) list.push(edge);
-    else map.set(id, [edge]);
+    else byId!.set(id, [edge]);
   }
   return map;
 }

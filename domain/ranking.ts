@@ -45,14 +45,21 @@ export function compareRank(a: RankedTask, b: RankedTask): number {
 const FINISHED = new Set(['done', 'archived', 'canceled']);
 
 /**
- * The ready tasks in ranking order, and every node's critical path, kept current change by change
- * like the StatusIndex beside it (project-state.ts tells both of every change). Built on first
- * use from the heads and the edges (no node is read whole); after that, a change re-derives the
- * critical paths of the changed nodes and of those upstream whose path it changed, and re-ranks
- * only the tasks whose readiness or path can have moved. So `next` costs what it answers.
+ * The ready tasks in ranking order, and the critical paths they need, kept current change by
+ * change like the StatusIndex beside it (project-state.ts tells both of every change). Built on
+ * first use from the heads and the edges (no node is read whole). A critical path is derived only
+ * when a ready task needs it, with those of the nodes down its chains: the finished work upstream
+ * of the ready tasks, most of a live project, is never walked. After that, a change re-derives
+ * the critical paths of the changed nodes and of those upstream whose path it changed, and
+ * re-ranks only the tasks whose readiness or path can have moved. So `next` costs what it
+ * answers, and a fresh process pays for the open part of the graph alone.
  */
 export class ReadyRanking {
-  /** Every node's critical path; null until first used. */
+  /**
+   * The critical paths derived so far; null until first used. A node in it has every node down
+   * its chains in it too (a path is derived from its dependents'), so a node missing from it has
+   * no ancestor in it either: a change to it moves no path derived so far.
+   */
   private paths: Map<NodeId, number> | null = null;
   private readonly entries = new Map<NodeId, RankedTask>();
   private readonly order = new OrderedSet<RankedTask>(compareRank);
@@ -108,8 +115,8 @@ export class ReadyRanking {
 
   /**
    * Derives the critical paths of `changed` again and, wherever one moved, those of the nodes
-   * upstream of it (the blockers whose longest chain runs through it). Returns every node whose
-   * path moved.
+   * upstream of it (the blockers whose longest chain runs through it). A node whose path was never
+   * derived is passed over: nothing derived so far depends on it. Returns every node whose path moved.
    */
   private repropagate(heads: ReadonlyMap<NodeId, NodeHead>, changed: Iterable<NodeId>): Set<NodeId> {
     const paths = this.paths!;
@@ -117,7 +124,8 @@ export class ReadyRanking {
     const pending = [...changed];
     for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
       const before = paths.get(id);
-      const after = heads.has(id) ? this.pathOf(heads, id) : undefined;
+      if (before === undefined) continue;
+      const after = heads.has(id) ? this.derive(heads, id) : undefined;
       if (after === before) continue;
       if (after === undefined) paths.delete(id);
       else paths.set(id, after);
@@ -127,8 +135,14 @@ export class ReadyRanking {
     return moved;
   }
 
-  /** `id`'s critical path from its dependents' paths as they stand. */
-  private pathOf(heads: ReadonlyMap<NodeId, NodeHead>, id: NodeId): number {
+  /** `id`'s critical path from its dependents' (derived first where they are not yet). */
+  private derive(heads: ReadonlyMap<NodeId, NodeHead>, id: NodeId): number {
+    for (const edge of this.edges.outOf(id, 'BLOCKS')) this.pathOf(heads, edge.to);
+    return this.fromDependents(heads, id);
+  }
+
+  /** `id`'s critical path from its dependents' paths, all derived. */
+  private fromDependents(heads: ReadonlyMap<NodeId, NodeHead>, id: NodeId): number {
     this.derivations += 1;
     const head = heads.get(id)!;
     let longest = 0;
@@ -136,30 +150,37 @@ export class ReadyRanking {
     return (head.type === 'task' && !FINISHED.has(head.status) ? 1 : 0) + longest;
   }
 
-  /** Every node's critical path, dependents before what they wait on (a stack, not recursion: chains can be long); then every ready task ranked. */
-  private build(heads: ReadonlyMap<NodeId, NodeHead>): void {
-    const paths = new Map<NodeId, number>();
-    this.paths = paths;
+  /**
+   * `start`'s critical path, derived with every path down its chains that is not derived yet:
+   * dependents before what they wait on, on a stack rather than by recursion (chains can be long).
+   */
+  private pathOf(heads: ReadonlyMap<NodeId, NodeHead>, start: NodeId): number {
+    const paths = this.paths!;
+    const known = paths.get(start);
+    if (known !== undefined) return known;
+    if (!heads.has(start)) return 0;
     // A node is pushed once to reach its dependents and again, below them, to be derived once they are.
     const reached = new Set<NodeId>();
-    const stack: NodeId[] = [];
-    for (const start of heads.keys()) {
-      if (paths.has(start)) continue;
-      stack.push(start);
-      for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
-        if (paths.has(id)) continue;
-        if (reached.has(id)) {
-          paths.set(id, this.pathOf(heads, id));
-          continue;
-        }
-        reached.add(id);
-        stack.push(id);
-        for (const edge of this.edges.outOf(id, 'BLOCKS')) if (!paths.has(edge.to)) stack.push(edge.to);
+    const stack: NodeId[] = [start];
+    for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
+      if (paths.has(id)) continue;
+      if (reached.has(id)) {
+        paths.set(id, this.fromDependents(heads, id));
+        continue;
       }
+      reached.add(id);
+      stack.push(id);
+      for (const edge of this.edges.outOf(id, 'BLOCKS')) if (!paths.has(edge.to) && heads.has(edge.to)) stack.push(edge.to);
     }
+    return paths.get(start)!;
+  }
+
+  /** Every ready task ranked, with the critical paths that takes. */
+  private build(heads: ReadonlyMap<NodeId, NodeHead>): void {
+    this.paths = new Map();
     this.entries.clear();
     for (const head of this.statuses.bucket('task', 'ready').inOrder()) {
-      const entry = this.entryFor(head);
+      const entry = this.entryFor(heads, head);
       this.entries.set(head.id, entry);
       this.order.addUnsorted(entry);
     }
@@ -175,17 +196,17 @@ export class ReadyRanking {
     }
     const head = heads.get(id);
     if (head?.type !== 'task' || head.status !== 'ready') return;
-    const entry = this.entryFor(head);
+    const entry = this.entryFor(heads, head);
     this.entries.set(id, entry);
     this.order.add(entry);
   }
 
-  private entryFor(head: NodeHead): RankedTask {
+  private entryFor(heads: ReadonlyMap<NodeId, NodeHead>, head: NodeHead): RankedTask {
     return {
       id: head.id,
       priority: head.priority ?? DEFAULT_PRIORITY,
       priority_set: head.priority !== null,
-      critical_path: this.paths!.get(head.id) ?? 1,
+      critical_path: this.pathOf(heads, head.id),
       created_at: head.created_at,
     };
   }

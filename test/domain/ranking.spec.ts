@@ -85,6 +85,22 @@ describe('domain/ranking', () => {
       expect(ranked(fixture)).to.deep.equal(fresh(fixture).map((task) => task.id));
     });
 
+    it('a fresh ranking derives paths down from the ready tasks only, never through the finished work upstream', () => {
+      const fixture = new GraphFixture();
+      for (let step = 0; step < 300; step++) {
+        fixture.task(`DONE${step}`, { blocked_by: step === 0 ? [] : [`DONE${step - 1}`] });
+        fixture.as('alice', (draft) => lifecycle.take(draft, `DONE${step}`));
+        fixture.as('alice', (draft) => lifecycle.submit(draft, `DONE${step}`, 'done'));
+        fixture.as('bob', (draft) => lifecycle.accept(draft, `DONE${step}`));
+      }
+      fixture.task('READY', { blocked_by: ['DONE299'] });
+      fixture.task('NEXT', { blocked_by: ['READY'] });
+      const copy = projectState(structuredClone({ ...fixture.graph }));
+      const ranking = new GraphDraft(copy, fixture.now, null).ranking;
+      expect(ranking.rankOf('READY')).to.include({ critical_path: 2 });
+      expect(ranking.derivations, 'paths derived').to.equal(2);
+    });
+
     it('agrees with a fresh derivation after every step of random work (model-based)', () => {
       let seed = 20261125;
       const random = (below: number) => {
