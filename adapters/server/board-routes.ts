@@ -2,9 +2,10 @@ import type Router from '@koa/router';
 import { apiRouter } from './api-router.js';
 import type { Context } from 'koa';
 import { activity } from '../../application/board/activity.js';
-import { catalog } from '../../application/board/catalog.js';
+import { catalog, type CatalogMemo } from '../../application/board/catalog.js';
 import { nodeDetail } from '../../application/board/node-detail.js';
 import { boardSnapshot, snapshotEtag } from '../../application/board/snapshot.js';
+import { SnapshotCache } from '../../application/board/snapshot-cache.js';
 import type { Clock } from '../../application/ports/clock.js';
 import type { ProjectStoreFactory } from '../../application/ports/project-store.js';
 import { DomainError } from '../../domain/errors.js';
@@ -29,9 +30,11 @@ export interface BoardRoutesOptions {
 export function boardRoutes(options: BoardRoutesOptions): Router {
   const router = apiRouter();
   const known = options.projects;
+  const snapshots = new SnapshotCache();
+  const catalogEntries: CatalogMemo = new Map();
 
   router.get('/v1/projects', async (ctx) => {
-    ctx.body = await catalog(options.stores, options.clock);
+    ctx.body = await catalog(options.stores, options.clock, catalogEntries);
   });
 
   router.get('/v1/projects/:project/ui/snapshot', async (ctx) => {
@@ -39,12 +42,17 @@ export function boardRoutes(options: BoardRoutesOptions): Router {
     await known.require(project);
     const answer = await options.stores.open(project).readGraph((graph) => {
       const etag = snapshotEtag(graph);
-      return ifNoneMatch(ctx.get('if-none-match'), etag) ? { etag, body: null } : { etag, body: boardSnapshot(project, graph, options.clock.now()) };
+      if (ifNoneMatch(ctx.get('if-none-match'), etag)) return { etag, json: null };
+      // Built inside the read: a hot graph changes in place once this turn ends.
+      return { etag, json: snapshots.text(project, etag, () => JSON.stringify(boardSnapshot(project, graph, options.clock.now()))) };
     });
     ctx.set('ETag', answer.etag);
     ctx.set('Cache-Control', 'no-cache');
-    if (answer.body === null) ctx.status = 304;
-    else ctx.body = answer.body;
+    if (answer.json === null) ctx.status = 304;
+    else {
+      ctx.type = 'application/json';
+      ctx.body = answer.json;
+    }
   });
 
   router.get('/v1/projects/:project/ui/nodes/:nodeId', async (ctx) => {

@@ -40,7 +40,7 @@ export function boardSnapshot(project: string, graph: Graph, now: Timestamp): Bo
       .sort()
       .map((name) => ({ name, ...graph.initiatives[name]! })),
     nodes: oldestFirst(Object.values(graph.nodes)).map((node) => ({ ...summarize(graph, draft.index, node), updated_at: node.updated_at })),
-    // A copy: the answer is written out after this turn, and a hot graph changes in place.
+    // A copy: a hot graph changes in place after the read that built this.
     edges: [...graph.edges],
   };
 }

@@ -104,6 +104,25 @@ export async function snapshot(project: string, etag: string | null): Promise<{ 
   return { etag: response.headers.get('ETag') ?? '', snapshot: (await response.json()) as Snapshot };
 }
 
+/** The snapshot asked for as the page loads, beside the login probe rather than after it. */
+let early: { project: string; answer: Promise<{ etag: string; snapshot: Snapshot } | null> } | null = null;
+
+/**
+ * Asks for `project`'s snapshot now, before the probe has said whether a login is needed: at 10k
+ * nodes it is most of the wait, and a bearer kept by this tab is usually still good. A refusal
+ * is dropped here (the probe answers for it, and the view asks again after a login).
+ */
+export function requestSnapshotEarly(project: string): void {
+  early = { project, answer: snapshot(project, null).catch(() => null) };
+}
+
+/** The early snapshot of `project`, once (null: none was asked for, or it failed). */
+export async function earlySnapshot(project: string): Promise<{ etag: string; snapshot: Snapshot } | null> {
+  const taken = early?.project === project ? early.answer : null;
+  early = null;
+  return taken;
+}
+
 export function nodeDetail(project: string, id: string): Promise<NodeDetail> {
   return json(`${projectPath(project)}/ui/nodes/${encodeURIComponent(id)}`);
 }

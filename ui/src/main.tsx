@@ -1,9 +1,12 @@
 import { render } from 'preact';
+import { requestSnapshotEarly } from './api';
 import { App } from './app';
 import { installKeys } from './keyboard';
-import { interceptLinks } from './routes';
+import { interceptLinks, parseRoute } from './routes';
 import './style.css';
 
+const route = parseRoute(window.location);
+if (route.view !== 'catalog') requestSnapshotEarly(route.project);
 const root = document.getElementById('app')!;
 interceptLinks(root);
 installKeys(root);

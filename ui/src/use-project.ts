@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, snapshot as fetchSnapshot } from './api';
+import { ApiError, earlySnapshot, snapshot as fetchSnapshot } from './api';
 import { EdgeIndex } from './board-model';
 import { follow, type LiveState } from './live';
 import type { Snapshot } from './types';
@@ -12,7 +12,7 @@ export interface ProjectData {
 }
 
 /**
- * A project's snapshot, kept current: fetched once, then revalidated with its ETag whenever the
+ * A project's snapshot, kept current: fetched once (or taken from the page's early request), then revalidated with its ETag whenever the
  * live stream says something changed (one request at a time; a change during one queues another).
  */
 export function useProject(project: string): ProjectData {
@@ -35,7 +35,7 @@ export function useProject(project: string): ProjectData {
         do {
           again = false;
           try {
-            const fresh = await fetchSnapshot(project, etag.current);
+            const fresh = (etag.current === null ? await earlySnapshot(project) : null) ?? (await fetchSnapshot(project, etag.current));
             if (stopped) return;
             if (fresh) {
               etag.current = fresh.etag;

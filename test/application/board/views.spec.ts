@@ -84,4 +84,17 @@ describe('board views (the read routes of the web board)', () => {
     expect(sut.projects[0]!.summary).to.deep.include({ ready: 0, blocked: 0 });
     expect(sut.projects[0]!.error).to.deep.equal({ code: 'STORAGE_ERROR', message: 'tasks.json is cut short' });
   });
+
+  it('catalog: a project is counted once per revision, again when its revision moves', async () => {
+    const state = sampleState();
+    const stores = { list: async () => ['p'], open: () => ({ readGraph: async (read: (graph: unknown) => unknown) => read(state) }) };
+    const memo = new Map();
+    const first = await catalog(stores as never, { now: () => AT }, memo);
+    const again = await catalog(stores as never, { now: () => AT }, memo);
+    expect(again.projects[0]).to.equal(first.projects[0]);
+    state.revision += 1;
+    const moved = await catalog(stores as never, { now: () => AT }, memo);
+    expect(moved.projects[0]).not.to.equal(first.projects[0]);
+    expect(moved.projects[0]!.revision).to.equal(state.revision);
+  });
 });
