@@ -20,18 +20,18 @@ const LOST_PICKS = new Set(['ALREADY_CLAIMED', 'NOT_READY', 'INVALID_TRANSITION'
 
 const leaseArgs = () => (config.lease ? { lease: config.lease } : {});
 
-/** No ready task: 'finished' when nothing is left to become ready, else null (wait and ask again). */
-function finishedOrWait(summary) {
-  return summary.in_progress + summary.submitted + summary.blocked === 0 ? 'finished' : null;
+/** Nothing is ready, in progress, submitted or blocked: no task is left to become ready. */
+function nothingLeft(summary) {
+  return summary.ready + summary.in_progress + summary.submitted + summary.blocked === 0;
 }
 
-/** How an agent chooses its next task: each returns the claimed task's node, null when none is ready now, or 'finished'. */
+/** How an agent chooses its next task: each returns the claimed task's node, or null when it got none (none ready, or a pick lost). */
 const STRATEGIES = {
   /** Any ready task: a random one of the ready list (the first one would make every agent collide), then take it. */
   async any(taskdag, tally) {
     const status = await taskdag('status', { limit: 64 });
     const ready = status.value.tasks.ready;
-    if (ready.length === 0) return finishedOrWait(status.value.summary);
+    if (ready.length === 0) return null;
     const id = ready[Math.floor(Math.random() * ready.length)].id;
     const taken = await taskdag('take', { id, ...leaseArgs() });
     if (taken.ok) return taken.value.node;
@@ -43,10 +43,27 @@ const STRATEGIES = {
   async next(taskdag) {
     const answer = await taskdag('next', leaseArgs());
     if (!answer.ok) throw new Error(`next: ${JSON.stringify(answer.error)}`);
-    if (answer.value.node) return answer.value.node;
-    return finishedOrWait((await taskdag('status', { limit: 1 })).value.summary);
+    return answer.value.node ?? null;
   },
 };
+
+/**
+ * An agent with nothing to do waits for work with `status` alone, a read that takes no lock,
+ * rather than asking again with a claiming call, which queues behind every commit. It looks after
+ * half a unit, then waits twice as long each time up to `MAX_IDLE_UNITS`: a task on the critical
+ * path is claimed by the agent whose accept made it ready (it asks at once), so an idle agent's
+ * late look costs slack, not makespan. Returns 'finished' when nothing is left to become ready.
+ */
+const MAX_IDLE_UNITS = 4;
+async function waitForReadyWork(taskdag, tally) {
+  for (let units = 0.5; ; units = Math.min(units * 2, MAX_IDLE_UNITS)) {
+    const { summary } = (await taskdag('status', { limit: 1 })).value;
+    if (summary.ready > 0) return 'ready';
+    if (nothingLeft(summary)) return 'finished';
+    tally.idle_polls += 1;
+    await sleep(units * config.unitMs);
+  }
+}
 
 /** `taskdag op` by one process per call; arguments become the id word and flags. */
 function cliCaller() {
@@ -100,10 +117,8 @@ async function work() {
   const done = [];
   for (;;) {
     const node = await pick(taskdag, tally);
-    if (node === 'finished') break;
     if (node === null) {
-      tally.idle_polls += 1;
-      await sleep(config.unitMs / 2);
+      if ((await waitForReadyWork(taskdag, tally)) === 'finished') break;
       continue;
     }
     const { id } = node;

@@ -131,6 +131,7 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
   const dir = mkdtempSync(path.join(scratch, `${arm}-${agents}-${strategy}-`));
   const setup = await SETUPS[arm](dir, plan, agents);
   try {
+    const loadAtStart = os.loadavg()[0];
     const started = Date.now();
     const finishedAt = new Map();
     // Every task as an agent reports it done (a killed agent's own final report is lost), and
@@ -165,6 +166,8 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
       work_per_agent: Math.round((figures.totalWork / agents) * 100) / 100,
       bound: Math.round(figures.bound * 100) / 100,
       makespan: units(makespanMs),
+      makespan_s: Math.round(makespanMs / 100) / 10,
+      load: [loadAtStart, os.loadavg()[0]].map((value) => Math.round(value * 10) / 10),
       ratio: Math.round((makespanMs / unitMs / figures.bound) * 100) / 100,
       overhead_ms_per_task: Math.round(callMs / done.length),
       overhead_units_per_task: units(callMs / done.length),
@@ -272,13 +275,13 @@ function recoveryTable(runs) {
 function markdown(report) {
   const rows = report.runs.map(
     (run) =>
-      `| ${run.arm} | ${run.agents} | ${run.strategy} | ${run.critical_path} | ${run.work_per_agent} | ${run.makespan} | ${run.ratio}× | ${run.overhead_units_per_task} (${run.overhead_ms_per_task} ms) | ${run.calls_per_task} | ${run.lost_picks} |`,
+      `| ${run.arm} | ${run.agents} | ${run.strategy} | ${run.critical_path} | ${run.work_per_agent} | ${run.makespan} (${run.makespan_s} s) | ${run.ratio}× | ${run.overhead_units_per_task} (${run.overhead_ms_per_task} ms) | ${run.calls_per_task} | ${run.lost_picks} | ${run.load.join(' → ')} |`,
   );
   return [
     `${report.tasks} tasks, 1 unit = ${report.unit_ms} ms, ${report.machine.cpus} cores shared by the agents and taskdag (load ${report.machine.load.map((value) => value.toFixed(1)).join(' ')} at start).`,
     '',
-    '| arm | agents | picking | critical path | work / agents | makespan | × bound | overhead per task, units | calls per task | lost picks |',
-    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| arm | agents | picking | critical path | work / agents | makespan | × bound | overhead per task, units | calls per task | lost picks | load average, start → end |',
+    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...rows,
     ...recoveryTable(report.runs.filter((run) => run.killed !== undefined)),
     '',
