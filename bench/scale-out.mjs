@@ -1,22 +1,27 @@
 // `npm run bench:scale-out`: 1, 2 and 4 real `taskdag server run` processes on one PostgreSQL
 // database (a private cluster started here, as the tests start theirs, fsync and synchronous
 // commit on), and next to them one server on the file store, all in the same run. N agents over
-// keep-alive HTTP on 127.0.0.1, spread evenly over the processes, each looping add-task, take,
-// submit, accept (four durable mutations) and a status read, on a 1k-node project. Reports
-// durable mutations per second and p50/p99 latency per request at 32 and 128 agents. Writes
-// bench/results/scale-out.{json,md}. Options: --seconds N per step (default 3), --only
-// files-1,postgresql-2 (some setups), --agents 32 (some agent counts), --nodes 1000,10000
-// (project sizes, each a table of its own; default 1000);
+// keep-alive HTTP on 127.0.0.1, each looping add-task, take, submit, accept (four durable
+// mutations) and a status read, on one project or on several (agent i on project i mod M; each
+// project's agents spread over the processes, bench/server-driver.mjs). Reports per step durable
+// mutations per second, p50/p99 latency per request, and what does not depend on this machine's
+// core count: server CPU per mutation (every server process), database CPU per mutation (every
+// process of the cluster), mutations per commit, and database statements (each a round trip) per
+// commit and per mutation, counted by pg_stat_statements. Writes bench/results/scale-out.{json,md}.
+// Options: --seconds N per step (default 3), --only files-1,postgresql-2 (some setups),
+// --agents 32 (some agent counts; default 32,128), --nodes 1000,10000 (project sizes; default
+// 1000), --projects 1,16 (projects per setup; default 1), --route project (every agent of a
+// project on one process, as an owner-aware balancer would send them; default spread);
 // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
-// The load generator, the servers and PostgreSQL share this machine's cores: read the figures
-// as ratios within one run (BENCHMARKS.md).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// The load generator, the servers and PostgreSQL share this machine's cores: read the rates as
+// ratios within one run (BENCHMARKS.md).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 import { buildState } from './generate.mjs';
-import { agentLoad, call, envFileOf, runTaskdag, startServer } from './server-driver.mjs';
+import { agentLoad, call, childrenCpuMsOf, cpuMsOf, envFileOf, ledgerRecords, runTaskdag, startServer } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -25,9 +30,19 @@ const { stateDirectoryLock } = require('../build/adapters/flock-project-lock.js'
 const { openPool } = require('../build/adapters/postgres/pg-pool.js');
 const { migrate } = require('../build/adapters/postgres/pg-schema.js');
 const { PgProjectStoreFactory } = require('../build/adapters/postgres/pg-project-store.js');
-const { freshDatabase } = require('../build/test/support/postgres.js');
+const { privateCluster } = require('../build/test/support/postgres.js');
 
-const { values: options } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, only: { type: 'string' }, agents: { type: 'string' }, nodes: { type: 'string', default: '1000' } } });
+const { values: options } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    agents: { type: 'string' },
+    nodes: { type: 'string', default: '1000' },
+    projects: { type: 'string', default: '1' },
+    route: { type: 'string', default: 'spread' },
+  },
+});
+if (!['spread', 'project'].includes(options.route)) throw new Error(`--route: ${options.route} is not spread or project`);
 const SECONDS = Number(options.seconds);
 const AGENTS = options.agents ? options.agents.split(',').map(Number) : [32, 128];
 const SETUPS = [
@@ -37,22 +52,36 @@ const SETUPS = [
   { store: 'postgresql', processes: 4 },
 ].filter(({ store, processes }) => !options.only || options.only.split(',').includes(`${store}-${processes}`));
 const SIZES = options.nodes.split(',').map(Number);
+const PROJECT_COUNTS = options.projects.split(',').map(Number);
 const log = (message) => process.stderr.write(`[bench:scale-out] ${message}\n`);
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-scale-out-'));
-const report = { machine: { cpus: os.cpus().length, load: os.loadavg() }, seconds_per_step: SECONDS, sizes: SIZES, steps: [] };
+// pg_stat_statements counts every statement the servers send, each one round trip.
+const cluster = SETUPS.some(({ store }) => store === 'postgresql') ? privateCluster(['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000']) : null;
+const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seconds_per_step: SECONDS, route: options.route, sizes: SIZES, steps: [] };
 let servers = [];
+let databases = 0;
+/** The text of each statement pg_stat_statements counted, by `statement:<queryid>`. */
+const statementTexts = new Map();
 try {
   for (const nodes of SIZES) {
-    for (const setup of SETUPS) {
-      for (const agents of AGENTS) {
-        servers = await startSetup(setup, nodes, `${nodes}-${setup.store}-${setup.processes}-${agents}`);
-        const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: servers.password })).body.bearer;
-        const step = await loadStep(servers, bearer, 'bench', agents);
-        report.steps.push({ nodes, ...setup, agents, ...step });
-        log(`${nodes} nodes, ${setup.store} × ${setup.processes} process(es), ${agents} agents: ${step.mutations_per_second} durable mutations/s, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms`);
-        await stopAll(servers);
-        servers = [];
+    for (const projects of PROJECT_COUNTS) {
+      for (const setup of SETUPS) {
+        for (const agents of AGENTS) {
+          const started = await startSetup(setup, nodes, projects, `${nodes}-${projects}-${setup.store}-${setup.processes}-${agents}`);
+          servers = started.servers;
+          const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: started.password })).body.bearer;
+          const step = await loadStep(servers, bearer, started, agents);
+          report.steps.push({ nodes, projects, ...setup, agents, ...step });
+          report.machine.load.push(os.loadavg());
+          log(
+            `${nodes} nodes × ${projects} project(s), ${setup.store} × ${setup.processes} process(es), ${agents} agents: ${step.mutations_per_second} durable mutations/s, ` +
+              `p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, server CPU ${step.server_cpu_us_per_mutation} µs/mutation, database CPU ${step.database_cpu_us_per_mutation ?? '-'} µs/mutation, ` +
+              `${step.mutations_per_commit} mutations/commit, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}`,
+          );
+          await stopAll(servers);
+          servers = [];
+        }
       }
     }
   }
@@ -67,26 +96,36 @@ process.stdout.write(markdown(report));
 // The private cluster is stopped by the exit hook of test/support/postgres.js.
 process.exit(0);
 
-/** A fresh setup: its project seeded with `nodes` nodes, then its server processes, each with its own root (state home and lock). */
-async function startSetup({ store, processes }, nodes, name) {
+/**
+ * A fresh setup: `projects` projects (`bench-0`...) seeded with `nodes` nodes each, then its
+ * server processes, each with its own root (state home and lock); with PostgreSQL, a database
+ * of its own on the bench's cluster.
+ */
+async function startSetup({ store, processes }, nodes, projects, name) {
   const { state } = buildState({ size: nodes, logEntries: 100, poolSize: 10 });
+  const ids = Array.from({ length: projects }, (_, index) => `bench-${index}`);
   const roots = Array.from({ length: processes }, (_, index) => path.join(scratch, `${name}-${index}`));
   const flags = store === 'postgresql' ? ['--store', 'postgresql'] : [];
   for (const root of roots) runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', ...flags]);
   const env = envFileOf(path.join(roots[0], 'server.env'));
+  let database = null;
   if (store === 'postgresql') {
-    env.TASKDAG_DATABASE_URL = freshDatabase();
+    database = `scale_out_${++databases}`;
+    env.TASKDAG_DATABASE_URL = cluster.createDatabase(database);
+    cluster.sql(database, 'CREATE EXTENSION pg_stat_statements');
     const pool = openPool(env.TASKDAG_DATABASE_URL);
     await migrate(pool);
-    await new PgProjectStoreFactory(pool).open('bench').replace(state);
+    const stores = new PgProjectStoreFactory(pool);
+    for (const id of ids) await stores.open(id).replace(state);
     await pool.end();
   } else {
-    const location = path.join(roots[0], 'data', 'projects', 'bench');
-    await new FsProjectStore('bench', location, stateDirectoryLock(location)).replace(state);
+    for (const id of ids) {
+      const location = path.join(roots[0], 'data', 'projects', id);
+      await new FsProjectStore(id, location, stateDirectoryLock(location)).replace(state);
+    }
   }
-  const started = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env)));
-  started.password = env.TASKDAG_SERVER_PASSWORD;
-  return started;
+  const servers = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env)));
+  return { servers, password: env.TASKDAG_SERVER_PASSWORD, ids, database, dataRoot: path.join(roots[0], 'data') };
 }
 
 async function stopAll(children) {
@@ -97,29 +136,81 @@ async function stopAll(children) {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
           child.removeAllListeners('exit');
           child.once('exit', resolve);
+          // A profiled server (BENCH_SERVER_NODE_ARGS="--cpu-prof") writes its profile on a clean exit.
           child.kill('SIGTERM');
         }),
     ),
   );
 }
 
-/** The agent workload (server-driver.mjs), agent i on process i mod P. */
-async function loadStep(children, bearer, project, agents) {
-  const initiative = (await call(children[0].port, bearer, 'POST', `/v1/projects/${project}/ops/initiatives`, { args: {}, agent: null })).body.initiatives[0].name;
-  return agentLoad({ ports: children.map((child) => child.port), bearer, project, initiative, agents, seconds: SECONDS });
+/** The agent workload (server-driver.mjs) over the setup's projects, with the counters read as its window opens and closes. */
+async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
+  const projects = [];
+  for (const project of ids) {
+    const initiative = (await call(children[0].port, bearer, 'POST', `/v1/projects/${project}/ops/initiatives`, { args: {}, agent: null })).body.initiatives[0].name;
+    projects.push({ project, initiative });
+  }
+  const count = database ? () => ({ ...databaseCounts(database), serverCpuMs: serversCpuMs(children) }) : () => ({ commits: ids.reduce((sum, id) => sum + ledgerRecords(path.join(dataRoot, 'projects', id)), 0), serverCpuMs: serversCpuMs(children) });
+  const { counted, mutations, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, route: options.route, agents, seconds: SECONDS, count });
+  const per = (value, by, scale = 1) => (value === undefined ? null : Math.round((value * scale * 100) / by) / 100);
+  return {
+    ...step,
+    mutations,
+    commits: counted.commits,
+    server_cpu_us_per_mutation: Math.round(per(counted.serverCpuMs, mutations, 1_000)),
+    database_cpu_us_per_mutation: database ? Math.round(per(counted.databaseCpuMs, mutations, 1_000)) : null,
+    mutations_per_commit: per(mutations, counted.commits),
+    statements_per_commit: database ? per(counted.statements, counted.commits) : null,
+    statements_per_mutation: database ? per(counted.statements, mutations) : null,
+    statements: database ? statementBreakdown(counted) : null,
+  };
+}
+
+function serversCpuMs(children) {
+  return children.reduce((sum, child) => sum + cpuMsOf(child.pid), 0);
+}
+
+/**
+ * From the database, as the window opens or closes: the change sets committed so far (one row a
+ * commit), the statements its clients have sent (but this one's own queries), by statement and
+ * in all, and the CPU time the cluster's processes have used.
+ */
+function databaseCounts(database) {
+  const text = cluster.sql(
+    database,
+    `SELECT json_build_object(
+       'commits', (SELECT count(*) FROM taskdag_change_sets),
+       'by_statement', (SELECT coalesce(json_object_agg(queryid, json_build_object('query', query, 'calls', calls)), '{}') FROM pg_stat_statements
+         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'))`,
+  );
+  const { commits, by_statement: byStatement } = JSON.parse(text);
+  const calls = Object.fromEntries(Object.entries(byStatement).map(([id, { calls }]) => [`statement:${id}`, calls]));
+  for (const [id, { query }] of Object.entries(byStatement)) statementTexts.set(`statement:${id}`, query);
+  const postmaster = Number(readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return { commits, statements: Object.values(calls).reduce((sum, value) => sum + value, 0), ...calls, databaseCpuMs: childrenCpuMsOf(postmaster) + cpuMsOf(postmaster) };
+}
+
+/** The statements sent during the window, most frequent first, with how many of each a commit. */
+function statementBreakdown(counted) {
+  return Object.entries(counted)
+    .filter(([name, value]) => name.startsWith('statement:') && value > 0)
+    .map(([name, value]) => ({ statement: statementTexts.get(name).replace(/\s+/g, ' ').slice(0, 160), per_commit: Math.round((value * 100) / counted.commits) / 100 }))
+    .sort((a, b) => b.per_commit - a.per_commit);
 }
 
 function markdown(result) {
-  const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [`${step.nodes}-${step.agents}`, step.mutations_per_second]));
+  const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [`${step.nodes}-${step.projects}-${step.agents}`, step.mutations_per_second]));
+  const or = (value) => value ?? '-';
   const rows = result.steps.map((step) => {
-    const baseline = files[`${step.nodes}-${step.agents}`];
-    return `| ${step.nodes} | ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} |`;
+    const baseline = files[`${step.nodes}-${step.projects}-${step.agents}`];
+    return `| ${step.nodes} | ${step.projects} | ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} | ${step.server_cpu_us_per_mutation} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} | ${or(step.statements_per_mutation)} |`;
   });
+  const loads = result.machine.load.map((load) => load[0].toFixed(1));
   return [
-    `${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL.`,
+    `${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL; agents routed: ${result.route}; 1-minute load average ${loads[0]} at the start, then after each step ${loads.slice(1).join(', ')}.`,
     '',
-    '| nodes | store | processes | agents | durable mutations/s | × files, same size and agents | p50 ms | p99 ms |',
-    '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| nodes | projects | store | processes | agents | durable mutations/s | × files, same size, projects and agents | p50 ms | p99 ms | server CPU µs a mutation | database CPU µs a mutation | mutations a commit | statements a commit | statements a mutation |',
+    '| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
   ].join('\n');

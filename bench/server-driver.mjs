@@ -1,14 +1,15 @@
 // What the server benches share: running the built binary, starting `server run`, calling its
 // HTTP API over keep-alive connections, and the agent workload they time.
 import { randomUUID } from 'node:crypto';
-import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
 const agentPool = new http.Agent({ keepAlive: true, maxSockets: 512 });
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
 /** Runs `taskdag args` (this build's, or `binary`; in `cwd`, `env` added) to completion and returns its parsed output; throws on failure. */
 export function runTaskdag(args, { cwd, env, binary = BINARY } = {}) {
@@ -75,18 +76,21 @@ export function call(port, bearer, method, route, body, extraHeaders = {}) {
 }
 
 /**
- * `agents` loops, agent i on `ports[i mod ports.length]`, each: add-task, take it, submit it,
- * accept it (four durable mutations), and a status read after every cycle, for `seconds` after a
- * short warm-up. Latency is per request. `count`, if given, returns counters (numbers by name)
+ * `agents` loops, each: add-task, take it, submit it, accept it (four durable mutations), and a
+ * status read after every cycle, for `seconds` after a short warm-up. Latency is per request.
+ * Agent i works on `projects[i mod N]` (default: the one `project` and `initiative`); the j-th
+ * agent of project k sends to `ports[(k + j) mod P]` (agent i on port i mod P for one project), so
+ * each project's agents spread over the processes as a load balancer without stickiness spreads
+ * them, or, with `route: 'project'`, to `ports[k mod P]`, all of a project's agents on one. `count`, if given, returns counters (numbers by name)
  * read as the window opens and closes; their differences are returned as `counted`. Tasks
  * are named `idPrefix-agent-cycle`. `requestIds`: every mutation carries an Idempotency-Key.
  */
-export async function agentLoad({ ports, bearer, project, initiative, agents, seconds, count, idPrefix = `T-bench-${agents}`, requestIds = false }) {
+export async function agentLoad({ ports, bearer, project, initiative, projects = [{ project, initiative }], route = 'spread', agents, seconds, count, idPrefix = `T-bench-${agents}`, requestIds = false }) {
   const latencies = [];
   let mutations = 0;
   let counting = false;
   let running = true;
-  const op = async (port, operation, args, agent) => {
+  const op = async (port, project, operation, args, agent) => {
     const started = performance.now();
     // A linked checkout sends each mutation with a request id the server commits with it (docs/remote.md).
     const headers = requestIds && operation !== 'status' ? { 'Idempotency-Key': randomUUID() } : {};
@@ -98,14 +102,16 @@ export async function agentLoad({ ports, bearer, project, initiative, agents, se
     }
   };
   const loop = async (index) => {
-    const port = ports[index % ports.length];
+    const which = index % projects.length;
+    const { project, initiative } = projects[which];
+    const port = ports[(which + (route === 'project' ? 0 : Math.floor(index / projects.length))) % ports.length];
     for (let cycle = 0; running; cycle++) {
       const id = `${idPrefix}-${index}-${cycle}`;
-      await op(port, 'add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
-      await op(port, 'take', { id }, `agent-${index}`);
-      await op(port, 'submit', { id, note: 'done' }, `agent-${index}`);
-      await op(port, 'accept', { id }, 'reviewer');
-      await op(port, 'status', { limit: 5 }, null);
+      await op(port, project, 'add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
+      await op(port, project, 'take', { id }, `agent-${index}`);
+      await op(port, project, 'submit', { id, note: 'done' }, `agent-${index}`);
+      await op(port, project, 'accept', { id }, 'reviewer');
+      await op(port, project, 'status', { limit: 5 }, null);
     }
   };
   const loops = Array.from({ length: agents }, (_, index) => loop(index));
@@ -116,10 +122,50 @@ export async function agentLoad({ ports, bearer, project, initiative, agents, se
   await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
   counting = false;
   const elapsed = (performance.now() - started) / 1_000;
-  const counted = count ? Object.fromEntries(Object.entries(count()).map(([name, value]) => [name, value - countedBefore[name]])) : undefined;
+  const counted = count ? Object.fromEntries(Object.entries(count()).map(([name, value]) => [name, value - (countedBefore[name] ?? 0)])) : undefined;
   running = false;
   await Promise.all(loops);
   latencies.sort((a, b) => a - b);
   const at = (q) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
   return { mutations_per_second: Math.round(mutations / elapsed), mutations, requests: latencies.length, p50_ms: at(0.5), p99_ms: at(0.99), counted };
+}
+
+/**
+ * The CPU time (user and system, ms) process `pid` has used. Over a step, divided by the
+ * mutations (the status reads between them included), it is what the server spends on each,
+ * apart from the load generator that shares its cores.
+ */
+export function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, fields 14 and 15 of proc(5), counted from the field after the command name (3).
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS;
+}
+
+/** The CPU time (ms) the children of `pid` now running have used: a PostgreSQL cluster's backends and workers, under its postmaster. */
+export function childrenCpuMsOf(pid) {
+  let total = 0;
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      // ppid is field 4 of proc(5).
+      if (Number(fields[1]) === pid) total += ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/**
+ * The records in a project's ledgers: one per commit, so one per fsync. Every record is a line;
+ * a record still being appended as this reads may count or not, which moves a step's ratio by
+ * one record in thousands.
+ */
+export function ledgerRecords(location) {
+  let records = 0;
+  for (const file of readdirSync(location).filter((name) => /^ledger\.\d+\.jsonl$/.test(name))) {
+    const bytes = readFileSync(path.join(location, file));
+    for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) records += 1;
+  }
+  return records;
 }

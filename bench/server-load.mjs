@@ -12,14 +12,13 @@
 // against a credential, docs/operating.md section 8; results in bench/results/server-bound.*),
 // --request-ids (every mutation carries an Idempotency-Key, as a linked checkout sends it, and the
 // server commits it with its answer: docs/remote.md; results in bench/results/server-ids.*).
-import { closeSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { buildState } from './generate.mjs';
-import { agentLoad, call, runTaskdag, startServer } from './server-driver.mjs';
+import { agentLoad, call, cpuMsOf, ledgerRecords, runTaskdag, startServer } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -47,7 +46,6 @@ const SIZES = (options.quick ? ['1k'] : options.sizes.split(',')).map((name) => 
   if (!(name in SIZE_NODES)) throw new Error(`--sizes: ${name} is not one of ${Object.keys(SIZE_NODES).join(', ')}`);
   return { name, size: SIZE_NODES[name] };
 });
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 const log = (message) => process.stderr.write(`[bench:server] ${message}\n`);
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-server-bench-'));
@@ -147,31 +145,6 @@ function loopDelayProbe(file) {
       throw new Error('the server did not report its event-loop delay');
     },
   };
-}
-
-/**
- * The records in a project's ledgers: one per commit, so one per fsync. Every record is a line;
- * a record still being appended as this reads may count or not, which moves a step's ratio by
- * one record in thousands.
- */
-function ledgerRecords(location) {
-  let records = 0;
-  for (const file of readdirSync(location).filter((name) => /^ledger\.\d+\.jsonl$/.test(name))) {
-    const bytes = readFileSync(path.join(location, file));
-    for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) records += 1;
-  }
-  return records;
-}
-
-/**
- * The CPU time (user and system, ms) process `pid` has used. Over a step, divided by the
- * mutations (the status reads between them included), it is what the server spends on each,
- * apart from the load generator that shares its cores.
- */
-function cpuMsOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime, fields 14 and 15 of proc(5), counted from the field after the command name (3).
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS;
 }
 
 /** How many 200-byte appends, each made durable with fdatasync, one writer manages in a second. */

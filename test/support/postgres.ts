@@ -49,16 +49,16 @@ export function testPostgres(): TestCluster {
 }
 
 /**
- * A new cluster of its own. As root, initdb and the server run as the package's `postgres`
- * user, which owns the cluster's directory.
+ * A new cluster of its own, with `settings` (`name=value`) on top of the tests' own. As root,
+ * initdb and the server run as the package's `postgres` user, which owns the cluster's directory.
  */
-export function privateCluster(): TestCluster {
+export function privateCluster(settings: string[] = []): TestCluster {
   const bin = serverPrograms();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-pg-'));
   const asOwner = ownerRunner(dir);
   const data = path.join(dir, 'data');
   asOwner.now(path.join(bin, 'initdb'), ['-D', data, '-U', SUPERUSER, '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
-  const options = `-k ${dir} -p ${PORT} -c listen_addresses= -c max_connections=200`;
+  const options = [`-k ${dir} -p ${PORT} -c listen_addresses= -c max_connections=200`, ...settings.map((setting) => `-c ${setting}`)].join(' ');
   const pgCtl = path.join(bin, 'pg_ctl');
   const startArgs = ['-D', data, '-o', options, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'];
   const stop = (mode: StopMode) => asOwner.later(pgCtl, ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']);
