@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { corruptAuthRecord, parseAuthRecord, verifierProblem, type PasswordVerifier, type Session } from '../../application/server/auth-record.js';
 import type { AuthRecord } from '../../application/server/auth-record.js';
 import type { CredentialStore, SharedAuthStore, SharedSessions, StoredAuth } from '../../application/ports/auth-store.js';
+import { PgAuthCache, type AuthChangeSink } from './pg-auth-cache.js';
 import { PgCredentialStore } from './pg-credential-store.js';
 import { databaseError, queryFresh, withTransaction } from './pg-pool.js';
 
@@ -27,16 +28,23 @@ const sessionValues = (session: Session) => [session.bearer_hash, session.create
 /**
  * The password verifier and the sessions in the database, shared by every server process on it
  * (docs/scaling.md): a bearer granted by one process works on all, and a rotation (a verifier
- * installed with no sessions) ends every session at once. Only bearer hashes are stored.
+ * installed with no sessions) ends every session on every process, as soon as each hears of it
+ * (pg-auth-cache.ts). Only bearer hashes are stored.
  */
 export class PgAuthStore implements SharedAuthStore, SharedSessions {
   readonly location = 'postgresql:taskdag_auth';
   readonly shared: SharedSessions = this;
-  /** In the database too: every process sees a credential added or removed at once. */
+  /** In the database too: every process sees a credential added at once, and one removed as soon as it hears of it. */
   readonly credentials: CredentialStore;
+  /** Where the revision listener reports changes to sessions and credentials (entrypoints/server/store-backend.ts). */
+  readonly changes: AuthChangeSink;
 
-  constructor(private readonly pool: Pool) {
-    this.credentials = new PgCredentialStore(pool);
+  constructor(
+    private readonly pool: Pool,
+    private readonly cache = new PgAuthCache(),
+  ) {
+    this.credentials = new PgCredentialStore(pool, cache);
+    this.changes = cache;
   }
 
   async load(): Promise<StoredAuth> {
@@ -85,8 +93,10 @@ export class PgAuthStore implements SharedAuthStore, SharedSessions {
     });
   }
 
-  async find(bearerHash: string): Promise<Session | null> {
-    const row = (await queryFresh<SessionRow>(this.pool, `SELECT ${SESSION_COLUMNS} FROM taskdag_sessions WHERE bearer_hash = $1`, [bearerHash])).rows[0];
-    return row ? sessionOf(row) : null;
+  find(bearerHash: string): Promise<Session | null> {
+    return this.cache.get(`session:${bearerHash}`, async () => {
+      const row = (await queryFresh<SessionRow>(this.pool, `SELECT ${SESSION_COLUMNS} FROM taskdag_sessions WHERE bearer_hash = $1`, [bearerHash])).rows[0];
+      return row ? sessionOf(row) : null;
+    });
   }
 }

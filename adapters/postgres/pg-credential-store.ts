@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { CredentialStore } from '../../application/ports/auth-store.js';
 import type { Credential } from '../../application/server/credential-record.js';
+import type { PgAuthCache } from './pg-auth-cache.js';
 import { queryFresh, withTransaction } from './pg-pool.js';
 
 interface CredentialRow {
@@ -17,11 +18,15 @@ const credentialOf = (row: CredentialRow): Credential => ({ id: row.id, name: ro
 
 /**
  * The bound credentials in the database (schema 3), shared by every server process on it: a
- * credential added or removed by the operator counts at once everywhere, and removing one
- * removes its sessions in the same statement (ON DELETE CASCADE).
+ * credential added by the operator counts at once everywhere, one removed as soon as each process
+ * hears of it (pg-auth-cache.ts), and removing one removes its sessions in the same statement
+ * (ON DELETE CASCADE).
  */
 export class PgCredentialStore implements CredentialStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly cache?: PgAuthCache,
+  ) {}
 
   async list(): Promise<Credential[]> {
     return (await queryFresh<CredentialRow>(this.pool, `SELECT ${CREDENTIAL_COLUMNS} FROM taskdag_credentials ORDER BY created_at, name`, [])).rows.map(credentialOf);
@@ -31,8 +36,9 @@ export class PgCredentialStore implements CredentialStore {
     return this.credentialWhere('name', name);
   }
 
+  /** What every bearer check of a bound session asks: kept as a session is, when the store has a cache. */
   findById(id: string): Promise<Credential | null> {
-    return this.credentialWhere('id', id);
+    return this.cache ? this.cache.get(`credential:${id}`, () => this.credentialWhere('id', id)) : this.credentialWhere('id', id);
   }
 
   /** Writes are never retried (a retry of an insert that did commit would answer "taken"): a lost connection fails the command. */
@@ -46,7 +52,7 @@ export class PgCredentialStore implements CredentialStore {
     });
   }
 
-  /** Its sessions go in the same statement (ON DELETE CASCADE): no process accepts them after this. */
+  /** Its sessions go in the same statement (ON DELETE CASCADE): no process accepts them once it has heard of it. */
   remove(name: string): Promise<boolean> {
     return withTransaction(this.pool, async (client) => (await client.query('DELETE FROM taskdag_credentials WHERE name = $1', [name])).rowCount === 1);
   }

@@ -1,4 +1,5 @@
 import type { Client, Pool } from 'pg';
+import { AUTH_CHANNEL, type AuthChangeSink } from './pg-auth-cache.js';
 import { databaseError, openClient } from './pg-pool.js';
 import { REVISION_CHANNEL, type RevisionEvent } from './pg-project-store.js';
 
@@ -17,12 +18,16 @@ const LATEST_REVISIONS = `
  * on the database reaches this process's live streams. Resolves once listening. When the
  * connection drops it reconnects, then announces every project's current revision, so a
  * subscriber that missed events meanwhile still sees the revision move. `close` stops it.
+ * With `auth`, the same client also listens for changes to sessions and credentials, and tells
+ * `auth` whether it is listening: from the moment the connection is lost until it is back,
+ * notifications may be missed.
  */
 export async function listenForRevisions(
   connectionString: string,
   pool: Pool,
   announce: (event: ProjectRevision) => void,
   log: (line: string) => void,
+  auth?: AuthChangeSink,
 ): Promise<{ close(): Promise<void> }> {
   let current: Client | null = null;
   let closed = false;
@@ -32,10 +37,12 @@ export async function listenForRevisions(
     const client = openClient(connectionString);
     client.on('notification', (message) => {
       if (message.channel === REVISION_CHANNEL && message.payload) announce(JSON.parse(message.payload) as ProjectRevision);
+      if (message.channel === AUTH_CHANNEL) auth?.changed();
     });
     const lost = () => {
       if (current !== client) return;
       current = null;
+      auth?.listening(false);
       client.end().catch(() => undefined);
       reconnectLater();
     };
@@ -44,12 +51,14 @@ export async function listenForRevisions(
     try {
       await client.connect();
       await client.query(`LISTEN ${REVISION_CHANNEL}`);
+      if (auth) await client.query(`LISTEN ${AUTH_CHANNEL}`);
     } catch (error) {
       client.end().catch(() => undefined);
       throw databaseError(error);
     }
     current = client;
     if (closed) await client.end().catch(() => undefined);
+    else auth?.listening(true);
   };
 
   const reconnectLater = () => {
@@ -79,6 +88,7 @@ export async function listenForRevisions(
       if (timer) clearTimeout(timer);
       const client = current;
       current = null;
+      auth?.listening(false);
       await client?.end().catch(() => undefined);
     },
   };

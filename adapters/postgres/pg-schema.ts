@@ -161,6 +161,20 @@ const MIGRATIONS: readonly string[] = [
     'initiatives', COALESCE((SELECT json_object_agg(i.name, i.initiative ORDER BY i.position) FROM taskdag_initiatives i WHERE i.project = p.id), '{}'::json)
   ) FROM taskdag_projects p;
   `,
+  // 6: a bearer check is answered from what the process found before (adapters/postgres/pg-auth-cache.ts),
+  // so every change to the sessions or credentials that could end a bearer, by whoever makes it
+  // (a rotation, a credential removed and its sessions with it, an operator's DELETE, a process of
+  // an older taskdag), notifies every process, once per statement, in the changing transaction.
+  `
+  CREATE FUNCTION taskdag_auth_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_notify('taskdag_auth_changes', TG_TABLE_NAME);
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER taskdag_sessions_changed AFTER UPDATE OR DELETE OR TRUNCATE ON taskdag_sessions FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
+  CREATE TRIGGER taskdag_credentials_changed AFTER UPDATE OR DELETE OR TRUNCATE ON taskdag_credentials FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -54,12 +54,14 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
     throw error;
   }
   const stores = new PgProjectStoreFactory(pool);
+  const auth = new PgAuthStore(pool);
   return {
     stores,
-    auth: new PgAuthStore(pool),
+    auth,
     async follow(announce) {
       // Each project's store hears of commits too: it catches up before its next commit, not after a refused one.
-      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log);
+      // The bearer checks trust what they found only while the same client listens for changes to sessions.
+      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log, auth.changes);
     },
     async close() {
       await listener?.close();

@@ -178,3 +178,25 @@ export function useTwoProcesses(seed: (first: TwoProcesses['first']) => Promise<
   });
   return processes;
 }
+
+/** Counts the statements a pool sends from now on (each is a round trip), through the pool or its clients. */
+export function statementsOf(pool: import('pg').Pool): () => number {
+  let count = 0;
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { query: unknown }).query = (...args: unknown[]) => (count++, query(...args));
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<import('pg').PoolClient>;
+  // pool.query checks a client out with a callback, already counted; a transaction's client counts each statement.
+  const counted = new WeakSet<import('pg').PoolClient>();
+  (pool as unknown as { connect: unknown }).connect = (...args: unknown[]) => {
+    if (args.length > 0) return connect(...args);
+    return connect().then((client) => {
+      // A pooled client comes back again: counted once.
+      if (counted.has(client)) return client;
+      counted.add(client);
+      const clientQuery = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => (count++, clientQuery(...args));
+      return client;
+    });
+  };
+  return () => count;
+}

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectStoreFactory, type PgProjectStore } from '../../../adapters/postgres/pg-project-store.js';
 import { migrate, schemaVersion, SCHEMA_VERSION } from '../../../adapters/postgres/pg-schema.js';
@@ -7,7 +7,7 @@ import { GraphDraft } from '../../../domain/draft.js';
 import type { Graph, State } from '../../../domain/model.js';
 import { rejectionOf } from '../../support/failures.js';
 import { NOW, addTask } from '../../support/graphs.js';
-import { freshDatabase, testPostgres, useTwoProcesses } from '../../support/postgres.js';
+import { freshDatabase, statementsOf, testPostgres, useTwoProcesses } from '../../support/postgres.js';
 import { sampleState } from '../../support/states.js';
 
 /** Two processes on one database: each has its own pool and its own stores (and so its own cached graph). */
@@ -201,7 +201,7 @@ describe('PostgreSQL schema migrations', function () {
       const expected: State = structuredClone({ ...before, revision: entry.revision, log: [...before.log, entry as State['log'][number]] });
       expected.nodes['T-1'] = { ...node, notes: [...node.notes, note], revision: node.revision + 1, updated_at: NOW };
 
-      expect(await migrate(pool)).to.deep.equal([5]);
+      expect(await migrate(pool)).to.deep.equal(Array.from({ length: SCHEMA_VERSION - 4 }, (_, index) => index + 5));
       const store = new PgProjectStoreFactory(pool).open('p');
       const migrated = await store.readState((state, plugins) => structuredClone({ state, plugins: plugins() }));
       expect(migrated.state).to.deep.equal(expected);
@@ -260,28 +260,6 @@ async function writeSchema4Project(pool: Pool, project: string, state: State, pl
     'INSERT INTO taskdag_plugin_data (project, plugin, key, value) SELECT $1, plugin.key, field.key, field.value FROM json_each($2::json) plugin, json_each(plugin.value) field',
     [project, JSON.stringify(plugins)],
   );
-}
-
-/** Counts the statements a pool sends from now on (each is a round trip), through the pool or its clients. */
-function statementsOf(pool: Pool): () => number {
-  let count = 0;
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as unknown as { query: unknown }).query = (...args: unknown[]) => (count++, query(...args));
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PoolClient>;
-  // pool.query checks a client out with a callback, already counted; a transaction's client counts each statement.
-  const counted = new WeakSet<PoolClient>();
-  (pool as unknown as { connect: unknown }).connect = (...args: unknown[]) => {
-    if (args.length > 0) return connect(...args);
-    return connect().then((client) => {
-      // A pooled client comes back again: counted once.
-      if (counted.has(client)) return client;
-      counted.add(client);
-      const clientQuery = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: unknown }).query = (...args: unknown[]) => (count++, clientQuery(...args));
-      return client;
-    });
-  };
-  return () => count;
 }
 
 async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Pool } from 'pg';
+import { PgAuthCache } from '../../../adapters/postgres/pg-auth-cache.js';
 import { PgAuthStore } from '../../../adapters/postgres/pg-auth-store.js';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectStoreFactory } from '../../../adapters/postgres/pg-project-store.js';
@@ -14,7 +15,7 @@ import { GroupCommitDispatcher } from '../../../application/group-commit.js';
 import { composeServices, projectsOnly } from '../../../entrypoints/compose.js';
 import { rejectionOf } from '../../support/failures.js';
 import { NOW, addTask } from '../../support/graphs.js';
-import { freshDatabase } from '../../support/postgres.js';
+import { freshDatabase, statementsOf } from '../../support/postgres.js';
 import { sampleState } from '../../support/states.js';
 
 describe('sessions and revision events shared through PostgreSQL', function () {
@@ -31,15 +32,16 @@ describe('sessions and revision events shared through PostgreSQL', function () {
     for (const pool of pools) await pool.end();
   });
 
-  const authOn = (pool: Pool, password: string, generation = 1) =>
-    AuthService.open({ store: new PgAuthStore(pool), hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() }, password, generation);
+  const authOn = (pool: Pool, password: string, generation = 1, store = new PgAuthStore(pool)) =>
+    AuthService.open({ store, hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() }, password, generation);
 
   it('schema 3 only adds: a session of a schema-2 database keeps working after the migration, bound to no credential', async () => {
     const { service } = await authOn(pools[0]!, 'password-1');
     const { bearer } = await service.login('password-1', 'c');
     // Back to schema 2 (every later migration undone), with the session in it.
     await pools[0]!.query(
-      'ALTER TABLE taskdag_sessions DROP COLUMN credential; DROP TABLE taskdag_credentials; ALTER TABLE taskdag_auth DROP COLUMN generation; ' +
+      'DROP FUNCTION taskdag_auth_changed CASCADE; ' +
+        'ALTER TABLE taskdag_sessions DROP COLUMN credential; DROP TABLE taskdag_credentials; ALTER TABLE taskdag_auth DROP COLUMN generation; ' +
         'DROP TABLE taskdag_checkpoints; DROP TABLE taskdag_change_sets; ALTER TABLE taskdag_projects DROP CONSTRAINT taskdag_projects_incarnation; ' +
         'DELETE FROM taskdag_schema WHERE version >= 3',
     );
@@ -66,6 +68,47 @@ describe('sessions and revision events shared through PostgreSQL', function () {
     expect(await first.service.authenticate(`Bearer ${fresh.bearer}`)).to.be.an('object');
     const stored = await pools[0]!.query('SELECT * FROM taskdag_sessions');
     expect(JSON.stringify(stored.rows)).not.to.include(fresh.bearer);
+  });
+
+  it('a listening process checks a bearer it found before without a round trip, and a session or credential removed by any writer fails its next check once heard', async () => {
+    // Trusted for a minute: only the notification can end what the process found.
+    const store = new PgAuthStore(pools[0]!, new PgAuthCache(60_000));
+    const { service } = await authOn(pools[0]!, 'password-1', 1, store);
+    const { bearer } = await service.login('password-1', 'c');
+    const statements = statementsOf(pools[0]!);
+    await service.authenticate(`Bearer ${bearer}`);
+    await service.authenticate(`Bearer ${bearer}`);
+    // Not listening, notifications could be missed: every check asks the database.
+    expect(statements()).to.equal(2);
+    const listener = await listenForRevisions(url, pools[0]!, () => undefined, () => undefined, store.changes);
+    try {
+      const listening = statements();
+      for (let check = 0; check < 3; check++) await service.authenticate(`Bearer ${bearer}`);
+      expect(statements() - listening).to.equal(1);
+      // Another process (an operator's DELETE here) ends the session: the trigger of schema 6 tells every listener.
+      await pools[1]!.query('DELETE FROM taskdag_sessions');
+      const reasonOf = () => service.authenticate(`Bearer ${bearer}`).then(
+        () => 'accepted',
+        (error: { details: { reason: string } }) => error.details.reason,
+      );
+      await untilAsync(async () => (await reasonOf()) === 'unknown');
+      const credential = { id: 'C-1', name: 'ci', agents: ['ci'], verifier: { kdf: 'scrypt' }, created_at: NOW };
+      await pools[1]!.query('INSERT INTO taskdag_credentials (id, name, agents, verifier, created_at) VALUES ($1, $2, $3, $4, $5)', [
+        credential.id,
+        credential.name,
+        JSON.stringify(credential.agents),
+        JSON.stringify(credential.verifier),
+        credential.created_at,
+      ]);
+      expect((await store.credentials.findById('C-1'))?.agents).to.deep.equal(['ci']);
+      const found = statements();
+      expect((await store.credentials.findById('C-1'))?.agents).to.deep.equal(['ci']);
+      expect(statements()).to.equal(found);
+      await pools[1]!.query('DELETE FROM taskdag_credentials');
+      await untilAsync(async () => (await store.credentials.findById('C-1')) === null);
+    } finally {
+      await listener.close();
+    }
   });
 
   it('a host with an older password generation is refused and changes nothing; two rotations racing: one wins, the other is refused (issue 23)', async () => {
@@ -157,6 +200,14 @@ describe('group commit over PostgreSQL', function () {
     }
   });
 });
+
+async function untilAsync(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('the condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
