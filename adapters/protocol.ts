@@ -4,3 +4,6 @@ export const PROTOCOL_VERSION = '1';
 
 /** The header naming one logical mutation, the same on each of its retries (docs/remote.md, "Retries"). */
 export const REQUEST_ID_HEADER = 'Idempotency-Key';
+
+/** The header naming the linked checkout a request comes from (`<host>:<directory>`, URI-encoded), for the board's catalog. */
+export const CHECKOUT_HEADER = 'X-Taskdag-Checkout';

@@ -15,6 +15,8 @@ import type { PluginAllowList } from '../application/server/plugin-allow-list.js
 import { nodeFileSystem } from '../adapters/file-system.js';
 import { stateDirectoryLock } from '../adapters/flock-project-lock.js';
 import { FsCheckoutLocator } from '../adapters/fs-checkout-locator.js';
+import { FsCheckoutRecord } from '../adapters/fs-checkout-record.js';
+import { withCheckoutSeen } from '../application/board/checkouts.js';
 import { FsProjectStoreFactory, type StoreWarning, type StoreWarningSink } from '../adapters/fs-project-store.js';
 import { KernelRandomIdSource } from '../adapters/kernel-random-id-source.js';
 import { NodePluginRuntime } from '../adapters/node-plugin-runtime.js';
@@ -112,10 +114,31 @@ export async function runInCheckout(environment: Environment, request: Omit<Oper
   // Checked once, above: the local run takes the normalised arguments as they are. A local
   // project's review rule is its checkout's (a linked one's is its server's).
   const local = new LocalDispatcher({ ...services, review: found?.review ?? 'any' });
-  if (operation.scope === 'host') return local.run(checked, { project: found?.project_id ?? null, agent: request.agent });
+  if (operation.scope === 'host') {
+    const result = await local.run(checked, { project: found?.project_id ?? null, agent: request.agent });
+    if (operation.name === 'ui' && found) await noteLocalCheckout(home, found);
+    return result;
+  }
   const checkout = found ?? (operation.name === 'init' ? createCheckout(checkouts) : missingCheckout(checkouts));
   const result = await local.run(checked, { project: checkout.project_id, agent: request.agent });
-  return operation.name === 'init' ? withCheckout(result as Record<string, unknown>, checkout) : result;
+  if (operation.name !== 'init') return result;
+  await noteLocalCheckout(home, checkout);
+  return withCheckout(result as Record<string, unknown>, checkout);
+}
+
+/**
+ * A local `init` or `ui` notes its checkout's directory as one of its project's, for the local
+ * board's catalog (docs/board.md). Written durably before the command answers; a record that
+ * cannot be written is said on stderr and does not fail the command (it only guides the board).
+ */
+async function noteLocalCheckout(home: string, checkout: Checkout): Promise<void> {
+  const record = new FsCheckoutRecord(home);
+  try {
+    const seen = withCheckoutSeen(await record.load(), checkout.project_id, checkout.root, new SystemClock().now());
+    if (seen.written) await record.save(seen.record);
+  } catch (error) {
+    process.stderr.write(`${JSON.stringify({ warning: { kind: 'checkout-not-noted', message: `The board's record of checkouts was not updated: ${(error as Error).message}` } })}\n`);
+  }
 }
 
 /** A linked checkout's project operation, on its server (spec 4.5): the same JSON as local mode. */
@@ -125,7 +148,7 @@ async function runOnServer(checkout: Checkout, operation: Operation, request: Om
   if (refused !== null) throw unsupportedRemotely(refused, checkout);
   const origin = originOf(checkout);
   const client = host.client();
-  const server = client.remote.connect(origin, await requireBearer(client.sessions, origin));
+  const server = client.remote.connect(origin, await requireBearer(client.sessions, origin), checkout.root);
   try {
     const result = await server.dispatch({ ...request, project: checkout.project_id });
     return isInit ? { ...withCheckout(result as Record<string, unknown>, checkout), ...insecureHttpWarnings('init', origin) } : result;

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { RemoteConnector, RemoteServer } from '../../application/ports/remote-server.js';
 import type { OperationRegistry } from '../../application/registry.js';
 import { HttpRemoteDispatcher } from './http-remote-dispatcher.js';
@@ -18,7 +19,8 @@ export class HttpRemoteConnector implements RemoteConnector {
     private readonly operations: Pick<OperationRegistry, 'get'>,
   ) {}
 
-  connect(origin: string, bearer: string | null): RemoteServer {
-    return new HttpRemoteDispatcher({ origin, bearer, operations: this.operations, ...this.limits });
+  connect(origin: string, bearer: string | null, checkout: string | null = null): RemoteServer {
+    const label = checkout === null ? null : `${os.hostname()}:${checkout}`;
+    return new HttpRemoteDispatcher({ origin, bearer, checkout: label, operations: this.operations, ...this.limits });
   }
 }

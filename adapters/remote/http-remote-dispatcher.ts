@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { onFirstUse } from '../lazy-builtin.js';
-import { PROTOCOL_HEADER, PROTOCOL_VERSION, REQUEST_ID_HEADER } from '../protocol.js';
+import { CHECKOUT_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, REQUEST_ID_HEADER } from '../protocol.js';
 import { loginAnswerSchema, transferAnswerSchema, transferStateSchema } from '../../application/contract/results.js';
 import type { Schema } from '../../application/contract/schema.js';
 import { schemaViolations } from '../../application/contract/schema-check.js';
@@ -44,6 +44,8 @@ export interface RemoteOptions {
   /** The server origin, `http(s)://host:port`, with any base path. */
   origin: string;
   bearer: string | null;
+  /** The checkout the requests come from, `<host>:<directory>` (CHECKOUT_HEADER); null or absent for none. */
+  checkout?: string | null;
   /** The operations whose declared result schemas every answer must match. */
   operations: Pick<OperationRegistry, 'get'>;
   timeoutMs?: number;
@@ -162,6 +164,8 @@ export class HttpRemoteDispatcher implements RemoteServer {
       ...extraHeaders,
     };
     if (this.options.bearer) headers.Authorization = `Bearer ${this.options.bearer}`;
+    // URI-encoded: a header carries Latin-1 only, a path may hold any character.
+    if (this.options.checkout) headers[CHECKOUT_HEADER] = encodeURIComponent(this.options.checkout);
     const transport = url.protocol === 'https:' ? httpsModule() : httpModule();
     return new Promise((resolve, reject) => {
       let deadline: NodeJS.Timeout | undefined;

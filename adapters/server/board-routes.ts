@@ -7,6 +7,7 @@ import { nodeDetail } from '../../application/board/node-detail.js';
 import { boardSnapshot, snapshotEtag } from '../../application/board/snapshot.js';
 import { SnapshotCache } from '../../application/board/snapshot-cache.js';
 import type { Clock } from '../../application/ports/clock.js';
+import type { SeenCheckouts } from '../../application/ports/checkout-record.js';
 import type { ProjectStoreFactory } from '../../application/ports/project-store.js';
 import { DomainError } from '../../domain/errors.js';
 import { ifNoneMatch } from './if-none-match.js';
@@ -20,6 +21,8 @@ export interface BoardRoutesOptions {
   hub: SseHub;
   shutdown: ShutdownHooks;
   projects: KnownProjects;
+  /** The checkouts seen using each project, for the catalog. */
+  checkouts: () => Promise<SeenCheckouts>;
 }
 
 /**
@@ -34,7 +37,7 @@ export function boardRoutes(options: BoardRoutesOptions): Router {
   const catalogEntries: CatalogMemo = new Map();
 
   router.get('/v1/projects', async (ctx) => {
-    ctx.body = await catalog(options.stores, options.clock, catalogEntries);
+    ctx.body = await catalog(options.stores, options.clock, { memo: catalogEntries, checkouts: await options.checkouts() });
   });
 
   router.get('/v1/projects/:project/ui/snapshot', async (ctx) => {

@@ -12,12 +12,15 @@ import { projectIdOf } from './known-projects.js';
 import { readJsonBody } from './request-body.js';
 import { REQUEST_ID_HEADER } from '../protocol.js';
 import { requestKeyOf } from './request-key.js';
+import { noteCheckout, type CheckoutNotes } from './checkout-header.js';
 
 /** `projects`, the projects the server holds, is shared with the board and transfer routes. */
 export interface ProjectRoutesOptions extends BoardRoutesOptions {
   dispatcher: OperationDispatcher;
   registry: OperationRegistry;
   maxBodyBytes: number;
+  /** Where the checkouts a request names are noted. */
+  notes?: CheckoutNotes;
 }
 
 /**
@@ -49,6 +52,7 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
     const key = operation.mutates ? requestKeyOf(ctx.get(REQUEST_ID_HEADER) || undefined, { operation: operation.name, args, agent }) : undefined;
     const result = await options.dispatcher.dispatch({ project, operation: operation.name, args, agent, ...(key ? { key } : {}) });
     if (operation.name === 'init') known.add(project);
+    noteCheckout(ctx, options.notes, project);
     // Group commits announce their own revisions; a whole-project change is announced here.
     if (operation.scope === 'project' && (operation.mutates || operation.name === 'init')) await announce(options, project);
     ctx.body = operation.name === 'init' ? withoutServerPaths(result) : result;

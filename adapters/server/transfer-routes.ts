@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import { apiRouter } from './api-router.js';
 import type { Clock } from '../../application/ports/clock.js';
 import type { ProjectStore, ProjectStoreFactory } from '../../application/ports/project-store.js';
@@ -14,6 +15,7 @@ import type { State } from '../../domain/model.js';
 import { stateProblem } from '../../domain/state-shape.js';
 import { transferredState } from '../../domain/transfer.js';
 import { readJsonBody } from './request-body.js';
+import { noteCheckout, type CheckoutNotes } from './checkout-header.js';
 import type { RevisionEvent } from './sse-hub.js';
 
 export interface TransferRoutesOptions {
@@ -28,6 +30,8 @@ export interface TransferRoutesOptions {
   projects: KnownProjects;
   /** Told of the revision a transfer committed (live events). */
   announce(project: string, committed: RevisionEvent): void;
+  /** Where the checkouts a request names are noted. */
+  notes?: CheckoutNotes;
 }
 
 /**
@@ -47,14 +51,14 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
   const router = apiRouter();
 
   router.get('/v1/projects/:project/transfer', async (ctx) => {
-    const store = await existing(options, ctx.params.project);
+    const store = await existing(options, ctx, ctx.params.project);
     const current = await store.inspect();
     if (current.kind !== 'valid') throw current.kind === 'absent' ? projectNotFound(store.projectId) : current.error;
     ctx.body = { project_id: store.projectId, state: current.state, plugins: withoutModules(current.plugins ?? {}) };
   });
 
   router.put('/v1/projects/:project/transfer', async (ctx) => {
-    const store = await existing(options, ctx.params.project);
+    const store = await existing(options, ctx, ctx.params.project);
     const upload = uploadOf(await readJsonBody(ctx, options.maxBodyBytes));
     requireAllowedAgents((ctx.state.session as Principal).binding, [upload.agent]);
     const plugins = usablePlugins(options, upload.plugins);
@@ -93,9 +97,11 @@ function usablePlugins(options: TransferRoutesOptions, pushed: TransferredPlugin
 }
 
 /** The store of a project the server holds; a transfer never provisions one. */
-async function existing(options: TransferRoutesOptions, project: unknown): Promise<ProjectStore> {
+/** The store of the route's project, which must exist; the checkout the request names is noted as one of its. */
+async function existing(options: TransferRoutesOptions, ctx: Context, project: unknown): Promise<ProjectStore> {
   const id = projectIdOf(project);
   await options.projects.require(id);
+  noteCheckout(ctx, options.notes, id);
   return options.stores.open(id);
 }
 

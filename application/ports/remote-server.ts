@@ -40,5 +40,9 @@ export interface RemoteServer extends OperationDispatcher {
 }
 
 export interface RemoteConnector {
-  connect(origin: string, bearer: string | null): RemoteServer;
+  /**
+   * `checkout`: the root of the linked checkout the requests come from; the server lists it
+   * (with this machine's name) under the project in its board's catalog. Null for none (login).
+   */
+  connect(origin: string, bearer: string | null, checkout?: string | null): RemoteServer;
 }

@@ -82,11 +82,11 @@ export function replacementAllowed(
 
 /** Spec 4.5 `push`: the complete local state replaces the server's, compare-and-set on the server's revision. */
 export async function push(services: HostServices, force: boolean, agent: AgentName): Promise<TransferResult> {
-  const { project, origin, bearer, baseline } = await transferContext(services, 'push');
+  const { project, origin, bearer, baseline, checkout } = await transferContext(services, 'push');
   // Copied whole within the call: the node map a store hands out may be read lazily, while the call runs.
   const local = await services.stores.open(project).readState((state, plugins) => ({ state: { ...state, nodes: { ...state.nodes } }, plugins: plugins() }));
   if (baseline && !force && local.state.revision === baseline.local_revision) return unchanged('push', project, origin, baseline);
-  const server = services.client().remote.connect(origin, bearer);
+  const server = services.client().remote.connect(origin, bearer, checkout);
   try {
     const answer = await server.upload(project, { state: local.state, plugins: withoutModules(local.plugins), expected_revision: baseline?.remote_revision ?? null, force, agent });
     const confirmed = await confirm(services, origin, project, local.state.revision, answer.revision);
@@ -98,8 +98,8 @@ export async function push(services: HostServices, force: boolean, agent: AgentN
 
 /** Spec 4.5 `pull`: the server's complete state replaces the local one, compare-and-set on the local revision. */
 export async function pull(services: HostServices, force: boolean, agent: AgentName): Promise<TransferResult> {
-  const { project, origin, bearer, baseline } = await transferContext(services, 'pull');
-  const server = services.client().remote.connect(origin, bearer);
+  const { project, origin, bearer, baseline, checkout } = await transferContext(services, 'pull');
+  const server = services.client().remote.connect(origin, bearer, checkout);
   let remote: TransferredState;
   try {
     remote = await server.download(project);
@@ -137,7 +137,7 @@ async function transferContext(services: HostServices, command: TransferDirectio
   const origin = originOf(checkout);
   const bearer = await requireBearer(sessions, origin);
   if (services.project !== checkout.project_id) throw new DomainError('INVALID_ARGUMENT', `${command} runs on the linked checkout's project`, { project: services.project });
-  return { project: checkout.project_id, origin, bearer, baseline: await baselines.get(origin, checkout.project_id) };
+  return { project: checkout.project_id, checkout: checkout.root, origin, bearer, baseline: await baselines.get(origin, checkout.project_id) };
 }
 
 async function confirm(services: HostServices, origin: string, project: string, local: number, remote: number): Promise<TransferBaseline> {

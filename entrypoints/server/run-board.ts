@@ -11,6 +11,7 @@ import { SseHub } from '../../adapters/server/sse-hub.js';
 import type { BoardServeOptions, ServedBoard } from '../../application/ports/board-host.js';
 import { DEFAULT_SETTINGS } from '../../application/server/server-settings.js';
 import { composeServices, fileStores, projectsOnly } from '../compose.js';
+import { FsCheckoutRecord } from '../../adapters/fs-checkout-record.js';
 
 /** How often the local board looks for commits other processes made (a CLI mutation shows within a second). */
 const WATCH_MS = 100;
@@ -24,6 +25,7 @@ const LOOPBACK = '127.0.0.1';
  */
 export async function serveBoard(options: BoardServeOptions & { home: string }): Promise<ServedBoard> {
   const { stores, clock } = composeServices(fileStores(options.home, { hot: true }), projectsOnly(options.home, 'the local board'));
+  const checkouts = new FsCheckoutRecord(options.home);
   const shutdown = new ShutdownHooks();
   const hub = new SseHub();
   const watcher = new RevisionWatcher(stores, hub, WATCH_MS);
@@ -40,7 +42,8 @@ export async function serveBoard(options: BoardServeOptions & { home: string }):
     redactor: new PathRedactor({}),
     log: (line) => process.stderr.write(`${line}\n`),
     admit: loopbackOnly(() => port),
-    authenticated: () => [boardRoutes({ stores, clock, hub, shutdown, projects: new KnownProjects(stores) })],
+    // Local commands (init, ui) note their checkouts in the taskdag home: read on every catalog.
+    authenticated: () => [boardRoutes({ stores, clock, hub, shutdown, projects: new KnownProjects(stores), checkouts: () => checkouts.load() })],
     board: boardFiles(options.uiRoot),
   });
   const server = await listen(app, { host: LOOPBACK, port: options.port }, DEFAULT_SETTINGS, shutdown);

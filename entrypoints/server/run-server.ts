@@ -27,6 +27,8 @@ import type { DispatcherServices } from '../../application/dispatcher.js';
 import { composeServices, projectsOnly } from '../compose.js';
 import { PluginAllowList } from '../../application/server/plugin-allow-list.js';
 import { sweepEveryProject } from '../../application/server/lease-sweeps.js';
+import { CheckoutsSeen } from '../../application/board/checkouts.js';
+import { FsCheckoutRecord } from '../../adapters/fs-checkout-record.js';
 import { openStoreBackend, type StoreBackend } from './store-backend.js';
 
 /** `server doctor` of a PostgreSQL server probes its database with the server's own code (entrypoints/host/machine-ports.ts). */
@@ -76,6 +78,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
 /** With its store open: auth, the live-event hub fed by every commit, then the HTTP app until a signal. */
 async function serve(backend: StoreBackend, config: ServerConfig, settings: ServerSettings, password: ServerPassword, configPath: string): Promise<void> {
   const auth = await openAuth(backend.auth, password, config);
+  const checkouts = await CheckoutsSeen.open(new FsCheckoutRecord(config.stateHome), new SystemClock(), log);
   const shutdown = new ShutdownHooks();
   const hub = new SseHub();
   shutdown.add(() => hub.close());
@@ -93,11 +96,12 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
     authenticated: () => {
       const allowedPlugins = new PluginAllowList(config.plugins);
       const services = composeServices(backend.stores, projectsOnly(setupRoot, 'a server'), { allowedPlugins, review: reviewOf(config) });
-      return projectRouters(services, allowedPlugins, settings, shutdown, hub, announce, config.leaseSweepMs);
+      return projectRouters(services, allowedPlugins, settings, shutdown, hub, announce, config.leaseSweepMs, checkouts);
     },
     board: boardFiles(config.uiRoot),
   });
   await serveUntilSignalled(app, config, settings, shutdown);
+  await checkouts.settled();
 }
 
 /**
@@ -113,16 +117,18 @@ function projectRouters(
   hub: SseHub,
   announce: CommitListener,
   leaseSweepMs: number | undefined,
+  checkouts: CheckoutsSeen,
 ): Router[] {
   const dispatcher = new GroupCommitDispatcher(services, announce);
   const { registry, stores, clock } = services;
   if (leaseSweepMs !== undefined) scheduleLeaseSweeps(dispatcher, stores, leaseSweepMs, shutdown);
   const projects = new KnownProjects(stores);
-  const reads = { stores, clock, hub, shutdown, projects };
+  // The server's own record of the checkouts seen is the one in memory: the file is its copy.
+  const reads = { stores, clock, hub, shutdown, projects, checkouts: async () => checkouts.all() };
   return [
     boardRoutes(reads),
-    projectRoutes({ ...reads, dispatcher, registry, maxBodyBytes: settings.maxBodyBytes }),
-    transferRoutes({ stores, clock, plugins: services.plugins, allowed, maxBodyBytes: settings.maxBodyBytes, announce, projects }),
+    projectRoutes({ ...reads, dispatcher, registry, maxBodyBytes: settings.maxBodyBytes, notes: checkouts }),
+    transferRoutes({ stores, clock, plugins: services.plugins, allowed, maxBodyBytes: settings.maxBodyBytes, announce, projects, notes: checkouts }),
   ];
 }
 

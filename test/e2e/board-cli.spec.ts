@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { BINARY, Sandbox } from '../support/cli.js';
@@ -105,6 +105,8 @@ describe('taskdag ui and urls (the real binary)', function () {
 
   describe('ui', () => {
     it('prints one JSON line, serves the board reads with no bearer and nothing else, and exits 0 on SIGTERM', async () => {
+      // As for a project made before checkouts were noted: the board launched in it notes its checkout.
+      rmSync(path.join(sandbox.home, '.taskdag', 'checkouts.json'), { force: true });
       const board = await startLocalBoard(sandbox);
       try {
         expect(board.line).to.deep.equal({
@@ -120,6 +122,7 @@ describe('taskdag ui and urls (the real binary)', function () {
         const catalog = await request(board.origin, 'GET', '/v1/projects');
         expect(catalog.status).to.equal(200);
         expect(catalog.json.projects.map((entry: { id: string }) => entry.id)).to.deep.equal([project]);
+        expect(catalog.json.projects[0].checkouts.map((entry: { label: string }) => entry.label)).to.deep.equal([sandbox.checkout]);
         const snapshot = await request(board.origin, 'GET', `/v1/projects/${project}/ui/snapshot`);
         expect(snapshot.status).to.equal(200);
         const revalidated = await request(board.origin, 'GET', `/v1/projects/${project}/ui/snapshot`, { headers: { 'If-None-Match': String(snapshot.headers.etag) } });

@@ -50,11 +50,14 @@ describe('the local board in Chromium (taskdag ui)', function () {
     // Its name (the checkout directory the id was made from), id and last activity.
     expect(await row.locator('a.project-name').textContent()).to.equal('checkout');
     expect(await row.locator('td[data-field="last_activity"] time').textContent()).to.match(/^\d+ (s|min) ago$/);
+    // The checkout directory `init` ran in; the broken project was made by no command, so it has none.
+    expect(await row.locator('td[data-field="checkouts"] li.checkout').allTextContents()).to.deep.equal([sandbox.checkout]);
     expect(await page.title()).to.equal('Projects · taskdag');
     expect(await page.locator('button.logout').count(), 'no logout where there is no login').to.equal(0);
     const broken = page.locator('tr[data-project="broken-1"]');
     expect(await broken.getAttribute('class')).to.equal('unreadable');
     expect(await broken.locator('td[data-counter]').allTextContents()).to.deep.equal(['0', '0', '0', '0', '0', '0', '0']);
+    expect(await broken.locator('td[data-field="checkouts"]').textContent()).to.equal('—');
     await broken.locator('a').click();
     const error = page.locator('[role="alert"]');
     await error.waitFor();

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, freshPageEachTest, launchChromium } from '../support/browser.js';
 import { Sandbox } from '../support/cli.js';
 import { linkedClient, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
-import { initServerRoot, request, startServer } from '../support/server-process.js';
+import { initServerRoot, login, request, startServer } from '../support/server-process.js';
 
 describe('the board served by `server run`, in Chromium', function () {
   this.timeout(120_000);
@@ -79,6 +80,37 @@ describe('the board served by `server run`, in Chromium', function () {
     await linked.restart();
     await client.ok(['release', 'T-1', '--as', 'bob']);
     await eventually('T-1 ready again after the restart', async () => (await page.locator('[data-column="ready"] li.card[data-node="T-1"]').count()) === 1, 20_000);
+  });
+
+  it('lists under each project the checkouts linked to it (host and directory) with when each was last seen, also after a restart', async () => {
+    const other = await linkedClient(linked, { init: false });
+    try {
+      // A second checkout of the same project, on "another machine": its own .taskdag.json names the project.
+      writeFileSync(path.join(other.checkout, '.taskdag.json'), readFileSync(path.join(client.checkout, '.taskdag.json')));
+      await other.ok(['status']);
+      const label = (checkout: string) => `${os.hostname()}:${checkout}`;
+      // A label that is not one (a control character) is served all the same, and not listed.
+      const bearer = (await login(linked.origin, linked.password)).json as { bearer: string };
+      const odd = await request(linked.origin, 'POST', `/v1/projects/${project}/ops/status`, { body: { args: {}, agent: null }, headers: { Authorization: `Bearer ${bearer.bearer}`, 'X-Taskdag-Checkout': 'evil%0Aline' } });
+      expect(odd.status).to.equal(200);
+
+      await page.goto(`${linked.origin}/`);
+      await logIn(linked.password);
+      const listed = page.locator(`tr[data-project="${project}"] td[data-field="checkouts"] li.checkout`);
+      await listed.first().waitFor();
+      // Most recently seen first.
+      expect(await listed.allTextContents()).to.deep.equal([label(other.checkout), label(client.checkout)]);
+      expect(await listed.first().getAttribute('title')).to.match(/^last seen \d+ s ago \(\d{4}-\d\d-\d\dT/);
+
+      await linked.restart();
+      await page.reload();
+      await listed.first().waitFor();
+      expect(await listed.allTextContents(), 'kept in the state home across a restart').to.deep.equal([label(other.checkout), label(client.checkout)]);
+      const record = readFileSync(path.join(linked.root, 'state', 'checkouts.json'), 'utf8');
+      expect(record).to.contain(other.checkout).and.not.contain(bearer.bearer).and.not.contain(linked.password);
+    } finally {
+      other.remove();
+    }
   });
 
   it('answers 503 with a hint when the board is not built, and the API keeps working', async () => {

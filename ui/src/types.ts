@@ -19,6 +19,8 @@ export interface CatalogEntry {
   revision: number | null;
   last_activity: string | null;
   summary: Summary;
+  /** The checkouts seen using the project, most recently seen first. */
+  checkouts: { label: string; last_seen: string }[];
   error?: { code: string; message: string };
 }
 

@@ -88,13 +88,25 @@ describe('board views (the read routes of the web board)', () => {
   it('catalog: a project is counted once per revision, again when its revision moves', async () => {
     const state = sampleState();
     const stores = { list: async () => ['p'], open: () => ({ readGraph: async (read: (graph: unknown) => unknown) => read(state) }) };
+    // The clock is read only to count: its calls are the countings.
+    let countings = 0;
+    const clock = { now: () => (countings++, AT) };
     const memo = new Map();
-    const first = await catalog(stores as never, { now: () => AT }, memo);
-    const again = await catalog(stores as never, { now: () => AT }, memo);
-    expect(again.projects[0]).to.equal(first.projects[0]);
+    const first = await catalog(stores as never, clock, { memo });
+    const again = await catalog(stores as never, clock, { memo });
+    expect(again).to.deep.equal(first);
+    expect(countings).to.equal(1);
     state.revision += 1;
-    const moved = await catalog(stores as never, { now: () => AT }, memo);
-    expect(moved.projects[0]).not.to.equal(first.projects[0]);
+    const moved = await catalog(stores as never, clock, { memo });
+    expect(countings).to.equal(2);
     expect(moved.projects[0]!.revision).to.equal(state.revision);
+  });
+
+  it("catalog: each project lists the checkouts seen using it; one with none lists none", async () => {
+    const stores = { list: async () => ['p', 'q'], open: () => ({ readGraph: async (read: (graph: unknown) => unknown) => read(sampleState()) }) };
+    const seen = [{ label: 'laptop:/home/ann/shop', last_seen: AT }];
+    const sut = await catalog(stores as never, { now: () => AT }, { checkouts: { p: seen } });
+    matches(catalogSchema, sut);
+    expect(sut.projects.map((project) => project.checkouts)).to.deep.equal([seen, []]);
   });
 });
