@@ -103,7 +103,9 @@ const LOST_CONNECTIONS = 32;
  * every read makes); NOTIFY carries each commit's revision, so a process that heard of a newer
  * one catches up before it commits rather than after a refused insert. A read that arrives while
  * a transaction changes the state in memory waits until it is committed (or undone), so a reader
- * never sees a change before it is committed.
+ * never sees a change before it is committed; it needs no statement of its own when an append of
+ * this process sent after it arrived proves the state current, and the reads that arrive together
+ * share one check otherwise.
  */
 export class PgProjectStore implements ProjectStore {
   readonly location: string;
@@ -115,10 +117,18 @@ export class PgProjectStore implements ProjectStore {
   private changing: Promise<unknown> | null = null;
   /** This process's writers, one at a time: they would only refuse each other's change sets. */
   private writers: Promise<unknown> = Promise.resolve();
+  /** Writers queued or running: a read waits for their appends rather than check the state itself. */
+  private writersWaiting = 0;
   /** The whole load under way, if any: every caller that needs one meanwhile shares it. */
   private loading: Promise<Cached> | null = null;
   /** A checkpoint being saved: one at a time. */
   private checkpointing = false;
+  /** Statements that can prove the state in hand current (appends and checks), numbered as they are sent. */
+  private proofsSent = 0;
+  /** The newest proof that held: the state it proved was the newest committed when its statement ran. */
+  private proof: { number: number; state: Cached } | null = null;
+  /** The check under way or about to start, if any: the reads that need one meanwhile wait for it, then share the next. */
+  private checking: Promise<void> | null = null;
 
   constructor(
     private readonly pool: Pool,
@@ -133,35 +143,63 @@ export class PgProjectStore implements ProjectStore {
     this.lastNoticed = { revision: event.revision, fence_generation: event.fence_generation };
   }
 
-  /**
-   * The read asks the database first (one statement) whether the state in hand is current, then
-   * waits for this process's transaction in flight, if any, to commit: the state it then reads
-   * holds every commit acknowledged before the read began (those of the other processes are at
-   * most the revision the statement saw), and nothing uncommitted. It never asks again because a
-   * commit of this process started meanwhile, so a stream of group commits does not starve it.
-   */
   async readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T> {
-    for (;;) {
-      while (this.changing) await this.changing;
-      const current = await this.caughtUp(this.pool, () => !this.changing);
-      while (this.changing) await this.changing;
-      // Handed over in the same turn as the check: committed, and nothing touched it since.
-      if (current && this.cached === current) return read(current.graph, this.pluginReader(current));
-    }
+    return this.whenCurrent((current) => read(current.graph, this.pluginReader(current)));
   }
 
   async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     for (;;) {
+      const current = await this.whenCurrent((state) => state);
+      const revision = current.graph.revision;
+      const log = await this.log(this.pool, current.row.incarnation, revision);
       while (this.changing) await this.changing;
-      const current = await this.caughtUp(this.pool, () => !this.changing);
-      if (current) {
-        const revision = current.graph.revision;
-        const log = await this.log(this.pool, current.row.incarnation, revision);
-        while (this.changing) await this.changing;
-        // The same revision still (no commit or reader moved it on meanwhile), and committed.
-        if (log && this.cached === current && current.graph.revision === revision) return read(withMembers(current.graph, { log }), this.pluginReader(current));
-      }
+      // The same revision still (no commit or reader moved it on meanwhile), and committed.
+      if (log && this.cached === current && current.graph.revision === revision) return read(withMembers(current.graph, { log }), this.pluginReader(current));
     }
+  }
+
+  /**
+   * Hands `use` the state in hand once it holds every commit acknowledged before the call began
+   * (by any process) and nothing uncommitted: no transaction of this process changes it, and a
+   * statement sent after the call began proved it current — an append of this process (its
+   * insert landed on the newest revision) or a check (one statement, which brings what changed).
+   * Under a stream of group commits the next append proves every read waiting, with no statement
+   * of their own, and it never starves them (the append sent next proves them); otherwise the
+   * reads that arrive in the same turn of the event loop, or while a check is under way, share
+   * the next one.
+   */
+  private async whenCurrent<T>(use: (current: Cached) => T): Promise<T> {
+    const arrival = this.proofsSent;
+    for (;;) {
+      while (this.changing) await this.changing;
+      const proof = this.proof;
+      // Handed over in the same turn as the test: committed, proved since the call began, and nothing touched it since.
+      if (proof && proof.number > arrival && proof.state === this.cached) return use(proof.state);
+      this.checking ??= this.check();
+      await this.checking;
+    }
+  }
+
+  /**
+   * One check of the state in hand against the database (catching it up), a proof if no
+   * transaction took the state meanwhile. It starts a turn later, so the reads that arrive in this
+   * turn need no other, and not at all if a writer of this process is under way by then: its
+   * append will prove the state (and if it appends nothing, the reads ask again).
+   */
+  private async check(): Promise<void> {
+    try {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.writersWaiting > 0) return await this.writers.then(() => undefined);
+      const number = ++this.proofsSent;
+      const current = await this.caughtUp(this.pool, () => !this.changing);
+      if (current && current === this.cached) this.proved(number, current);
+    } finally {
+      this.checking = null;
+    }
+  }
+
+  private proved(number: number, state: Cached): void {
+    if (!this.proof || this.proof.number < number || this.proof.state !== state) this.proof = { number, state };
   }
 
   async transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R> {
@@ -194,8 +232,12 @@ export class PgProjectStore implements ProjectStore {
       }
       const { result, changes, undo } = transaction;
       if (!changes) {
+        const number = ++this.proofsSent;
         const now = await this.caughtUp(this.pool, () => true);
-        if (now === current && now.graph.revision === base) return result;
+        if (now === current && now.graph.revision === base) {
+          this.proved(number, current);
+          return result;
+        }
         behind = false;
         continue;
       }
@@ -231,7 +273,9 @@ export class PgProjectStore implements ProjectStore {
     let lost = false;
     for (let attempt = 1; ; attempt++) {
       try {
+        const number = ++this.proofsSent;
         await this.pool.query(APPEND, [this.projectId, current.row.incarnation, base, changes.revision, text, REVISION_CHANNEL, event]);
+        this.proved(number, current);
         this.committed(current, Buffer.byteLength(text));
         return true;
       } catch (error) {
@@ -552,8 +596,11 @@ export class PgProjectStore implements ProjectStore {
 
   /** Runs `work` after this process's earlier writers of the project have settled. */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    this.writersWaiting += 1;
     const run = this.writers.then(work, work);
     this.writers = run.catch(() => undefined);
+    const settled = () => (this.writersWaiting -= 1);
+    run.then(settled, settled);
     return run;
   }
 }

@@ -72,6 +72,26 @@ describe('PgProjectStore across processes', function () {
     expect(statements()).to.equal(6);
   });
 
+  it('reads that arrive together share one check; reads that arrive while this process commits are proved current by its next append, with no statement of their own', async () => {
+    await graphOf(db.first);
+    const statements = statementsOf(db.pools[0]!);
+    const together = await Promise.all(Array.from({ length: 8 }, () => db.first.readGraph((graph) => graph.revision)));
+    expect(new Set(together).size).to.equal(1);
+    expect(statements()).to.equal(1);
+    const first = change(db.first, (draft) => addTask(draft, 'T-40'));
+    // Its append is on its way: the reads that arrive now may not trust it, only an append sent after them.
+    await new Promise((resolve) => setImmediate(resolve));
+    const reads = Array.from({ length: 8 }, () => db.first.readGraph((graph) => 'T-41' in graph.nodes));
+    const second = change(db.first, (draft) => addTask(draft, 'T-41'));
+    await Promise.all([first, second]);
+    expect(await Promise.all(reads)).to.deep.equal(Array.from({ length: 8 }, () => true));
+    expect(statements()).to.equal(3);
+    // A commit by another process since: the next read here checks, and sees it.
+    await change(db.second, (draft) => addTask(draft, 'T-42'));
+    expect(await db.first.readGraph((graph) => 'T-42' in graph.nodes)).to.equal(true);
+    expect(statements()).to.equal(4);
+  });
+
   it('a refusal decided on a state another process has moved past is decided again on the newer state', async () => {
     await graphOf(db.second);
     await change(db.first, (draft) => addTask(draft, 'T-30'));
