@@ -10,8 +10,14 @@ import type { TaskdagContext } from './context.js';
  */
 export type CommandDeclaration = Pick<Declaration, 'name' | 'summary' | 'details' | 'examples' | 'args' | 'needsAgent' | 'usesAgent' | 'argsFromDocument'>;
 
-/** A clipanion command class that carries the declaration it was made from. */
-export type DeclaredCommand = CommandClass<TaskdagContext> & { readonly declaration: CommandDeclaration };
+/**
+ * A clipanion command class that carries the declaration it was made from; an operation's command
+ * also reads plain words itself (`fromPlainWords`, null when they need clipanion's parser).
+ */
+export type DeclaredCommand = CommandClass<TaskdagContext> & {
+  readonly declaration: CommandDeclaration;
+  fromPlainWords?(words: readonly string[], context: TaskdagContext): Command<TaskdagContext> | null;
+};
 
 /** The flags of a command whose arguments are one JSON document (a batch). */
 export const DOCUMENT_ARGS = {

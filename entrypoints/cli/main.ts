@@ -54,12 +54,7 @@ export async function main(io: Io): Promise<number> {
     return 0;
   }
 
-  // Clipanion compiles a parser over every registered command on each run: registering only the
-  // command the words name keeps that cost flat as the command set grows.
-  const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION, enableColors: false });
-  cli.register(commandClass);
   const words = rest.slice(declaration.name.split(' ').length);
-
   const context: TaskdagContext = {
     stdin: io.stdin as TaskdagContext['stdin'],
     stdout: io.stdout as TaskdagContext['stdout'],
@@ -72,11 +67,17 @@ export async function main(io: Io): Promise<number> {
     emit: (value) => write(globals.noWarnings ? withoutWarnings(value) : value),
   };
 
-  let command;
-  try {
-    command = cli.process(rest, context);
-  } catch (error) {
-    return fail(usageError(declaration, words, error));
+  let command = commandClass.fromPlainWords?.(words, context) ?? null;
+  if (command === null) {
+    // Clipanion compiles a parser over every registered command on each run: registering only the
+    // command the words name keeps that cost flat as the command set grows.
+    const cli = new Cli<TaskdagContext>({ binaryLabel: 'taskdag', binaryName: 'taskdag', binaryVersion: VERSION, enableColors: false });
+    cli.register(commandClass);
+    try {
+      command = cli.process(rest, context);
+    } catch (error) {
+      return fail(usageError(declaration, words, error));
+    }
   }
   try {
     // A command that serves (mcp) may end with a status of its own; every other one returns nothing: 0.

@@ -4,6 +4,7 @@ import type { Operation } from '../../application/operation.js';
 import { DOCUMENT_ARGS, usageOf, type CommandDeclaration, type DeclaredCommand } from './declared-command.js';
 import { readDocument } from './document-input.js';
 import { argumentFromFlag, type Occurrence } from './flags.js';
+import type { TaskdagContext } from './context.js';
 import { TaskdagCommand } from './taskdag-command.js';
 
 type Fields = [string, Argument<unknown>][];
@@ -19,11 +20,30 @@ export function commandFor(operation: Operation): DeclaredCommand {
   const flags = fields.filter(([, field]) => !field.positional);
   const positionals = fields.filter(([, field]) => field.positional);
   const restAt = positionals.findIndex(([, field]) => field.positional === 'rest');
+  let wordOptions: Map<string, WordOption> | undefined;
 
   class OperationCommand extends TaskdagCommand {
     static readonly declaration: CommandDeclaration = operation;
     static override paths = [operation.name.split(' ')];
     static override usage = usageOf(operation);
+
+    /**
+     * The command for plain words, read without clipanion (see readPlainWords); null when the
+     * words need clipanion's parser.
+     */
+    static fromPlainWords(words: readonly string[], context: TaskdagContext): OperationCommand | null {
+      wordOptions ??= optionsByName(operation, flags);
+      const read = readPlainWords(words, wordOptions);
+      if (read === null || (restAt < 0 && read.positionals.length > positionals.length)) return null;
+      const command = new OperationCommand();
+      const options = command as unknown as Record<string, unknown>;
+      for (const [key, occurrences] of read.occurrences) options[key] = key === 'as' ? occurrences.at(-1) : occurrences;
+      if (restAt >= 0) options.words = read.positionals;
+      else positionals.forEach(([key], index) => (options[`positional:${key}`] = read.positionals[index]));
+      command.context = context;
+      command.path = [...OperationCommand.paths[0]!];
+      return command;
+    }
 
     constructor() {
       super();
@@ -50,6 +70,61 @@ export function commandFor(operation: Operation): DeclaredCommand {
     }
   }
   return OperationCommand;
+}
+
+/** A flag as the command line takes it: the command's option key it fills, and whether it stands alone. */
+interface WordOption {
+  key: string;
+  standalone: boolean;
+}
+
+/** The command's flags by name (`--title`), each with the option key clipanion would fill. */
+function optionsByName(operation: Operation, flags: Fields): Map<string, WordOption> {
+  const options = new Map<string, WordOption>([['--as', { key: 'as', standalone: false }]]);
+  if (operation.argsFromDocument) {
+    options.set('--file', { key: 'file', standalone: false });
+    options.set('--stdin', { key: 'stdin', standalone: true });
+  } else {
+    for (const [key, field] of flags) options.set(flagOf(key), { key: `flag:${key}`, standalone: field.standalone === true });
+  }
+  return options;
+}
+
+/**
+ * Reads a command's words when every one is plain: a declared flag followed by its value
+ * (`--title x`) or bound to it (`--title=x`), a standalone flag alone (`--all`), or a word that
+ * does not start with `-` (a positional). Each option key gets its values in the order given, as
+ * clipanion's parser gives them; null for any other word (an unknown or negated flag, `--`, a
+ * value starting with `-`, a missing value), which clipanion then parses and names. Building and
+ * running clipanion's parser costs about a millisecond and a half of every command line
+ * (BENCHMARKS.md); test/e2e/plain-words.spec.ts holds both readings equal.
+ */
+export function readPlainWords(words: readonly string[], options: ReadonlyMap<string, WordOption>): { occurrences: Map<string, Occurrence[]>; positionals: string[] } | null {
+  const occurrences = new Map<string, Occurrence[]>([...options.values()].map(({ key }) => [key, []]));
+  const positionals: string[] = [];
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index]!;
+    if (!word.startsWith('-')) {
+      positionals.push(word);
+      continue;
+    }
+    const bound = word.indexOf('=');
+    const option = options.get(bound > 0 ? word.slice(0, bound) : word);
+    if (option === undefined) return null;
+    let value: Occurrence;
+    if (bound > 0) {
+      if (option.standalone) return null;
+      value = word.slice(bound + 1);
+    } else if (option.standalone) {
+      value = true;
+    } else {
+      const next = words[++index];
+      if (next === undefined || next.startsWith('-')) return null;
+      value = next;
+    }
+    occurrences.get(option.key)!.push(value);
+  }
+  return { occurrences, positionals };
 }
 
 /** Every time a flag was given, in order, so a repeat is seen rather than silently overwritten. */
