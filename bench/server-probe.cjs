@@ -1,0 +1,34 @@
+// Preloaded (--require) into the `server run` the server bench drives: measures how long the
+// server's event loop is held up (perf_hooks monitorEventLoopDelay, 10 ms resolution) and how long
+// each ledger fsync takes (the callback fs.fsync the hot store syncs a group commit's append with,
+// timed from the call to its callback). Each SIGUSR2 writes what was measured since the previous
+// one (the loop delay's p99 and max, the fsyncs' count, p50 and p99, in ms, and a sequence number)
+// to the file named by BENCH_PROBE_FILE, then starts measuring afresh: the bench signals as a
+// step's window opens and as it closes. A step's mutations wait for their group's fsync, so on a
+// machine whose disk is shared, a slow fsync and not the server can be what bounds a step.
+const fs = require('node:fs');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
+
+const histogram = monitorEventLoopDelay({ resolution: 10 });
+histogram.enable();
+let fsyncs = [];
+// Replaced before the server's modules load, so the copy of `fs` graceful-fs makes holds this one.
+const fsync = fs.fsync;
+fs.fsync = function timedFsync(fd, callback) {
+  const started = performance.now();
+  return fsync.call(fs, fd, (error) => {
+    fsyncs.push(performance.now() - started);
+    callback(error);
+  });
+};
+let sequence = 0;
+process.on('SIGUSR2', () => {
+  sequence += 1;
+  const ms = (nanoseconds) => Math.round(nanoseconds / 1e5) / 10;
+  const sorted = fsyncs.sort((a, b) => a - b);
+  const at = (q) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) * 100) / 100;
+  const report = { sequence, p99_ms: ms(histogram.percentile(99)), max_ms: ms(histogram.max), fsyncs: sorted.length, fsync_p50_ms: at(0.5), fsync_p99_ms: at(0.99) };
+  histogram.reset();
+  fsyncs = [];
+  if (process.env.BENCH_PROBE_FILE) fs.writeFileSync(process.env.BENCH_PROBE_FILE, JSON.stringify(report));
+});
