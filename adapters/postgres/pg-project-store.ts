@@ -15,6 +15,8 @@ import { invalidFile } from '../storage-error.js';
 import { pluginTableOf, type PluginRow } from './pg-plugin-rows.js';
 import { codeOf, commitOutcomeUnknown, databaseError, isConnectionLost, queryFresh, withTransaction } from './pg-pool.js';
 import { PgSnapshotStore } from './pg-snapshot-store.js';
+import { isOwnedElsewhere, OwnedElsewhere } from '../../application/ports/project-owners.js';
+import type { CommitFence } from './pg-project-owners.js';
 
 /** The channel every commit notifies, in its own transaction: `{project, revision, fence_generation}`. */
 export const REVISION_CHANNEL = 'taskdag_revisions';
@@ -80,6 +82,21 @@ const APPEND = `
   )
   SELECT pg_notify($6, $7) FROM appended`;
 
+/**
+ * APPEND for the project's owning process (pg-project-owners.ts): the change set goes in only
+ * while $8 is still the project's fencing token. The owner row is locked shared, so a takeover
+ * (which raises the token) waits for this commit, and a commit after it finds the new token and
+ * appends nothing (no row comes back). Still one statement, one round trip.
+ */
+const APPEND_FENCED = `
+  WITH appended AS (
+    INSERT INTO taskdag_change_sets (project, incarnation, base_revision, revision, change)
+    SELECT $1::text, $2::bigint, $3::bigint, $4::bigint, $5::json
+    WHERE EXISTS (SELECT 1 FROM taskdag_owners WHERE project = $1 AND fence = $8 FOR SHARE)
+    RETURNING revision
+  )
+  SELECT pg_notify($6, $7) FROM appended`;
+
 /** Keeps a checkpoint of revision $3 and drops the older ones of the project (kept if a newer one is there). */
 const SAVE_CHECKPOINT = `
   WITH saved AS (
@@ -130,9 +147,15 @@ export class PgProjectStore implements ProjectStore {
   /** The check under way or about to start, if any: the reads that need one meanwhile wait for it, then share the next. */
   private checking: Promise<void> | null = null;
 
+  /**
+   * `owners`: the project's commits need its lease (a server with PostgreSQL, docs/scaling.md),
+   * and a mutation of a project another process owns is refused with OwnedElsewhere before
+   * anything is committed; null: any process commits (tools, tests of the ledger alone).
+   */
   constructor(
     private readonly pool: Pool,
     readonly projectId: string,
+    private readonly owners: CommitFence | null = null,
   ) {
     this.location = `postgresql:taskdag_projects/${projectId}`;
     this.snapshots = new PgSnapshotStore(pool, projectId, this.location);
@@ -203,7 +226,12 @@ export class PgProjectStore implements ProjectStore {
   }
 
   async transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R> {
-    const result = await this.exclusive(() => this.changingState(() => this.commitWork(work)));
+    const result = await this.exclusive(() => {
+      // Known to be another process's: refused before the state is touched, so it stays as it is for reads.
+      const owner = this.owners?.elsewhere(this.projectId);
+      if (owner !== undefined) throw new OwnedElsewhere(this.projectId, owner);
+      return this.changingState(() => this.commitWork(work));
+    });
     return after ? after(result) : (result as unknown as R);
   }
 
@@ -241,10 +269,27 @@ export class PgProjectStore implements ProjectStore {
         behind = false;
         continue;
       }
-      if (await this.append(current, base, changes)) return result;
+      const appended = await this.fenceFor(undo).then((fence) => this.append(current, base, changes, fence));
+      if (appended === true) return result;
       if (undo) undo();
       else this.cached = null;
+      if (appended === 'fenced') throw new OwnedElsewhere(this.projectId, null);
       behind = true;
+    }
+  }
+
+  /**
+   * The fencing token this commit is made with (null: no ownership). When another process owns
+   * the project, the work is undone (or the state dropped) and OwnedElsewhere passes on.
+   */
+  private async fenceFor(undo: (() => void) | undefined): Promise<number | null> {
+    if (!this.owners) return null;
+    try {
+      return await this.owners.fenceFor(this.projectId);
+    } catch (error) {
+      if (undo) undo();
+      else this.cached = null;
+      throw error;
     }
   }
 
@@ -263,18 +308,25 @@ export class PgProjectStore implements ProjectStore {
 
   /**
    * Appends the change set made on revision `base`: true once it is in, false when another commit
-   * on `base` (or a replacement) got there first. A connection lost on the way leaves the outcome
-   * open: whether the change set at `base` is this one decides it, and when none is there the
-   * append is sent again.
+   * on `base` (or a replacement) got there first, 'fenced' when `fence` is no longer the
+   * project's token (another process took it over; nothing was appended). A connection lost on
+   * the way leaves the outcome open: whether the change set at `base` is this one decides it,
+   * and when none is there the append is sent again.
    */
-  private async append(current: Cached, base: number, changes: ChangeSet): Promise<boolean> {
+  private async append(current: Cached, base: number, changes: ChangeSet, fence: number | null): Promise<boolean | 'fenced'> {
     const text = JSON.stringify(changes);
     const event = JSON.stringify({ project: this.projectId, revision: changes.revision, fence_generation: current.row.fence_generation });
     let lost = false;
     for (let attempt = 1; ; attempt++) {
       try {
         const number = ++this.proofsSent;
-        await this.pool.query(APPEND, [this.projectId, current.row.incarnation, base, changes.revision, text, REVISION_CHANNEL, event]);
+        const values = [this.projectId, current.row.incarnation, base, changes.revision, text, REVISION_CHANNEL, event];
+        const appended = fence === null ? await this.pool.query(APPEND, values) : await this.pool.query(APPEND_FENCED, [...values, fence]);
+        if (appended.rows.length === 0) {
+          if (lost && (await this.landed(current, base, text))) return true;
+          this.owners!.fenced(this.projectId, fence!);
+          return 'fenced';
+        }
         this.proved(number, current);
         this.committed(current, Buffer.byteLength(text));
         return true;
@@ -351,7 +403,8 @@ export class PgProjectStore implements ProjectStore {
     try {
       return await running;
     } catch (error) {
-      this.cached = null;
+      // Refused for another process's ownership, the work was undone (or the state dropped) already.
+      if (!isOwnedElsewhere(error)) this.cached = null;
       throw error;
     } finally {
       this.changing = null;
@@ -619,11 +672,15 @@ function noState(projectId: string): DomainError {
 export class PgProjectStoreFactory implements ProjectStoreFactory {
   private readonly opened = new Map<string, PgProjectStore>();
 
-  constructor(private readonly pool: Pool) {}
+  /** `owners`: every project's commits need its lease (PgProjectStore). */
+  constructor(
+    private readonly pool: Pool,
+    private readonly owners: CommitFence | null = null,
+  ) {}
 
   open(projectId: string): PgProjectStore {
     let store = this.opened.get(projectId);
-    if (!store) this.opened.set(projectId, (store = new PgProjectStore(this.pool, projectId)));
+    if (!store) this.opened.set(projectId, (store = new PgProjectStore(this.pool, projectId, this.owners)));
     return store;
   }
 

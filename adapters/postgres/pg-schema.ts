@@ -175,6 +175,23 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER taskdag_sessions_changed AFTER UPDATE OR DELETE OR TRUNCATE ON taskdag_sessions FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
   CREATE TRIGGER taskdag_credentials_changed AFTER UPDATE OR DELETE OR TRUNCATE ON taskdag_credentials FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
   `,
+  // 7: one owning process per project (docs/scaling.md, "Failover"). Each server process has a
+  // lease (expires_at), the address the others forward to, and the key of an advisory lock its
+  // session holds while it lives; a project's owner row names its process and a fencing token,
+  // raised by every takeover, which every commit checks in its INSERT.
+  `
+  CREATE TABLE taskdag_processes (
+    id text PRIMARY KEY,
+    address text NOT NULL,
+    lock_key bigint NOT NULL,
+    expires_at timestamptz NOT NULL
+  );
+  CREATE TABLE taskdag_owners (
+    project text PRIMARY KEY,
+    process text NOT NULL,
+    fence bigint NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

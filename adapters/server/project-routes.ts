@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
+import { isOwnedElsewhere, type ProjectOwners } from '../../application/ports/project-owners.js';
+import type { RequestKey } from '../../domain/request-window.js';
+import { FORWARDED_HEADER, ownerMovedError, type OwnerForwarding } from './owner-forwarding.js';
 import { apiRouter } from './api-router.js';
 import { refusedRemotely, servedRemotely } from '../../application/remote-offer.js';
 import type { OperationDispatcher } from '../../application/operation.js';
@@ -21,6 +25,8 @@ export interface ProjectRoutesOptions extends BoardRoutesOptions {
   maxBodyBytes: number;
   /** Where the checkouts a request names are noted. */
   notes?: CheckoutNotes;
+  /** With PostgreSQL (docs/scaling.md, "Failover"): who owns each project, and how a mutation reaches its owner. Absent: this process writes every project. */
+  ownership?: { owners: ProjectOwners; forwarding: OwnerForwarding };
 }
 
 /**
@@ -50,7 +56,31 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
     if (operation.name !== 'init') await known.require(project);
     // Reads need no id: running one again changes nothing.
     const key = operation.mutates ? requestKeyOf(ctx.get(REQUEST_ID_HEADER) || undefined, { operation: operation.name, args, agent }) : undefined;
-    const result = await options.dispatcher.dispatch({ project, operation: operation.name, args, agent, ...(key ? { key } : {}) });
+    const forwarded = ctx.get(FORWARDED_HEADER) !== '';
+    // The forwarding process judged this one the project's owner: it takes the project if it is free.
+    if (forwarded && operation.mutates) await options.ownership?.owners.takeIfFree(project);
+    const dispatch = (withKey: RequestKey | undefined) => options.dispatcher.dispatch({ project, operation: operation.name, args, agent, ...(withKey ? { key: withKey } : {}) });
+    let result: unknown;
+    try {
+      result = await dispatch(key);
+    } catch (error) {
+      if (!isOwnedElsewhere(error) || !options.ownership) throw error;
+      if (forwarded) throw ownerMovedError(project);
+      // An id of its own when the client sent none, so a try after the owner died applies once.
+      const requestId = ctx.get(REQUEST_ID_HEADER) || `forwarded-${randomUUID()}`;
+      const forwardKey = requestKeyOf(requestId, { operation: operation.name, args, agent });
+      const request = { project, path: ctx.path, body: JSON.stringify({ args, agent }), authorization: ctx.get('Authorization'), requestId };
+      const outcome = await options.ownership.forwarding.forward(request, error.owner, () => dispatch(forwardKey));
+      if ('answer' in outcome) {
+        // The checkouts a client names are noted where it sent its request.
+        if (outcome.answer.status === 200) noteCheckout(ctx, options.notes, project);
+        ctx.status = outcome.answer.status;
+        ctx.type = outcome.answer.contentType;
+        ctx.body = outcome.answer.text;
+        return;
+      }
+      result = outcome.served;
+    }
     if (operation.name === 'init') known.add(project);
     noteCheckout(ctx, options.notes, project);
     // Group commits announce their own revisions; a whole-project change is announced here.

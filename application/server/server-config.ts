@@ -31,6 +31,12 @@ export interface ServerConfig {
    * recovery; docs/agents.md, "Leases"). Absent: never; claims stay until someone sweeps them.
    */
   leaseSweepMs?: number;
+  /**
+   * With PostgreSQL: the base URL (`http://host:port`) the other server processes on the database
+   * reach this one on, to forward the mutations of the projects it owns (docs/scaling.md,
+   * "Failover"). Absent: `http://<host>:<port>` as it listens, 127.0.0.1 for a wildcard host.
+   */
+  advertiseUrl?: string;
 }
 
 export const LEASE_SWEEP_BOUNDS = { min: 1_000, max: 86_400_000 } as const;
@@ -72,7 +78,7 @@ export const SERVER_FILE_NAMES = {
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7407;
 
-const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store', 'identities', 'plugins', 'review', 'leaseSweepMs'] as const;
+const KEYS = ['version', 'host', 'port', 'dataRoot', 'stateHome', 'uiRoot', 'store', 'identities', 'plugins', 'review', 'leaseSweepMs', 'advertiseUrl'] as const;
 
 /** The config a file holds, or what is wrong with it. */
 export function parseServerConfig(text: string): { config: ServerConfig } | { problem: string } {
@@ -97,7 +103,8 @@ export function parseServerConfig(text: string): { config: ServerConfig } | { pr
     identitiesProblem(record.identities) ??
     pluginsProblem(record.plugins) ??
     reviewProblem(record.review) ??
-    leaseSweepProblem(record.leaseSweepMs);
+    leaseSweepProblem(record.leaseSweepMs) ??
+    advertiseUrlProblem(record.advertiseUrl);
   if (problem) return { problem };
   return { config: record as unknown as ServerConfig };
 }
@@ -142,6 +149,26 @@ export function leaseSweepProblem(every: unknown): string | null {
   if (every === undefined) return null;
   const { min, max } = LEASE_SWEEP_BOUNDS;
   return Number.isInteger(every) && (every as number) >= min && (every as number) <= max ? null : `leaseSweepMs must be a whole number of milliseconds from ${min} to ${max}`;
+}
+
+/** An http URL of a host and a port, and nothing after them: the request's path is added to it. */
+export function advertiseUrlProblem(url: unknown): string | null {
+  if (url === undefined) return null;
+  const problem = 'advertiseUrl must be http://host:port, the address the other server processes reach this one on';
+  if (typeof url !== 'string' || !/^http:\/\/[^/?#\s]+:\d{1,5}$/.test(url)) return problem;
+  try {
+    const parsed = new URL(url);
+    return parsed.hostname !== '' && parsed.port !== '' && !parsed.username && !parsed.password ? null : problem;
+  } catch {
+    return problem;
+  }
+}
+
+/** The address the other processes forward to: `advertiseUrl`, or where the server listens (a wildcard host as loopback). */
+export function advertisedUrl(config: ServerConfig, listening: { host: string; port: number }): string {
+  if (config.advertiseUrl) return config.advertiseUrl;
+  const host = ['0.0.0.0', '::', ''].includes(listening.host) ? '127.0.0.1' : listening.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${listening.port}`;
 }
 
 export function storeProblem(store: unknown): string | null {

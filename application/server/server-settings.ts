@@ -8,6 +8,8 @@ export interface ServerSettings {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   drainMs: number;
+  /** With PostgreSQL: how long a process's ownership of its projects outlives its last renewal (docs/scaling.md, "Failover"). */
+  ownerLeaseMs: number;
 }
 
 interface Bound {
@@ -26,6 +28,7 @@ export const SETTING_BOUNDS: readonly Bound[] = [
   { key: 'TASKDAG_SERVER_HEADERS_TIMEOUT_MS', field: 'headersTimeoutMs', fallback: 10_000, min: 100, max: 120_000 },
   { key: 'TASKDAG_SERVER_REQUEST_TIMEOUT_MS', field: 'requestTimeoutMs', fallback: 60_000, min: 100, max: 600_000 },
   { key: 'TASKDAG_SERVER_DRAIN_MS', field: 'drainMs', fallback: 10_000, min: 0, max: 120_000 },
+  { key: 'TASKDAG_SERVER_OWNER_LEASE_MS', field: 'ownerLeaseMs', fallback: 10_000, min: 500, max: 300_000 },
 ];
 
 export const DEFAULT_SETTINGS = Object.fromEntries(SETTING_BOUNDS.map((bound) => [bound.field, bound.fallback])) as unknown as ServerSettings;

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import { DomainError } from '../../domain/errors.js';
 import { AuthService } from '../../application/server/auth-service.js';
 import type { AuthStore } from '../../application/ports/auth-store.js';
-import { identitiesOf, parseServerConfig, reviewOf, type ServerConfig } from '../../application/server/server-config.js';
+import { advertisedUrl, identitiesOf, parseServerConfig, reviewOf, type ServerConfig } from '../../application/server/server-config.js';
 import { PASSWORD_GENERATION_KEY, PASSWORD_KEY, passwordGeneration, secretProblem } from '../../application/server/server-env.js';
 import { readServerSettings, type ServerSettings } from '../../application/server/server-settings.js';
 import { buildHttpApp } from '../../adapters/server/http-app.js';
@@ -18,9 +18,10 @@ import { TweetnaclBearerTokens } from '../../adapters/server/tweetnacl-bearer-to
 import { SystemClock } from '../../adapters/system-clock.js';
 import { boardFiles } from '../../adapters/server/board-files.js';
 import { boardRoutes } from '../../adapters/server/board-routes.js';
-import { projectRoutes } from '../../adapters/server/project-routes.js';
+import { projectRoutes, type ProjectRoutesOptions } from '../../adapters/server/project-routes.js';
 import { SseHub, type RevisionEvent } from '../../adapters/server/sse-hub.js';
 import { transferRoutes } from '../../adapters/server/transfer-routes.js';
+import { OwnerForwarding } from '../../adapters/server/owner-forwarding.js';
 import { KnownProjects } from '../../adapters/server/known-projects.js';
 import { GroupCommitDispatcher, type CommitListener } from '../../application/group-commit.js';
 import type { DispatcherServices } from '../../application/dispatcher.js';
@@ -64,7 +65,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
 
   const lock = acquireServiceLock(config.stateHome);
   try {
-    const backend = await openStoreBackend(config, options.env, log);
+    const backend = await openStoreBackend(config, options.env, settings, log);
     try {
       await serve(backend, config, settings, password, options.configPath);
     } finally {
@@ -85,6 +86,7 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
   const announce = (project: string, committed: RevisionEvent) => hub.publish(project, committed);
   // Following before listening: no commit of another process falls between the two.
   await backend.follow(({ project, ...committed }) => announce(project, committed));
+  const ownership = ownershipOf(backend, settings, shutdown);
   const setupRoot = path.dirname(configPath);
   const redactor = new PathRedactor({ dataRoot: config.dataRoot, stateHome: config.stateHome, uiRoot: config.uiRoot, setupRoot });
   const app = buildHttpApp({
@@ -96,12 +98,25 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
     authenticated: () => {
       const allowedPlugins = new PluginAllowList(config.plugins);
       const services = composeServices(backend.stores, projectsOnly(setupRoot, 'a server'), { allowedPlugins, review: reviewOf(config) });
-      return projectRouters(services, allowedPlugins, settings, shutdown, hub, announce, config.leaseSweepMs, checkouts);
+      return projectRouters(services, allowedPlugins, settings, shutdown, hub, announce, config.leaseSweepMs, checkouts, ownership);
     },
     board: boardFiles(config.uiRoot),
   });
-  await serveUntilSignalled(app, config, settings, shutdown);
+  // Registered as a possible owner of projects once the address the other processes reach it on is known.
+  await serveUntilSignalled(app, config, settings, shutdown, (listening) => backend.owners?.register(advertisedUrl(config, listening)));
   await checkouts.settled();
+}
+
+/**
+ * With PostgreSQL, each project's mutations are served by its owning process (docs/scaling.md,
+ * "Failover"): the others forward them, waiting at most a lease for an answer per try and giving
+ * up after three leases (an owner that is gone has been taken over well before).
+ */
+function ownershipOf(backend: StoreBackend, settings: ServerSettings, shutdown: ShutdownHooks): ProjectRoutesOptions['ownership'] {
+  if (!backend.owners) return undefined;
+  const forwarding = new OwnerForwarding(backend.owners, settings.ownerLeaseMs, 3 * settings.ownerLeaseMs);
+  shutdown.add(() => forwarding.close());
+  return { owners: backend.owners, forwarding };
 }
 
 /**
@@ -118,6 +133,7 @@ function projectRouters(
   announce: CommitListener,
   leaseSweepMs: number | undefined,
   checkouts: CheckoutsSeen,
+  ownership: ProjectRoutesOptions['ownership'],
 ): Router[] {
   const dispatcher = new GroupCommitDispatcher(services, announce);
   const { registry, stores, clock } = services;
@@ -127,7 +143,7 @@ function projectRouters(
   const reads = { stores, clock, hub, shutdown, projects, checkouts: async () => checkouts.all() };
   return [
     boardRoutes(reads),
-    projectRoutes({ ...reads, dispatcher, registry, maxBodyBytes: settings.maxBodyBytes, notes: checkouts }),
+    projectRoutes({ ...reads, dispatcher, registry, maxBodyBytes: settings.maxBodyBytes, notes: checkouts, ownership }),
     transferRoutes({ stores, clock, plugins: services.plugins, allowed, maxBodyBytes: settings.maxBodyBytes, announce, projects, notes: checkouts }),
   ];
 }
@@ -167,13 +183,26 @@ async function openAuth(store: AuthStore, password: ServerPassword, config: Serv
 }
 
 /** Listens, prints the ready line, and on the first SIGINT or SIGTERM stops gracefully (a second cuts the drain short). */
-async function serveUntilSignalled(app: Koa, config: ServerConfig, settings: ServerSettings, shutdown: ShutdownHooks): Promise<void> {
+async function serveUntilSignalled(
+  app: Koa,
+  config: ServerConfig,
+  settings: ServerSettings,
+  shutdown: ShutdownHooks,
+  listening: (address: { host: string; port: number }) => Promise<void> | undefined,
+): Promise<void> {
   // Watched before the ready line goes out: whoever reads it may signal at once.
   const first = nextSignal();
   const server = await listen(app, config, settings, shutdown).catch((error: unknown) => {
     first.cancel();
     throw error;
   });
+  try {
+    await listening(server);
+  } catch (error) {
+    first.cancel();
+    await server.stop(0);
+    throw error;
+  }
   process.stdout.write(`${JSON.stringify({ ok: true, host: server.host, port: server.port })}\n`);
   const signal = await first.signal;
   const stopWatching = watchSignals(() => server.abort());

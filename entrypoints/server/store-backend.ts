@@ -9,7 +9,10 @@ import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import { FsAuthStore } from '../../adapters/server/fs-auth-store.js';
 import { PgAuthStore } from '../../adapters/postgres/pg-auth-store.js';
 import { openPool } from '../../adapters/postgres/pg-pool.js';
+import { PgProjectOwners } from '../../adapters/postgres/pg-project-owners.js';
 import { PgProjectStoreFactory } from '../../adapters/postgres/pg-project-store.js';
+import type { ProjectOwners } from '../../application/ports/project-owners.js';
+import type { ServerSettings } from '../../application/server/server-settings.js';
 import { listenForRevisions, type ProjectRevision } from '../../adapters/postgres/pg-revision-listener.js';
 import { migrate } from '../../adapters/postgres/pg-schema.js';
 
@@ -22,6 +25,12 @@ export interface StoreBackend {
   auth: AuthStore;
   /** Delivers every commit made through this database, by any process, until `close`. */
   follow(announce: (event: ProjectRevision) => void): Promise<void>;
+  /**
+   * Which process owns each project's writes (PostgreSQL, docs/scaling.md): null when this
+   * process is the only writer (files). `register` makes this process one that may own projects,
+   * reached by the others at `address`, once it listens.
+   */
+  owners: (ProjectOwners & { register(address: string): Promise<void> }) | null;
   close(): Promise<void>;
 }
 
@@ -31,7 +40,7 @@ export interface StoreBackend {
  * and removed from it at once, like the password. With PostgreSQL the schema is migrated here,
  * before the server listens (docs/scaling.md).
  */
-export async function openStoreBackend(config: ServerConfig, env: Record<string, string | undefined>, log: (line: string) => void): Promise<StoreBackend> {
+export async function openStoreBackend(config: ServerConfig, env: Record<string, string | undefined>, settings: ServerSettings, log: (line: string) => void): Promise<StoreBackend> {
   const url = env[DATABASE_URL_KEY];
   delete env[DATABASE_URL_KEY];
   if (storeOf(config) === 'files') {
@@ -39,6 +48,7 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
       stores: new FsProjectStoreFactory(config.dataRoot, stateDirectoryLock, nodeFileSystem, true),
       auth: new FsAuthStore(config.stateHome),
       follow: async () => undefined,
+      owners: null,
       close: async () => undefined,
     };
   }
@@ -53,7 +63,8 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
     await pool.end().catch(() => undefined);
     throw error;
   }
-  const stores = new PgProjectStoreFactory(pool);
+  const owners = new PgProjectOwners(pool, url!, settings.ownerLeaseMs, log);
+  const stores = new PgProjectStoreFactory(pool, owners);
   const auth = new PgAuthStore(pool);
   return {
     stores,
@@ -63,7 +74,14 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
       // The bearer checks trust what they found only while the same client listens for changes to sessions.
       listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log, auth.changes);
     },
+    owners: {
+      takeIfFree: (project) => owners.takeIfFree(project),
+      ownerAfter: (project, unreachable) => owners.ownerAfter(project, unreachable),
+      register: (address) => owners.start(address),
+    },
     async close() {
+      // Its projects are released first, so the other processes take them over at once.
+      await owners.close();
       await listener?.close();
       await pool.end().catch(() => undefined);
     },

@@ -354,3 +354,149 @@ describe('a PostgreSQL restart and outage under load (issue 23)', function () {
     expect((await op('show', { id: 'T-down' }, null)).json.error.code).to.equal('NODE_NOT_FOUND');
   });
 });
+
+describe('one owning process per project: forwarding and failover (issue 25)', function () {
+  this.timeout(180_000);
+  const sandbox = new Sandbox();
+  /** Short, so a paused owner's lease runs out within the test. */
+  const LEASE_MS = 2_000;
+  let database: string;
+  let roots: { config: string; envFile: string }[];
+  let servers: RunningServer[];
+  let bearer: string;
+
+  const start = (index: number) => startServer(sandbox, roots[index]!.config, { ...envFileEntries(roots[index]!.envFile), TASKDAG_SERVER_OWNER_LEASE_MS: String(LEASE_MS) });
+  const op = (server: RunningServer, project: string, operation: string, args: Record<string, unknown> = {}, agent: string | null = 'alice') =>
+    request(server.origin, 'POST', `/v1/projects/${project}/ops/${operation}`, { headers: { Authorization: `Bearer ${bearer}` }, body: { args, agent } });
+  const ok = async (server: RunningServer, project: string, operation: string, args: Record<string, unknown> = {}, agent: string | null = 'alice') => {
+    const answer = await op(server, project, operation, args, agent);
+    expect(answer.status, `${operation}: ${answer.text}`).to.equal(200);
+    return answer.json;
+  };
+  /** Which of the servers owns `project`, as the database says (each advertises the origin it listens on). */
+  const ownerOf = (project: string): number => {
+    const address = testPostgres().sql(database, `SELECT p.address FROM taskdag_owners o JOIN taskdag_processes p ON p.id = o.process WHERE o.project = '${project}'`).trim();
+    const index = servers.findIndex((server) => server.origin === address);
+    expect(index, `the owner of ${project}: ${address}`).to.be.at.least(0);
+    return index;
+  };
+  /** A project with initiative core and task T-1, and its owner. */
+  const seeded = async (project: string): Promise<{ owner: number; other: number }> => {
+    await ok(servers[0]!, project, 'init', {}, null);
+    await ok(servers[0]!, project, 'add-initiative', { name: 'core' });
+    await ok(servers[1]!, project, 'add-task', task('T-1'));
+    const owner = ownerOf(project);
+    return { owner, other: 1 - owner };
+  };
+  /** Each note's text, counted: a mutation applied twice would show twice. */
+  const noteCounts = async (server: RunningServer, project: string): Promise<Map<string, number>> => {
+    const shown = await ok(server, project, 'show', { id: 'T-1' }, null);
+    const counts = new Map<string, number>();
+    for (const note of shown.node.notes as { text: string }[]) counts.set(note.text, (counts.get(note.text) ?? 0) + 1);
+    return counts;
+  };
+
+  before(async () => {
+    const url = freshDatabase();
+    database = new URL(url).pathname.slice(1);
+    const first = await postgresRoot(sandbox, 'own-a', url);
+    roots = [first, await postgresRoot(sandbox, 'own-b', url, first.envFile)];
+    servers = [await start(0), await start(1)];
+    bearer = (await login(servers[0]!.origin, envFileEntries(first.envFile).TASKDAG_SERVER_PASSWORD!)).json.bearer;
+  });
+  after(async () => {
+    for (const server of servers ?? []) {
+      if (server.child.signalCode === 'SIGSTOP') process.kill(server.child.pid!, 'SIGCONT');
+      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
+    }
+    sandbox.remove();
+  });
+
+  it('a project has one owner: mutations sent to the other process are served by it, with the answer the owner gave', async () => {
+    const { owner, other } = await seeded('one');
+    const taken = await ok(servers[other]!, 'one', 'take', { id: 'T-1' }, 'bob');
+    expect(taken.node.claim.by).to.equal('bob');
+    expect(ownerOf('one')).to.equal(owner);
+    // The request id of the client travels with the forwarded request: its retry through the owner applies nothing again.
+    const keyed = (server: RunningServer) =>
+      request(server.origin, 'POST', '/v1/projects/one/ops/add-note', { headers: { Authorization: `Bearer ${bearer}`, 'Idempotency-Key': 'note-once' }, body: { args: { id: 'T-1', text: 'once' }, agent: 'alice' } });
+    const first = await keyed(servers[other]!);
+    const retry = await keyed(servers[owner]!);
+    expect([first.status, retry.status]).to.deep.equal([200, 200]);
+    expect(retry.json).to.deep.equal(first.json);
+    expect((await noteCounts(servers[owner]!, 'one')).get('once')).to.equal(1);
+  });
+
+  it('a SIGKILL of the owner mid-load: the other process takes the project over at once and serves every request sent to it, each applied once', async () => {
+    const { owner, other } = await seeded('killed');
+    const survivor = servers[other]!;
+    const acknowledged: string[] = [];
+    const failures: string[] = [];
+    let killedAt = 0;
+    let firstAfterKill = 0;
+    let running = true;
+    // Eight agents on each process, each adding one note after another: half of them are forwarded to the owner.
+    const agents = Array.from({ length: 16 }, async (_, agent) => {
+      const server = servers[agent % 2]!;
+      for (let index = 0; running; index++) {
+        const text = `n-${agent}-${index}`;
+        const answer = await op(server, 'killed', 'add-note', { id: 'T-1', text }).catch(() => null);
+        if (server !== survivor && (answer === null || killedAt > 0)) return; // the killed process's agents stop with it
+        if (answer?.status !== 200) {
+          failures.push(answer ? `${answer.status} ${answer.text}` : 'no answer');
+          continue;
+        }
+        acknowledged.push(text);
+        if (killedAt > 0 && firstAfterKill === 0) firstAfterKill = Date.now();
+      }
+    });
+    while (acknowledged.length < 100) await new Promise((resolve) => setTimeout(resolve, 5));
+    killedAt = Date.now();
+    await servers[owner]!.stop('SIGKILL');
+    const before = acknowledged.length;
+    while (acknowledged.length < before + 100) await new Promise((resolve) => setTimeout(resolve, 5));
+    running = false;
+    await Promise.all(agents);
+    const takeoverMs = firstAfterKill - killedAt;
+    expect(failures, failures.join('\n')).to.deep.equal([]);
+    // The killed process's session ended with it, so its lease was not waited for.
+    expect(takeoverMs).to.be.below(LEASE_MS);
+    expect(servers[other]!.output().stderr).to.include('took project killed over');
+    const counts = await noteCounts(survivor, 'killed');
+    for (const text of acknowledged) expect(counts.get(text), text).to.equal(1);
+    servers[owner] = await start(owner);
+  });
+
+  it("a paused owner (SIGSTOP) past its lease: the other process takes the project over; the former owner's late commits are refused by the fence and served by the new owner", async () => {
+    const { owner, other } = await seeded('paused');
+    const before = (await ok(servers[other]!, 'paused', 'state', {}, null)).revision;
+    const paused = servers[owner]!;
+    process.kill(paused.child.pid!, 'SIGSTOP');
+    let resumed = false;
+    try {
+      // Sent to the paused owner: it reads it only when it runs again, still believing it owns the project.
+      const late = op(paused, 'paused', 'add-note', { id: 'T-1', text: 'sent to the paused owner' });
+      const started = Date.now();
+      const served = await op(servers[other]!, 'paused', 'add-note', { id: 'T-1', text: 'sent to the other process' });
+      const takeoverMs = Date.now() - started;
+      expect(served.status, served.text).to.equal(200);
+      // At least until the lease ran out (it was renewed at most a third of it before the pause), at most two tries later.
+      expect(takeoverMs).to.be.within((2 * LEASE_MS) / 3, 3 * LEASE_MS);
+      expect(ownerOf('paused')).to.equal(other);
+      process.kill(paused.child.pid!, 'SIGCONT');
+      resumed = true;
+      const answer = await late;
+      expect(answer.status, answer.text).to.equal(200);
+    } finally {
+      if (!resumed) process.kill(paused.child.pid!, 'SIGCONT');
+    }
+    expect(paused.output().stderr).to.include('project paused was taken over by another process');
+    const state = await ok(servers[owner]!, 'paused', 'state', {}, null);
+    expect(state.revision).to.equal(before + 2);
+    expect([...(await noteCounts(servers[owner]!, 'paused')).entries()].sort()).to.deep.equal([
+      ['sent to the other process', 1],
+      ['sent to the paused owner', 1],
+    ]);
+    expect(ownerOf('paused')).to.equal(other);
+  });
+});

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseServerConfig, renderServerConfig, reviewOf, sameServerConfig, storeOf } from '../../../application/server/server-config.js';
+import { advertisedUrl, parseServerConfig, renderServerConfig, reviewOf, sameServerConfig, storeOf } from '../../../application/server/server-config.js';
 import { databaseUrlProblem, parseEnvFile } from '../../../application/server/server-env.js';
 
 const base = { version: 1, host: '127.0.0.1', port: 0, dataRoot: '/srv/d', stateHome: '/srv/s', uiRoot: '/srv/ui' };
@@ -31,6 +31,20 @@ describe('server.json: the store it selects', () => {
     expect(parseServerConfig(JSON.stringify({ ...base, review: 'strict' }))).to.deep.equal({ problem: 'review must be one of any, independent' });
     expect(sameServerConfig({ ...base, version: 1, review: 'any' }, { ...base, version: 1 })).to.equal(true);
     expect(sameServerConfig({ ...base, version: 1, review: 'independent' }, { ...base, version: 1 })).to.equal(false);
+  });
+
+  it('advertiseUrl: the http://host:port other processes forward to; absent, where the server listens, a wildcard host as loopback', () => {
+    const advertised = parseServerConfig(JSON.stringify({ ...base, advertiseUrl: 'http://10.0.0.5:7407' }));
+    expect('config' in advertised && advertisedUrl(advertised.config, { host: '0.0.0.0', port: 7407 })).to.equal('http://10.0.0.5:7407');
+    const config = { ...base, version: 1 as const };
+    expect(advertisedUrl(config, { host: '0.0.0.0', port: 7407 })).to.equal('http://127.0.0.1:7407');
+    expect(advertisedUrl(config, { host: '::', port: 7407 })).to.equal('http://127.0.0.1:7407');
+    expect(advertisedUrl(config, { host: '10.0.0.6', port: 41234 })).to.equal('http://10.0.0.6:41234');
+    expect(advertisedUrl(config, { host: 'fd00::6', port: 7407 })).to.equal('http://[fd00::6]:7407');
+    const problem = 'advertiseUrl must be http://host:port, the address the other server processes reach this one on';
+    for (const wrong of ['https://h:1', 'http://h', 'http://h:1/path', 'http://user:pw@h:1', 'h:1', 7407]) {
+      expect(parseServerConfig(JSON.stringify({ ...base, advertiseUrl: wrong })), String(wrong)).to.deep.equal({ problem });
+    }
   });
 
   it('an explicit files store is the default one: rendered without it, and the same config', () => {

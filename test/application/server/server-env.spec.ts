@@ -58,6 +58,9 @@ describe('server.env (strict KEY=VALUE lines)', () => {
       'TASKDAG_SERVER_HEADERS_TIMEOUT_MS',
       'TASKDAG_SERVER_DRAIN_MS',
     ]);
+    expect(DEFAULT_SETTINGS.ownerLeaseMs).to.equal(10_000);
+    const lease = readServerSettings({ TASKDAG_SERVER_OWNER_LEASE_MS: '499' });
+    expect('problems' in lease && lease.problems.map((problem) => problem.problem)).to.deep.equal(['TASKDAG_SERVER_OWNER_LEASE_MS must be a whole number from 500 to 300000']);
     const inverted = readServerSettings({ TASKDAG_SERVER_REQUEST_TIMEOUT_MS: '1000' });
     expect('problems' in inverted && inverted.problems[0]!.problem).to.match(/must not exceed TASKDAG_SERVER_REQUEST_TIMEOUT_MS/);
   });

@@ -1,0 +1,255 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Client, Pool, PoolClient } from 'pg';
+import { OwnedElsewhere, type ProjectOwners } from '../../application/ports/project-owners.js';
+import { databaseError, openClient, withTransaction } from './pg-pool.js';
+
+/** What a project store asks of the leases before each commit (pg-project-store.ts). */
+export interface CommitFence {
+  /** The address of the project's owner when this process knows another one owns it. */
+  elsewhere(project: string): string | undefined;
+  /** The fencing token this process commits the project with, taking the project when it is free; OwnedElsewhere otherwise. */
+  fenceFor(project: string): Promise<number>;
+  /** A commit with `fence` was refused: another process took the project over. */
+  fenced(project: string, fence: number): void;
+}
+
+/**
+ * Whether the process of row alias `p` is alive: this one, or one whose lease has not expired and
+ * whose liveness lock is still held by its session. The lock is tried in the caller's
+ * transaction, so a process found dead stays locked out only until that transaction ends.
+ */
+const alive = (p: string, me: string) => `(${p}.id = ${me} OR (${p}.expires_at > now() AND NOT pg_try_advisory_xact_lock(${p}.lock_key)))`;
+
+/** $1 project: the project's owner row, locked until the end of the transaction (commits in flight hold it shared). */
+const CURRENT_OWNER = 'SELECT process, fence::text FROM taskdag_owners WHERE project = $1 FOR UPDATE';
+
+/**
+ * $1 a process, $2 this process: whether it is alive, and its address. Asked once the owner row
+ * is locked, so it is about the owner that row names now (a takeover that committed meanwhile).
+ */
+const PROCESS = `SELECT p.address, ${alive('p', '$2')} AS alive FROM taskdag_processes p WHERE p.id = $1`;
+
+/** $1 project, $2 this process: the live process that should own a free project: the one owning fewest, then by a hash of both ids. */
+const PREFERRED = `
+  SELECT p.id, p.address FROM taskdag_processes p WHERE ${alive('p', '$2')}
+  ORDER BY (SELECT count(*) FROM taskdag_owners o WHERE o.process = p.id), md5(p.id || '/' || $1) LIMIT 1`;
+
+const CLAIM_FREE = 'INSERT INTO taskdag_owners (project, process, fence) VALUES ($1, $2, 1) ON CONFLICT (project) DO NOTHING RETURNING fence::text';
+/** $3 the fence of the owner found gone: a new fence, so that owner's late commits are refused. */
+const TAKE_OVER = 'UPDATE taskdag_owners SET process = $2, fence = fence + 1 WHERE project = $1 AND fence = $3 RETURNING fence::text';
+
+const RENEW = `
+  INSERT INTO taskdag_processes (id, address, lock_key, expires_at) VALUES ($1, $2, $3, now() + $4::int * interval '1 millisecond')
+  ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, expires_at = EXCLUDED.expires_at`;
+
+/** Rows of processes gone for a day: their projects were taken over long ago, or are taken as free. */
+const FORGET_LONG_GONE = "DELETE FROM taskdag_processes WHERE expires_at < now() - interval '1 day'";
+
+const RECONNECT_MS = 1_000;
+
+/** What deciding a project's owner found: this process owns it with `fence`, or the process at `address` does (or should). */
+type Decided = { fence: number } | { address: string };
+
+/**
+ * Project ownership in PostgreSQL (docs/scaling.md, "Failover"). Each server process has a row in
+ * taskdag_processes: the address other processes forward to, a lease it renews every third of
+ * the lease duration, and the key of an advisory lock its own session holds for as long as it
+ * lives. A project's row in taskdag_owners names its owning process and a fencing token; every
+ * commit of the owner checks the token in its INSERT, so once another process has taken the
+ * project over (with a new token) a former owner, paused or cut off, can never commit again.
+ *
+ * An owner is gone when its lease expired or its liveness lock is free: a killed process's
+ * session ends with it, so its projects are taken over at once; one that is cut off or paused
+ * keeps its session, and its projects are taken over when its lease expires. A free project is
+ * taken by the live process owning fewest, so projects spread over the processes.
+ */
+export class PgProjectOwners implements ProjectOwners, CommitFence {
+  /** This process's id in taskdag_processes. */
+  readonly id = randomUUID();
+  private readonly lockKey = randomBytes(8).readBigInt64BE().toString();
+  private readonly owned = new Map<string, number>();
+  private readonly others = new Map<string, string>();
+  private readonly deciding = new Map<string, Promise<Decided>>();
+  private address: string | null = null;
+  private liveness: Client | null = null;
+  private renewal: NodeJS.Timeout | null = null;
+  private reconnecting: NodeJS.Timeout | null = null;
+  private started: Promise<void> | null = null;
+  private renewing = false;
+  private renewFailed = false;
+  private closed = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly connectionString: string,
+    readonly leaseMs: number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Takes the liveness lock, then registers this process at `address` and renews its lease until `close`. */
+  start(address: string): Promise<void> {
+    this.address = address;
+    this.started = (async () => {
+      await this.holdLivenessLock();
+      await this.renew();
+      await this.pool.query(FORGET_LONG_GONE).catch(() => undefined);
+      this.renewal = setInterval(() => void this.renew().catch(() => undefined), Math.max(100, Math.floor(this.leaseMs / 3)));
+      this.renewal.unref();
+    })();
+    return this.started;
+  }
+
+  /** Releases every project this process owns (other processes take them at once) and its lease. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.renewal) clearInterval(this.renewal);
+    if (this.reconnecting) clearTimeout(this.reconnecting);
+    if (this.started) {
+      await this.pool.query('DELETE FROM taskdag_owners WHERE process = $1', [this.id]).catch(() => undefined);
+      await this.pool.query('DELETE FROM taskdag_processes WHERE id = $1', [this.id]).catch(() => undefined);
+    }
+    this.owned.clear();
+    await this.liveness?.end().catch(() => undefined);
+    this.liveness = null;
+  }
+
+  elsewhere(project: string): string | undefined {
+    return this.owned.has(project) ? undefined : this.others.get(project);
+  }
+
+  async fenceFor(project: string): Promise<number> {
+    const fence = this.owned.get(project);
+    if (fence !== undefined) return fence;
+    const known = this.others.get(project);
+    if (known !== undefined) throw new OwnedElsewhere(project, known);
+    const decided = await this.decide(project, true);
+    if ('fence' in decided) return decided.fence;
+    throw new OwnedElsewhere(project, decided.address);
+  }
+
+  fenced(project: string, fence: number): void {
+    if (this.owned.get(project) !== fence) return;
+    this.owned.delete(project);
+    this.log(`taskdag server: project ${project} was taken over by another process; its requests are forwarded there`);
+  }
+
+  async takeIfFree(project: string): Promise<void> {
+    if (!this.owned.has(project)) await this.decide(project, false);
+  }
+
+  async ownerAfter(project: string, unreachable: string | null): Promise<string | null> {
+    if (this.owned.has(project)) return null;
+    if (unreachable !== null && this.others.get(project) === unreachable) this.others.delete(project);
+    const decided = await this.decide(project, true);
+    return 'fence' in decided ? null : decided.address;
+  }
+
+  /**
+   * Who owns `project`, in one transaction: its live owner (this process included), else this
+   * process takes it, unless `spread` names another live process that owns fewer projects (that
+   * process takes it when the forwarded request reaches it).
+   */
+  private decide(project: string, spread: boolean): Promise<Decided> {
+    // The requests that find a project's owner gone together share one decision (one takeover, not one each).
+    const key = `${spread}/${project}`;
+    let deciding = this.deciding.get(key);
+    if (!deciding) {
+      deciding = this.decideAlone(project, spread);
+      this.deciding.set(key, deciding);
+      const done = () => this.deciding.delete(key);
+      deciding.then(done, done);
+    }
+    return deciding;
+  }
+
+  private async decideAlone(project: string, spread: boolean): Promise<Decided> {
+    await this.started;
+    for (;;) {
+      const decided = await withTransaction(this.pool, (client) => this.decideIn(client, project, spread));
+      if (decided === null) continue; // another process took the free project meanwhile: ask again
+      if ('fence' in decided) {
+        this.owned.set(project, decided.fence);
+        this.others.delete(project);
+      } else {
+        this.others.set(project, decided.address);
+      }
+      return decided;
+    }
+  }
+
+  private async decideIn(client: PoolClient, project: string, spread: boolean): Promise<Decided | null> {
+    const current = (await client.query<{ process: string; fence: string }>(CURRENT_OWNER, [project])).rows[0];
+    if (current?.process === this.id) return { fence: Number(current.fence) };
+    if (current) {
+      const owner = (await client.query<{ address: string; alive: boolean }>(PROCESS, [current.process, this.id])).rows[0];
+      if (owner?.alive) return { address: owner.address };
+    }
+    if (spread) {
+      const preferred = (await client.query<{ id: string; address: string }>(PREFERRED, [project, this.id])).rows[0]!;
+      if (preferred.id !== this.id) return { address: preferred.address };
+    }
+    const taken = current ? await client.query<{ fence: string }>(TAKE_OVER, [project, this.id, current.fence]) : await client.query<{ fence: string }>(CLAIM_FREE, [project, this.id]);
+    const fence = taken.rows[0]?.fence;
+    if (fence === undefined) return null;
+    if (current) this.log(`taskdag server: took project ${project} over from a process that is gone (fence ${fence})`);
+    return { fence: Number(fence) };
+  }
+
+  /**
+   * Extends this process's lease, and forgets the projects another process took over meanwhile
+   * (their next request is forwarded at once rather than after a refused commit).
+   */
+  private async renew(): Promise<void> {
+    if (this.renewing || this.closed) return;
+    this.renewing = true;
+    try {
+      await this.pool.query(RENEW, [this.id, this.address, this.lockKey, this.leaseMs]);
+      const rows = (await this.pool.query<{ project: string; fence: string }>('SELECT project, fence::text FROM taskdag_owners WHERE process = $1', [this.id])).rows;
+      const held = new Map(rows.map((row) => [row.project, Number(row.fence)]));
+      for (const [project, fence] of this.owned) if (held.get(project) !== fence) this.fenced(project, fence);
+      if (this.renewFailed) this.log('taskdag server: the project leases are renewed again');
+      this.renewFailed = false;
+    } catch (error) {
+      if (!this.renewFailed) this.log(`taskdag server: the project leases could not be renewed (${String((databaseError(error) as { details?: { cause?: string } }).details?.cause ?? 'error')}); trying again`);
+      this.renewFailed = true;
+      throw error;
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  /**
+   * Takes this process's liveness lock on a session of its own, held for as long as the process
+   * lives; a lost session is opened again (meanwhile other processes may find this one gone and
+   * take its projects over, and the fence refuses its commits to them).
+   */
+  private async holdLivenessLock(): Promise<void> {
+    const client = openClient(this.connectionString);
+    const lost = () => {
+      if (this.liveness !== client) return;
+      this.liveness = null;
+      client.end().catch(() => undefined);
+      this.reconnectLater();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    try {
+      await client.connect();
+      await client.query('SELECT pg_advisory_lock($1)', [this.lockKey]);
+    } catch (error) {
+      client.end().catch(() => undefined);
+      throw databaseError(error);
+    }
+    this.liveness = client;
+    if (this.closed) await client.end().catch(() => undefined);
+  }
+
+  private reconnectLater(): void {
+    if (this.closed || this.reconnecting) return;
+    this.reconnecting = setTimeout(() => {
+      this.reconnecting = null;
+      if (!this.closed) this.holdLivenessLock().catch(() => this.reconnectLater());
+    }, RECONNECT_MS);
+    this.reconnecting.unref();
+  }
+}

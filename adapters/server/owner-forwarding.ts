@@ -1,0 +1,122 @@
+import http from 'node:http';
+import { isOwnedElsewhere, type ProjectOwners } from '../../application/ports/project-owners.js';
+import { DomainError } from '../../domain/errors.js';
+import { PROTOCOL_HEADER, PROTOCOL_VERSION, REQUEST_ID_HEADER } from '../protocol.js';
+
+/** Marks a request one server process forwarded to another: it is served there or refused, never forwarded again. */
+export const FORWARDED_HEADER = 'X-Taskdag-Forwarded';
+
+/** Between two tries at an owner that still holds its lease but did not answer. */
+const RETRY_MS = 100;
+
+/** A mutation as the owner is to receive it: the same route, body, bearer and request id. */
+export interface ForwardedRequest {
+  project: string;
+  path: string;
+  body: string;
+  authorization: string;
+  /** Always one: a forwarded mutation tried again after its owner died applies once. */
+  requestId: string;
+}
+
+/** The owner's answer, relayed as it is. */
+export interface OwnerAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+/**
+ * Hands mutations of projects another server process owns to that process (docs/scaling.md,
+ * "Failover"), over HTTP with keep-alive connections, and keeps trying within a bound when the
+ * owner does not answer: after each failure the owner is asked of the database again, which takes
+ * the project over when its owner is gone (then the request is served here, `serveHere`).
+ * Every forwarded mutation carries a request id, so one that reached an owner which died before
+ * answering is answered from its commit when tried again, not applied twice.
+ */
+export class OwnerForwarding {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+  /**
+   * `answerWithinMs`: how long one try waits for the owner's answer; `giveUpAfterMs`: how long a
+   * request keeps trying before it fails with STORAGE_ERROR (cause EOWNER_UNREACHABLE).
+   */
+  constructor(
+    private readonly owners: ProjectOwners,
+    private readonly answerWithinMs: number,
+    private readonly giveUpAfterMs: number,
+  ) {}
+
+  async forward<T>(request: ForwardedRequest, owner: string | null, serveHere: () => Promise<T>): Promise<{ answer: OwnerAnswer } | { served: T }> {
+    const deadline = Date.now() + this.giveUpAfterMs;
+    let address = owner ?? (await this.owners.ownerAfter(request.project, null));
+    for (;;) {
+      if (address === null) {
+        try {
+          return { served: await serveHere() };
+        } catch (error) {
+          // Taken over again meanwhile: the new owner serves it.
+          if (!isOwnedElsewhere(error)) throw error;
+          address = error.owner ?? (await this.owners.ownerAfter(request.project, null));
+          continue;
+        }
+      }
+      const answer = await this.send(address, request).catch(() => null);
+      if (answer && !ownerMoved(answer)) return { answer };
+      if (Date.now() > deadline) throw ownerUnreachable(request.project);
+      const next = await this.owners.ownerAfter(request.project, address);
+      // The owner still holds its lease: it is slow, or cut off until its lease runs out.
+      if (next === address) await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      address = next;
+    }
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private send(address: string, request: ForwardedRequest): Promise<OwnerAnswer> {
+    const headers = {
+      [PROTOCOL_HEADER]: PROTOCOL_VERSION,
+      [REQUEST_ID_HEADER]: request.requestId,
+      [FORWARDED_HEADER]: '1',
+      Authorization: request.authorization,
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(request.body)),
+    };
+    return new Promise((resolve, reject) => {
+      const outgoing = http.request(`${address}${request.path}`, { method: 'POST', headers, agent: this.agent, timeout: this.answerWithinMs }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, contentType: response.headers['content-type'] ?? 'application/json', text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      });
+      outgoing.on('timeout', () => outgoing.destroy(new Error('the owner did not answer in time')));
+      outgoing.on('error', reject);
+      outgoing.end(request.body);
+    });
+  }
+}
+
+/** Refused by a process the request was forwarded to, which no longer owns the project. */
+export function ownerMovedError(project: string): DomainError {
+  return new DomainError('STORAGE_ERROR', `This server process no longer owns project ${project}: try again`, { cause: 'EOWNER_MOVED', project });
+}
+
+function ownerMoved(answer: OwnerAnswer): boolean {
+  if (answer.status !== 500) return false;
+  try {
+    return (JSON.parse(answer.text) as { error?: { details?: { cause?: unknown } } }).error?.details?.cause === 'EOWNER_MOVED';
+  } catch {
+    return false;
+  }
+}
+
+function ownerUnreachable(project: string): DomainError {
+  return new DomainError('STORAGE_ERROR', `The server process that owns project ${project} does not answer and still holds its lease: try again`, {
+    cause: 'EOWNER_UNREACHABLE',
+    project,
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * Which server process owns a project's writes (PostgreSQL scale-out, docs/scaling.md): one at a
+ * time, by a lease in the database with a fencing token. A process that does not own a project
+ * serves its reads itself and hands its mutations to the owner.
+ */
+export interface ProjectOwners {
+  /**
+   * Before serving a mutation another process forwarded here: takes the project if no live
+   * process owns it (the forwarder judged this process the one to own it).
+   */
+  takeIfFree(project: string): Promise<void>;
+  /**
+   * The address of the project's owner after `unreachable` (the address a forward could not
+   * reach, or null) failed: the project is taken over when its owner is gone (null: this process
+   * owns it now, serve the request here); the same address again while the owner still holds
+   * its lease.
+   */
+  ownerAfter(project: string, unreachable: string | null): Promise<string | null>;
+}
+
+/**
+ * A mutation refused before anything was committed, because another process owns the project:
+ * `owner` is the address it is reached on (null: not known here, ask ProjectOwners). The
+ * request is to be served there.
+ */
+export class OwnedElsewhere extends Error {
+  override readonly name = 'OwnedElsewhere';
+
+  constructor(
+    readonly project: string,
+    readonly owner: string | null,
+  ) {
+    super(`Project ${project} is owned by another server process`);
+  }
+}
+
+/** Recognised by name as well as by class: the server's runtime is a bundle with its own copy of the class. */
+export function isOwnedElsewhere(value: unknown): value is OwnedElsewhere {
+  return value instanceof OwnedElsewhere || (value instanceof Error && value.name === 'OwnedElsewhere' && typeof (value as OwnedElsewhere).project === 'string');
+}

@@ -1,0 +1,193 @@
+import { expect } from 'chai';
+import type { Pool } from 'pg';
+import { openPool } from '../../../adapters/postgres/pg-pool.js';
+import { PgProjectOwners } from '../../../adapters/postgres/pg-project-owners.js';
+import { PgProjectStoreFactory, type PgProjectStore } from '../../../adapters/postgres/pg-project-store.js';
+import { migrate } from '../../../adapters/postgres/pg-schema.js';
+import { isOwnedElsewhere } from '../../../application/ports/project-owners.js';
+import { GraphDraft } from '../../../domain/draft.js';
+import type { Graph } from '../../../domain/model.js';
+import { rejectionOf } from '../../support/failures.js';
+import { NOW, addTask } from '../../support/graphs.js';
+import { freshDatabase, statementsOf } from '../../support/postgres.js';
+import { sampleState } from '../../support/states.js';
+
+/** A server process's share of the database: its pool, its leases (registered at `address`) and its stores. */
+interface Process {
+  pool: Pool;
+  owners: PgProjectOwners;
+  stores: PgProjectStoreFactory;
+  lines: string[];
+}
+
+const change = (store: PgProjectStore, id: string) =>
+  store.transact((graph) => {
+    const draft = new GraphDraft(graph, NOW, 'alice');
+    addTask(draft, id);
+    return { result: graph.revision, changes: draft.changes(), undo: () => draft.rollback() };
+  });
+const graphOf = (store: PgProjectStore): Promise<Graph> => store.readGraph((graph) => structuredClone(graph));
+
+describe('one owning process per project, by a lease with a fencing token (issue 25)', function () {
+  this.timeout(60_000);
+  let url: string;
+  let processes: Process[];
+
+  /** Leases long enough that no renewal runs during a test unless it waits for one. */
+  const start = async (address: string, leaseMs = 60_000): Promise<Process> => {
+    const pool = openPool(url);
+    const lines: string[] = [];
+    const owners = new PgProjectOwners(pool, url, leaseMs, (line) => lines.push(line));
+    await owners.start(address);
+    const started = { pool, owners, stores: new PgProjectStoreFactory(pool, owners), lines };
+    processes.push(started);
+    return started;
+  };
+  /** What a paused or cut-off process looks like to the others: its lease ran out, its session is still there. */
+  const expireLease = (process: Process) => process.pool.query("UPDATE taskdag_processes SET expires_at = now() - interval '1 second' WHERE id = $1", [process.owners.id]);
+  const ownerOf = async (pool: Pool, project: string) => (await pool.query<{ process: string; fence: string }>('SELECT process, fence::text FROM taskdag_owners WHERE project = $1', [project])).rows[0];
+
+  beforeEach(async () => {
+    url = freshDatabase();
+    processes = [];
+    const seed = openPool(url);
+    await migrate(seed);
+    await new PgProjectStoreFactory(seed).open('p').replace(sampleState());
+    await seed.end();
+  });
+  afterEach(async () => {
+    for (const process of processes) {
+      await process.owners.close();
+      await process.pool.end();
+    }
+  });
+
+  it("a former owner whose lease ran out cannot commit once another process took the project over: the fence refuses it, in the same one round trip, and the state is left as it was", async () => {
+    const a = await start('http://127.0.0.1:1');
+    const b = await start('http://127.0.0.1:2');
+    await a.owners.takeIfFree('p');
+    const first = a.stores.open('p');
+    await change(first, 'T-a1');
+    const statements = statementsOf(a.pool);
+    await change(first, 'T-a2');
+    expect(statements(), 'an owner commit is one statement').to.equal(1);
+
+    await expireLease(a);
+    expect(await b.owners.ownerAfter('p', 'http://127.0.0.1:1'), 'b took the project over').to.equal(null);
+    const before = await graphOf(b.stores.open('p'));
+
+    // a still believes it owns p (it was paused): its commit goes out with its old token.
+    const late = statementsOf(a.pool);
+    const error = await rejectionOf(() => change(first, 'T-late'));
+    expect(isOwnedElsewhere(error), String(error)).to.equal(true);
+    expect(late(), 'the refused commit is one statement too').to.equal(1);
+    expect(a.lines.join('\n')).to.include('project p was taken over by another process');
+    const after = await graphOf(new PgProjectStoreFactory(b.pool).open('p'));
+    expect(after.revision).to.equal(before.revision);
+    expect(after.nodes).not.to.have.property('T-late');
+    // a's own state in memory was put back, and its next mutation is refused before any work.
+    expect((await graphOf(first)).nodes).not.to.have.property('T-late');
+    expect(isOwnedElsewhere(await rejectionOf(() => change(first, 'T-late2')))).to.equal(true);
+
+    await change(b.stores.open('p'), 'T-b1');
+    expect((await graphOf(first)).nodes).to.include.keys('T-a1', 'T-a2', 'T-b1');
+    expect(await ownerOf(b.pool, 'p')).to.deep.equal({ process: b.owners.id, fence: '2' });
+  });
+
+  it('a live owner keeps its project: another process is told its address and takes nothing over', async () => {
+    const a = await start('http://127.0.0.1:1');
+    const b = await start('http://127.0.0.1:2');
+    await a.owners.takeIfFree('p');
+    const error = await rejectionOf(() => change(b.stores.open('p'), 'T-b'));
+    expect(error).to.deep.include({ name: 'OwnedElsewhere', project: 'p', owner: 'http://127.0.0.1:1' });
+    expect(await b.owners.ownerAfter('p', 'http://127.0.0.1:1')).to.equal('http://127.0.0.1:1');
+    await b.owners.takeIfFree('p');
+    expect(await ownerOf(a.pool, 'p')).to.deep.equal({ process: a.owners.id, fence: '1' });
+    expect((await graphOf(b.stores.open('p'))).nodes).not.to.have.property('T-b');
+  });
+
+  it('an owner whose session ended (a killed process) is taken over at once, without waiting for its lease', async () => {
+    const a = await start('http://127.0.0.1:1');
+    const b = await start('http://127.0.0.1:2');
+    await a.owners.takeIfFree('p');
+    // The liveness session of a ends as it would with the process: its lease still has a minute to run.
+    await b.pool.query(
+      `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN taskdag_processes p ON p.id = $1
+       WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+         AND l.classid = ((p.lock_key >> 32) & 4294967295)::oid AND l.objid = (p.lock_key & 4294967295)::oid`,
+      [a.owners.id],
+    );
+    const started = Date.now();
+    let owner: string | null = 'http://127.0.0.1:1';
+    // a's session comes back after a second (a reconnects): the takeover is well before.
+    while (owner !== null && Date.now() - started < 900) owner = await b.owners.ownerAfter('p', owner);
+    expect(owner).to.equal(null);
+    await change(b.stores.open('p'), 'T-b');
+  });
+
+  it('a process that stops releases its projects: another takes them at once', async () => {
+    const a = await start('http://127.0.0.1:1');
+    const b = await start('http://127.0.0.1:2');
+    await a.owners.takeIfFree('p');
+    await a.owners.close();
+    expect(await b.owners.ownerAfter('p', 'http://127.0.0.1:1')).to.equal(null);
+    await change(b.stores.open('p'), 'T-b');
+  });
+
+  it('free projects spread over the processes: each is taken by the live process owning fewest', async () => {
+    const seed = openPool(url);
+    const projects = Array.from({ length: 8 }, (_, index) => `q${index}`);
+    for (const project of projects) await new PgProjectStoreFactory(seed).open(project).replace(sampleState());
+    await seed.end();
+    const a = await start('http://127.0.0.1:1');
+    const b = await start('http://127.0.0.1:2');
+    // Every first mutation arrives at a; what a is told to hand over, b takes (as a forwarded request does).
+    for (const project of projects) {
+      const error = await change(a.stores.open(project), 'T-new').then(
+        () => null,
+        (refused: unknown) => refused,
+      );
+      if (error === null) continue;
+      expect(error).to.deep.include({ name: 'OwnedElsewhere', owner: 'http://127.0.0.1:2' });
+      await b.owners.takeIfFree(project);
+      await change(b.stores.open(project), 'T-new');
+    }
+    const owned = (await a.pool.query<{ process: string; count: string }>('SELECT process, count(*)::text FROM taskdag_owners GROUP BY process')).rows;
+    expect(Object.fromEntries(owned.map((row) => [row.process, row.count]))).to.deep.equal({ [a.owners.id]: '4', [b.owners.id]: '4' });
+  });
+
+  it('a renewal tells a process which of its projects were taken over, so it stops committing them', async () => {
+    const a = await start('http://127.0.0.1:1', 600);
+    await a.owners.takeIfFree('p');
+    const b = await start('http://127.0.0.1:2');
+    await a.pool.query("UPDATE taskdag_owners SET process = $1, fence = fence + 1 WHERE project = 'p'", [b.owners.id]);
+    const deadline = Date.now() + 5_000;
+    while (!a.lines.some((line) => line.includes('project p was taken over')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(a.owners.elsewhere('p')).to.equal(undefined);
+    expect(isOwnedElsewhere(await rejectionOf(() => change(a.stores.open('p'), 'T-a')))).to.equal(true);
+  });
+});
+
+describe('schema 7 (project owners) on a database of schema 6', function () {
+  this.timeout(60_000);
+
+  it('migrates with its projects and their change sets; an owner then commits on them', async () => {
+    const url = freshDatabase();
+    const pool = openPool(url);
+    const owners = new PgProjectOwners(pool, url, 60_000, () => undefined);
+    try {
+      expect(await migrate(pool, 6)).to.deep.equal([1, 2, 3, 4, 5, 6]);
+      const old = new PgProjectStoreFactory(pool).open('p');
+      await old.replace(sampleState());
+      await change(old, 'T-5');
+      expect(await migrate(pool)).to.deep.equal([7]);
+      await owners.start('http://127.0.0.1:1');
+      const store = new PgProjectStoreFactory(pool, owners).open('p');
+      await change(store, 'T-6');
+      expect(Object.keys((await graphOf(new PgProjectStoreFactory(pool).open('p'))).nodes)).to.include.members(['T-5', 'T-6']);
+    } finally {
+      await owners.close();
+      await pool.end();
+    }
+  });
+});
