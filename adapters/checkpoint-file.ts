@@ -1,12 +1,13 @@
 import fs from 'graceful-fs';
 import type { Edge, Graph, GraphNode, NodeId } from '../domain/model.js';
+import { edgesOf, nodeIds, nodeOf, plainGraph, type Nodes } from '../domain/node-map.js';
 import type { NodeHead } from '../domain/status-index.js';
 import { indexesOf, isProjectState, projectState, type ProjectState } from '../domain/project-state.js';
 import { isRememberedRequest, type RememberedRequest } from '../domain/request-window.js';
 import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { crc32 } from './crc32.js';
 import { headColumns, headsOf } from './head-columns.js';
-import { CheckpointNodes, type ByteSource, type NodeSpan } from './lazy-nodes.js';
+import { CheckpointEdges, CheckpointNodes, type ByteSource, type NodeSpan } from './lazy-nodes.js';
 import { assertGraphHeaderShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
@@ -101,8 +102,10 @@ export interface CheckpointCopy {
   ids: NodeId[];
   /** The nodes, or null to take each from `record` as it is encoded (when nothing changes meanwhile). */
   nodes: GraphNode[] | null;
-  record?: Record<NodeId, GraphNode>;
+  record?: Nodes;
   edges: Edge[];
+  /** Instead of `edges`, when the checkpoint's edges were never read: their bytes, copied, and the edges appended since. */
+  unreadEdges?: { bytes: Buffer; appended: readonly Edge[] } | null;
   heads: NodeHead[];
   requests: RememberedRequest[];
 }
@@ -110,15 +113,19 @@ export interface CheckpointCopy {
 /** `withNodes`: hold every node now (what an encoding in slices needs; it reads any node not read yet). */
 export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCopy {
   // Every field of the graph but its nodes and edges goes on line 1, so a field added to the graph is kept.
-  const { nodes, edges, ...fields } = graph;
-  const ids = Object.keys(nodes);
+  const { nodes: _nodes, edges: _edges, ...fields } = graph;
+  const ids = nodeIds(graph);
   const heads = indexesOf(graph).statuses.all();
+  // Edges never read are copied as they were (an encoding in slices reads them: the file is closed by then).
+  const unreadEdges = !withNodes && graph.edges instanceof CheckpointEdges ? graph.edges.unread() : null;
+  const edges = unreadEdges ? [] : edgesOf(graph);
   return {
     fields: { ...fields, initiatives: { ...fields.initiatives } },
     ids,
-    nodes: withNodes ? ids.map((id) => nodes[id]!) : null,
+    nodes: withNodes ? ids.map((id) => nodeOf(graph, id)!) : null,
     // A graph shaped wrong (a tool writing a damaged file on purpose) is encoded as it is.
     edges: Array.isArray(edges) ? [...edges] : edges,
+    unreadEdges,
     heads: ids.map((id) => heads.get(id)!),
     // Remembered requests are never changed in place either: the list is the copy.
     requests: isProjectState(graph) ? graph.requests.entries() : [],
@@ -140,7 +147,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     if (position > 0 && position % SLICE === 0) yield;
     const id = ids[position]!;
     // A node of the lazy map itself is left to it (one never read is copied unparsed); any other map's is read.
-    const node = copy.nodes ? copy.nodes[position]! : copy.record === nodes?.record ? undefined : copy.record![id]!;
+    const node = copy.nodes ? copy.nodes[position]! : copy.record === nodes ? undefined : nodeOf({ nodes: copy.record! }, id)!;
     const entry = nodes ? nodes.entry(id, node) : Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);
     const last = position === ids.length - 1;
     lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
@@ -168,7 +175,9 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     edgeSlices.push(JSON.stringify(copy.edges.slice(at, at + SLICE * 5)).slice(1, -1));
     yield;
   }
-  const edgesLine = Buffer.from(`${EDGES_MEMBER}${Array.isArray(copy.edges) ? `[${edgeSlices.join(',')}]` : JSON.stringify(copy.edges)},\n`);
+  const edgesLine = copy.unreadEdges
+    ? copiedEdgesLine(copy.unreadEdges)
+    : Buffer.from(`${EDGES_MEMBER}${Array.isArray(copy.edges) ? `[${edgeSlices.join(',')}]` : JSON.stringify(copy.edges)},\n`);
   const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
   const requests = copy.requests.length > 0 ? { requests: copy.requests } : {};
   const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: hex(headsCrc), ...requests, ids, ends });
@@ -177,15 +186,29 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   return [Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
 }
 
+/** The edges line from the bytes of edges never read, and the edges appended since. */
+function copiedEdgesLine({ bytes, appended }: { bytes: Buffer; appended: readonly Edge[] }): Buffer {
+  const added = appended.length === 0 ? '' : `${bytes.length > 0 ? ',' : ''}${JSON.stringify(appended).slice(1, -1)}`;
+  return Buffer.concat([Buffer.from(`${EDGES_MEMBER}[`), bytes, Buffer.from(`${added}],\n`)]);
+}
+
 function noteFor(ledger: LedgerRef | ChangeSetsRef): string {
   if ('table' in ledger) return `The graph as of revision ${ledger.revision}. The log is kept in ${ledger.table}, one row per committed change set; docs/scaling.md.`;
   return `The graph as of byte ${ledger.bytes} of ${ledger.file}. The log is kept there, one record per committed change set (jq .change.log ${ledger.file}); docs/storage.md.`;
 }
 
+/** Makes a lazily read checkpoint's graph plain data: every node parsed, the edges too. */
+export function readWhole(checkpoint: Checkpoint<unknown>): void {
+  const { graph } = checkpoint;
+  const plain = plainGraph(graph);
+  graph.nodes = plain.nodes;
+  graph.edges = plain.edges;
+}
+
 /** Reads a checkpoint whole, every node parsed (tools and tests; the store reads nodes lazily). */
 export function readCheckpoint(path: string): Checkpoint {
   const checkpoint = decodeCheckpoint(bufferSource(fs.readFileSync(path)), path);
-  if (checkpoint.nodes) checkpoint.graph.nodes = checkpoint.nodes.plain();
+  readWhole(checkpoint);
   return checkpoint;
 }
 
@@ -235,11 +258,17 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
   expectBytes(source, edges.end + 1, NODES_LINE, path, 'its nodes do not start on the fifth line');
   const layout = assertLayout(checkpoint.ids, checkpoint.ends, size - sectionStart - END.length, path);
   expectBytes(source, size - END.length, END, path, 'it is truncated or has trailing bytes');
-  const edgeList = parseLine(source.bytes(edges.start, edges.end), 0, edges.end - edges.start, '{', '}', path, 'its edges line').edges;
-  assertGraphHeaderShape({ ...graphFields, edges: edgeList, nodes: {} }, path);
   const ledger = readRef(checkpoint.ledger, path);
   const nodes = new CheckpointNodes(source, layout.ids, nodeSpans(sectionStart, layout), path);
-  const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), edges: edgeList as Graph['edges'], nodes: nodes.record };
+  const edgeList = new CheckpointEdges(
+    () => {
+      const edgeLine = parseLine(nodes.bytes(edges.start, edges.end, 'the edges'), 0, edges.end - edges.start, '{', '}', path, 'its edges line').edges;
+      assertGraphHeaderShape({ ...graphFields, edges: edgeLine, nodes: {} }, path);
+      return edgeLine as Edge[];
+    },
+    () => nodes.bytes(edges.start + EDGES_MEMBER.length + 1, edges.end - 2, 'the edges'),
+  );
+  const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), edges: edgeList, nodes };
   const current = checkpoint.heads_rules === STATUS_RULES_VERSION && typeof checkpoint.heads_crc32 === 'string';
   const saved = () => (current ? savedHeads(source.bytes(heads.start, heads.end), checkpoint.heads_crc32!, layout.ids, path) : null);
   return { graph: projectState(graph, saved, assertRequests(checkpoint.requests, path)), ledger, nodes };

@@ -1,15 +1,16 @@
+import { edgesOf, nodeIds, plainGraph } from '../domain/node-map.js';
 import fs from 'graceful-fs';
 import path from 'node:path';
 import { DomainError, isDomainError } from '../domain/errors.js';
 import type { ChangeSet } from '../domain/change-set.js';
-import type { Graph, LogEntry, State } from '../domain/model.js';
+import type { Graph, GraphWithLog, LogEntry, State } from '../domain/model.js';
 import type { PluginTable } from '../domain/plugins.js';
 import { withMembers } from '../domain/project-state.js';
 import type { ProjectLock } from '../application/ports/project-lock.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
-import { bufferSource, checkpointPosition, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, salvageHeader, type Checkpoint, type LedgerRef } from './checkpoint-file.js';
+import { bufferSource, checkpointPosition, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, readWhole, salvageHeader, type Checkpoint, type LedgerRef } from './checkpoint-file.js';
 import { encodeRecord, highestReached, readRecords, replayChangeSets, type GenerationStart } from './ledger-records.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
@@ -134,7 +135,7 @@ export class FsProjectStore implements ProjectStore {
     return this.using(loaded, () => read(loaded.graph, this.pluginReader(loaded)));
   }
 
-  async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
+  async readState<T>(read: (state: GraphWithLog, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     await this.durable();
     this.assertExists();
     const { loaded, log } = this.loadCommitted(() => {
@@ -359,7 +360,7 @@ export class FsProjectStore implements ProjectStore {
       const source = this.keepHot ? bufferSource(this.files.read(this.checkpointFile)) : (file = this.files.open(this.checkpointFile));
       const checkpoint = decodeCheckpoint(source, this.checkpointFile);
       // Kept in memory, every node is read sooner or later: parsed once, into a plain map (its indexes have read nothing yet).
-      if (this.keepHot && checkpoint.nodes) checkpoint.graph.nodes = checkpoint.nodes.plain();
+      if (this.keepHot) readWhole(checkpoint);
       return { ...checkpoint, bytes: source.size };
     } catch (error) {
       file?.close();
@@ -425,7 +426,7 @@ export class FsProjectStore implements ProjectStore {
 
   private loadState(loaded: Loaded): State {
     // A whole state is handed out whole: every node parsed, nothing lazy behind it.
-    return { ...loaded.graph, nodes: { ...loaded.graph.nodes }, log: this.readLog(loaded) };
+    return { ...plainGraph(loaded.graph), log: this.readLog(loaded) };
   }
 
   private readLog(loaded: Loaded): LogEntry[] {
@@ -666,7 +667,7 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
 }
 
 function isEmptyGraph(graph: Graph): boolean {
-  return Object.keys(graph.nodes).length === 0 && graph.edges.length === 0 && Object.keys(graph.initiatives).length === 0;
+  return nodeIds(graph).length === 0 && edgesOf(graph).length === 0 && Object.keys(graph.initiatives).length === 0;
 }
 
 function generationOf(ledgerFile: string | undefined): number | null {

@@ -1,4 +1,5 @@
-import type { GraphNode, NodeId } from '../domain/model.js';
+import type { Edge, GraphNode, NodeId } from '../domain/model.js';
+import { LAZY_COLLECTION, type EdgeList, type NodeMap } from '../domain/node-map.js';
 import { assertNodeShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
@@ -22,12 +23,11 @@ export interface NodeSpan {
 
 /**
  * The nodes of one checkpoint, read as they are used: a command that reads ten nodes of fifty
- * thousand parses ten. `record` is the graph's node map: each node of the file is an accessor
- * that parses it on first read and keeps it in `values` (an accessor is never redefined as a
- * value: V8 copies a fast object's whole layout on each redefinition, quadratic at 1k nodes), so
- * the map behaves as an ordinary record (`Object.keys` lists ids without parsing; `in`,
- * assignment and `delete` work; spreading or cloning it parses everything) and every node it
- * hands out is plain data. `plain` gives an ordinary object instead, every node parsed (a process
+ * thousand parses ten, and nothing is done per node when the checkpoint is opened. It is the
+ * graph's node map (a NodeMap, domain/node-map.ts: `get`, `has`, `set`, `delete`, `ids`, `size`),
+ * an explicit object rather than a record: a record of fifty thousand accessors cost 50-70 ms to
+ * define at every load (issue 24). Each node is parsed on first `get` and kept; every node it
+ * hands out is plain data. `plain` gives an ordinary record instead, every node parsed (a process
  * that keeps the state reads them all sooner or later). A malformed node is a STORAGE_ERROR
  * naming it, when it is read.
  *
@@ -40,34 +40,64 @@ export interface NodeSpan {
  * out can read a node from it any more; a read after that is a STORAGE_ERROR, never a read of a
  * descriptor reused meanwhile.
  */
-export class CheckpointNodes {
-  readonly record: Record<NodeId, GraphNode> = {};
-  /** The nodes read or written through the accessors, by id. */
+export class CheckpointNodes implements NodeMap {
+  readonly [LAZY_COLLECTION] = 'nodes' as const;
+  /** The nodes read or set, by id. */
   private readonly values = new Map<NodeId, GraphNode>();
+  /** Ids of the file's nodes deleted since (a node set again after that is one of `added`). */
+  private readonly removed = new Set<NodeId>();
+  /** Ids set that the file's nodes do not hold, in the order they were set. */
+  private readonly added: NodeId[] = [];
   private readonly entries = new Map<NodeId, { node: GraphNode; entry: Buffer }>();
+  /** Positions by id, made once a command has looked up more than a few ids (a scan of the ids costs less until then). */
   private positions: Map<NodeId, number> | null = null;
+  private scans = 0;
   private open = true;
 
   constructor(
     private readonly source: ByteSource,
-    private readonly ids: readonly NodeId[],
+    private readonly fileIds: readonly NodeId[],
     private readonly spanOf: (position: number) => NodeSpan,
     private readonly path: string,
-  ) {
-    ids.forEach((id, position) => {
-      Object.defineProperty(this.record, id, {
-        get: () => this.values.get(id) ?? this.read(id, position),
-        set: (node: GraphNode) => this.values.set(id, node),
-        enumerable: true,
-        configurable: true,
-      });
-    });
+  ) {}
+
+  get(id: NodeId): GraphNode | undefined {
+    const known = this.values.get(id);
+    if (known !== undefined || this.removed.has(id)) return known;
+    const position = this.positionOf(id);
+    return position === undefined ? undefined : this.read(id, position);
+  }
+
+  has(id: NodeId): boolean {
+    return this.values.has(id) || (!this.removed.has(id) && this.positionOf(id) !== undefined);
+  }
+
+  set(id: NodeId, node: GraphNode): void {
+    if (!this.has(id)) this.added.push(id);
+    this.values.set(id, node);
+  }
+
+  delete(id: NodeId): void {
+    if (!this.has(id)) return;
+    this.values.delete(id);
+    const at = this.added.indexOf(id);
+    if (at >= 0) this.added.splice(at, 1);
+    else this.removed.add(id);
+  }
+
+  ids(): NodeId[] {
+    const kept = this.removed.size === 0 ? this.fileIds : this.fileIds.filter((id) => !this.removed.has(id));
+    return kept.concat(this.added);
+  }
+
+  get size(): number {
+    return this.fileIds.length - this.removed.size + this.added.length;
   }
 
   /** A plain node map of every node, each parsed (for a process that keeps its state). */
   plain(): Record<NodeId, GraphNode> {
     const plain: Record<NodeId, GraphNode> = {};
-    for (const id of Object.keys(this.record)) plain[id] = this.record[id]!;
+    for (const id of this.ids()) plain[id] = this.get(id)!;
     return plain;
   }
 
@@ -77,15 +107,21 @@ export class CheckpointNodes {
    */
   entry(id: NodeId, node?: GraphNode): Buffer {
     if (node === undefined && this.isUnread(id)) {
-      const span = this.spanOf(this.positionOf(id));
-      return this.source.bytes(span.key, span.end);
+      const span = this.spanOf(this.positionOf(id)!);
+      return this.bytes(span.key, span.end, `node ${id}`);
     }
-    node ??= this.record[id]!;
+    node ??= this.get(id)!;
     const known = this.entries.get(id);
     if (known?.node === node) return known.entry;
     const entry = Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);
     this.entries.set(id, { node, entry });
     return entry;
+  }
+
+  /** Bytes of the checkpoint, while it is open (`what` names what was read too late). */
+  bytes(start: number, end: number, what: string): Buffer {
+    if (!this.open) throw invalidFile(this.path, `${what} was read after the checkpoint was closed (a lazily read graph outlived its call)`);
+    return this.source.bytes(start, end);
   }
 
   /** Releases the source; nodes not read by then cannot be read any more. */
@@ -96,12 +132,17 @@ export class CheckpointNodes {
   }
 
   private isUnread(id: NodeId): boolean {
-    return !this.values.has(id) && Object.getOwnPropertyDescriptor(this.record, id)?.get !== undefined;
+    return !this.values.has(id) && !this.removed.has(id) && this.positionOf(id) !== undefined;
   }
 
-  private positionOf(id: NodeId): number {
-    this.positions ??= new Map(this.ids.map((known, position) => [known, position]));
-    return this.positions.get(id)!;
+  private positionOf(id: NodeId): number | undefined {
+    if (this.positions) return this.positions.get(id);
+    if (++this.scans <= POSITION_SCANS) {
+      const at = this.fileIds.indexOf(id);
+      return at < 0 ? undefined : at;
+    }
+    this.positions = new Map(this.fileIds.map((known, position) => [known, position]));
+    return this.positions.get(id);
   }
 
   private read(id: NodeId, position: number): GraphNode {
@@ -111,9 +152,8 @@ export class CheckpointNodes {
   }
 
   private parse(id: NodeId, position: number): GraphNode {
-    if (!this.open) throw invalidFile(this.path, `node ${id} was read after the checkpoint was closed (a lazy node map outlived its call)`);
     const span = this.spanOf(position);
-    const line = this.source.bytes(span.key, span.end + 1);
+    const line = this.bytes(span.key, span.end + 1, `node ${id}`);
     if (line.length !== span.end + 1 - span.key || line[line.length - 1] !== (span.last ? 0x0a : 0x2c)) throw invalidFile(this.path, `the line of node ${id} does not end where the node offsets say`);
     if (line.toString('utf8', 0, span.start - span.key) !== `${JSON.stringify(id)}:`) throw invalidFile(this.path, `the line of node ${id} is keyed by another id`);
     let node: unknown;
@@ -125,5 +165,45 @@ export class CheckpointNodes {
     assertNodeShape(node, id, this.path);
     this.entries.set(id, { node, entry: line.subarray(0, line.length - 1) });
     return node;
+  }
+}
+
+/** How many ids a command looks up by scanning the id list before it indexes them all (a scan of 50k ids costs well under a millisecond). */
+const POSITION_SCANS = 32;
+
+/**
+ * The edges of one checkpoint, parsed (and their shape checked) when first used: a command that
+ * reads no edge (`show`, `update`) never parses the line, and a checkpoint rewrite copies its
+ * bytes (so edges damaged in the file are found when read, as a damaged node is, and neither
+ * spread nor hide). Edges appended before then are kept aside and follow the file's.
+ */
+export class CheckpointEdges implements EdgeList {
+  readonly [LAZY_COLLECTION] = 'edges' as const;
+  private list: Edge[] | null = null;
+  private readonly appended: Edge[] = [];
+
+  /** `read` parses the file's edges; `raw` gives their bytes as written, between the list's brackets. */
+  constructor(
+    private readonly read: () => Edge[],
+    private readonly raw: () => Buffer,
+  ) {}
+
+  /** While the file's edges are unread: their bytes as written and the edges appended since; else null. */
+  unread(): { bytes: Buffer; appended: readonly Edge[] } | null {
+    return this.list === null ? { bytes: this.raw(), appended: [...this.appended] } : null;
+  }
+
+  all(): Edge[] {
+    if (this.list === null) {
+      this.list = this.read();
+      this.list.push(...this.appended);
+      this.appended.length = 0;
+    }
+    return this.list;
+  }
+
+  push(edge: Edge): void {
+    if (this.list) this.list.push(edge);
+    else this.appended.push(edge);
   }
 }

@@ -1,3 +1,4 @@
+import { nodeOf } from '../domain/node-map.js';
 import { GraphDraft } from '../domain/draft.js';
 import type { AgentName, Graph, NodeId, ReviewRule } from '../domain/model.js';
 import type { Action } from '../domain/permissions.js';
@@ -98,7 +99,7 @@ function previewArgs(action: Action, id: NodeId, graph: Graph): Record<string, u
     case 'add-note':
       return { id, text: placeholder };
     case 'update':
-      return { id, title: graph.nodes[id]?.title ?? placeholder };
+      return { id, title: nodeOf(graph, id)?.title ?? placeholder };
     default:
       return { id };
   }

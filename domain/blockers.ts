@@ -1,3 +1,4 @@
+import { nodeOf } from './node-map.js';
 import type { GraphView } from './graph-view.js';
 import { isGate, type NodeId } from './model.js';
 import type { Blockers } from './node-summary.js';
@@ -44,7 +45,7 @@ export class BlockerFinder {
     const { graph, index } = this.view;
     const unsatisfied = (blocker: NodeId) => !isBlockerSatisfied(graph, index, blocker);
     const blockers = index.into(id, 'BLOCKS').map((edge) => edge.from);
-    const node = graph.nodes[id];
+    const node = nodeOf(graph, id);
     const successors = isGate(node) && node.status === 'superseded' ? index.into(id, 'SUPERSEDES').map((edge) => edge.from) : [];
     const waits = [...new Set([...blockers, ...successors])].filter(unsatisfied);
     this.waits.set(id, waits);

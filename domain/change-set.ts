@@ -1,3 +1,4 @@
+import { appendEdge, edgesOf, nodeOf, setNode } from './node-map.js';
 import { sameEdge } from './edges.js';
 import type { Timestamp } from './clock.js';
 import { isProjectState } from './project-state.js';
@@ -43,23 +44,24 @@ export function applyChangeSet(graph: Graph, changes: ChangeSet): void {
   const state = isProjectState(graph) ? graph : null;
   const indexes = state?.indexes;
   for (const [id, node] of Object.entries(changes.nodes)) {
-    graph.nodes[id] = node;
+    setNode(graph, id, node);
     indexes?.nodeChanged(id);
   }
   for (const appended of changes.notes) {
-    const node = graph.nodes[appended.node];
-    if (node) graph.nodes[appended.node] = { ...node, notes: [...node.notes, appended.note], revision: appended.revision, updated_at: appended.updated_at };
+    const node = nodeOf(graph, appended.node);
+    if (node) setNode(graph, appended.node, { ...node, notes: [...node.notes, appended.note], revision: appended.revision, updated_at: appended.updated_at });
     indexes?.nodeChanged(appended.node);
   }
   Object.assign(graph.initiatives, changes.initiatives);
   for (const change of changes.edges) {
     if (change.op === 'add') {
-      graph.edges.push(change.edge);
+      appendEdge(graph, change.edge);
       indexes?.edgeAdded(change.edge);
     } else {
-      const at = graph.edges.findIndex((edge) => sameEdge(edge, change.edge));
+      const edges = edgesOf(graph);
+      const at = edges.findIndex((edge) => sameEdge(edge, change.edge));
       if (at < 0) continue;
-      const [removed] = graph.edges.splice(at, 1);
+      const [removed] = edges.splice(at, 1);
       indexes?.edgeRemoved(removed!);
     }
   }

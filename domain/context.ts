@@ -1,3 +1,4 @@
+import { nodeOf } from './node-map.js';
 import { deprecatedKnowledgeAlert, isStale, staleClaimAlert, supersededBlockerAlert, type Alert } from './alerts.js';
 import type { Timestamp } from './clock.js';
 import type { GraphView } from './graph-view.js';
@@ -81,7 +82,7 @@ function canClaim(view: GraphView, node: GraphNode, agent: AgentName | null): bo
 /** Incoming BLOCKS edges: what this node waits on, with whether each wait is over. */
 function blockingOf(view: GraphView, node: GraphNode): BlockingEntry[] {
   return view.index.into(node.id, 'BLOCKS').map((edge) => {
-    const blocker = view.graph.nodes[edge.from]!;
+    const blocker = nodeOf(view.graph, edge.from)!;
     return {
       node: blocker,
       derived_status: derivedStatus(view.graph, view.index, blocker),
@@ -94,5 +95,5 @@ function blockingOf(view: GraphView, node: GraphNode): BlockingEntry[] {
 function informingOf(view: GraphView, node: GraphNode): InformingEntry[] {
   const blocked = view.index.outOf(node.id, 'BLOCKS').map((edge) => ({ edge_type: edge.type, id: edge.to }));
   const derived = view.index.into(node.id, 'DERIVED_FROM').map((edge) => ({ edge_type: edge.type, id: edge.from }));
-  return [...blocked, ...derived].map(({ edge_type, id }) => ({ edge_type, node: summarize(view.graph, view.index, view.graph.nodes[id]!) }));
+  return [...blocked, ...derived].map(({ edge_type, id }) => ({ edge_type, node: summarize(view.graph, view.index, nodeOf(view.graph, id)!) }));
 }

@@ -1,3 +1,4 @@
+import { appendEdge, deleteNode, edgesOf, nodeOf, setNode } from './node-map.js';
 import type { ChangeSet, EdgeChange, NoteAppended } from './change-set.js';
 import type { Timestamp } from './clock.js';
 import { assertEdgeAllowed, sameEdge } from './edges.js';
@@ -99,7 +100,7 @@ export class GraphDraft {
   }
 
   node(id: NodeId): GraphNode | undefined {
-    return Object.hasOwn(this.graph.nodes, id) ? this.graph.nodes[id] : undefined;
+    return nodeOf(this.graph, id);
   }
 
   requireNode(id: NodeId): GraphNode {
@@ -112,10 +113,10 @@ export class GraphDraft {
     const previous = this.node(node.id);
     this.touch(node.id, previous);
     this.undo.push(() => {
-      if (previous) this.graph.nodes[node.id] = previous;
-      else delete this.graph.nodes[node.id];
+      if (previous) setNode(this.graph, node.id, previous);
+      else deleteNode(this.graph, node.id);
     });
-    this.graph.nodes[node.id] = node;
+    setNode(this.graph, node.id, node);
     this.changedNodes.set(node.id, node);
     this.indexes.nodeChanged(node.id);
   }
@@ -126,10 +127,10 @@ export class GraphDraft {
     const previous = this.node(node.id);
     this.touch(node.id, previous);
     this.undo.push(() => {
-      if (previous) this.graph.nodes[node.id] = previous;
-      else delete this.graph.nodes[node.id];
+      if (previous) setNode(this.graph, node.id, previous);
+      else deleteNode(this.graph, node.id);
     });
-    this.graph.nodes[node.id] = next;
+    setNode(this.graph, node.id, next);
     this.indexes.nodeChanged(node.id);
     if (this.changedNodes.has(node.id)) this.changedNodes.set(node.id, next);
     else this.appendedNotes.push({ node: node.id, note, revision: next.revision, updated_at: next.updated_at });
@@ -139,10 +140,11 @@ export class GraphDraft {
   addEdge(edge: Edge): Edge {
     assertEdgeAllowed(this.graph, this.index, edge);
     const stored = { from: edge.from, to: edge.to, type: edge.type };
-    this.graph.edges.push(stored);
+    appendEdge(this.graph, stored);
     this.undo.push(() => {
-      const at = this.graph.edges.lastIndexOf(stored);
-      if (at >= 0) this.graph.edges.splice(at, 1);
+      const edges = edgesOf(this.graph);
+      const at = edges.lastIndexOf(stored);
+      if (at >= 0) edges.splice(at, 1);
     });
     this.edgeChanges.push({ op: 'add', edge: stored });
     this.indexes.edgeAdded(stored);
@@ -152,11 +154,12 @@ export class GraphDraft {
   /** Removes the exact edge; false when it was not there (removal is idempotent). */
   removeEdge(edge: Edge): boolean {
     // From the end: the edges a transaction removes are often ones it or a recent one added.
-    let at = this.graph.edges.length - 1;
-    while (at >= 0 && !sameEdge(this.graph.edges[at]!, edge)) at--;
+    const edges = edgesOf(this.graph);
+    let at = edges.length - 1;
+    while (at >= 0 && !sameEdge(edges[at]!, edge)) at--;
     if (at < 0) return false;
-    const [removed] = this.graph.edges.splice(at, 1);
-    this.undo.push(() => this.graph.edges.splice(at, 0, removed!));
+    const [removed] = edges.splice(at, 1);
+    this.undo.push(() => edges.splice(at, 0, removed!));
     this.edgeChanges.push({ op: 'remove', edge: removed! });
     this.indexes.edgeRemoved(removed!);
     return true;

@@ -1,3 +1,4 @@
+import { hasNode, nodeOf } from './node-map.js';
 import { DomainError } from './errors.js';
 import type { GraphIndex } from './graph-index.js';
 import { EDGE_TYPES, nodeType, type Edge, type EdgeType, type Graph, type NodeId } from './model.js';
@@ -27,7 +28,7 @@ export function assertEdgeAllowed(graph: Graph, index: GraphIndex, edge: Edge): 
     throw new DomainError('SELF_EDGE', `A node cannot have an edge to itself (${edge.from})`, { ...edge });
   }
   for (const end of [edge.from, edge.to]) {
-    if (!Object.hasOwn(graph.nodes, end)) {
+    if (!hasNode(graph, end)) {
       throw new DomainError('INVALID_EDGE_TARGET', `Edge endpoint ${end} does not exist`, { ...edge, missing: end });
     }
   }
@@ -47,8 +48,8 @@ export function assertEdgeAllowed(graph: Graph, index: GraphIndex, edge: Edge): 
 }
 
 function assertEndpointKinds(graph: Graph, edge: Edge): void {
-  const from = graph.nodes[edge.from]!;
-  const to = graph.nodes[edge.to]!;
+  const from = nodeOf(graph, edge.from)!;
+  const to = nodeOf(graph, edge.to)!;
   if (edge.type === 'BLOCKS' && (from.kind !== 'resolvable' || to.kind !== 'resolvable')) {
     throw new DomainError('INVALID_EDGE_KIND', 'Both ends of a BLOCKS edge must be tasks or gates', {
       ...edge,

@@ -1,4 +1,5 @@
 import type { Edge, EdgeType, Graph, NodeId } from './model.js';
+import { edgesOf } from './node-map.js';
 
 /**
  * Edges by type and then by endpoint, so a lookup returns a stored list without filtering. Keyed
@@ -52,12 +53,12 @@ export class GraphIndex {
   }
 
   private incomingMap(): Adjacency {
-    this.incoming ??= groupBy(this.graph.edges, (edge) => edge.to);
+    this.incoming ??= groupBy(edgesOf(this.graph), (edge) => edge.to);
     return this.incoming;
   }
 
   private outgoingMap(): Adjacency {
-    this.outgoing ??= groupBy(this.graph.edges, (edge) => edge.from);
+    this.outgoing ??= groupBy(edgesOf(this.graph), (edge) => edge.from);
     return this.outgoing;
   }
 }

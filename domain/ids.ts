@@ -1,3 +1,4 @@
+import { hasNode } from './node-map.js';
 import { DomainError } from './errors.js';
 import type { Graph, NodeId, NodeType } from './model.js';
 
@@ -32,14 +33,14 @@ export function assertValidNodeId(id: string): void {
 export function allocateNodeId(graph: Graph, type: NodeType, requested: NodeId | undefined, suffix: SuffixSource): NodeId {
   if (requested !== undefined) {
     assertValidNodeId(requested);
-    if (Object.hasOwn(graph.nodes, requested)) {
+    if (hasNode(graph, requested)) {
       throw new DomainError('ID_CONFLICT', `A node with id ${requested} already exists`, { id: requested });
     }
     return requested;
   }
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const id = PREFIX[type] + suffix();
-    if (!Object.hasOwn(graph.nodes, id)) return id;
+    if (!hasNode(graph, id)) return id;
   }
   throw new DomainError('ID_CONFLICT', `Could not find a free ${type} id`, { type });
 }

@@ -1,3 +1,4 @@
+import { allNodes } from './node-map.js';
 import type { Timestamp } from './clock.js';
 import { isKnowledge, isTask, type Graph } from './model.js';
 
@@ -23,7 +24,7 @@ export interface InitiativesReport {
  */
 export function initiativesReport(graph: Graph, all: boolean): InitiativesReport {
   const counts = new Map<string, { nodes: number; tasks: number; knowledge: number }>();
-  for (const node of Object.values(graph.nodes)) {
+  for (const node of allNodes(graph)) {
     const entry = counts.get(node.initiative) ?? { nodes: 0, tasks: 0, knowledge: 0 };
     entry.nodes += 1;
     if (isTask(node)) entry.tasks += 1;

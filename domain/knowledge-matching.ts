@@ -1,3 +1,4 @@
+import { nodeOf } from './node-map.js';
 import type { GraphView } from './graph-view.js';
 import { isKnowledge, type GraphNode, type KnowledgeNode, type KnowledgeScope } from './model.js';
 
@@ -21,7 +22,7 @@ export function matchingKnowledge(view: Pick<GraphView, 'graph' | 'statuses'>, t
   for (const head of view.statuses.knowledgeScoping(target)) {
     if (head.scope === null || head.id === target.id) continue;
     const matched_on = SPECIFICITY.filter((list) => scopeListMatches(head.scope!, list, target));
-    const node = matched_on.length > 0 ? view.graph.nodes[head.id] : undefined;
+    const node = matched_on.length > 0 ? nodeOf(view.graph, head.id) : undefined;
     if (isKnowledge(node)) matches.push({ knowledge: node, matched_on });
   }
   return matches.sort(bySpecificity);

@@ -166,21 +166,68 @@ export interface LogEntry {
   [extra: string]: unknown;
 }
 
-/** The graph: everything in the state except its log, which only grows and is read apart. */
+/** Marks a NodeMap or an EdgeList (a symbol: no record parsed from JSON has one). */
+export const LAZY_COLLECTION = Symbol('taskdag.lazy-collection');
+
+/**
+ * A graph's nodes read through calls rather than as a record: what a store gives when it reads
+ * nodes only as they are used (a checkpoint's node lines, adapters/lazy-nodes.ts), so that a
+ * command reading one node of fifty thousand costs one node. The order of `ids` is a record's:
+ * the nodes it was made with, then those set since.
+ */
+export interface NodeMap {
+  readonly [LAZY_COLLECTION]: 'nodes';
+  get(id: NodeId): GraphNode | undefined;
+  has(id: NodeId): boolean;
+  set(id: NodeId, node: GraphNode): void;
+  delete(id: NodeId): void;
+  ids(): NodeId[];
+  readonly size: number;
+}
+
+/** A graph's edges read when first used (a checkpoint's edges line); appending does not read them. */
+export interface EdgeList {
+  readonly [LAZY_COLLECTION]: 'edges';
+  /** Every edge, in order: the list itself, changed in place by whoever changes the graph's edges. */
+  all(): Edge[];
+  /** Appends `edge` without reading the others, when they have not been read yet. */
+  push(edge: Edge): void;
+}
+
+/** A graph's nodes: a plain record (a graph built in memory, a whole state), or a NodeMap. */
+export type Nodes = Record<NodeId, GraphNode> | NodeMap;
+/** A graph's edges: a plain list, or an EdgeList. */
+export type Edges = Edge[] | EdgeList;
+
+/**
+ * The graph: everything in the state except its log, which only grows and is read apart. Its nodes
+ * and edges are plain data, or read as they are used (node-map.ts: read them through its calls).
+ */
 export interface Graph {
   version: 1;
   fence_generation: number;
   revision: number;
   initiatives: Record<string, Initiative>;
+  nodes: Nodes;
+  edges: Edges;
+}
+
+/** A graph as plain data throughout: what is encoded, cloned or sent whole. */
+export interface PlainGraph extends Graph {
   nodes: Record<NodeId, GraphNode>;
   edges: Edge[];
 }
 
-/** The state of schema 1 as the spec defines it: the graph and its log, seven collections. */
-export interface State extends Graph {
+/** The graph and its log, as a store hands them to a read of the whole log (its nodes may be read as used). */
+export interface GraphWithLog extends Graph {
   log: LogEntry[];
 }
 
-export function emptyGraph(): Graph {
+/** The state of schema 1 as the spec defines it, plain data: the graph and its log, seven collections. */
+export interface State extends PlainGraph {
+  log: LogEntry[];
+}
+
+export function emptyGraph(): PlainGraph {
   return { version: 1, fence_generation: 1, revision: 0, initiatives: {}, nodes: {}, edges: [] };
 }

@@ -1,3 +1,4 @@
+import { nodeOf } from './node-map.js';
 import type { GraphDraft } from './draft.js';
 import { take } from './lifecycle.js';
 import type { NodeId, TaskNode } from './model.js';
@@ -50,7 +51,7 @@ function matches(draft: GraphDraft, head: { id: NodeId; initiative: string; doma
   if (filters.domain !== undefined && head.domain !== filters.domain) return false;
   if (filters.tags === undefined || filters.tags.length === 0) return true;
   // Tags are not in the heads: only the tasks the other filters let through are read whole.
-  const tags = draft.graph.nodes[head.id]!.tags;
+  const tags = nodeOf(draft.graph, head.id)!.tags;
   return filters.tags.every((tag) => tags.includes(tag));
 }
 

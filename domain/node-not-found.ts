@@ -1,3 +1,4 @@
+import { nodeIds } from './node-map.js';
 import { DomainError } from './errors.js';
 import type { Graph, NodeId } from './model.js';
 import { closestTo, didYouMean } from './suggestions.js';
@@ -7,7 +8,7 @@ import { closestTo, didYouMean } from './suggestions.js';
  * the wrong case, a slipped character). `where` ends the first sentence (` in project P`).
  */
 export function nodeNotFound(graph: Graph, id: NodeId, where = ''): DomainError {
-  const suggestions = closestTo(id, Object.keys(graph.nodes));
+  const suggestions = closestTo(id, nodeIds(graph));
   return new DomainError('NODE_NOT_FOUND', `No node with id ${id}${where}${didYouMean(suggestions)}`, {
     id,
     ...(suggestions.length > 0 ? { suggestions } : {}),

@@ -1,3 +1,4 @@
+import { allNodes } from './node-map.js';
 import { isTimestamp, type Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import { isTask, type AgentName, type Graph, type GraphNode, type NodeId } from './model.js';
@@ -99,7 +100,7 @@ export function pluginsInOrder(table: PluginTable): InstalledPlugin[] {
 /** In-progress tasks by claim holder: what a limit on work in progress counts. */
 export function claimsOf(graph: Graph): Record<AgentName, NodeId[]> {
   const claims: Record<AgentName, NodeId[]> = {};
-  for (const node of Object.values(graph.nodes)) {
+  for (const node of allNodes(graph)) {
     const holder = inProgressBy(node);
     if (holder !== null) (claims[holder] ??= []).push(node.id);
   }

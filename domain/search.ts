@@ -1,3 +1,4 @@
+import { nodeOf } from './node-map.js';
 import type { GraphView } from './graph-view.js';
 import { isKnowledge, type KnowledgeNode, type NodeId } from './model.js';
 
@@ -30,7 +31,7 @@ export function searchKnowledge(view: Pick<GraphView, 'graph' | 'statuses'>, que
   // Only knowledge is read whole; the heads say which nodes are knowledge, and which deprecated.
   for (const head of view.statuses.knowledge().values()) {
     if (head.status === 'deprecated' && !includeDeprecated) continue;
-    const node = view.graph.nodes[head.id];
+    const node = nodeOf(view.graph, head.id);
     if (!isKnowledge(node)) continue;
     const texts = SEARCH_FIELDS.map((field) => [field, searchableText(node, field)] as const);
     const hits = texts.filter(([, text]) => text.toLowerCase().includes(needle));

@@ -1,3 +1,4 @@
+import { nodeIds, nodeOf } from './node-map.js';
 import type { Timestamp } from './clock.js';
 import type { GraphIndex } from './graph-index.js';
 import { isKnowledge, isTask, nodeType, type Claim, type Edge, type Graph, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
@@ -90,7 +91,7 @@ export class StatusIndex {
       this.heads = new Map();
       this.clearGroups();
       this.bulk = true;
-      for (const id of Object.keys(this.graph.nodes)) this.derive(id);
+      for (const id of nodeIds(this.graph)) this.derive(id);
       this.bulk = false;
     } else if (this.changed.size > 0) {
       const stale = new Set<NodeId>();
@@ -211,7 +212,7 @@ export class StatusIndex {
 
   private derive(id: NodeId): void {
     this.derivations += 1;
-    const node = Object.hasOwn(this.graph.nodes, id) ? this.graph.nodes[id] : undefined;
+    const node = nodeOf(this.graph, id);
     const before = this.heads!.get(id);
     if (before) this.ungroup(before);
     if (!node) {

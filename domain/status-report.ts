@@ -1,3 +1,4 @@
+import { nodeOf } from './node-map.js';
 import { staleClaimAlertAged, type StaleClaimAlert } from './alerts.js';
 import { timestampBefore, type Timestamp } from './clock.js';
 import { BlockerFinder } from './blockers.js';
@@ -63,7 +64,7 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   // A blocked task names what it waits on; one finder shares the chains the listed tasks have in common.
   const blockers = new BlockerFinder(view);
   const entry = (head: NodeHead): NodeSummary => {
-    const listed = summarizeAs(view.graph.nodes[head.id]!, head.status);
+    const listed = summarizeAs(nodeOf(view.graph, head.id)!, head.status);
     if (head.status === 'blocked') return { ...listed, blockers: blockers.of(head.id) };
     const rank = filters.ranked && head.status === 'ready' ? view.ranking.rankOf(head.id) : undefined;
     return rank ? { ...listed, ranking: { priority: rank.priority, critical_path: rank.critical_path } } : listed;

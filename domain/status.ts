@@ -1,3 +1,4 @@
+import { allNodes, nodeOf } from './node-map.js';
 import type { GraphIndex } from './graph-index.js';
 import { isGate, isTask, type Graph, type GraphNode, type NodeId, type TaskNode } from './model.js';
 
@@ -30,7 +31,7 @@ export function isBlockerSatisfied(graph: Graph, index: GraphIndex, blockerId: N
   const pending = [blockerId];
   const seen = new Set<NodeId>();
   for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
-    const node = graph.nodes[id];
+    const node = nodeOf(graph, id);
     if (isTask(node) && (node.status === 'done' || node.status === 'archived')) return true;
     if (!isGate(node) || seen.has(id)) continue;
     if (node.status === 'resolved') return true;
@@ -66,7 +67,7 @@ export function derivedStatus(graph: Graph, index: GraphIndex, node: GraphNode):
 /** Ids of every task whose derived status is `ready`. */
 export function readyTaskIds(graph: Graph, index: GraphIndex): Set<NodeId> {
   const ready = new Set<NodeId>();
-  for (const node of Object.values(graph.nodes)) {
+  for (const node of allNodes(graph)) {
     if (isTask(node) && derivedTaskStatus(graph, index, node) === 'ready') ready.add(node.id);
   }
   return ready;
@@ -79,10 +80,10 @@ export function readyTaskIds(graph: Graph, index: GraphIndex): Set<NodeId> {
  */
 export function readinessDependents(graph: Graph, index: GraphIndex, id: NodeId): Set<NodeId> {
   const affected = new Set<NodeId>();
-  if (isTask(graph.nodes[id])) affected.add(id);
+  if (isTask(nodeOf(graph, id))) affected.add(id);
   const seen = new Set<NodeId>([id]);
   for (const blocker of seen) {
-    for (const edge of index.outOf(blocker, 'BLOCKS')) if (isTask(graph.nodes[edge.to])) affected.add(edge.to);
+    for (const edge of index.outOf(blocker, 'BLOCKS')) if (isTask(nodeOf(graph, edge.to))) affected.add(edge.to);
     for (const edge of index.outOf(blocker, 'SUPERSEDES')) seen.add(edge.to);
   }
   return affected;
@@ -92,7 +93,7 @@ export function readinessDependents(graph: Graph, index: GraphIndex, id: NodeId)
 export function readyAmong(graph: Graph, index: GraphIndex, ids: Iterable<NodeId>): Set<NodeId> {
   const ready = new Set<NodeId>();
   for (const id of ids) {
-    const node = graph.nodes[id];
+    const node = nodeOf(graph, id);
     if (isTask(node) && derivedTaskStatus(graph, index, node) === 'ready') ready.add(id);
   }
   return ready;

@@ -1,3 +1,4 @@
+import { nodeIds } from './node-map.js';
 import type { Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import type { AgentName, State } from './model.js';
@@ -24,7 +25,7 @@ export function isPristine(state: State): boolean {
     state.revision === 0 &&
     state.log.length === 0 &&
     state.edges.length === 0 &&
-    Object.keys(state.nodes).length === 0 &&
+    nodeIds(state).length === 0 &&
     Object.keys(state.initiatives).length === 0
   );
 }

@@ -1,12 +1,13 @@
 import type { Pool, PoolClient } from 'pg';
+import { plainGraph } from '../../domain/node-map.js';
 import { DomainError, isDomainError } from '../../domain/errors.js';
 import type { ChangeSet } from '../../domain/change-set.js';
-import type { Graph, LogEntry, State } from '../../domain/model.js';
+import type { Graph, GraphWithLog, LogEntry, State } from '../../domain/model.js';
 import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
 import { isProjectState, projectState, withMembers, type ProjectState } from '../../domain/project-state.js';
 import { stateProblem } from '../../domain/state-shape.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
-import { assertChangeSetsRef, bufferSource, copyForCheckpoint, decodeCheckpoint, encodeCheckpointInSlices } from '../checkpoint-file.js';
+import { assertChangeSetsRef, bufferSource, copyForCheckpoint, decodeCheckpoint, encodeCheckpointInSlices, readWhole } from '../checkpoint-file.js';
 import { checkpointThreshold } from '../fs-project-store.js';
 import type { CheckpointNodes } from '../lazy-nodes.js';
 import { changeSetOf, replayChangeSets } from '../ledger-records.js';
@@ -170,7 +171,7 @@ export class PgProjectStore implements ProjectStore {
     return this.whenCurrent((current) => read(current.graph, this.pluginReader(current)));
   }
 
-  async readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T> {
+  async readState<T>(read: (state: GraphWithLog, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     for (;;) {
       const current = await this.whenCurrent((state) => state);
       const revision = current.graph.revision;
@@ -475,7 +476,7 @@ export class PgProjectStore implements ProjectStore {
     const { indexes: _indexes, ...graph } = loaded.graph;
     const log = await this.log(client, row.incarnation, loaded.graph.revision);
     if (!log) throw noState(this.projectId);
-    const state: State = { ...(graph as Graph), log };
+    const state: State = { ...plainGraph(graph as Graph), log };
     const problem = stateProblem(state);
     const plugins = loaded.plugins;
     if (!problem && plugins.problem === null) return { kind: 'valid', state, plugins: plugins.table };
@@ -569,7 +570,7 @@ export class PgProjectStore implements ProjectStore {
     if (checkpoint) {
       const decoded = decodeCheckpoint(bufferSource(checkpoint.checkpoint), `${this.location}/checkpoints/${checkpoint.revision}`, assertChangeSetsRef);
       // Kept in memory, every node is read sooner or later: parsed once, it is a plain map.
-      if (decoded.nodes) decoded.graph.nodes = decoded.nodes.plain();
+      readWhole(decoded);
       graph = decoded.graph;
       checkpointNodes = decoded.nodes;
     } else {

@@ -1,3 +1,4 @@
+import { allNodes } from '../../domain/node-map.js';
 import { isDomainError } from '../../domain/errors.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { statusSummary } from '../../domain/status-report.js';
@@ -76,7 +77,7 @@ export function projectName(id: string): string {
 /** The latest change of any node or initiative: ISO timestamps compare as strings. */
 function lastActivity(graph: Graph): string | null {
   let latest: string | null = null;
-  for (const node of Object.values(graph.nodes)) if (latest === null || node.updated_at > latest) latest = node.updated_at;
+  for (const node of allNodes(graph)) if (latest === null || node.updated_at > latest) latest = node.updated_at;
   for (const initiative of Object.values(graph.initiatives)) if (latest === null || initiative.created_at > latest) latest = initiative.created_at;
   return latest;
 }

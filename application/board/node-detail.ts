@@ -1,9 +1,10 @@
+import { nodeOf } from '../../domain/node-map.js';
 import { DEFAULT_STALE_MS } from '../../domain/alerts.js';
 import type { Timestamp } from '../../domain/clock.js';
 import { nodeContext } from '../../domain/context.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { historyOf } from '../../domain/history.js';
-import type { State } from '../../domain/model.js';
+import type { GraphWithLog } from '../../domain/model.js';
 import { oldestFirst, summarize } from '../../domain/node-summary.js';
 import { contextSchema, logEntrySchema, nodeSummarySchema } from '../contract/results.js';
 import { array, object, type Static } from '../contract/schema.js';
@@ -23,11 +24,11 @@ export type NodeDetail = Static<typeof nodeDetailSchema>;
  * and satisfaction, matching knowledge, alerts; no agent, so no actions), what it blocks, and
  * its recent history. NODE_NOT_FOUND for an unknown id.
  */
-export function nodeDetail(state: State, id: string, now: Timestamp): NodeDetail {
+export function nodeDetail(state: GraphWithLog, id: string, now: Timestamp): NodeDetail {
   const graph = state;
   const draft = new GraphDraft(graph, now, null);
   const node = draft.requireNode(id);
-  const blocked = draft.index.outOf(id, 'BLOCKS').map((edge) => graph.nodes[edge.to]!);
+  const blocked = draft.index.outOf(id, 'BLOCKS').map((edge) => nodeOf(graph, edge.to)!);
   return {
     context: nodeContext(draft, node, now, { agent: null, staleMs: DEFAULT_STALE_MS }),
     blocks: oldestFirst(blocked).map((target) => summarize(graph, draft.index, target)),

@@ -1,3 +1,4 @@
+import { allNodes, edgesOf } from '../../domain/node-map.js';
 import { GraphDraft } from '../../domain/draft.js';
 import type { Timestamp } from '../../domain/clock.js';
 import type { Graph } from '../../domain/model.js';
@@ -39,8 +40,8 @@ export function boardSnapshot(project: string, graph: Graph, now: Timestamp): Bo
     initiatives: Object.keys(graph.initiatives)
       .sort()
       .map((name) => ({ name, ...graph.initiatives[name]! })),
-    nodes: oldestFirst(Object.values(graph.nodes)).map((node) => ({ ...summarize(graph, draft.index, node), updated_at: node.updated_at })),
+    nodes: oldestFirst(allNodes(graph)).map((node) => ({ ...summarize(graph, draft.index, node), updated_at: node.updated_at })),
     // A copy: a hot graph changes in place after the read that built this.
-    edges: [...graph.edges],
+    edges: [...edgesOf(graph)],
   };
 }

@@ -1,3 +1,4 @@
+import { plainGraph } from '../../domain/node-map.js';
 import { projectState } from '../../domain/projection.js';
 import { stateSchema } from '../contract/results.js';
 import { graphOperation } from '../define.js';
@@ -11,5 +12,5 @@ export const state = graphOperation({
   needsLog: true,
   args: {},
   result: stateSchema,
-  run: ({ draft, log }) => projectState({ ...draft.graph, log }),
+  run: ({ draft, log }) => projectState({ ...plainGraph(draft.graph), log }),
 });

@@ -1,3 +1,4 @@
+import { allNodes, hasNode } from '../../domain/node-map.js';
 import { DomainError } from '../../domain/errors.js';
 import { nodeNotFound } from '../../domain/node-not-found.js';
 import { nonEmptyText, nonNegativeInteger, optional } from '../args.js';
@@ -58,11 +59,11 @@ function targetOf({ client }: HostServices, args: { port?: number | undefined; o
 async function requireLocalFocus({ stores }: HostServices, project: string, args: { initiative?: string | undefined; id?: string | undefined }): Promise<void> {
   if (args.initiative === undefined && args.id === undefined) return;
   await stores.open(project).readGraph((graph) => {
-    if (args.id !== undefined && !Object.hasOwn(graph.nodes, args.id)) {
+    if (args.id !== undefined && !hasNode(graph, args.id)) {
       throw nodeNotFound(graph, args.id, ` in project ${project}`);
     }
     const initiative = args.initiative;
-    if (initiative !== undefined && !Object.hasOwn(graph.initiatives, initiative) && !Object.values(graph.nodes).some((node) => node.initiative === initiative)) {
+    if (initiative !== undefined && !Object.hasOwn(graph.initiatives, initiative) && !allNodes(graph).some((node) => node.initiative === initiative)) {
       throw new DomainError('INITIATIVE_NOT_FOUND', `No initiative ${initiative} in project ${project}`, { initiative });
     }
   });

@@ -1,5 +1,5 @@
 import type { ChangeSet } from '../../domain/change-set.js';
-import type { Graph, State } from '../../domain/model.js';
+import type { Graph, GraphWithLog, State } from '../../domain/model.js';
 import type { PluginTable } from '../../domain/plugins.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { StoredState } from './stored-state.js';
@@ -59,7 +59,7 @@ export interface ProjectStore {
   readonly snapshots: SnapshotStore;
   readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T>;
   /** Like readGraph, with the whole log; its cost grows with history, so only `state`-like reads use it. */
-  readState<T>(read: (state: State, plugins: PluginReader) => T | Promise<T>): Promise<T>;
+  readState<T>(read: (state: GraphWithLog, plugins: PluginReader) => T | Promise<T>): Promise<T>;
   /**
    * Only `changes` are committed: what else `work` does to the graph it gets is not stored. A
    * store may keep that graph for the next calls (the server's keeps it in memory), so work that

@@ -1,3 +1,4 @@
+import { plainGraph } from '../../domain/node-map.js';
 import { DomainError } from '../../domain/errors.js';
 import type { AgentName, State } from '../../domain/model.js';
 import { locatedHere, pluginNotAllowed, withoutModules } from '../../domain/plugins.js';
@@ -84,7 +85,7 @@ export function replacementAllowed(
 export async function push(services: HostServices, force: boolean, agent: AgentName): Promise<TransferResult> {
   const { project, origin, bearer, baseline, checkout } = await transferContext(services, 'push');
   // Copied whole within the call: the node map a store hands out may be read lazily, while the call runs.
-  const local = await services.stores.open(project).readState((state, plugins) => ({ state: { ...state, nodes: { ...state.nodes } }, plugins: plugins() }));
+  const local = await services.stores.open(project).readState((state, plugins) => ({ state: plainGraph(state), plugins: plugins() }));
   if (baseline && !force && local.state.revision === baseline.local_revision) return unchanged('push', project, origin, baseline);
   const server = services.client().remote.connect(origin, bearer, checkout);
   try {

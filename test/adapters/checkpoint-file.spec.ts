@@ -1,3 +1,4 @@
+import { appendEdge, deleteNode, edgesOf, nodeIds, nodeOf, plainNodes, setNode } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -71,11 +72,23 @@ describe('checkpoint file', () => {
     // A node damaged in place: nothing reads it, so nothing fails, and a rewrite keeps its bytes.
     writeFileSync(temp.file, text.replace('"title":"Task T-2"', '"title":"Task T-X"'));
     const sut = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
-    expect(sut.graph.nodes['T-0']).to.deep.equal(graph.nodes['T-0']);
-    sut.graph.nodes['T-1'] = task('T-1', 'changed');
+    expect(nodeOf(sut.graph, 'T-0')).to.deep.equal(nodeOf(graph, 'T-0'));
+    setNode(sut.graph, 'T-1', task('T-1', 'changed'));
     const rewritten = encodeCheckpoint(sut.graph, ledger).toString('utf8');
     expect(rewritten).to.include('"title":"Task T-X"').and.to.include('"title":"changed"');
     expect(Object.keys(JSON.parse(rewritten).nodes)).to.deep.equal(['T-0', 'T-1', 'T-2']);
+  });
+
+  it('parses the edges only when read, and copies them as written when a rewrite did not read them, with the edges appended since', () => {
+    writeFileSync(temp.file, encodeCheckpoint(graphOf(3), ledger));
+    // An edge damaged in place (the same length, so the layout holds): nothing reads it, so nothing fails.
+    writeFileSync(temp.file, readFileSync(temp.file, 'utf8').replace('"type":"BLOCKS"', '"type":"BLOCKX"'));
+    const sut = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
+    expect(nodeOf(sut.graph, 'T-2')!.id).to.equal('T-2');
+    appendEdge(sut.graph, { from: 'T-1', to: 'T-2', type: 'BLOCKS' });
+    const rewritten = encodeCheckpoint(sut.graph, ledger, sut.nodes).toString('utf8');
+    expect(rewritten).to.include('"edges":[{"from":"T-0","to":"T-1","type":"BLOCKX"},{"from":"T-1","to":"T-2","type":"BLOCKS"}],\n');
+    expect(() => edgesOf(sut.graph)).to.throw(/is malformed/);
   });
 
   it('reads every node of a 1,000-node checkpoint read lazily in well under a second, and writes them back unchanged (issue 24)', () => {
@@ -83,8 +96,8 @@ describe('checkpoint file', () => {
     const bytes = encodeCheckpoint(graph, ledger);
     const started = performance.now();
     const decoded = decodeCheckpoint(bufferSource(bytes), temp.file);
-    const nodes = { ...decoded.graph.nodes };
-    for (const id of Object.keys(nodes)) decoded.graph.nodes[id] = { ...nodes[id]! };
+    const nodes = plainNodes(decoded.graph);
+    for (const id of nodeIds(decoded.graph)) setNode(decoded.graph, id, { ...nodes[id]! });
     // A map whose accessors were redefined one by one took seconds here (V8 copies a fast object's layout each time).
     expect(performance.now() - started).to.be.below(1_000);
     expect(nodes).to.deep.equal(graph.nodes);
@@ -98,15 +111,15 @@ describe('checkpoint file', () => {
     const { graph: kept, nodes } = readCheckpoint(temp.file);
     // Changed in place, as a store's state is, its indexes told of each change.
     const change = (id: string, node: GraphNode | null) => {
-      if (node) kept.nodes[id] = node;
-      else delete kept.nodes[id];
+      if (node) setNode(kept, id, node);
+      else deleteNode(kept, id);
       kept.indexes.nodeChanged(id);
     };
     change('T-new', task('T-new'));
     change('T-1', task('T-1', 'changed'));
     change('T-3', null);
     const once = encodeCheckpoint(kept, ledger, nodes);
-    change('T-new', { ...kept.nodes['T-new']!, title: 'changed again' });
+    change('T-new', { ...nodeOf(kept, 'T-new')!, title: 'changed again' });
     const twice = encodeCheckpoint(kept, ledger, nodes);
     // Byte for byte what a graph of fresh objects (nothing remembered) encodes to.
     expect(twice.equals(encodeCheckpoint(structuredClone(kept), ledger))).to.equal(true);
@@ -117,7 +130,7 @@ describe('checkpoint file', () => {
     // A node's bytes are reused: damaged in the source buffer, the damage shows in the next write.
     const source = readFileSync(temp.file);
     const reread = decodeCheckpoint(bufferSource(source), temp.file);
-    void reread.graph.nodes['T-0'];
+    void nodeOf(reread.graph, 'T-0');
     source.write('"title":"Task T-X"', source.indexOf('"title":"Task T-0"'));
     expect(encodeCheckpoint(reread.graph, ledger, reread.nodes).toString('utf8')).to.include('"title":"Task T-X"');
   });
@@ -212,8 +225,8 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     // Same length, so the layout still holds: only the field's shape is wrong.
     writeFileSync(temp.file, `${text.slice(0, at)}"notes":{}${text.slice(at + '"notes":[]'.length)}`);
     const decoded = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph;
-    expect(decoded.nodes.T2!.title).to.be.a('string');
-    expect(() => decoded.nodes.T1).to.throw().that.satisfies((error: any) => error.code === 'STORAGE_ERROR' && /node T1 has notes that are not a list/.test(error.message));
+    expect(nodeOf(decoded, 'T2')!.title).to.be.a('string');
+    expect(() => nodeOf(decoded, 'T1')).to.throw().that.satisfies((error: any) => error.code === 'STORAGE_ERROR' && /node T1 has notes that are not a list/.test(error.message));
   });
 
   it('derives the heads again from the nodes when they are missing, malformed or not JSON, with the same answer, and encodes the graph again', () => {

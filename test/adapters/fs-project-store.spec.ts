@@ -1,3 +1,4 @@
+import { edgesOf, nodeIds, nodeOf, plainGraph, plainNodes } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
@@ -26,7 +27,7 @@ describe('FsProjectStore', () => {
 
   async function initialized(): Promise<FsProjectStore> {
     const store = open();
-    await store.replace({ ...newDraft().graph, log: [] });
+    await store.replace({ ...plainGraph(newDraft().graph), log: [] });
     return store;
   }
 
@@ -39,7 +40,7 @@ describe('FsProjectStore', () => {
     });
   }
 
-  const state = (store: FsProjectStore): Promise<State> => store.readState((value) => value);
+  const state = (store: FsProjectStore): Promise<State> => store.readState((value) => plainGraph(value));
   const file = (name: string) => path.join(tempDir(), 'projects', 'demo-1234', name);
   const checkpointAsJson = () => readCheckpointJson(file('tasks.json'));
   const ledgerName = () => readdirSync(path.dirname(file('x'))).find((name) => name.startsWith('ledger.'))!;
@@ -133,7 +134,7 @@ describe('FsProjectStore', () => {
     const sut = await initialized();
     await commitTask(sut, 'T1');
     const before = { checkpoint: readFileSync(file('tasks.json')), ledger: readFileSync(file('ledger.1.jsonl')) };
-    await sut.replace({ ...newDraft().graph, fence_generation: 2, log: [] });
+    await sut.replace({ ...plainGraph(newDraft().graph), fence_generation: 2, log: [] });
     const after = { checkpoint: readFileSync(file('tasks.json')), ledger: readFileSync(file('ledger.2.jsonl')) };
     writeFileSync(file('tasks.json'), before.checkpoint);
     writeFileSync(file('ledger.1.jsonl'), before.ledger);
@@ -150,7 +151,7 @@ describe('FsProjectStore', () => {
     });
     const graph = await open().readGraph((value) => value);
     expect(graph.fence_generation).to.equal(2);
-    expect(graph.nodes).to.deep.equal({});
+    expect(nodeIds(graph)).to.deep.equal([]);
   });
 
   it('grows the ledger by the note, not the node, for each note added (no quadratic growth)', async () => {
@@ -178,7 +179,7 @@ describe('FsProjectStore', () => {
     expect(checkpoint.ledger.bytes).to.be.greaterThan(checkpointBefore.ledger.bytes);
     expect(Object.keys(checkpoint.nodes).length).to.be.greaterThan(0);
     const reloaded = await state(open());
-    expect(Object.keys(reloaded.nodes)).to.have.length(6);
+    expect(nodeIds(reloaded)).to.have.length(6);
     expect(reloaded.log).to.have.length(6);
     expect(reloaded.revision).to.equal(6);
   });
@@ -224,8 +225,8 @@ describe('FsProjectStore', () => {
       },
     };
     const hot = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, appendingAfterRead, true).open('demo-1234');
-    expect(await hot.readGraph((graph) => Object.keys(graph.nodes))).to.deep.equal([]);
-    expect(await hot.readGraph((graph) => Object.keys(graph.nodes))).to.deep.equal(['T1']);
+    expect(await hot.readGraph((graph) => nodeIds(graph))).to.deep.equal([]);
+    expect(await hot.readGraph((graph) => nodeIds(graph))).to.deep.equal(['T1']);
   });
 
   describe('a hot store (the server) syncs its appends off the event loop', () => {
@@ -253,7 +254,7 @@ describe('FsProjectStore', () => {
     async function until(done: () => boolean): Promise<void> {
       for (const deadline = Date.now() + 5_000; !done() && Date.now() < deadline; ) await turns();
     }
-    const taskIds = (store: FsProjectStore) => store.readGraph((graph) => Object.keys(graph.nodes).sort());
+    const taskIds = (store: FsProjectStore) => store.readGraph((graph) => nodeIds(graph).sort());
 
     it('answers a reader only once the change it would see is durable, and serves others meanwhile', async () => {
       await initialized();
@@ -318,7 +319,7 @@ describe('FsProjectStore', () => {
       const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, system, true).open('demo-1234');
       for (let i = 0; i < 6; i++) await commitTask(sut, `T${i}`, 'x'.repeat(768 * 1024));
       await until(() => writes.length > 0);
-      await open().replace({ ...newDraft().graph, revision: 50, log: [] });
+      await open().replace({ ...plainGraph(newDraft().graph), revision: 50, log: [] });
       const replaced = readFileSync(file('tasks.json'));
       writes[0]!();
       await sut.checkpointed();
@@ -382,7 +383,7 @@ describe('FsProjectStore', () => {
     const { checkpoint, ...state } = JSON.parse(readFileSync(file('tasks.json'), 'utf8'));
     expect(stateProblem(state)).to.equal(null);
     expect(state.log).to.deep.equal([]);
-    expect(Object.keys(state.nodes)).to.have.length.greaterThan(0);
+    expect(nodeIds(state)).to.have.length.greaterThan(0);
     expect(checkpoint.ledger.file).to.equal(ledgerName());
   });
 
@@ -390,7 +391,7 @@ describe('FsProjectStore', () => {
     const sut = await initialized();
     await commitTask(sut, 'T1');
     expect(ledgerName()).to.equal('ledger.1.jsonl');
-    await sut.replace({ ...newDraft().graph, fence_generation: 2, log: [] });
+    await sut.replace({ ...plainGraph(newDraft().graph), fence_generation: 2, log: [] });
     expect(ledgerName()).to.equal('ledger.2.jsonl');
     expect(readdirSync(path.dirname(ledger())).filter((name) => name.startsWith('ledger.'))).to.have.length(1);
     expect((await state(open())).nodes).to.deep.equal({});
@@ -408,7 +409,7 @@ describe('FsProjectStore', () => {
   });
 
   describe('nothing is replaced without a durable copy, and nothing goes back (issue 9)', () => {
-    const fresh = (fence: number): State => ({ ...newDraft().graph, fence_generation: fence, log: [] });
+    const fresh = (fence: number): State => ({ ...plainGraph(newDraft().graph), fence_generation: fence, log: [] });
 
     it('takes ledgers without a checkpoint for a damaged state, not an absent one', async () => {
       const sut = await initialized();
@@ -492,7 +493,6 @@ describe('FsProjectStore', () => {
       ['a JSON array', () => writeFileSync(file('tasks.json'), '[]'), 'EINVALID'],
       ['another schema version', () => rewriteCheckpoint((value) => ({ ...value, version: 2 })), 'EINVALID'],
       ['a missing collection', () => rewriteCheckpoint(({ edges: _edges, ...value }) => value), 'EINVALID'],
-      ['a malformed edge', () => rewriteCheckpoint((value) => ({ ...value, edges: [{ from: 'a', to: 'b', type: 'NOPE' }] })), 'EINVALID'],
       ['a missing ledger reference', () => rewriteCheckpoint(({ ledger: _ledger, ...value }) => value), 'EINVALID'],
       ['a ledger shorter than the checkpoint says', () => truncateSync(ledger(), 3), 'EINVALID'],
       ['a missing ledger', () => rewriteCheckpoint((value) => ({ ...value, ledger: { file: 'ledger.9.jsonl', bytes: 0 } })), 'ENOENT'],
@@ -524,15 +524,36 @@ describe('FsProjectStore', () => {
       await commitTask(sut, 'T1');
       rewriteCheckpoint((value) => ({ ...value, nodes: { ...value.nodes, T9: { id: 'T8', kind: 'knowledge' } } }));
       const damaged = readFileSync(file('tasks.json'), 'utf8').split('\n').find((line) => line.startsWith('"T9"'));
-      for (const read of [() => open().readState((value) => ({ ...value.nodes })), () => open().readGraph((graph) => graph.nodes.T9)]) {
+      for (const read of [() => open().readState((value) => plainNodes(value)), () => open().readGraph((graph) => nodeOf(graph, 'T9'))]) {
         const error = await rejectionOf(read);
         expect(error.code).to.equal('STORAGE_ERROR');
         expect(error.details.cause).to.equal('EINVALID');
         expect(error.message).to.include('T9');
       }
       await commitTask(open(), 'T2');
-      expect(await open().readGraph((graph) => graph.nodes.T2?.id)).to.equal('T2');
+      expect(await open().readGraph((graph) => nodeOf(graph, 'T2')?.id)).to.equal('T2');
       expect(readFileSync(file('tasks.json'), 'utf8')).to.include(damaged);
+    });
+
+    it('a malformed edge is STORAGE_ERROR when the edges are read; a write that does not read them keeps their bytes', async () => {
+      const sut = await initialized();
+      await commitTask(sut, 'T1');
+      rewriteCheckpoint((value) => ({ ...value, edges: [{ from: 'a', to: 'b', type: 'NOPE' }] }));
+      const damaged = readFileSync(file('tasks.json'), 'utf8').split('\n').find((line) => line.startsWith('"edges"'))!;
+      const readEdges = () => open().readGraph((graph) => edgesOf(graph).length);
+      const expectRefused = async () => {
+        for (const read of [readEdges, () => open().readState((value) => plainGraph(value))]) {
+          const error = await rejectionOf(read);
+          expect(error.code).to.equal('STORAGE_ERROR');
+          expect(error.details.cause).to.equal('EINVALID');
+          expect(error.message).to.include('is malformed');
+        }
+      };
+      await expectRefused();
+      await commitTask(open(), 'T2');
+      expect(await open().readGraph((graph) => nodeIds(graph))).to.deep.equal(['T1', 'T2']);
+      expect(readFileSync(file('tasks.json'), 'utf8')).to.include(damaged);
+      await expectRefused();
     });
   });
 });

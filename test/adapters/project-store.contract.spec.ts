@@ -1,3 +1,4 @@
+import { nodeIds, nodeOf, plainGraph } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -34,7 +35,7 @@ function chainState(count: number): State {
   const draft = new GraphDraft(indexed(emptyGraph()), NOW, 'alice');
   draft.putInitiative('core', { desc: 'fixtures', created_at: NOW });
   for (let at = 0; at < count; at++) addTask(draft, `C-${at}`, {}, { blocked_by: at === 0 ? [] : [`C-${at - 1}`] });
-  const { log, ...graph } = { ...structuredClone(draft.graph), log: draft.changes()!.log };
+  const { log, ...graph } = { ...structuredClone(plainGraph(draft.graph)), log: draft.changes()!.log };
   return { ...graph, log };
 }
 
@@ -65,12 +66,12 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory |
       return store.transact((graph) => {
         const draft = new GraphDraft(graph, NOW, 'alice');
         addTask(draft, id, { definition: body });
-        return { result: { ...graph, nodes: { ...graph.nodes } }, changes: draft.changes() };
+        return { result: plainGraph(graph), changes: draft.changes() };
       });
     }
 
     /** The whole state, its node map copied (a store may read nodes lazily: see the port). */
-    const stateOf = (store: ProjectStore): Promise<State> => store.readState((state) => ({ ...state, nodes: { ...state.nodes } }));
+    const stateOf = (store: ProjectStore): Promise<State> => store.readState((state) => plainGraph(state));
 
     it('has no state before its first write: inspect says absent, reads fail with STORAGE_ERROR', async () => {
       const sut = open();
@@ -84,7 +85,7 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory |
       await commitTask(sut, 'T-2');
       const reloaded = await stateOf(open());
       expect(reloaded).to.deep.equal(await stateOf(sut));
-      expect(Object.keys(reloaded.nodes).sort()).to.deep.equal(['G-1', 'K-1', 'T-1', 'T-2']);
+      expect(nodeIds(reloaded).sort()).to.deep.equal(['G-1', 'K-1', 'T-1', 'T-2']);
       expect(reloaded.log.at(-1)).to.include({ node: 'T-2', by: 'alice' });
       expect(reloaded.revision).to.equal(sampleState().revision + 1);
     });
@@ -298,13 +299,13 @@ function projectStoreContract(name: string, factory: () => ProjectStoreFactory |
           const committed = await commitTask(sut, 'T-99');
           // The node map may be lazy (the file store parses a node when it is read): a caller
           // passing the map on copies it; every node in it is plain.
-          const read = await sut.readGraph((graph) => ({ ...graph, nodes: { ...graph.nodes } }));
+          const read = await sut.readGraph((graph) => plainGraph(graph));
           const whole = await stateOf(sut);
           const inspected = await sut.inspect();
           for (const value of [committed, read, whole, inspected]) expect(structuredClone(value)).to.deep.equal(value);
-          expect(Object.keys(read.nodes)).to.have.length(10);
-          expect(read.nodes['T-10']!.title).to.equal('title of T-10');
-          expect(committed.nodes['T-99']).to.deep.equal(read.nodes['T-99']);
+          expect(nodeIds(read)).to.have.length(10);
+          expect(nodeOf(read, 'T-10')!.title).to.equal('title of T-10');
+          expect(nodeOf(committed, 'T-99')).to.deep.equal(nodeOf(read, 'T-99'));
           const { state } = await sut.snapshots.load((await sut.snapshots.take('pre-migrate', { kind: 'valid', state: whole }, NOW)).id);
           expect(structuredClone(state)).to.deep.equal(state);
         });

@@ -1,3 +1,4 @@
+import { nodeIds, plainGraph } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import { emptyGraph } from '../../domain/model.js';
 import { projectState } from '../../domain/projection.js';
@@ -21,10 +22,10 @@ describe('projection (spec 2.1 state schema 1)', () => {
     addTask(draft, 'T2');
     addTask(draft, 'T1');
     draft.putInitiative('alpha', { desc: '', created_at: draft.now });
-    const { log, ...rest } = { log: [], ...draft.graph };
+    const { log, ...rest } = { log: [], ...plainGraph(draft.graph) };
     const sut = projectState({ log, ...rest, version: 1 });
     expect(Object.keys(sut)).to.deep.equal(['version', 'fence_generation', 'revision', 'initiatives', 'nodes', 'edges', 'log']);
-    expect(Object.keys(sut.nodes)).to.deep.equal(['T1', 'T2']);
+    expect(nodeIds(sut)).to.deep.equal(['T1', 'T2']);
     expect(Object.keys(sut.initiatives)).to.deep.equal(['alpha', 'core']);
   });
 });

@@ -1,3 +1,4 @@
+import { nodeOf } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import * as lifecycle from '../../domain/lifecycle.js';
 import { searchKnowledge as sut } from '../../domain/search.js';
@@ -9,9 +10,9 @@ describe('domain/search', () => {
     fixture.task('T-money', {});
     fixture.knowledge('K-body', { tags: ['x'] }, { specific: { mitigation: 'Store integer CENTS' } });
     fixture.knowledge('K-title', { tags: ['x'] }, { domain: 'billing', tags: ['money'], specific: { meta: { unit: 'cents' } } });
-    fixture.graph.nodes['K-title']!.title = 'Cents everywhere';
+    nodeOf(fixture.graph, 'K-title')!.title = 'Cents everywhere';
     fixture.knowledge('K-gone', { tags: ['x'] });
-    fixture.graph.nodes['K-gone']!.body = 'cents, the old way';
+    nodeOf(fixture.graph, 'K-gone')!.body = 'cents, the old way';
     fixture.as('bob', (draft) => lifecycle.deprecateKnowledge(draft, 'K-gone', 'old'));
     return fixture;
   }
@@ -47,14 +48,14 @@ describe('domain/search', () => {
     expect(sut(fixture.draft(null), 'k-bo', false).matches[0]!.matched_fields).to.deep.equal(['id', 'title', 'body']);
     expect(sut(fixture.draft(null), 'billing', false).matches[0]!.matched_fields).to.deep.equal(['domain']);
     expect(sut(fixture.draft(null), 'money', false).matches[0]!.matched_fields).to.deep.equal(['tags']);
-    fixture.graph.nodes['K-body']!.refs = ['docs/ADR-7.md'];
+    nodeOf(fixture.graph, 'K-body')!.refs = ['docs/ADR-7.md'];
     expect(sut(fixture.draft(null), 'adr-7', false).matches[0]!.matched_fields).to.deep.equal(['refs']);
   });
 
   it('the snippet shows the match with context, cut with an ellipsis', () => {
     const fixture = new GraphFixture();
     fixture.knowledge('K', { tags: ['x'] });
-    fixture.graph.nodes.K!.body = `${'a'.repeat(100)} needle ${'b'.repeat(100)}`;
+    nodeOf(fixture.graph, 'K')!.body = `${'a'.repeat(100)} needle ${'b'.repeat(100)}`;
     const { snippet } = sut(fixture.draft(null), 'needle', false).matches[0]!;
     expect(snippet).to.equal(`…${'a'.repeat(39)} needle ${'b'.repeat(39)}…`);
   });

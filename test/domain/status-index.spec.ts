@@ -1,3 +1,4 @@
+import { allNodes, edgesOf, nodeIds, nodeOf } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import { applyChangeSet } from '../../domain/change-set.js';
 import { GraphDraft } from '../../domain/draft.js';
@@ -29,7 +30,7 @@ function random(seed: number): () => number {
 function freshStatuses(graph: Graph): Record<NodeId, string> {
   const copy = structuredClone(graph);
   const index = new GraphIndex(copy);
-  return Object.fromEntries(Object.values(copy.nodes).map((node) => [node.id, derivedStatus(copy, index, node)]));
+  return Object.fromEntries(allNodes(copy).map((node) => [node.id, derivedStatus(copy, index, node)]));
 }
 
 /**
@@ -46,13 +47,13 @@ function keptStatuses(graph: Graph): Record<NodeId, string> {
       expect(bucket, `${type} ${status} oldest first`).to.deep.equal(oldestFirst([...bucket]));
       for (const head of bucket) {
         expect(fromBuckets, `${head.id} in two buckets`).not.to.have.property(head.id);
-        expect(nodeType(graph.nodes[head.id]!), `${head.id}'s bucket type`).to.equal(type);
+        expect(nodeType(nodeOf(graph, head.id)!), `${head.id}'s bucket type`).to.equal(type);
         fromBuckets[head.id] = status;
       }
     }
   }
   expect(fromBuckets, 'the buckets hold what the heads say').to.deep.equal(fromHeads);
-  const claimed = Object.values(graph.nodes).filter((node) => isTask(node) && node.claim !== null && fromHeads[node.id] === 'in_progress').map((node) => node.id);
+  const claimed = allNodes(graph).filter((node) => isTask(node) && node.claim !== null && fromHeads[node.id] === 'in_progress').map((node) => node.id);
   const claims = index.claimed().inOrder();
   expect(claims.map((head) => head.id).sort(), 'the claimed tasks').to.deep.equal(claimed.sort());
   const byClaim = [...claims].sort((a, b) => (a.claim!.at !== b.claim!.at ? (a.claim!.at < b.claim!.at ? -1 : 1) : a.id < b.id ? -1 : 1));
@@ -70,7 +71,7 @@ function randomScope(next: () => number, ids: string[]): KnowledgeScope {
 function expectScopesIndexed(graph: Graph): void {
   const index = statusesOf(graph);
   const knowledge = [...index.knowledge().values()];
-  for (const node of Object.values(graph.nodes)) {
+  for (const node of allNodes(graph)) {
     const names = (scope: KnowledgeScope) =>
       scope.node_ids.includes(node.id) || node.tags.some((tag) => scope.tags.includes(tag)) || (node.domain !== null && scope.domains.includes(node.domain)) || scope.initiatives.includes(node.initiative);
     const expected = knowledge.filter((head) => names(head.scope!)).map((head) => head.id);
@@ -80,7 +81,7 @@ function expectScopesIndexed(graph: Graph): void {
 
 /** One random change through the domain's own rules; a refused one changes nothing. */
 function randomStep(draft: GraphDraft, next: () => number, step: number): void {
-  const ids = Object.keys(draft.graph.nodes);
+  const ids = nodeIds(draft.graph);
   const pick = () => ids[Math.floor(next() * ids.length)]!;
   const roll = next();
   try {
@@ -88,7 +89,7 @@ function randomStep(draft: GraphDraft, next: () => number, step: number): void {
     else if (roll < 0.35) addGate(draft, `G${step}`, {}, next() < 0.4 ? { supersedes: pick() } : { blocked_by: [pick()] });
     else if (roll < 0.4) addKnowledge(draft, `K${step}`, { scope: randomScope(next, ids) });
     else if (roll < 0.5) draft.addEdge({ from: pick(), to: pick(), type: 'BLOCKS' });
-    else if (roll < 0.6) draft.removeEdge(draft.graph.edges[Math.floor(next() * draft.graph.edges.length)] ?? { from: 'x', to: 'y', type: 'BLOCKS' });
+    else if (roll < 0.6) draft.removeEdge(edgesOf(draft.graph)[Math.floor(next() * edgesOf(draft.graph).length)] ?? { from: 'x', to: 'y', type: 'BLOCKS' });
     else if (roll < 0.7) draft.actingAs('alice', () => take(draft, pick()));
     else if (roll < 0.8) draft.actingAs('bob', () => accept(draft, pick()));
     else if (roll < 0.9) resolve(draft, pick(), 'yes', 'because');
@@ -96,7 +97,7 @@ function randomStep(draft: GraphDraft, next: () => number, step: number): void {
     else if (roll < 0.95) reopen(draft, pick(), 'again');
     else if (roll < 0.975) deprecateKnowledge(draft, pick(), 'outdated');
     else {
-      const node = draft.graph.nodes[pick()]!;
+      const node = nodeOf(draft.graph, pick())!;
       if (node.kind === 'knowledge') revise(draft, node, { scope: randomScope(next, ids) });
     }
   } catch {
@@ -117,7 +118,7 @@ describe('StatusIndex (status buckets kept per change)', () => {
       }
       expectScopesIndexed(draft.graph);
       expect(keptStatuses(draft.graph)).to.deep.equal(freshStatuses(draft.graph));
-      const knowledge = Object.values(draft.graph.nodes).filter((node) => node.kind === 'knowledge').map((node) => node.id);
+      const knowledge = allNodes(draft.graph).filter((node) => node.kind === 'knowledge').map((node) => node.id);
       expect([...statusesOf(draft.graph).knowledge().keys()].sort()).to.deep.equal(knowledge.sort());
     });
   }
@@ -159,6 +160,7 @@ describe('StatusIndex (status buckets kept per change)', () => {
     addKnowledge(draft, 'K1');
     const heads = statusesOf(draft.graph).all();
     expect(heads.get('T1')).to.deep.include({ type: 'task', status: 'ready', initiative: 'core', claim: null, scope: null, created_at: NOW });
-    expect(heads.get('K1')!.scope).to.deep.equal(draft.graph.nodes.K1!.kind === 'knowledge' ? draft.graph.nodes.K1!.scope : null);
+    const k1 = nodeOf(draft.graph, 'K1')!;
+    expect(heads.get('K1')!.scope).to.deep.equal(k1.kind === 'knowledge' ? k1.scope : null);
   });
 });

@@ -1,3 +1,4 @@
+import { nodeOf, setNode } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import * as lifecycle from '../../domain/lifecycle.js';
 import { statusReport, type StatusFilters } from '../../domain/status-report.js';
@@ -114,8 +115,8 @@ describe('domain/status-report', () => {
 
   it('alerts only on tasks in progress: a claim left on a task in another status (an imported file) is none', () => {
     const fixture = project();
-    const done = fixture.graph.nodes['D']!;
-    fixture.graph.nodes['D'] = { ...done, claim: { by: 'alice', at: '2000-01-01T00:00:00.000Z' } } as typeof done;
+    const done = nodeOf(fixture.graph, 'D')!;
+    setNode(fixture.graph, 'D', { ...done, claim: { by: 'alice', at: '2000-01-01T00:00:00.000Z' } } as typeof done);
     indexesOf(fixture.graph).nodeChanged('D');
     const alerts = statusReport(fixture.draft(null), fixture.now, { ...DEFAULTS, staleMs: 0 }).alerts.map((alert) => alert.node);
     expect(alerts).to.deep.equal(['P1', 'P2']);

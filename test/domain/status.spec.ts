@@ -1,3 +1,4 @@
+import { setNode } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import { GraphIndex } from '../../domain/graph-index.js';
 import type { TaskStatus } from '../../domain/model.js';
@@ -94,12 +95,12 @@ describe('status (spec 3.1, 3.2)', () => {
       const gate = addGate(draft, 'G0');
       // Built directly (the rules add one edge at a time, which is what this test is not about).
       for (let at = 1; at <= 5000; at++) {
-        draft.graph.nodes[`G${at - 1}`] = { ...gate, id: `G${at - 1}`, status: 'superseded' };
-        draft.graph.nodes[`G${at}`] = { ...gate, id: `G${at}` };
+        setNode(draft.graph, `G${at - 1}`, { ...gate, id: `G${at - 1}`, status: 'superseded' });
+        setNode(draft.graph, `G${at}`, { ...gate, id: `G${at}` });
         draft.graph.edges.push({ from: `G${at}`, to: `G${at - 1}`, type: 'SUPERSEDES' });
       }
       expect(satisfied(draft, 'G0')).to.equal(false);
-      draft.graph.nodes.G5000 = { ...gate, id: 'G5000', status: 'resolved' };
+      setNode(draft.graph, 'G5000', { ...gate, id: 'G5000', status: 'resolved' });
       expect(satisfied(draft, 'G0')).to.equal(true);
     });
 

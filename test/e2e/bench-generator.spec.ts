@@ -1,3 +1,4 @@
+import { nodeIds, nodeOf, plainGraph } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -26,7 +27,7 @@ interface Fixture {
 
 /** Reads the project through the store. */
 function withState<T>(fixture: Fixture, check: (state: State) => T): Promise<T> {
-  return new FsProjectStore(fixture.projectId, fixture.stateDir, stateDirectoryLock(fixture.stateDir)).readState(check);
+  return new FsProjectStore(fixture.projectId, fixture.stateDir, stateDirectoryLock(fixture.stateDir)).readState((state) => check(plainGraph(state)));
 }
 
 /** Every edge, added again in order under the product's own rules (kinds, duplicates, cycles). */
@@ -55,13 +56,13 @@ describe('bench project generator (bench/generate.mjs)', () => {
     const { writeProject } = await import(GENERATOR);
     const fixture: Fixture = await writeProject(path.join(root, 'small'), 'small', { size: 400, logEntries: 900, poolSize: 3 });
     await withState(fixture, (state) => {
-      expect(Object.keys(state.nodes)).to.have.length(400);
+      expect(nodeIds(state)).to.have.length(400);
       expect(state.log).to.have.length(900);
       expect(state.revision).to.equal(900);
       assertEdgesValid(state);
 
       const index = new GraphIndex(state);
-      const statusOf = (id: string) => derivedStatus(state, index, state.nodes[id]!);
+      const statusOf = (id: string) => derivedStatus(state, index, nodeOf(state, id)!);
       expect(fixture.pools.take.map(statusOf)).to.deep.equal(['ready', 'ready', 'ready']);
       expect(fixture.pools.submit.map(statusOf)).to.deep.equal(['in_progress', 'in_progress', 'in_progress']);
       expect(fixture.pools.accept.map(statusOf)).to.deep.equal(['submitted', 'submitted', 'submitted']);

@@ -1,3 +1,4 @@
+import { nodeOf } from '../../domain/node-map.js';
 import { createNode, type CreationRequest } from '../../domain/creation.js';
 import { GraphDraft } from '../../domain/draft.js';
 import * as lifecycle from '../../domain/lifecycle.js';
@@ -44,7 +45,7 @@ export class GraphFixture {
   }
 
   node(id: NodeId): GraphNode {
-    return this.graph.nodes[id]!;
+    return nodeOf(this.graph, id)!;
   }
 
   task(id: NodeId, options: NodeOptions = {}): GraphNode {

@@ -1,3 +1,4 @@
+import { plainGraph } from '../../domain/node-map.js';
 import { FsProjectStore } from '../../adapters/fs-project-store.js';
 import type { ProjectLock } from '../../application/ports/project-lock.js';
 import type { ProjectStore, StoredState } from '../../application/ports/project-store.js';
@@ -130,7 +131,7 @@ export async function crashPoint(seedValue: number, planLength = 10): Promise<Cr
   const store = new FsProjectStore('p', LOCATION, noLock, disk.afterPowerLoss(random));
   if (acknowledged === 0) return { crashed, violation: null, acknowledged, inFlightSurvived: false };
   try {
-    const found = JSON.stringify(await store.readState((state, plugins) => comparable(state, plugins())));
+    const found = JSON.stringify(await store.readState((state, plugins) => comparable(plainGraph(state), plugins())));
     const before = JSON.stringify(expected[acknowledged - 1]);
     const next = expected[acknowledged] === undefined ? null : JSON.stringify(expected[acknowledged]);
     if (found !== before && found !== next) return outcome(`the state after step ${acknowledged} is neither the acknowledged one nor the next`);

@@ -1,3 +1,4 @@
+import { deleteNode, nodeIds, nodeOf, plainGraph, setNode } from '../../../domain/node-map.js';
 import { expect } from 'chai';
 import type { Pool } from 'pg';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
@@ -22,7 +23,7 @@ describe('PgProjectStore across processes', function () {
       return { result: graph.revision, changes: draft.changes() };
     });
   // A callback reads the store's state in memory, which later commits change: what outlives the call is copied.
-  const stateOf = (store: PgProjectStore): Promise<State> => store.readState((state) => structuredClone(state));
+  const stateOf = (store: PgProjectStore): Promise<State> => store.readState((state) => structuredClone(plainGraph(state)));
   const graphOf = (store: PgProjectStore): Promise<Graph> => store.readGraph((graph) => structuredClone(graph));
 
   it('catches up with nodes, appended notes, edge changes and initiatives committed by another process', async () => {
@@ -60,7 +61,7 @@ describe('PgProjectStore across processes', function () {
     expect(statements()).to.equal(4);
     // The change set the state started with, and one a commit.
     expect(testPostgres().sql(dbName(db.url), "SELECT count(*) FROM taskdag_change_sets WHERE project = 'p'").trim()).to.equal('5');
-    const node = (await graphOf(db.second)).nodes['T-1']!;
+    const node = nodeOf(await graphOf(db.second), 'T-1')!;
     expect(Object.keys(node)).to.deep.equal(Object.keys(sampleState().nodes['T-1']!));
   });
 
@@ -123,7 +124,7 @@ describe('PgProjectStore across processes', function () {
   it('a whole replacement by one process is seen whole by the other (a new incarnation)', async () => {
     await graphOf(db.second);
     const next = { ...sampleState(), fence_generation: sampleState().fence_generation + 1 };
-    delete next.nodes['K-1'];
+    deleteNode(next, 'K-1');
     next.edges = next.edges.filter((edge) => edge.from !== 'K-1' && edge.to !== 'K-1');
     await db.first.replace(next);
     expect(Object.keys((await graphOf(db.second)).nodes)).not.to.include('K-1');
@@ -134,7 +135,7 @@ describe('PgProjectStore across processes', function () {
     await change(db.first, (draft) => addTask(draft, 'T-9'));
     const take = (store: PgProjectStore, agent: string) =>
       store.transact((graph) => {
-        const node = graph.nodes['T-9']!;
+        const node = nodeOf(graph, 'T-9')!;
         if (node.kind !== 'resolvable' || node.subkind !== 'task' || node.claim) return { result: false, changes: null };
         const draft = new GraphDraft(graph, NOW, agent);
         draft.putNode({ ...node, status: 'in_progress', claim: { by: agent, at: NOW } });
@@ -206,7 +207,7 @@ describe('PostgreSQL schema migrations', function () {
       await writeSchema4Project(pool, 'p', before, { limit: { name: 'limit', module: '/plugins/limit.js', api_version: 1, installed_at: NOW, installed_by: 'alice', data: { n: 1 } } });
       // Then a commit of schema 4: a note appended to T-1 is a row of its own, beside the node's.
       const note = { at: NOW, by: 'bob', text: 'a note row' };
-      const node = before.nodes['T-1']!;
+      const node = nodeOf(before, 'T-1')!;
       const entry = { revision: before.revision + 1, at: NOW, by: 'bob', op: 'add-note', node: 'T-1' };
       await pool.query('INSERT INTO taskdag_notes (project, node, revision, node_revision, updated_at, note) VALUES ($1, $2, $3, $4, $5, $6)', [
         'p',
@@ -219,13 +220,13 @@ describe('PostgreSQL schema migrations', function () {
       await pool.query('INSERT INTO taskdag_log (project, seq, entry) VALUES ($1, $2, $3)', ['p', before.log.length + 1, JSON.stringify(entry)]);
       await pool.query('UPDATE taskdag_projects SET revision = $2, log_length = $3 WHERE id = $1', ['p', entry.revision, before.log.length + 1]);
       const expected: State = structuredClone({ ...before, revision: entry.revision, log: [...before.log, entry as State['log'][number]] });
-      expected.nodes['T-1'] = { ...node, notes: [...node.notes, note], revision: node.revision + 1, updated_at: NOW };
+      setNode(expected, 'T-1', { ...node, notes: [...node.notes, note], revision: node.revision + 1, updated_at: NOW });
 
       expect(await migrate(pool)).to.deep.equal(Array.from({ length: SCHEMA_VERSION - 4 }, (_, index) => index + 5));
       const store = new PgProjectStoreFactory(pool).open('p');
       const migrated = await store.readState((state, plugins) => structuredClone({ state, plugins: plugins() }));
       expect(migrated.state).to.deep.equal(expected);
-      expect(Object.keys(migrated.state.nodes)).to.deep.equal(Object.keys(expected.nodes));
+      expect(nodeIds(migrated.state)).to.deep.equal(nodeIds(expected));
       expect(migrated.plugins).to.deep.equal({ limit: { name: 'limit', module: '/plugins/limit.js', api_version: 1, installed_at: NOW, installed_by: 'alice', data: { n: 1 } } });
       await store.transact((graph) => {
         const draft = new GraphDraft(graph, NOW, 'alice');
