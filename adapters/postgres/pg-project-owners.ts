@@ -74,7 +74,10 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
   private liveness: Client | null = null;
   private renewal: NodeJS.Timeout | null = null;
   private reconnecting: NodeJS.Timeout | null = null;
-  private started: Promise<void> | null = null;
+  private started = false;
+  /** Resolves once this process is registered: a request that arrives between listening and that waits for it. */
+  private readonly registered: Promise<void>;
+  private markRegistered!: () => void;
   private renewing = false;
   private renewFailed = false;
   private closed = false;
@@ -84,19 +87,20 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
     private readonly connectionString: string,
     readonly leaseMs: number,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.registered = new Promise((resolve) => (this.markRegistered = resolve));
+  }
 
   /** Takes the liveness lock, then registers this process at `address` and renews its lease until `close`. */
-  start(address: string): Promise<void> {
+  async start(address: string): Promise<void> {
     this.address = address;
-    this.started = (async () => {
-      await this.holdLivenessLock();
-      await this.renew();
-      await this.pool.query(FORGET_LONG_GONE).catch(() => undefined);
-      this.renewal = setInterval(() => void this.renew().catch(() => undefined), Math.max(100, Math.floor(this.leaseMs / 3)));
-      this.renewal.unref();
-    })();
-    return this.started;
+    this.started = true;
+    await this.holdLivenessLock();
+    await this.renew();
+    await this.pool.query(FORGET_LONG_GONE).catch(() => undefined);
+    this.renewal = setInterval(() => void this.renew().catch(() => undefined), Math.max(100, Math.floor(this.leaseMs / 3)));
+    this.renewal.unref();
+    this.markRegistered();
   }
 
   /** Releases every project this process owns (other processes take them at once) and its lease. */
@@ -163,7 +167,7 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
   }
 
   private async decideAlone(project: string, spread: boolean): Promise<Decided> {
-    await this.started;
+    await this.registered;
     for (;;) {
       const decided = await withTransaction(this.pool, (client) => this.decideIn(client, project, spread));
       if (decided === null) continue; // another process took the free project meanwhile: ask again
@@ -185,8 +189,9 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
       if (owner?.alive) return { address: owner.address };
     }
     if (spread) {
-      const preferred = (await client.query<{ id: string; address: string }>(PREFERRED, [project, this.id])).rows[0]!;
-      if (preferred.id !== this.id) return { address: preferred.address };
+      // None when this process's own row is gone (removed by hand): it takes the project, and its next renewal writes the row again.
+      const preferred = (await client.query<{ id: string; address: string }>(PREFERRED, [project, this.id])).rows[0];
+      if (preferred && preferred.id !== this.id) return { address: preferred.address };
     }
     const taken = current ? await client.query<{ fence: string }>(TAKE_OVER, [project, this.id, current.fence]) : await client.query<{ fence: string }>(CLAIM_FREE, [project, this.id]);
     const fence = taken.rows[0]?.fence;

@@ -156,6 +156,19 @@ describe('one owning process per project, by a lease with a fencing token (issue
     expect(Object.fromEntries(owned.map((row) => [row.process, row.count]))).to.deep.equal({ [a.owners.id]: '4', [b.owners.id]: '4' });
   });
 
+  it('a mutation that arrives between listening and registering waits for the registration, then takes the free project', async () => {
+    const pool = openPool(url);
+    const owners = new PgProjectOwners(pool, url, 60_000, () => undefined);
+    processes.push({ pool, owners, stores: new PgProjectStoreFactory(pool, owners), lines: [] });
+    let settled = false;
+    const committed = change(new PgProjectStoreFactory(pool, owners).open('p'), 'T-early').finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(settled).to.equal(false);
+    await owners.start('http://127.0.0.1:1');
+    await committed;
+    expect(await ownerOf(pool, 'p')).to.deep.equal({ process: owners.id, fence: '1' });
+  });
+
   it('a renewal tells a process which of its projects were taken over, so it stops committing them', async () => {
     const a = await start('http://127.0.0.1:1', 600);
     await a.owners.takeIfFree('p');
