@@ -7,7 +7,7 @@ import { pluginTableProblem, type PluginTable } from '../../domain/plugins.js';
 import { isProjectState, projectState, withMembers, type ProjectState } from '../../domain/project-state.js';
 import { stateProblem } from '../../domain/state-shape.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory, Rewrite, StoredState, Transaction } from '../../application/ports/project-store.js';
-import { assertChangeSetsRef, bufferSource, copyForCheckpoint, decodeCheckpoint, encodeCheckpointInSlices, readWhole } from '../checkpoint-file.js';
+import { assertChangeSetsRef, bufferSource, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, readWhole } from '../checkpoint-file.js';
 import { checkpointThreshold } from '../fs-project-store.js';
 import type { CheckpointNodes } from '../lazy-nodes.js';
 import { changeSetOf, replayChangeSets } from '../ledger-records.js';
@@ -612,7 +612,9 @@ export class PgProjectStore implements ProjectStore {
   /**
    * Replaces the project's rows with `state` and `plugins`, as a new incarnation: the change sets
    * and checkpoints of the one before go (as the file store removes the ledger it replaces), and
-   * the new one starts with one change set that holds the whole state, made on an empty graph.
+   * the new one starts with one change set that holds the whole state, made on an empty graph,
+   * and a checkpoint of it (as the file store writes one), so that no process replays that change
+   * set to load the project, nor saves a checkpoint of it at its first commit.
    */
   private async writeWhole(client: PoolClient, state: State, plugins: PluginTable): Promise<Cached> {
     const project = this.projectId;
@@ -638,13 +640,16 @@ export class PgProjectStore implements ProjectStore {
       'INSERT INTO taskdag_plugin_data (project, plugin, key, value) SELECT $1, plugin.key, field.key, field.value FROM json_each($2::json) plugin, json_each(plugin.value) field',
       [project, JSON.stringify(plugins)],
     );
+    const whole = projectState(structuredClone(graph));
+    const checkpoint = encodeCheckpoint(whole, { table: 'taskdag_change_sets', revision: state.revision });
+    await client.query(SAVE_CHECKPOINT, [project, row.incarnation, state.revision, checkpoint]);
     return {
       row,
-      graph: projectState(structuredClone(graph)),
+      graph: whole,
       plugins: { table: structuredClone(plugins), problem: null },
       checkpointNodes: null,
-      checkpointBytes: 0,
-      tail: Buffer.byteLength(text),
+      checkpointBytes: checkpoint.length,
+      tail: 0,
     };
   }
 

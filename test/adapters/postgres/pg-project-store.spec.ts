@@ -93,6 +93,14 @@ describe('PgProjectStore across processes', function () {
     expect(statements()).to.equal(4);
   });
 
+  it('a replaced project is saved with a checkpoint of it, as on files: a process loads it from there, replaying no change set', async () => {
+    const revision = sampleState().revision;
+    expect(testPostgres().sql(dbName(db.url), "SELECT revision FROM taskdag_checkpoints WHERE project = 'p'").trim()).to.equal(String(revision));
+    const third = openPool(db.url);
+    db.pools.push(third);
+    expect(await stateOf(new PgProjectStoreFactory(third).open('p'))).to.deep.equal(await stateOf(db.first));
+  });
+
   it('a refusal decided on a state another process has moved past is decided again on the newer state', async () => {
     await graphOf(db.second);
     await change(db.first, (draft) => addTask(draft, 'T-30'));
