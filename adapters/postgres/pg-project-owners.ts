@@ -29,10 +29,20 @@ const CURRENT_OWNER = 'SELECT process, fence::text FROM taskdag_owners WHERE pro
  */
 const PROCESS = `SELECT p.address, ${alive('p', '$2')} AS alive FROM taskdag_processes p WHERE p.id = $1`;
 
-/** $1 project, $2 this process: the live process that should own a free project: the one owning fewest, then by a hash of both ids. */
-const PREFERRED = `
-  SELECT p.id, p.address FROM taskdag_processes p WHERE ${alive('p', '$2')}
-  ORDER BY (SELECT count(*) FROM taskdag_owners o WHERE o.process = p.id), md5(p.id || '/' || $1) LIMIT 1`;
+/**
+ * $1 project, $2 this process: the live process owning fewest projects (ties by a hash of both
+ * ids), how many it owns, and how many this process owns.
+ */
+const LEAST_LOADED = `
+  WITH owning AS (
+    SELECT p.id, p.address, (SELECT count(*) FROM taskdag_owners o WHERE o.process = p.id)::int AS owns
+    FROM taskdag_processes p WHERE ${alive('p', '$2')}
+  )
+  SELECT id, address, owns, (SELECT count(*) FROM taskdag_owners WHERE process = $2)::int AS mine
+  FROM owning ORDER BY owns, md5(id || '/' || $1) LIMIT 1`;
+
+/** How many projects more than the least-loaded live process a process may own and still take a free project its requests reach. */
+const SLACK = 1;
 
 const CLAIM_FREE = 'INSERT INTO taskdag_owners (project, process, fence) VALUES ($1, $2, 1) ON CONFLICT (project) DO NOTHING RETURNING fence::text';
 /** $3 the fence of the owner found gone: a new fence, so that owner's late commits are refused. */
@@ -61,7 +71,10 @@ type Decided = { fence: number } | { address: string };
  * An owner is gone when its lease expired or its liveness lock is free: a killed process's
  * session ends with it, so its projects are taken over at once; one that is cut off or paused
  * keeps its session, and its projects are taken over when its lease expires. A free project is
- * taken by the live process owning fewest, so projects spread over the processes.
+ * taken by the process its first mutation reaches, so a balancer that sends each project's
+ * requests to one process has them served with no forwarding, unless that process already owns
+ * more than SLACK projects above the least-loaded live process, which takes it instead: projects
+ * spread over the processes whatever the balancer does.
  */
 export class PgProjectOwners implements ProjectOwners, CommitFence {
   /** This process's id in taskdag_processes. */
@@ -150,8 +163,8 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
 
   /**
    * Who owns `project`, in one transaction: its live owner (this process included), else this
-   * process takes it, unless `spread` names another live process that owns fewer projects (that
-   * process takes it when the forwarded request reaches it).
+   * process takes it, unless `spread` and this process owns more than SLACK projects above the
+   * least-loaded live process (that process takes it when the forwarded request reaches it).
    */
   private decide(project: string, spread: boolean): Promise<Decided> {
     // The requests that find a project's owner gone together share one decision (one takeover, not one each).
@@ -190,8 +203,8 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
     }
     if (spread) {
       // None when this process's own row is gone (removed by hand): it takes the project, and its next renewal writes the row again.
-      const preferred = (await client.query<{ id: string; address: string }>(PREFERRED, [project, this.id])).rows[0];
-      if (preferred && preferred.id !== this.id) return { address: preferred.address };
+      const least = (await client.query<{ id: string; address: string; owns: number; mine: number }>(LEAST_LOADED, [project, this.id])).rows[0];
+      if (least && least.id !== this.id && least.mine > least.owns + SLACK) return { address: least.address };
     }
     const taken = current ? await client.query<{ fence: string }>(TAKE_OVER, [project, this.id, current.fence]) : await client.query<{ fence: string }>(CLAIM_FREE, [project, this.id]);
     const fence = taken.rows[0]?.fence;
