@@ -65,6 +65,26 @@ describe('the local board in Chromium (taskdag ui)', function () {
     expect(page.url()).to.equal(`${origin}/projects/broken-1`);
   });
 
+  it('asks for the snapshot and opens the live stream as the page loads, beside the login probe, and keeps that one stream', async () => {
+    const sent: string[] = [];
+    page.on('request', (request) => sent.push(new URL(request.url()).pathname));
+    let release!: () => void;
+    const probeHeld = new Promise<void>((resolve) => (release = resolve));
+    await page.route(`${origin}/v1/projects`, async (route) => {
+      await probeHeld;
+      await route.continue();
+    });
+    await page.goto(`${origin}/projects/${project}`);
+    await eventually('the snapshot and the live stream asked for while the probe is unanswered', async () =>
+      [`/v1/projects/${project}/ui/snapshot`, `/v1/projects/${project}/ui/events`].every((path) => sent.includes(path)),
+    );
+    expect(await page.locator('li.card').count(), 'nothing drawn before the probe answers').to.equal(0);
+    release();
+    await page.locator('[data-column="ready"] li.card').first().waitFor();
+    await page.locator('[data-live="live"]').waitFor();
+    expect(sent.filter((path) => path.endsWith('/ui/events')), 'the early stream is the one the view follows').to.have.length(1);
+  });
+
   it('shows ready work first, then the columns by status, in progress with its holder and claim age', async () => {
     await page.goto(`${origin}/projects/${project}`);
     await page.locator('section[aria-label="Ready to pick up"] li.card').first().waitFor();

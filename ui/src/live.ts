@@ -73,6 +73,52 @@ export function follow(project: string, handlers: LiveHandlers): () => void {
   return () => abort.abort();
 }
 
+/** A stream opened as the page loads, before the view that shows it: what it said is held for the view. */
+let early: { project: string; adopt(handlers: LiveHandlers): (() => void) | null } | null = null;
+
+/** How long a stream opened early waits for its view (the login gate may stand in front of it). */
+const EARLY_WAIT_MS = 10_000;
+
+/**
+ * Opens `project`'s live stream now, beside the login probe and the early snapshot, so the
+ * board is live as soon as it is drawn rather than one more round trip later. What it says
+ * before the view takes it over (followFrom) is held; a refused one (a login is needed) is
+ * left for the view to open again, and one no view takes within EARLY_WAIT_MS is closed.
+ */
+export function followEarly(project: string): void {
+  let state: LiveState = 'connecting';
+  let changed = false;
+  let refused = false;
+  let view: LiveHandlers | null = null;
+  const stop = follow(project, {
+    changed: () => (view ? view.changed() : (changed = true)),
+    state: (next) => (view ? view.state(next) : (state = next)),
+    refused: (error) => (view ? view.refused(error) : (refused = true)),
+  });
+  const unclaimed = setTimeout(() => {
+    if (early?.project === project) early = null;
+    stop();
+  }, EARLY_WAIT_MS);
+  early = {
+    project,
+    adopt(handlers) {
+      clearTimeout(unclaimed);
+      if (refused) return null;
+      view = handlers;
+      handlers.state(state);
+      if (changed) handlers.changed();
+      return stop;
+    },
+  };
+}
+
+/** Follows `project`: the stream opened early when there is one for it, else a new one. */
+export function followFrom(project: string, handlers: LiveHandlers): () => void {
+  const taken = early?.project === project ? early : null;
+  early = null;
+  return taken?.adopt(handlers) ?? follow(project, handlers);
+}
+
 function parseFrame(frame: string): { id?: string; event?: string } {
   const fields: { id?: string; event?: string } = {};
   for (const line of frame.split('\n')) {

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, earlySnapshot, snapshot as fetchSnapshot } from './api';
 import { EdgeIndex } from './board-model';
-import { follow, type LiveState } from './live';
+import { followFrom, type LiveState } from './live';
 import type { Snapshot } from './types';
 
 export interface ProjectData {
@@ -50,7 +50,7 @@ export function useProject(project: string): ProjectData {
       }
     };
     void revalidate();
-    const unfollow = follow(project, {
+    const unfollow = followFrom(project, {
       changed: () => void revalidate(),
       state: (live) => setData((current) => ({ ...current, live })),
       refused: (error) => setData((current) => ({ ...current, error })),
