@@ -17,6 +17,7 @@ const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
 const config = JSON.parse(process.argv[2]);
 // Picks lost to another agent: the task was taken (or is no longer ready) by the time we asked.
 const LOST_PICKS = new Set(['ALREADY_CLAIMED', 'NOT_READY', 'INVALID_TRANSITION']);
+const CALL_TIMEOUT_MS = 600_000;
 
 const leaseArgs = () => (config.lease ? { lease: config.lease } : {});
 
@@ -92,7 +93,9 @@ async function mcpCaller() {
   const transport = new StdioClientTransport({ command: process.execPath, args: [BINARY, 'mcp', '--as', config.name], cwd: config.cwd, env: { ...process.env, ...config.env }, stderr: 'ignore' });
   const client = new Client({ name: `swarm-${config.name}`, version: '1.0.0' });
   await client.connect(transport);
-  const call = async (op, args) => answerOf(JSON.parse((await client.callTool({ name: op, arguments: args })).content[0].text));
+  // The SDK gives up on a call after 60 s by default; on a machine loaded past its cores, 32
+  // agents queueing on one project's lock can wait longer than that, and the run must still end.
+  const call = async (op, args) => answerOf(JSON.parse((await client.callTool({ name: op, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })).content[0].text));
   call.close = () => client.close();
   return call;
 }
@@ -103,14 +106,16 @@ function answerOf(value) {
 
 async function work() {
   const raw = config.mode === 'mcp' ? await mcpCaller() : cliCaller();
-  const tally = { calls: 0, call_ms: 0, lost: 0, idle_polls: 0, fenced: 0 };
+  const tally = { calls: 0, call_ms: 0, longest_call_ms: 0, lost: 0, idle_polls: 0, fenced: 0 };
   const taskdag = async (op, args) => {
     const started = performance.now();
     try {
       return await raw(op, args);
     } finally {
       tally.calls += 1;
-      tally.call_ms += performance.now() - started;
+      const took = performance.now() - started;
+      tally.call_ms += took;
+      tally.longest_call_ms = Math.max(tally.longest_call_ms, Math.round(took));
     }
   };
   const pick = STRATEGIES[config.strategy];

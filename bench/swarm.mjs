@@ -172,6 +172,7 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
       overhead_ms_per_task: Math.round(callMs / done.length),
       overhead_units_per_task: units(callMs / done.length),
       calls_per_task: Math.round((reports.reduce((sum, report) => sum + report.calls, 0) / done.length) * 100) / 100,
+      longest_call_ms: Math.max(0, ...reports.map((report) => report.longest_call_ms)),
       lost_picks: reports.reduce((sum, report) => sum + report.lost, 0),
       idle_polls: reports.reduce((sum, report) => sum + report.idle_polls, 0),
       fenced: reports.reduce((sum, report) => sum + report.fenced, 0),
@@ -275,13 +276,13 @@ function recoveryTable(runs) {
 function markdown(report) {
   const rows = report.runs.map(
     (run) =>
-      `| ${run.arm} | ${run.agents} | ${run.strategy} | ${run.critical_path} | ${run.work_per_agent} | ${run.makespan} (${run.makespan_s} s) | ${run.ratio}× | ${run.overhead_units_per_task} (${run.overhead_ms_per_task} ms) | ${run.calls_per_task} | ${run.lost_picks} | ${run.load.join(' → ')} |`,
+      `| ${run.arm} | ${run.agents} | ${run.strategy} | ${run.critical_path} | ${run.work_per_agent} | ${run.makespan} (${run.makespan_s} s) | ${run.ratio}× | ${run.overhead_units_per_task} (${run.overhead_ms_per_task} ms) | ${run.calls_per_task} | ${run.longest_call_ms} ms | ${run.lost_picks} | ${run.load.join(' → ')} |`,
   );
   return [
     `${report.tasks} tasks, 1 unit = ${report.unit_ms} ms, ${report.machine.cpus} cores shared by the agents and taskdag (load ${report.machine.load.map((value) => value.toFixed(1)).join(' ')} at start).`,
     '',
-    '| arm | agents | picking | critical path | work / agents | makespan | × bound | overhead per task, units | calls per task | lost picks | load average, start → end |',
-    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| arm | agents | picking | critical path | work / agents | makespan | × bound | overhead per task, units | calls per task | longest call | lost picks | load average, start → end |',
+    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...rows,
     ...recoveryTable(report.runs.filter((run) => run.killed !== undefined)),
     '',
