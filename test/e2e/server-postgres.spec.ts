@@ -500,3 +500,42 @@ describe('one owning process per project: forwarding and failover (issue 25)', f
     expect(ownerOf('paused')).to.equal(other);
   });
 });
+
+describe('an owner the other processes cannot reach (issue 25)', function () {
+  this.timeout(120_000);
+  const sandbox = new Sandbox();
+  const LEASE_MS = 500;
+  let servers: RunningServer[] = [];
+  let bearer: string;
+
+  after(async () => {
+    for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
+    sandbox.remove();
+  });
+
+  it('advertises the address server.json names; while that is unreachable and the owner holds its lease, a mutation through another process fails with EOWNER_UNREACHABLE after three leases, changing nothing', async () => {
+    const url = freshDatabase();
+    const unreachable = await postgresRoot(sandbox, 'cut-a', url);
+    // Nothing listens on port 1: the owner is alive (its lease renewed, its session open) but cannot be reached.
+    writeFileSync(unreachable.config, JSON.stringify({ ...JSON.parse(readFileSync(unreachable.config, 'utf8')), advertiseUrl: 'http://127.0.0.1:1' }));
+    const other = await postgresRoot(sandbox, 'cut-b', url, unreachable.envFile);
+    const env: Record<string, string> = { ...envFileEntries(unreachable.envFile), TASKDAG_SERVER_OWNER_LEASE_MS: String(LEASE_MS) };
+    servers = [await startServer(sandbox, unreachable.config, env), await startServer(sandbox, other.config, env)];
+    bearer = (await login(servers[0]!.origin, env.TASKDAG_SERVER_PASSWORD!)).json.bearer;
+    const op = (server: RunningServer, operation: string, args: Record<string, unknown> = {}, agent: string | null = 'alice') =>
+      request(server.origin, 'POST', `/v1/projects/cut/ops/${operation}`, { headers: { Authorization: `Bearer ${bearer}` }, body: { args, agent } });
+    expect((await op(servers[0]!, 'init', {}, null)).status).to.equal(200);
+    expect((await op(servers[0]!, 'add-initiative', { name: 'core' })).status).to.equal(200);
+    const database = new URL(url).pathname.slice(1);
+    expect(testPostgres().sql(database, "SELECT p.address FROM taskdag_owners o JOIN taskdag_processes p ON p.id = o.process WHERE o.project = 'cut'").trim()).to.equal('http://127.0.0.1:1');
+    const before = (await op(servers[1]!, 'state', {}, null)).json.revision;
+
+    const started = Date.now();
+    const refused = await op(servers[1]!, 'add-task', task('T-1'));
+    expect([refused.status, refused.json.error.code, refused.json.error.details]).to.deep.equal([500, 'STORAGE_ERROR', { cause: 'EOWNER_UNREACHABLE', project: 'cut' }]);
+    expect(Date.now() - started).to.be.within(3 * LEASE_MS, 3 * LEASE_MS + 5_000);
+    expect((await op(servers[1]!, 'state', {}, null)).json.revision).to.equal(before);
+    // The owner itself still serves it.
+    expect((await op(servers[0]!, 'add-task', task('T-1'))).status).to.equal(200);
+  });
+});
