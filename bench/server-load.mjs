@@ -3,10 +3,10 @@
 // accept and status, on a 1k and a 50k-node project. Reports durable mutations per second and
 // p50/p99 latency at 1, 8, 32 and 128 agents, how long the server's event loop was held up
 // (p99 and max of perf_hooks' monitorEventLoopDelay over each step) and how long its ledger
-// fsyncs took (p50, p99; both measured inside the server by bench/server-probe.cjs), and the
-// machine's load average as each step opened and closed, next to this machine's single-stream
-// append+fsync rate measured in the same run (the ceiling a server without group commit cannot
-// pass).
+// fsyncs took (p50, p99) and the checkpoints it wrote (all three measured inside the server by
+// bench/server-probe.cjs), and the machine's load average as each step opened and closed, next to
+// this machine's single-stream append+fsync rate measured in the same run (the ceiling a server
+// without group commit cannot pass).
 // Writes bench/results/server.{json,md} and server-chart.svg. Options: --seconds N per step
 // (default 3), --quick (1k only), --sizes 1k,50k and --agents 1,8,32,128 (the steps to run),
 // --runs N (the whole bench N times, each with fresh projects and a fresh server: every figure of a
@@ -115,9 +115,9 @@ async function benchRun() {
         const { counted, mutations, ...step } = await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents, seconds: SECONDS, count, requestIds: options['request-ids'] });
         const perMutation = { mutations_per_append: Math.round((mutations / counted.appends) * 10) / 10, server_cpu_us_per_mutation: Math.round((counted.cpuMs * 1_000) / mutations) };
         const probed = await probe.answer();
-        const measured = { loop_delay_p99_ms: probed.p99_ms, loop_delay_max_ms: probed.max_ms, fsync_p50_ms: probed.fsync_p50_ms, fsync_p99_ms: probed.fsync_p99_ms, load_average: [loadBefore, loadAverage()] };
+        const measured = { loop_delay_p99_ms: probed.p99_ms, loop_delay_max_ms: probed.max_ms, fsync_p50_ms: probed.fsync_p50_ms, fsync_p99_ms: probed.fsync_p99_ms, checkpoints: probed.checkpoints, load_average: [loadBefore, loadAverage()] };
         result.steps.push({ project: name, agents, ...step, ...perMutation, ...measured });
-        log(`${name} × ${agents} agents: ${step.mutations_per_second} durable mutations/s, ${perMutation.mutations_per_append} a group commit, ${perMutation.server_cpu_us_per_mutation} µs of server CPU each, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, event loop delay p99 ${measured.loop_delay_p99_ms} ms, max ${measured.loop_delay_max_ms} ms, ledger fsync p50 ${measured.fsync_p50_ms} ms, p99 ${measured.fsync_p99_ms} ms, load average ${measured.load_average.join(' to ')}`);
+        log(`${name} × ${agents} agents: ${step.mutations_per_second} durable mutations/s, ${perMutation.mutations_per_append} a group commit, ${perMutation.server_cpu_us_per_mutation} µs of server CPU each, p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, event loop delay p99 ${measured.loop_delay_p99_ms} ms, max ${measured.loop_delay_max_ms} ms, ledger fsync p50 ${measured.fsync_p50_ms} ms, p99 ${measured.fsync_p99_ms} ms, ${measured.checkpoints} checkpoint(s) written, load average ${measured.load_average.join(' to ')}`);
       }
     }
   } finally {
@@ -217,13 +217,13 @@ function fsyncRate(dir) {
 }
 
 function markdown(result) {
-  const rows = result.steps.map((step) => `| ${step.project} | ${step.agents} | ${step.mutations_per_second} | ${(step.mutations_per_second / result.fsync_per_second).toFixed(2)}× | ${step.mutations_per_append} | ${step.server_cpu_us_per_mutation} | ${step.p50_ms} | ${step.p99_ms} | ${step.loop_delay_p99_ms} | ${step.loop_delay_max_ms} | ${step.fsync_p50_ms} | ${step.fsync_p99_ms} | ${step.load_average.join(' to ')} |`);
+  const rows = result.steps.map((step) => `| ${step.project} | ${step.agents} | ${step.mutations_per_second} | ${(step.mutations_per_second / result.fsync_per_second).toFixed(2)}× | ${step.mutations_per_append} | ${step.server_cpu_us_per_mutation} | ${step.p50_ms} | ${step.p99_ms} | ${step.loop_delay_p99_ms} | ${step.loop_delay_max_ms} | ${step.fsync_p50_ms} | ${step.fsync_p99_ms} | ${step.checkpoints} | ${step.load_average.join(' to ')} |`);
   const runs = result.runs > 1 ? ` Each figure is the median of ${result.runs} runs.` : '';
   return [
     `Single-stream append+fdatasync on this machine, same run: **${result.fsync_per_second}/s**. Claims: ${result.claims}.${runs}`,
     '',
-    '| project | agents | durable mutations/s | × single-stream fsync | mutations a commit (fsync) | server CPU µs a mutation | p50 ms | p99 ms | loop delay p99 ms | loop delay max ms | ledger fsync p50 ms | ledger fsync p99 ms | load average |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| project | agents | durable mutations/s | × single-stream fsync | mutations a commit (fsync) | server CPU µs a mutation | p50 ms | p99 ms | loop delay p99 ms | loop delay max ms | ledger fsync p50 ms | ledger fsync p99 ms | checkpoints written | load average |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
   ].join('\n');
