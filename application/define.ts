@@ -1,6 +1,6 @@
 import type { AgentName } from '../domain/model.js';
 import { parseArgs, type ArgsOf, type ArgsSpec } from './args.js';
-import type { Schema } from './contract/schema.js';
+import { lazily, type Schema } from './contract/schema.js';
 import type { GraphContext, GraphOperation, HostOperation, HostServices, ProjectOperation, ProjectServices } from './operation.js';
 
 interface Common<N extends string, S extends ArgsSpec, R> {
@@ -9,7 +9,8 @@ interface Common<N extends string, S extends ArgsSpec, R> {
   details?: string;
   examples: readonly (readonly [string, string])[];
   args: S;
-  result: Schema<R>;
+  /** Built on first use: a command builds the result schemas of its own operation only. */
+  result: () => Schema<R>;
   mutates: boolean;
   /** Defaults to `mutates`. */
   needsAgent?: boolean;
@@ -27,7 +28,6 @@ function declaration<N extends string, S extends ArgsSpec, R>(definition: Common
     ...(definition.details === undefined ? {} : { details: definition.details }),
     examples: definition.examples,
     args: definition.args,
-    result: definition.result,
     mutates: definition.mutates,
     needsAgent: definition.needsAgent ?? definition.mutates,
     ...(definition.usesAgent ? { usesAgent: true } : {}),
@@ -35,6 +35,11 @@ function declaration<N extends string, S extends ArgsSpec, R>(definition: Common
     ...(definition.argsFromDocument ? { argsFromDocument: true } : {}),
     parse: (raw: unknown) => parseArgs(definition.name, raw, definition.args),
   };
+}
+
+/** `operation` with its `result` schema, built when first read. */
+function withResult<O extends object, R>(operation: O, result: () => Schema<R>): O & { readonly result: Schema<R> } {
+  return Object.defineProperty(operation, 'result', { get: lazily(result), enumerable: true }) as O & { readonly result: Schema<R> };
 }
 
 /** Declares an operation on a project's graph whose result is finished after the commit, outside the lock. */
@@ -56,20 +61,23 @@ export function graphOperation<N extends string, S extends ArgsSpec, R, P>(
     finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;
   },
 ): GraphOperation<S, R, P> & { readonly name: N } {
-  return {
-    ...declaration(definition),
-    scope: 'graph',
-    needsLog: definition.needsLog ?? false,
-    run: definition.run,
-    ...(definition.finish ? { finish: definition.finish } : {}),
-  };
+  return withResult(
+    {
+      ...declaration(definition),
+      scope: 'graph' as const,
+      needsLog: definition.needsLog ?? false,
+      run: definition.run,
+      ...(definition.finish ? { finish: definition.finish } : {}),
+    },
+    definition.result,
+  );
 }
 
 /** Declares an operation on one project as a whole. */
 export function projectOperation<const N extends string, S extends ArgsSpec, R>(
   definition: Common<N, S, R> & { run(services: ProjectServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R> },
 ): ProjectOperation<S, R> & { readonly name: N } {
-  return { ...declaration(definition), scope: 'project', run: definition.run };
+  return withResult({ ...declaration(definition), scope: 'project' as const, run: definition.run }, definition.result);
 }
 
 /** Declares an operation on the host (every project in the storage root). */
@@ -80,11 +88,14 @@ export function hostOperation<const N extends string, S extends ArgsSpec, R>(
     run(services: HostServices, args: ArgsOf<S>, agent: AgentName | null): Promise<R>;
   },
 ): HostOperation<S, R> & { readonly name: N } {
-  return {
-    ...declaration(definition),
-    scope: 'host',
-    remote: definition.remote ?? false,
-    inLinkedCheckout: definition.inLinkedCheckout ?? true,
-    run: definition.run,
-  };
+  return withResult(
+    {
+      ...declaration(definition),
+      scope: 'host' as const,
+      remote: definition.remote ?? false,
+      inLinkedCheckout: definition.inLinkedCheckout ?? true,
+      run: definition.run,
+    },
+    definition.result,
+  );
 }

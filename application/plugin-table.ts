@@ -2,19 +2,19 @@ import { DomainError } from '../domain/errors.js';
 import type { AgentName } from '../domain/model.js';
 import { withPluginChange, type PluginChange, type PluginTable } from '../domain/plugins.js';
 import { installedPluginSchema } from './contract/results.js';
-import { array, integer, object } from './contract/schema.js';
+import { array, integer, object, lazily } from './contract/schema.js';
 import { requireCheckoutProject } from './dispatcher.js';
 import type { HostServices } from './operation.js';
 
-export const pluginChangeResult = object({
-  plugin: installedPluginSchema,
+export const pluginChangeResult = lazily(() => object({
+  plugin: installedPluginSchema(),
   revision: integer('The state revision after the change'),
-});
+}));
 
-export const pluginListResult = object({
-  plugins: array(installedPluginSchema, 'Installed plugins, by name: the order they are asked in'),
+export const pluginListResult = lazily(() => object({
+  plugins: array(installedPluginSchema(), 'Installed plugins, by name: the order they are asked in'),
   supported_api_versions: array(integer(), 'The plugin API versions this taskdag implements'),
-});
+}));
 
 /** The project of the checkout a plugin command runs in. */
 export function checkoutProject(services: HostServices, command: string): string {

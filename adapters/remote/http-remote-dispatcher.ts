@@ -94,7 +94,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
   }
 
   async login(password: string): Promise<LoginAnswer> {
-    const answer = await this.call('POST', '/v1/auth/login', { password }, loginAnswerSchema);
+    const answer = await this.call('POST', '/v1/auth/login', { password }, loginAnswerSchema());
     const problem = bearerProblem(answer.bearer);
     if (problem !== null) {
       throw failed(`The server answered the login with a bearer that ${problem}: it is not stored`, { cause: 'EBADRESPONSE', origin: this.options.origin, problem });
@@ -103,7 +103,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
   }
 
   async download(project: string): Promise<TransferredState> {
-    const { state, plugins } = await this.call('GET', transferRoute(project), null, transferStateSchema);
+    const { state, plugins } = await this.call('GET', transferRoute(project), null, transferStateSchema());
     const problem = transferredTableProblem(plugins);
     if (problem) throw failed(`The server answered the transfer with an invalid plugin table: ${problem}`, { cause: 'EBADRESPONSE', origin: this.options.origin });
     // A module path the server sends (one from before plugins travelled by name) is never used here.
@@ -111,7 +111,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
   }
 
   async upload(project: string, upload: TransferUpload): Promise<TransferAnswer> {
-    const { revision, replaced_revision } = await this.call('PUT', transferRoute(project), upload, transferAnswerSchema);
+    const { revision, replaced_revision } = await this.call('PUT', transferRoute(project), upload, transferAnswerSchema());
     return { revision, replaced_revision };
   }
 

@@ -7,7 +7,7 @@ export const DEFAULT_ACTIVITY = 50;
 export const MAX_ACTIVITY = 500;
 
 export const activitySchema = object({
-  entries: array(logEntrySchema, 'Newest first'),
+  entries: array(logEntrySchema(), 'Newest first'),
   total: integer('Entries in the whole log'),
   next_before: nullable(integer('Pass as `before` for the page after this one; null on the last page')),
 });

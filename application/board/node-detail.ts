@@ -13,9 +13,9 @@ import { array, object, type Static } from '../contract/schema.js';
 export const DETAIL_HISTORY = 50;
 
 export const nodeDetailSchema = object({
-  context: contextSchema,
-  blocks: array(nodeSummarySchema, 'What this node blocks (outgoing BLOCKS), oldest first'),
-  history: array(logEntrySchema, `Its last ${DETAIL_HISTORY} log entries, oldest first`),
+  context: contextSchema(),
+  blocks: array(nodeSummarySchema(), 'What this node blocks (outgoing BLOCKS), oldest first'),
+  history: array(logEntrySchema(), `Its last ${DETAIL_HISTORY} log entries, oldest first`),
 });
 export type NodeDetail = Static<typeof nodeDetailSchema>;
 

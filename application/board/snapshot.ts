@@ -15,8 +15,8 @@ export const boardSnapshotSchema = object({
   fence_generation: integer(),
   summary: summarySchema,
   initiatives: array(object({ name: string(), desc: string(), created_at: string() }), 'By name'),
-  nodes: array(object({ ...nodeSummaryProperties, updated_at: string() }), 'Every node, oldest first'),
-  edges: array(edgeSchema),
+  nodes: array(object({ ...nodeSummaryProperties(), updated_at: string() }), 'Every node, oldest first'),
+  edges: array(edgeSchema()),
 });
 export type BoardSnapshot = Static<typeof boardSnapshotSchema>;
 

@@ -34,7 +34,7 @@ export function outputSchema(operation: Declaration): JsonSchema {
 
 /** The failure envelope every operation prints or answers. */
 export function errorSchema(): JsonSchema {
-  return { $schema: DIALECT, $id: 'taskdag:error', title: 'failure envelope', ...errorEnvelopeSchema };
+  return { $schema: DIALECT, $id: 'taskdag:error', title: 'failure envelope', ...errorEnvelopeSchema() };
 }
 
 /** Every file of `schemas/`, by name. */

@@ -62,7 +62,7 @@ export function openApiDocument(operations: readonly Operation[], version: strin
         security: [],
         parameters: [PROTOCOL],
         requestBody: { required: true, content: { 'application/json': { schema: object({ password: string() }) } } },
-        responses: { '200': json(loginAnswerSchema, 'A new session'), ...failures },
+        responses: { '200': json(loginAnswerSchema(), 'A new session'), ...failures },
       },
     },
     '/v1/auth/session': {
@@ -120,7 +120,7 @@ export function openApiDocument(operations: readonly Operation[], version: strin
         summary: 'pull: the whole state of the project and its policy plugins (never provisions it)',
         tags: ['transfer'],
         parameters: [PROTOCOL, PROJECT],
-        responses: { '200': json(transferStateSchema, 'The state'), ...failures },
+        responses: { '200': json(transferStateSchema(), 'The state'), ...failures },
       },
       put: {
         summary:
@@ -132,8 +132,8 @@ export function openApiDocument(operations: readonly Operation[], version: strin
           content: {
             'application/json': {
               schema: object({
-                state: stateSchema,
-                plugins: optional(pluginTableSchema),
+                state: stateSchema(),
+                plugins: optional(pluginTableSchema()),
                 expected_revision: nullable(integer('The server revision of the last confirmed transfer')),
                 force: boolean('Replace whatever the server holds'),
                 agent: string(),
@@ -142,7 +142,7 @@ export function openApiDocument(operations: readonly Operation[], version: strin
           },
         },
         responses: {
-          '200': json(transferAnswerSchema, 'Replaced'),
+          '200': json(transferAnswerSchema(), 'Replaced'),
           ...failures,
         },
       },
@@ -187,7 +187,7 @@ export function openApiDocument(operations: readonly Operation[], version: strin
           schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
         },
       },
-      schemas: { Error: errorEnvelopeSchema },
+      schemas: { Error: errorEnvelopeSchema() },
     },
   };
 }

@@ -39,6 +39,15 @@ export const anyOf = <S extends Schema<unknown>[]>(...schemas: S): Schema<Static
 export const record = <T>(values: Schema<T>, description?: string): Schema<Record<string, T>> =>
   described({ type: 'object', additionalProperties: values }, description);
 
+/**
+ * A schema built on first use and kept: the value of `build()`, the same object on every call.
+ * Start-up builds only the schemas a command uses (application/contract/results.ts).
+ */
+export function lazily<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+}
+
 /** A property that may be absent (`claim?` on a summary). */
 export function optional<T>(schema: Schema<T>): Optional<T> {
   return { ...schema, [OPTIONAL]: true } as Optional<T>;

@@ -10,6 +10,6 @@ export const accept = graphOperation({
   examples: [['Accept after review', '$0 accept T-refunds --as bob']],
   mutates: true,
   args: { id: required(nonEmptyText(), 'The submitted task', { positional: true }) },
-  result: object({ node: taskSchema, newly_ready: newlyReadySchema }),
+  result: () => object({ node: taskSchema(), newly_ready: newlyReadySchema() }),
   run: ({ draft }, args) => acceptTask(draft, args.id),
 });

@@ -11,7 +11,7 @@ export const addEdge = graphOperation({
   examples: [['Make a gate block a task', '$0 add-edge G-schema T-invoice-api --type BLOCKS --as alice']],
   mutates: true,
   args: edgeArgs,
-  result: object({ edge: edgeSchema }),
+  result: () => object({ edge: edgeSchema() }),
   run: ({ draft }, args) => {
     const edge = draft.addEdge({ from: args.from, to: args.to, type: parseEdgeType(args.type) });
     draft.record({ op: 'add-edge', node: args.to, edge });

@@ -26,7 +26,7 @@ export const addGate = graphOperation({
     blocked_by: optional(textList(), 'Blocker ids', { placeholder: 'id,id' }),
     supersedes: optional(text(), 'The gate this one replaces', { placeholder: 'id' }),
   },
-  result: object({ node: gateSchema }),
+  result: () => object({ node: gateSchema() }),
   run: ({ draft, ids }, args) => {
     const node = createNode(
       draft,

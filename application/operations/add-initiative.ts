@@ -13,6 +13,6 @@ export const addInitiative = graphOperation({
     name: required(nonEmptyText(), 'The initiative name', { positional: true }),
     desc: optional(text(), 'What the initiative is about'),
   },
-  result: object({ initiative: object({ name: string(), desc: string(), created_at: string() }) }),
+  result: () => object({ initiative: object({ name: string(), desc: string(), created_at: string() }) }),
   run: ({ draft }, args) => ({ initiative: registerInitiative(draft, args.name, args.desc ?? '') }),
 });

@@ -26,7 +26,7 @@ export const addKnowledge = graphOperation({
     mitigation: optional(text(), 'What to do about it'),
     supersedes: optional(text(), 'The knowledge this one replaces (it is deprecated)', { placeholder: 'id' }),
   },
-  result: object({ node: knowledgeSchema }),
+  result: () => object({ node: knowledgeSchema() }),
   run: ({ draft, ids }, args) => {
     const scope = scopeFrom(args);
     if (Object.values(scope).every((list) => list.length === 0)) {

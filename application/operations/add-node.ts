@@ -50,7 +50,7 @@ export const addNode = graphOperation({
     blocked_by: optional(textList(), 'Blocker ids', { placeholder: 'id,id' }),
     supersedes: optional(text(), 'The node this one replaces', { placeholder: 'id' }),
   },
-  result: object({ node: nodeSchema }),
+  result: () => object({ node: nodeSchema() }),
   run: ({ draft, ids }, args) => {
     const type = typeOf(args.kind, args.subkind);
     assertFieldsBelong(type, args as Record<string, unknown>);

@@ -13,6 +13,6 @@ export const addNote = graphOperation({
     id: required(nonEmptyText(), 'The node', { positional: true }),
     text: required(nonEmptyText(), 'The note: every word after the id', { positional: 'rest' }),
   },
-  result: object({ node: nodeSchema }),
+  result: () => object({ node: nodeSchema() }),
   run: ({ draft }, args) => appendNote(draft, args.id, args.text),
 });

@@ -35,7 +35,7 @@ export const addTask = graphOperation({
     blocked_by: required(textList(), 'Blocker ids; empty for none', { placeholder: 'id,id' }),
     priority: optional(integerIn(MIN_PRIORITY, MAX_PRIORITY), '0 (most urgent) to 4 (least); without it the task ranks at 2 for next'),
   },
-  result: object({ node: taskSchema }),
+  result: () => object({ node: taskSchema() }),
   run: ({ draft, ids }, args) => {
     const node = createNode(
       draft,

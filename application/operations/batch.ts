@@ -43,7 +43,7 @@ export const batch = projectOperation({
     operations: required(items(), 'Items {op, args, as?}: op names a mutating graph operation, args are its arguments'),
     expect_revision: optional(nonNegativeInteger(), 'Apply only if the state is still at this revision (else STATE_REVISION_CONFLICT)'),
   },
-  result: object({
+  result: () => object({
     revision: integer('The state revision after the batch (unchanged when no item changed anything)'),
     results: array(object({ op: string(), result: anyJson('What the same operation prints as a command') }), 'Each item, in order'),
   }),

@@ -13,6 +13,6 @@ export const cancel = graphOperation({
     id: required(nonEmptyText(), 'The task or gate', { positional: true }),
     reason: required(nonEmptyText(), 'Why (recorded in the log)'),
   },
-  result: object({ node: nodeSchema }),
+  result: () => object({ node: nodeSchema() }),
   run: ({ draft }, args) => cancelNode(draft, args.id, args.reason),
 });

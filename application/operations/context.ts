@@ -19,7 +19,7 @@ export const context = graphOperation({
     id: required(nonEmptyText(), 'The node', { positional: true }),
     stale_ms: optional(nonNegativeInteger(), 'Claim age that counts as stale, in ms (default two hours)'),
   },
-  result: contextSchema,
+  result: () => contextSchema(),
   run: (context, args) => {
     const { draft } = context;
     return withPluginsAllowed(context, nodeContext(draft, draft.requireNode(args.id), draft.now, { agent: draft.agent, staleMs: args.stale_ms ?? DEFAULT_STALE_MS }));

@@ -13,6 +13,6 @@ export const deprecateKnowledge = graphOperation({
     id: required(nonEmptyText(), 'The active knowledge item', { positional: true }),
     reason: required(nonEmptyText(), 'Why (stored as deprecation_reason)'),
   },
-  result: object({ node: knowledgeSchema }),
+  result: () => object({ node: knowledgeSchema() }),
   run: ({ draft }, args) => deprecate(draft, args.id, args.reason),
 });

@@ -15,7 +15,7 @@ export const history = graphOperation({
     id: required(nonEmptyText(), 'The node', { positional: true }),
     limit: optional(positiveInteger(), 'Most recent entries to keep (default 100)'),
   },
-  result: object({ id: string(), entries: array(logEntrySchema, 'Oldest first') }),
+  result: () => object({ id: string(), entries: array(logEntrySchema(), 'Oldest first') }),
   run: ({ draft, log }, args) => {
     draft.requireNode(args.id);
     return historyOf(log, args.id, args.limit ?? DEFAULT_HISTORY_LIMIT);

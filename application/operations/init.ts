@@ -3,7 +3,7 @@ import { isSchemaZero } from '../../domain/legacy-state.js';
 import { freshState } from '../../domain/replacement.js';
 import { flag, optional } from '../args.js';
 import { snapshotMetadataSchema } from '../contract/results.js';
-import { boolean, object, optional as optionalProperty, string, type Static } from '../contract/schema.js';
+import { boolean, object, optional as optionalProperty, string, type Static, lazily } from '../contract/schema.js';
 import { projectOperation } from '../define.js';
 import { requireAgent } from '../dispatcher.js';
 import type { PluginRuntimeSource } from '../ports/plugin-runtime.js';
@@ -12,15 +12,15 @@ import type { Rewrite, StoredState } from '../ports/project-store.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 import { warningsField } from '../remote/warnings.js';
 
-const initResult = object({
+const initResult = lazily(() => object({
   project_id: string(),
   created: boolean('Whether this call created (or reset) the state'),
   checkout: optionalProperty(string('The checkout root whose .taskdag.json names the project (command line only)')),
   state_dir: optionalProperty(string('Where the state lives (local mode only)')),
-  snapshot: optionalProperty(snapshotMetadataSchema),
-  warnings: warningsField,
-});
-export type InitResult = Static<typeof initResult>;
+  snapshot: optionalProperty(snapshotMetadataSchema()),
+  warnings: warningsField(),
+}));
+export type InitResult = Static<ReturnType<typeof initResult>>;
 
 /**
  * Creates the project's schema-1 state (if absent); the command line creates the checkout's
@@ -42,7 +42,7 @@ export const init = projectOperation({
   needsAgent: false,
   usesAgent: true,
   args: { force: optional(flag(), 'Reset an existing state (a force-init snapshot is taken first)', { standalone: true }) },
-  result: initResult,
+  result: () => initResult(),
   run: async ({ store, clock, plugins }, args, agent) => {
     if (args.force) requireAgent('init --force', agent);
     const outcome = await store.rewrite((current) => {

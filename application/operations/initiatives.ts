@@ -12,7 +12,7 @@ export const initiatives = graphOperation({
   ],
   mutates: false,
   args: { all: optional(flag(), 'Include initiatives without nodes', { standalone: true }) },
-  result: object({
+  result: () => object({
     initiatives: array(
       object({ name: string(), desc: string(), created_at: string(), nodes: integer(), tasks: integer(), knowledge: integer() }),
       'By name',

@@ -27,13 +27,13 @@ export const link = hostOperation({
     origin: required(nonEmptyText(), 'The server, http(s)://host[:port][/base-path]', { positional: true }),
     replace: optional(flag(), 'Required to change the origin of an already linked checkout'),
   },
-  result: object({
+  result: () => object({
     project_id: string(),
     checkout: string('The checkout root whose .taskdag.json was written'),
     backend: object({ type: string('Always http (remote v1, over http: or https:)'), url: string('The normalised origin') }),
     previous_url: nullable(string('The origin it was linked to before, if any')),
     created: boolean('Whether .taskdag.json was created'),
-    warnings: warningsField,
+    warnings: warningsField(),
   }),
   run: async ({ client }, args) => {
     const { checkouts, ids } = client();

@@ -21,11 +21,11 @@ export const login = hostOperation({
   ],
   mutates: false,
   args: { server: optional(nonEmptyText(), "The server's origin; defaults to the linked checkout's") },
-  result: object({
+  result: () => object({
     origin: string(),
     expires_at: nullable(string('When the bearer expires, as the server says')),
     profile: string('The session profile the bearer was stored in'),
-    warnings: warningsField,
+    warnings: warningsField(),
   }),
   run: async ({ client, clock }, args) => {
     const { checkouts, prompt, remote, sessions } = client();

@@ -14,7 +14,7 @@ export const logout = hostOperation({
   ],
   mutates: false,
   args: { server: optional(nonEmptyText(), "The server's origin; defaults to the linked checkout's") },
-  result: object({
+  result: () => object({
     origin: string(),
     removed: boolean('Whether there was a bearer to forget'),
     profile: string(),

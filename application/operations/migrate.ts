@@ -4,21 +4,21 @@ import type { AgentName, State } from '../../domain/model.js';
 import { importedDocument } from '../../domain/replacement.js';
 import { flag, optional } from '../args.js';
 import { snapshotMetadataSchema } from '../contract/results.js';
-import { array, boolean, object, oneOf, optional as optionalProperty, string, type Static } from '../contract/schema.js';
+import { array, boolean, object, oneOf, optional as optionalProperty, string, type Static, lazily } from '../contract/schema.js';
 import { hostOperation } from '../define.js';
 import { requireAgent, requireCheckoutProject } from '../dispatcher.js';
 import type { Clock } from '../ports/clock.js';
 import { reachedBy, type ProjectStore, type StoredState } from '../ports/project-store.js';
 
-const projectMigration = object({
+const projectMigration = lazily(() => object({
   project_id: string(),
   state_dir: string(),
   form: oneOf(['absent', 'schema-1', 'schema-1-document', 'schema-0', 'unrecognized'] as const, 'What tasks.json holds'),
   action: oneOf(['none', 'import', 'imported', 'skip'] as const, 'none, import (a dry run would import), imported, skip (cannot import)'),
-  snapshot: optionalProperty(snapshotMetadataSchema),
+  snapshot: optionalProperty(snapshotMetadataSchema()),
   problem: optionalProperty(string('Why the project cannot be imported')),
-});
-export type ProjectMigration = Static<typeof projectMigration>;
+}));
+export type ProjectMigration = Static<ReturnType<typeof projectMigration>>;
 type StateFormOrAbsent = StateForm | 'absent';
 
 /**
@@ -47,7 +47,7 @@ export const migrate = hostOperation({
     all: optional(flag(), "Every project under TASKDAG_HOME, not only this checkout's", { standalone: true }),
     dry_run: optional(flag(), "Report each project's form; write nothing", { standalone: true }),
   },
-  result: object({ dry_run: boolean(), projects: array(projectMigration) }),
+  result: () => object({ dry_run: boolean(), projects: array(projectMigration()) }),
   run: async ({ stores: factory, clock, project }, args, agent) => {
     const dryRun = args.dry_run === true;
     const by = dryRun ? null : requireAgent('migrate', agent);

@@ -4,12 +4,12 @@ import { leaseMillis } from '../../domain/fencing.js';
 import { nextTask } from '../../domain/next-task.js';
 import { nonEmptyText, optional, textList } from '../args.js';
 import { contextSchema, taskSchema } from '../contract/results.js';
-import { boolean, integer, nullable, object, string } from '../contract/schema.js';
+import { boolean, integer, nullable, object, string, lazily } from '../contract/schema.js';
 import { graphOperation } from '../define.js';
 import { withPluginsAllowed } from '../policy.js';
 import { leaseArg } from './lease-args.js';
 
-const reasonSchema = object({
+const reasonSchema = lazily(() => object({
   rule: string('The ranking rule'),
   priority: integer('The task\'s priority, 0 (most urgent) to 4'),
   priority_set: boolean('false: the task has none of its own and ranks at the default, 2'),
@@ -18,7 +18,7 @@ const reasonSchema = object({
   rank: integer('Its place among every ready task (1: the best); those before it were left out by the filters'),
   ready: integer('Ready tasks in the project when it was chosen'),
   message: string(),
-});
+}));
 
 /**
  * Claims the best ready task for the caller in one call (docs/agents.md, "The best next task").
@@ -40,10 +40,10 @@ export const next = graphOperation({
     tags: optional(textList(), 'Only tasks carrying every one of these tags'),
     lease: leaseArg,
   },
-  result: object({
-    node: nullable(taskSchema),
-    context: nullable(contextSchema),
-    why: nullable(reasonSchema),
+  result: () => object({
+    node: nullable(taskSchema()),
+    context: nullable(contextSchema()),
+    why: nullable(reasonSchema()),
   }),
   run: ({ draft }, { lease, ...filters }) => nextTask(draft, filters, lease === undefined ? undefined : leaseMillis(lease)),
   finish: (context, chosen) =>

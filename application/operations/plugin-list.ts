@@ -10,7 +10,7 @@ export const pluginList = hostOperation({
   mutates: false,
   inLinkedCheckout: false,
   args: {},
-  result: pluginListResult,
+  result: () => pluginListResult(),
   run: async (services) => {
     const table = await services.stores.open(checkoutProject(services, 'plugin list')).readGraph((_graph, plugins) => plugins());
     return { plugins: pluginsInOrder(table), supported_api_versions: [...SUPPORTED_PLUGIN_APIS] };

@@ -13,7 +13,7 @@ export const pluginRemove = hostOperation({
   mutates: true,
   inLinkedCheckout: false,
   args: { name: required(nonEmptyText(), 'The name of the installed plugin (see plugin list)', { positional: true }) },
-  result: pluginChangeResult,
+  result: () => pluginChangeResult(),
   run: async (services, args, agent) => {
     const by = requireAgent('plugin remove', agent);
     return changePlugins(services, 'plugin remove', by, (table) => {

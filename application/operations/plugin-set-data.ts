@@ -16,7 +16,7 @@ export const pluginSetData = hostOperation({
     name: required(nonEmptyText(), 'The name of the installed plugin (see plugin list)', { positional: true }),
     data: required(nonEmptyText(), 'The new JSON data', { placeholder: 'json' }),
   },
-  result: pluginChangeResult,
+  result: () => pluginChangeResult(),
   run: async (services, args, agent) => {
     const by = requireAgent('plugin set-data', agent);
     return changePlugins(services, 'plugin set-data', by, (table) => {

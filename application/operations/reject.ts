@@ -13,6 +13,6 @@ export const reject = graphOperation({
     id: required(nonEmptyText(), 'The submitted task', { positional: true }),
     reason: required(nonEmptyText(), 'Why it goes back (recorded in the log)'),
   },
-  result: object({ node: taskSchema }),
+  result: () => object({ node: taskSchema() }),
   run: ({ draft }, args) => rejectTask(draft, args.id, args.reason),
 });

@@ -13,6 +13,6 @@ export const release = graphOperation({
   examples: [['Hand a task back', '$0 release T-invoice-schema --as alice']],
   mutates: true,
   args: { id: required(nonEmptyText(), 'The claimed task', { positional: true }), claim_token: claimTokenArg },
-  result: object({ released: boolean('Whether this call released a claim'), node: nodeSchema }),
+  result: () => object({ released: boolean('Whether this call released a claim'), node: nodeSchema() }),
   run: ({ draft }, args) => releaseTask(draft, args.id, args.claim_token),
 });

@@ -11,7 +11,7 @@ export const removeEdge = graphOperation({
   examples: [['Unblock a task by hand', '$0 remove-edge G-schema T-invoice-api --type BLOCKS --as alice']],
   mutates: true,
   args: edgeArgs,
-  result: object({ removed: boolean(), edge: edgeSchema }),
+  result: () => object({ removed: boolean(), edge: edgeSchema() }),
   run: ({ draft }, args) => {
     const edge = { from: args.from, to: args.to, type: parseEdgeType(args.type) };
     const removed = draft.removeEdge(edge);

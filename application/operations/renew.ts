@@ -19,6 +19,6 @@ export const renew = graphOperation({
     lease: leaseArg,
     claim_token: claimTokenArg,
   },
-  result: object({ node: taskSchema }),
+  result: () => object({ node: taskSchema() }),
   run: ({ draft }, args) => renewLease(draft, args.id, { leaseMs: args.lease === undefined ? undefined : leaseMillis(args.lease), token: args.claim_token }),
 });

@@ -13,6 +13,6 @@ export const reopen = graphOperation({
     id: required(nonEmptyText(), 'The done task or resolved gate', { positional: true }),
     reason: required(nonEmptyText(), 'Why (recorded in the log)'),
   },
-  result: object({ node: nodeSchema }),
+  result: () => object({ node: nodeSchema() }),
   run: ({ draft }, args) => reopenNode(draft, args.id, args.reason),
 });

@@ -14,6 +14,6 @@ export const resolve = graphOperation({
     choice: required(nonEmptyText(), 'What was decided'),
     rationale: required(nonEmptyText(), 'Why'),
   },
-  result: object({ node: gateSchema, newly_ready: newlyReadySchema }),
+  result: () => object({ node: gateSchema(), newly_ready: newlyReadySchema() }),
   run: ({ draft }, args) => resolveGate(draft, args.id, args.choice, args.rationale),
 });

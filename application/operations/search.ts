@@ -16,6 +16,6 @@ export const search = graphOperation({
     query: required(nonEmptyText(), 'The text to look for', { positional: true }),
     all: optional(flag(), 'Include deprecated knowledge', { standalone: true }),
   },
-  result: object({ matches: array(searchMatchSchema, 'Earlier-field matches first, then by id'), count: integer() }),
+  result: () => object({ matches: array(searchMatchSchema(), 'Earlier-field matches first, then by id'), count: integer() }),
   run: ({ draft }, args) => searchKnowledge(draft, args.query, args.all ?? false),
 });

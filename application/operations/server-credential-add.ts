@@ -20,11 +20,11 @@ export const serverCredentialAdd = hostOperation({
     agents: required(textList(), 'The agents its bearers may act as (a,b)'),
     ...setupPathArgs,
   },
-  result: object({
-    credential: credentialSummarySchema,
+  result: () => object({
+    credential: credentialSummarySchema(),
     administrative: array(string(), 'The administrative agents it names (orchestrator, recovery)'),
     secret_file: string('The private file holding its secret'),
-    identities: identitiesSchema,
+    identities: identitiesSchema(),
     store: oneOf(STORE_KINDS),
   }),
   run: async ({ cwd, system, clock }, args) => addCredential(system(), setupPaths(cwd, args), { name: args.name, agents: args.agents, now: clock.now() }),

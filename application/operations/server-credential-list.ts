@@ -9,6 +9,6 @@ export const serverCredentialList = hostOperation({
   examples: [['List the credentials', '$0 server credential list --config srv/server.json']],
   mutates: false,
   args: setupPathArgs,
-  result: object({ identities: identitiesSchema, credentials: array(credentialSummarySchema) }),
+  result: () => object({ identities: identitiesSchema(), credentials: array(credentialSummarySchema()) }),
   run: async ({ cwd, system }, args) => listCredentials(system(), setupPaths(cwd, args)),
 });

@@ -17,7 +17,7 @@ export const serverDoctor = hostOperation({
     probe_bind: optional(flag(), 'Briefly open the configured address', { standalone: true }),
     strict: optional(flag(), 'Bind and missing-UI warnings become failures', { standalone: true }),
   },
-  result: serverDoctorResultSchema,
+  result: () => serverDoctorResultSchema(),
   run: async ({ cwd, system }, args) => {
     const configPath = absolute(cwd, args.config) ?? joinPath(DEFAULT_SERVER_ROOT, 'server.json');
     const envPath = absolute(cwd, args.env_file) ?? joinPath(parentOf(configPath), 'server.env');

@@ -16,6 +16,6 @@ export const serverInit = hostOperation({
   ],
   mutates: false,
   args: { ...serverInitArgs, dry_run: optional(flag(), 'Report files and actions; write nothing', { standalone: true }) },
-  result: serverInitResultSchema,
+  result: () => serverInitResultSchema(),
   run: async ({ cwd, system }, args) => initServer(system(), { ...serverInitInput(cwd, args), dryRun: args.dry_run ?? false }),
 });

@@ -1,6 +1,6 @@
 import { REVIEW_RULES } from '../../domain/model.js';
 import { flag, nonEmptyText, nonNegativeInteger, oneOf, optional, text, type ArgsOf } from '../args.js';
-import { array, boolean, integer, literal, nullable, object, oneOf as oneOfValues, optional as optionalProperty, record, string } from '../contract/schema.js';
+import { array, boolean, integer, literal, nullable, object, oneOf as oneOfValues, optional as optionalProperty, record, string, lazily } from '../contract/schema.js';
 import { joinPath, parentOf, resolvePath } from '../server/posix-path.js';
 import { IDENTITY_MODES, STORE_KINDS } from '../server/server-config.js';
 import type { ServerInitInput } from '../server/server-init.js';
@@ -57,7 +57,7 @@ export function serverInitInput(cwd: string, args: InitArgs): Omit<ServerInitInp
   };
 }
 
-export const serverConfigSchema = object({
+export const serverConfigSchema = lazily(() => object({
   version: literal(1),
   host: string(),
   port: integer(),
@@ -68,13 +68,13 @@ export const serverConfigSchema = object({
   identities: optionalProperty(oneOfValues(IDENTITY_MODES, 'Absent means shared')),
   plugins: optionalProperty(record(string('The absolute path of its module'), 'The policy plugins this server runs, by name (docs/plugins.md)')),
   review: optionalProperty(oneOfValues(REVIEW_RULES, 'Who may accept a submission; absent means any (docs/agents.md)')),
-});
+}));
 
-export const serverInitResultSchema = object({
+export const serverInitResultSchema = lazily(() => object({
   dry_run: boolean(),
   root: string(),
   unit: oneOfValues(['systemd', 'none'] as const),
-  config: serverConfigSchema,
+  config: serverConfigSchema(),
   files: object({ config: string(), env: string(), unit: nullable(string('The unit file; null with --unit none')) }),
   actions: array(
     object({
@@ -90,9 +90,9 @@ export const serverInitResultSchema = object({
   }),
   service_user: nullable(string('The user the unit runs as (--service-user, the existing unit\'s, or the default); with --unit none, --service-user or null')),
   ownership: optionalProperty(array(string(), 'With a service user: the commands that create it if missing and give it its files (never run)')),
-});
+}));
 
-export const serverDoctorResultSchema = object({
+export const serverDoctorResultSchema = lazily(() => object({
   config: string(),
   env_file: string(),
   strict: boolean(),
@@ -101,7 +101,7 @@ export const serverDoctorResultSchema = object({
     object({ code: string(), severity: oneOfValues(['error', 'warning'] as const), message: string(), fix: string('What to do about it') }),
     'Warnings only: an error fails the preflight with SERVER_PREFLIGHT_FAILED',
   ),
-});
+}));
 
 /** Where the `server credential` commands find a setup: its server.json, and server.env for a PostgreSQL store. */
 export const setupPathArgs = {
@@ -114,10 +114,10 @@ export function setupPaths(cwd: string, args: ArgsOf<typeof setupPathArgs>): { c
   return { configPath, envPath: absolute(cwd, args.env_file) ?? joinPath(parentOf(configPath), 'server.env') };
 }
 
-export const credentialSummarySchema = object({
+export const credentialSummarySchema = lazily(() => object({
   name: string(),
   agents: array(string(), 'The agents its bearers may act as'),
   created_at: string(),
-});
+}));
 
-export const identitiesSchema = oneOfValues(IDENTITY_MODES, 'The mode server.json selects: credentials log in only when it is bound');
+export const identitiesSchema = lazily(() => oneOfValues(IDENTITY_MODES, 'The mode server.json selects: credentials log in only when it is bound'));

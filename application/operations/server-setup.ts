@@ -12,9 +12,9 @@ export const serverSetup = hostOperation({
   examples: [['Set up a server started by hand (a systemd one without --unit none)', '$0 server setup --root srv --unit none --port 0']],
   mutates: false,
   args: { ...serverInitArgs, strict: optional(flag(), 'Treat bind and missing-UI warnings as failures', { standalone: true }) },
-  result: object({
-    init: serverInitResultSchema,
-    doctor: serverDoctorResultSchema,
+  result: () => object({
+    init: serverInitResultSchema(),
+    doctor: serverDoctorResultSchema(),
     next_steps: array(string(), 'The commands that remain, in order: ownership, install, enable and start, then log in'),
     placeholders: optionalProperty(record(string('What to put there'), 'What replaces each <placeholder> of next_steps: <port> with port 0, <this-host> with a wildcard host, <name> and <agents> with bound identities')),
   }),

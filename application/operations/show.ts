@@ -10,7 +10,7 @@ export const show = graphOperation({
   examples: [['Look at a task', '$0 show T-invoice-api']],
   mutates: false,
   args: { id: required(nonEmptyText(), 'The node', { positional: true }) },
-  result: object({ type: nodeTypeSchema, node: nodeSchema }),
+  result: () => object({ type: nodeTypeSchema(), node: nodeSchema() }),
   run: ({ draft }, args) => {
     const node = draft.requireNode(args.id);
     return { type: nodeType(node), node };

@@ -12,6 +12,6 @@ export const snapshots = projectOperation({
   mutates: false,
   remote: false,
   args: {},
-  result: object({ snapshots: array(snapshotMetadataSchema, 'Complete pairs only, newest first') }),
+  result: () => object({ snapshots: array(snapshotMetadataSchema(), 'Complete pairs only, newest first') }),
   run: async ({ store }) => ({ snapshots: await store.snapshots.list() }),
 });

@@ -11,6 +11,6 @@ export const state = graphOperation({
   mutates: false,
   needsLog: true,
   args: {},
-  result: stateSchema,
+  result: () => stateSchema(),
   run: ({ draft, log }) => projectState({ ...plainGraph(draft.graph), log }),
 });

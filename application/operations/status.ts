@@ -5,7 +5,7 @@ import { nodeSummarySchema, staleClaimAlertSchema } from '../contract/results.js
 import { array, integer, object, optional as optionalProperty, record } from '../contract/schema.js';
 import { graphOperation } from '../define.js';
 
-const groups = (description: string) => record(array(nodeSummarySchema), description);
+const groups = (description: string) => record(array(nodeSummarySchema()), description);
 
 export const status = graphOperation({
   name: 'status',
@@ -31,7 +31,7 @@ export const status = graphOperation({
     all: optional(flag(), 'Add done, canceled, resolved, superseded and deprecated groups', { standalone: true }),
     ranked: optional(flag(), 'List ready tasks in the order next takes them, each with its ranking', { standalone: true }),
   },
-  result: object({
+  result: () => object({
     summary: object({
       ready: integer(),
       in_progress: integer(),
@@ -45,7 +45,7 @@ export const status = graphOperation({
     gates: groups('Gates by status'),
     knowledge_count: optionalProperty(integer('Active knowledge matching the filters (without --all)')),
     knowledge: optionalProperty(groups('Knowledge by status (with --all)')),
-    alerts: array(staleClaimAlertSchema),
+    alerts: array(staleClaimAlertSchema()),
   }),
   run: ({ draft }, { stale_ms, limit, all, ranked, ...filters }) =>
     statusReport(draft, draft.now, { ...filters, staleMs: stale_ms ?? DEFAULT_STALE_MS, limit: limit ?? DEFAULT_STATUS_LIMIT, all: all ?? false, ranked: ranked ?? false }),

@@ -19,6 +19,6 @@ export const submit = graphOperation({
     note: required(nonEmptyText(), 'Delivery evidence for the reviewer'),
     claim_token: claimTokenArg,
   },
-  result: object({ node: taskSchema, newly_ready: newlyReadySchema }),
+  result: () => object({ node: taskSchema(), newly_ready: newlyReadySchema() }),
   run: ({ draft }, args) => submitTask(draft, args.id, args.note, args.claim_token),
 });

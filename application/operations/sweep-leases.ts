@@ -1,14 +1,14 @@
 import { sweepLeases as sweep } from '../../domain/lease.js';
-import { array, integer, nullable, object, string } from '../contract/schema.js';
+import { array, integer, nullable, object, string, lazily } from '../contract/schema.js';
 import { graphOperation } from '../define.js';
 
-const sweptSchema = object({
+const sweptSchema = lazily(() => object({
   id: string('The task, back in the pool'),
   by: string('Who held it'),
   token: nullable(integer('The fencing token of the released claim: its holder is now refused with CLAIM_FENCED')),
   expires_at: string('When its lease ended'),
   overdue_ms: integer('How long before this sweep it ended'),
-});
+}));
 
 /** Releases every claim whose lease has ended, in one commit (docs/agents.md, "Leases"). */
 export const sweepLeases = graphOperation({
@@ -19,6 +19,6 @@ export const sweepLeases = graphOperation({
   examples: [['Release expired leases', '$0 sweep-leases --as recovery']],
   mutates: true,
   args: {},
-  result: object({ released: array(sweptSchema, 'The claims released, earliest expiry first') }),
+  result: () => object({ released: array(sweptSchema(), 'The claims released, earliest expiry first') }),
   run: ({ draft }) => sweep(draft),
 });

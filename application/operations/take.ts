@@ -24,7 +24,7 @@ export const take = graphOperation({
   ],
   mutates: true,
   args: { id: required(nonEmptyText(), 'The ready task to claim', { positional: true }), lease: leaseArg },
-  result: object({ node: taskSchema, context: contextSchema, freshly_claimed: boolean('Whether this call made the claim') }),
+  result: () => object({ node: taskSchema(), context: contextSchema(), freshly_claimed: boolean('Whether this call made the claim') }),
   run: ({ draft }, args) => takeTask(draft, args.id, args.lease === undefined ? undefined : leaseMillis(args.lease)),
   finish: (context, { node, freshly_claimed }) => ({
     node,

@@ -17,7 +17,7 @@ export const ui = hostOperation({
     port: optional(nonNegativeInteger(), `Port on 127.0.0.1 (default ${DEFAULT_BOARD_PORT}; 0 picks a free one)`),
     open: optional(flag(), 'Open the board in the browser (default true)'),
   },
-  result: object({
+  result: () => object({
     ok: literal(true),
     url: string('The catalog'),
     project_url: nullable(string("The launch project's board (null outside a checkout)")),

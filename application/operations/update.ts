@@ -36,7 +36,7 @@ export const update = graphOperation({
     mitigation: optional(text(), 'Knowledge: what to do about it'),
     ...knowledgeScopeArgs,
   },
-  result: object({ node: nodeSchema }),
+  result: () => object({ node: nodeSchema() }),
   run: ({ draft }, { id, if_revision, allow_unregistered_initiative, ...fields }) =>
     updateNode(draft, id, fields, { ifRevision: if_revision, allowUnregisteredInitiative: allow_unregistered_initiative ?? false }),
 });

@@ -29,7 +29,7 @@ export const urls = hostOperation({
     port: optional(nonNegativeInteger(), `The local board's port (default ${DEFAULT_BOARD_PORT}); not with --origin`),
     origin: optional(nonEmptyText(), 'A served board (the server of `server run`), e.g. https://taskdag.example.com'),
   },
-  result: object({
+  result: () => object({
     project: nullable(string('The checkout\'s project; null outside a checkout (the catalog only)')),
     origin: string(),
     local_only: boolean('True for the local board: the links work on this machine while `taskdag ui` runs'),

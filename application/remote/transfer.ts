@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/errors.js';
 import type { AgentName, State } from '../../domain/model.js';
 import { locatedHere, pluginNotAllowed, withoutModules } from '../../domain/plugins.js';
 import { transferredState, type TransferDirection } from '../../domain/transfer.js';
-import { integer, nullable, object, oneOf, string, boolean, type Static } from '../contract/schema.js';
+import { integer, nullable, object, oneOf, string, boolean, type Static, lazily } from '../contract/schema.js';
 import type { HostServices } from '../operation.js';
 import type { StoredState } from '../ports/project-store.js';
 import type { TransferBaseline } from '../ports/transfer-baselines.js';
@@ -12,7 +12,7 @@ import type { PluginRuntimeSource } from '../ports/plugin-runtime.js';
 import { enforcePolicy, questionAbout } from '../policy.js';
 import { originOf, requireBearer, requireLinked } from './linked.js';
 
-export const transferResult = object({
+export const transferResult = lazily(() => object({
   project_id: string(),
   origin: string(),
   direction: oneOf(['push', 'pull'] as const),
@@ -25,8 +25,8 @@ export const transferResult = object({
     local_revision: integer('The local revision of the confirmed transfer'),
     remote_revision: integer('The server revision of the confirmed transfer'),
   }),
-});
-export type TransferResult = Static<typeof transferResult>;
+}));
+export type TransferResult = Static<ReturnType<typeof transferResult>>;
 
 /**
  * The destination as a transfer sees it: null when absent; a state that does not load is only

@@ -1,15 +1,15 @@
-import { array, literal, object, optional, string, type Static } from '../contract/schema.js';
+import { array, literal, object, optional, string, type Static, lazily } from '../contract/schema.js';
 import { hostPortOf, isLoopback } from './origin.js';
 
-export const warningSchema = object({
+export const warningSchema = lazily(() => object({
   kind: literal('insecure-remote-http'),
   severity: literal('warning'),
   message: string('Names the command and the origin (scheme, host and port)'),
-});
-export type Warning = Static<typeof warningSchema>;
+}));
+export type Warning = Static<ReturnType<typeof warningSchema>>;
 
 /** The `warnings` field of results that may carry one (spec 4.1); `--no-warnings` removes it. */
-export const warningsField = optional(array(warningSchema, 'Absent when there is nothing to warn about, and with --no-warnings'));
+export const warningsField = lazily(() => optional(array(warningSchema(), 'Absent when there is nothing to warn about, and with --no-warnings')));
 
 /**
  * Spec 4.1: `login`, `link` and remote `init` against a non-loopback `http:` origin warn that the

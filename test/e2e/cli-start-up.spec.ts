@@ -1,9 +1,27 @@
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { allCommands, commandAt } from '../../entrypoints/cli/commands.js';
 
 const DIST = path.resolve(__dirname, '../../../dist');
+const APPLICATION = path.resolve(__dirname, '../../application');
+
+/**
+ * How many times the function `builder` of the module `module` runs while a fresh Node loads
+ * every operation (the compiled build/application/operations/index.js) and then runs `after`.
+ */
+function buildsOnLoad(module: string, builder: string, after = ''): number {
+  const script = `
+    const builders = require(${JSON.stringify(module)});
+    let calls = 0;
+    const real = builders[${JSON.stringify(builder)}];
+    builders[${JSON.stringify(builder)}] = (...args) => (calls++, real(...args));
+    const { OPERATIONS } = require(${JSON.stringify(path.join(APPLICATION, 'operations/index.js'))});
+    ${after}
+    process.stdout.write(String(calls));`;
+  return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 }));
+}
 
 /** What a command line pays before its command runs (BENCHMARKS.md, issue 8). */
 describe('the command line start-up', () => {
@@ -17,6 +35,12 @@ describe('the command line start-up', () => {
     for (const words of [['no-such-command'], ['constructor'], ['run'], [''], ['server'], ['server', 'rnu'], ['plugin', 'list-all'], []]) {
       expect(commandAt(words), words.join(' ')).to.equal(null);
     }
+  });
+
+  it('builds no result schema while loading the operations, only the one a command reads', () => {
+    const schema = path.join(APPLICATION, 'contract/schema.js');
+    expect(buildsOnLoad(schema, 'object')).to.equal(0);
+    expect(buildsOnLoad(schema, 'object', "OPERATIONS.find((operation) => operation.name === 'show').result;")).to.be.greaterThan(0);
   });
 
   it('requires Node built-ins in the CLI bundle as they are, never through an interop copy of their exports', () => {

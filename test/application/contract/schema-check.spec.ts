@@ -50,7 +50,7 @@ describe('schemaViolations and schemaTest (the remote client holds every answer 
   const ajv = new Ajv2020({ strict: false, allErrors: false });
 
   it('reads every schema the client holds answers to: each result an operation declares, login and transfer answers', () => {
-    for (const schema of [...OPERATIONS.map((operation) => operation.result), loginAnswerSchema, transferStateSchema, transferAnswerSchema]) {
+    for (const schema of [...OPERATIONS.map((operation) => operation.result), loginAnswerSchema(), transferStateSchema(), transferAnswerSchema()]) {
       expect(() => schemaViolations(schema, null)).not.to.throw();
       expect(schemaTest(schema)({})).to.equal(schemaViolations(schema, {}).length === 0);
     }
@@ -63,24 +63,24 @@ describe('schemaViolations and schemaTest (the remote client holds every answer 
 
   it('names where and what: a missing field, an extra one, a value of another type, a form none of the allowed ones', () => {
     const state = sampleState() as unknown as Record<string, any>;
-    expect(schemaViolations(stateSchema, state)).to.deep.equal([]);
-    expect(schemaTest(stateSchema)(state)).to.equal(true);
+    expect(schemaViolations(stateSchema(), state)).to.deep.equal([]);
+    expect(schemaTest(stateSchema())(state)).to.equal(true);
     delete state.revision;
     state.nodes['T-1'].status = 'sleeping';
     state.nodes['G-1'].title = 5;
     state.edges.push({ from: 'A', to: 'B', type: 'BLOCKS', weight: 1 });
     state.initiatives.core = null;
-    expect(schemaViolations(stateSchema, state)).to.deep.equal([
+    expect(schemaViolations(stateSchema(), state)).to.deep.equal([
       '$.revision is required',
       '$.initiatives.core is not object',
       '$.nodes.G-1.title is not string',
       '$.nodes.T-1.status is not one of "open", "in_progress", "submitted", "done", "archived", "canceled"',
       '$.edges[1].weight is not allowed',
     ]);
-    expect(schemaViolations(stateSchema, state, 2)).to.have.length(2);
-    expect(schemaTest(stateSchema)(state)).to.equal(false);
-    expect(schemaViolations(loginAnswerSchema, { bearer: 'b', expires_at: null })).to.deep.equal(['$.expires_at is not string']);
-    expect(schemaViolations(stateSchema, [])).to.deep.equal(['$ is not object']);
+    expect(schemaViolations(stateSchema(), state, 2)).to.have.length(2);
+    expect(schemaTest(stateSchema())(state)).to.equal(false);
+    expect(schemaViolations(loginAnswerSchema(), { bearer: 'b', expires_at: null })).to.deep.equal(['$.expires_at is not string']);
+    expect(schemaViolations(stateSchema(), [])).to.deep.equal(['$ is not object']);
   });
 
   it('agrees with Ajv on the text, number, constant and reference keywords the results do not use', () => {
@@ -113,8 +113,8 @@ describe('schemaViolations and schemaTest (the remote client holds every answer 
   it('agrees with Ajv on a thousand random changes to a valid state and to valid results', () => {
     const pick = random(23);
     const samples: [JsonSchema, unknown][] = [
-      [stateSchema, sampleState()],
-      [transferStateSchema, { project_id: 'p', state: sampleState(), plugins: {} }],
+      [stateSchema(), sampleState()],
+      [transferStateSchema(), { project_id: 'p', state: sampleState(), plugins: {} }],
       [outputSchema(OPERATIONS.find((operation) => operation.name === 'state')!), sampleState()],
     ];
     const compiled = samples.map(([schema]) => ajv.compile(schema));
