@@ -10,8 +10,9 @@
 // commit and per mutation, counted by pg_stat_statements. Writes bench/results/scale-out.{json,md}.
 // Options: --seconds N per step (default 3), --only files-1,postgresql-2 (some setups),
 // --agents 32 (some agent counts; default 32,128), --nodes 1000,10000 (project sizes; default
-// 1000), --projects 1,16 (projects per setup; default 1), --route project (every agent of a
-// project on one process, as an owner-aware balancer would send them; default spread);
+// 1000), --projects 1,16 (projects per setup; default 1), --route owner (every agent of a
+// project on its owning process, as an owner-aware balancer would send them, so nothing is
+// forwarded; default spread);
 // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
 // The load generator, the servers and PostgreSQL share this machine's cores: read the rates as
 // ratios within one run (BENCHMARKS.md).
@@ -42,7 +43,7 @@ const { values: options } = parseArgs({
     route: { type: 'string', default: 'spread' },
   },
 });
-if (!['spread', 'project'].includes(options.route)) throw new Error(`--route: ${options.route} is not spread or project`);
+if (!['spread', 'owner'].includes(options.route)) throw new Error(`--route: ${options.route} is not spread or owner`);
 const SECONDS = Number(options.seconds);
 const AGENTS = options.agents ? options.agents.split(',').map(Number) : [32, 128];
 const SETUPS = [
@@ -146,14 +147,22 @@ async function stopAll(children) {
 /** The agent workload (server-driver.mjs) over the setup's projects, with the counters read as its window opens and closes. */
 async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
   const projects = [];
-  for (const project of ids) {
+  for (const [index, project] of ids.entries()) {
     const initiative = (await call(children[0].port, bearer, 'POST', `/v1/projects/${project}/ops/initiatives`, { args: {}, agent: null })).body.initiatives[0].name;
     projects.push({ project, initiative });
-    // Every process has loaded every project before the window: a cold load is not what a step measures.
+    // Before the window every project has its owner (its first mutation decides it) and every
+    // process has loaded every project: neither is what a step measures.
+    const id = `T-warm-up-${index}`;
+    const added = await call(children[index % children.length].port, bearer, 'POST', `/v1/projects/${project}/ops/add-task`, { args: { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, agent: 'bench' });
+    if (added.status !== 200) throw new Error(`warm-up add-task: ${JSON.stringify(added.body)}`);
     for (const child of children) await call(child.port, bearer, 'POST', `/v1/projects/${project}/ops/status`, { args: { limit: 1 }, agent: null });
   }
+  if (options.route === 'owner') {
+    const owners = database ? ownersOf(database) : {};
+    for (const entry of projects) entry.port = owners[entry.project] ?? children[0].port;
+  }
   const count = database ? () => ({ ...databaseCounts(database), serverCpuMs: serversCpuMs(children) }) : () => ({ commits: ids.reduce((sum, id) => sum + ledgerRecords(path.join(dataRoot, 'projects', id)), 0), serverCpuMs: serversCpuMs(children) });
-  const { counted, mutations, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, route: options.route, agents, seconds: SECONDS, count });
+  const { counted, mutations, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count });
   const per = (value, by, scale = 1) => (value === undefined ? null : Math.round((value * scale * 100) / by) / 100);
   return {
     ...step,
@@ -166,6 +175,12 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     statements_per_mutation: database ? per(counted.statements, mutations) : null,
     statements: database ? statementBreakdown(counted) : null,
   };
+}
+
+/** Each project's owning process, by the port it listens on (docs/scaling.md, "Failover"). */
+function ownersOf(database) {
+  const text = cluster.sql(database, "SELECT coalesce(json_object_agg(o.project, p.address), '{}') FROM taskdag_owners o JOIN taskdag_processes p ON p.id = o.process");
+  return Object.fromEntries(Object.entries(JSON.parse(text)).map(([project, address]) => [project, Number(new URL(address).port)]));
 }
 
 function serversCpuMs(children) {

@@ -81,11 +81,11 @@ export function call(port, bearer, method, route, body, extraHeaders = {}) {
  * Agent i works on `projects[i mod N]` (default: the one `project` and `initiative`); the j-th
  * agent of project k sends to `ports[(k + j) mod P]` (agent i on port i mod P for one project), so
  * each project's agents spread over the processes as a load balancer without stickiness spreads
- * them, or, with `route: 'project'`, to `ports[k mod P]`, all of a project's agents on one. `count`, if given, returns counters (numbers by name)
+ * them, or, when the project names a `port` (its owner's, say), all to that one. `count`, if given, returns counters (numbers by name)
  * read as the window opens and closes; their differences are returned as `counted`. Tasks
  * are named `idPrefix-agent-cycle`. `requestIds`: every mutation carries an Idempotency-Key.
  */
-export async function agentLoad({ ports, bearer, project, initiative, projects = [{ project, initiative }], route = 'spread', agents, seconds, count, idPrefix = `T-bench-${agents}`, requestIds = false }) {
+export async function agentLoad({ ports, bearer, project, initiative, projects = [{ project, initiative }], agents, seconds, count, idPrefix = `T-bench-${agents}`, requestIds = false }) {
   const latencies = [];
   let mutations = 0;
   let counting = false;
@@ -104,7 +104,7 @@ export async function agentLoad({ ports, bearer, project, initiative, projects =
   const loop = async (index) => {
     const which = index % projects.length;
     const { project, initiative } = projects[which];
-    const port = ports[(which + (route === 'project' ? 0 : Math.floor(index / projects.length))) % ports.length];
+    const port = projects[which].port ?? ports[(which + Math.floor(index / projects.length)) % ports.length];
     for (let cycle = 0; running; cycle++) {
       const id = `${idPrefix}-${index}-${cycle}`;
       await op(port, project, 'add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
