@@ -7,13 +7,15 @@
 // first answer to a mutation sent after it (each such one is first forwarded to the dead owner),
 // and the worst wait is the longest any request in flight at the kill took. `pause`: the owner is SIGSTOPped, then one mutation is sent to
 // the other process; its latency is the takeover time (bounded by the lease, see scaling.md).
+// `forward`: what a forward costs, in CPU time of both server processes per mutation: rounds of
+// eight agents adding 50 tasks each, sent to the owner, then to the other process, in turn.
 // Options: --trials N (default 5), --lease MS.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
-import { call, envFileOf, runTaskdag, startServer } from './server-driver.mjs';
+import { call, cpuMsOf, envFileOf, runTaskdag, startServer } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
 const { freshDatabase } = require('../build/test/support/postgres.js');
@@ -26,14 +28,15 @@ const log = (message) => process.stderr.write(`[bench:failover] ${message}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-failover-'));
-const results = { kill: [], pause: [] };
+const results = { kill: [], pause: [], forward: [] };
 let running = [];
 try {
   for (let trial = 1; trial <= TRIALS; trial++) {
-    for (const mode of ['kill', 'pause']) {
+    for (const mode of ['kill', 'pause', 'forward']) {
       const outcome = await runTrial(mode, `${mode}-${trial}`);
       results[mode].push(outcome);
-      log(`${mode} #${trial}: takeover ${outcome.takeover_ms} ms${outcome.worst_wait_ms !== undefined ? `, worst wait ${outcome.worst_wait_ms} ms` : ''}`);
+      if (mode === 'forward') log(`forward #${trial}: ${outcome.direct_us} µs CPU a mutation sent to the owner, ${outcome.forwarded_us} µs forwarded`);
+      else log(`${mode} #${trial}: takeover ${outcome.takeover_ms} ms${outcome.worst_wait_ms !== undefined ? `, worst wait ${outcome.worst_wait_ms} ms` : ''}`);
     }
   }
 } finally {
@@ -51,7 +54,7 @@ async function runTrial(mode, name) {
   const servers = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env)));
   running = servers;
   const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: env.TASKDAG_SERVER_PASSWORD })).body.bearer;
-  const op = (server, operation, args) => call(server.port, bearer, 'POST', `/v1/projects/f/ops/${operation}`, { args, agent: 'alice' });
+  const op = (server, operation, args, headers = {}) => call(server.port, bearer, 'POST', `/v1/projects/f/ops/${operation}`, { args, agent: 'alice' }, headers);
   await op(servers[0], 'init', {});
   await op(servers[0], 'add-initiative', { name: 'core' });
   await op(servers[1], 'add-task', { id: 'T-1', initiative: 'core', title: 't', body: '', acceptance: 'ok', blocked_by: [] });
@@ -60,9 +63,10 @@ async function runTrial(mode, name) {
   await pool.end();
   const ownerIndex = servers.findIndex((server) => address === `http://127.0.0.1:${server.port}`);
   const [dead, survivor] = [servers[ownerIndex], servers[1 - ownerIndex]];
-  const outcome = mode === 'kill' ? await killUnderLoad(dead, survivor, op) : await pauseOnce(dead, survivor, op);
+  const outcome = mode === 'kill' ? await killUnderLoad(dead, survivor, op) : mode === 'pause' ? await pauseOnce(dead, survivor, op) : await forwardingCost(dead, survivor, op);
   if (dead.signalCode !== 'SIGKILL') dead.kill('SIGCONT');
-  for (const server of servers) if (server.exitCode === null) server.kill('SIGKILL');
+  // Stopped as systemd would (profiles, BENCH_SERVER_NODE_ARGS, are written then).
+  await Promise.all(servers.filter((server) => server.exitCode === null && server.signalCode === null).map((server) => new Promise((resolve) => (server.once('exit', resolve), server.kill('SIGTERM')))));
   running = [];
   return outcome;
 }
@@ -99,6 +103,28 @@ async function pauseOnce(owner, survivor, op) {
   return { takeover_ms: Math.round(performance.now() - sent) };
 }
 
+/** Server CPU (both processes) per mutation, sent to the owner and forwarded, in interleaved rounds: the medians. */
+async function forwardingCost(owner, other, op) {
+  const rounds = { direct: [], forwarded: [] };
+  for (let round = 0; round < 6; round++) {
+    const [kind, target] = round % 2 === 0 ? ['direct', owner] : ['forwarded', other];
+    const before = cpuMsOf(owner.pid) + cpuMsOf(other.pid);
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, agent) => {
+        for (let index = 0; index < 50; index++) {
+          // With a request id, as a linked checkout sends every mutation: what is compared is the forward alone.
+          const id = `T-${round}-${agent}-${index}`;
+          const answer = await op(target, 'add-task', { id, initiative: 'core', title: 't', body: '', acceptance: 'ok', blocked_by: [] }, { 'Idempotency-Key': id });
+          if (answer.status !== 200) throw new Error(`${kind}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        }
+      }),
+    );
+    rounds[kind].push(((cpuMsOf(owner.pid) + cpuMsOf(other.pid) - before) * 1000) / 400);
+  }
+  const median = (values) => Math.round(values.sort((a, b) => a - b)[Math.floor(values.length / 2)]);
+  return { direct_us: median(rounds.direct), forwarded_us: median(rounds.forwarded) };
+}
+
 function markdown() {
   const row = (mode, what) => {
     const values = results[mode].map((result) => result.takeover_ms).sort((a, b) => a - b);
@@ -113,5 +139,14 @@ function markdown() {
     row('kill', 'SIGKILL under load (8 agents through the other process)'),
     row('pause', 'SIGSTOP (paused past its lease)'),
     '',
+    '| a mutation | server CPU µs, median of the trials (both processes) |',
+    '| --- | ---: |',
+    `| sent to the owner | ${middle(results.forward.map((result) => result.direct_us))} |`,
+    `| sent to the other process, forwarded | ${middle(results.forward.map((result) => result.forwarded_us))} |`,
+    '',
   ].join('\n');
+}
+
+function middle(values) {
+  return values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }
