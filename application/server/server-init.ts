@@ -148,6 +148,8 @@ function desiredConfig(input: ServerInitInput, existing: ServerConfig | null, de
   if (existing?.plugins) config.plugins = existing.plugins;
   // Like the plugin list, the review rule is the operator's hand edit: a re-run keeps it.
   if (existing?.review) config.review = existing.review;
+  // So is the address the other PostgreSQL processes forward to: a password rotation keeps it.
+  if (existing?.advertiseUrl) config.advertiseUrl = existing.advertiseUrl;
   const checks: [string, string, string | null][] = [
     ['--root', 'root', isAbsolutePath(input.root) ? null : '--root must be an absolute path'],
     ['--host', 'host', hostProblem(config.host)],
