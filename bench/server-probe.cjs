@@ -38,5 +38,9 @@ process.on('SIGUSR2', () => {
   histogram.reset();
   fsyncs = [];
   checkpoints = 0;
-  if (process.env.BENCH_PROBE_FILE) fs.writeFileSync(process.env.BENCH_PROBE_FILE, JSON.stringify(report));
+  const file = process.env.BENCH_PROBE_FILE;
+  if (!file) return;
+  // Written aside and renamed in: the bench polls the file and must never read it half written.
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(report));
+  renameSync.call(fs, `${file}.tmp`, file);
 });
