@@ -1,5 +1,7 @@
 // The web board on large projects (issue 13): for 1k and 10k nodes, how long the project's board
-// takes to open in headless Chromium (navigation to the columns drawn and the live stream open),
+// takes to open in headless Chromium (navigation to the columns drawn and the live stream open,
+// with where that time went: the script, the snapshot's request, the first card; and the CPU
+// time it cost, which a loaded machine changes less: the page's main thread and the ui process),
 // the graph view focused on a node, a filter and a change of focus inside the open page, the page's JavaScript heap and the `taskdag ui` process's
 // resident memory, and how long a command-line change takes to show on the open board.
 // Runs the real binary and Debian's chromium (scripts/ensure-package.sh installs it).
@@ -36,6 +38,12 @@ function startBoard(project) {
   });
 }
 
+/** The CPU time (user and system) process `pid` has used, in ms (10 ms resolution). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function residentBytes(pid) {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(match[1]) * 1024;
@@ -47,12 +55,18 @@ async function measure(browser, project, board) {
   page.setDefaultTimeout(120_000);
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
+  await page.addInitScript(markFirstCard);
+  const serverCpuBefore = cpuMs(board.child.pid);
   const started = performance.now();
   await page.goto(board.line.project_url);
   await page.locator('[data-column="ready"] li.card').first().waitFor();
   await page.locator('[data-live="live"]').waitFor();
   const openMs = performance.now() - started;
+  const serverCpuMs = cpuMs(board.child.pid) - serverCpuBefore;
+  const phases = await openPhases(page);
   const { metrics } = await cdp.send('Performance.getMetrics');
+  // The page's main thread busy time over the open (the page is new: it starts at zero).
+  const pageCpuMs = metrics.find((metric) => metric.name === 'TaskDuration').value * 1000;
   const heap = metrics.find((metric) => metric.name === 'JSHeapUsedSize').value;
   const filterMs = await filterTime(page, 'init-1');
 
@@ -64,7 +78,29 @@ async function measure(browser, project, board) {
   const focusMs = await focusTime(page, project.sample.task);
 
   await context.close();
-  return { openMs, heap, graphMs, drawn, filterMs, focusMs };
+  return { openMs, heap, graphMs, drawn, filterMs, focusMs, phases, pageCpuMs, serverCpuMs };
+}
+
+/** In the page before its script runs: a performance mark when the first card is in the document. */
+function markFirstCard() {
+  new MutationObserver((_, observer) => {
+    if (!document.querySelector('[data-column="ready"] li.card')) return;
+    performance.mark('first-card');
+    observer.disconnect();
+  }).observe(document, { childList: true, subtree: true });
+}
+
+/**
+ * Where an open's time went, in the page's clock (ms from navigation start): the board's script
+ * run (DOMContentLoaded), the snapshot's request and its last byte, the first card drawn.
+ */
+function openPhases(page) {
+  return page.evaluate(() => {
+    const snapshot = performance.getEntriesByType('resource').find((entry) => entry.name.endsWith('/ui/snapshot'));
+    const [navigation] = performance.getEntriesByType('navigation');
+    const [card] = performance.getEntriesByName('first-card');
+    return { script: navigation.domContentLoadedEventEnd, snapshot_asked: snapshot.startTime, snapshot_received: snapshot.responseEnd, first_card: card.startTime };
+  });
 }
 
 /**
@@ -138,6 +174,9 @@ try {
         nodes: project.nodes,
         open_ms: Math.round(median(runs.map((run) => run.openMs))),
         graph_focus_ms: Math.round(median(runs.map((run) => run.graphMs))),
+        open_page_main_thread_ms: Math.round(median(runs.map((run) => run.pageCpuMs))),
+        open_ui_process_cpu_ms: Math.round(median(runs.map((run) => run.serverCpuMs))),
+        open_phases_ms: Object.fromEntries(Object.keys(runs[0].phases).map((phase) => [phase, Math.round(median(runs.map((run) => run.phases[phase])))])),
         filter_ms: Math.round(median(runs.map((run) => run.filterMs))),
         refocus_ms: Math.round(median(runs.map((run) => run.focusMs))),
         graph_nodes_drawn: runs[0].drawn,
