@@ -48,6 +48,15 @@ export function startServer(config, env, extraNodeArgs = [], binary = BINARY) {
 }
 
 /**
+ * Closes the keep-alive sockets no request is using. A socket left idle past the server's
+ * keep-alive timeout (5 s), while it loaded a large project on a loaded machine, can be closed by
+ * the server just as a new request goes out on it, which then fails with ECONNRESET.
+ */
+function dropIdleSockets() {
+  for (const sockets of Object.values(agentPool.freeSockets)) for (const socket of sockets) socket.destroy();
+}
+
+/**
  * One request to the server on 127.0.0.1:`port`; resolves to its status and body, parsed when
  * first read: the load generator shares the machine's cores with the server, and an agent loop
  * reads the body of a failure only.
@@ -114,6 +123,7 @@ export async function agentLoad({ ports, bearer, project, initiative, projects =
       await op(port, project, 'status', { limit: 5 }, null);
     }
   };
+  dropIdleSockets();
   const loops = Array.from({ length: agents }, (_, index) => loop(index));
   await new Promise((resolve) => setTimeout(resolve, 500));
   const countedBefore = count?.();
