@@ -134,8 +134,9 @@ export async function runInCheckout(environment: Environment, request: Omit<Oper
 async function noteLocalCheckout(home: string, checkout: Checkout): Promise<void> {
   const record = new FsCheckoutRecord(home);
   try {
-    const seen = withCheckoutSeen(await record.load(), checkout.project_id, checkout.root, new SystemClock().now());
-    if (seen.written) await record.save(seen.record);
+    const known = await record.load();
+    const seen = withCheckoutSeen(known[checkout.project_id] ?? [], checkout.root, new SystemClock().now());
+    if (seen.written) await record.save({ ...known, [checkout.project_id]: seen.entries });
   } catch (error) {
     process.stderr.write(`${JSON.stringify({ warning: { kind: 'checkout-not-noted', message: `The board's record of checkouts was not updated: ${(error as Error).message}` } })}\n`);
   }

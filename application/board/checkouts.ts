@@ -18,17 +18,19 @@ export function checkoutLabelProblem(label: string): string | null {
 }
 
 /**
- * `record` with `label` seen in `project` at `at`: moved to the front with its new time, the
+ * A project's checkouts with `label` seen at `at`: moved to the front with its new time, the
  * oldest dropped past CHECKOUTS_KEPT. `written` says whether it is worth writing: a new label,
- * or one last written SEEN_WRITE_MS ago or more.
+ * or one last written SEEN_WRITE_MS ago or more (otherwise its time stays the one written).
  */
-export function withCheckoutSeen(record: SeenCheckouts, project: string, label: string, at: Timestamp): { record: SeenCheckouts; written: boolean } {
-  const known = record[project] ?? [];
+export function withCheckoutSeen(known: readonly SeenCheckout[], label: string, at: Timestamp): { entries: SeenCheckout[]; written: boolean } {
   const before = known.find((entry) => entry.label === label);
-  const written = !before || Date.parse(at) - Date.parse(before.last_seen) >= SEEN_WRITE_MS;
+  const written = !before || isDue(before, at);
   const entry: SeenCheckout = { label, last_seen: written || !before ? at : before.last_seen };
-  const entries = [entry, ...known.filter((other) => other.label !== label)].slice(0, CHECKOUTS_KEPT);
-  return { record: { ...record, [project]: entries }, written };
+  return { entries: [entry, ...known.filter((other) => other.label !== label)].slice(0, CHECKOUTS_KEPT), written };
+}
+
+function isDue(entry: SeenCheckout, at: Timestamp): boolean {
+  return Date.parse(at) - Date.parse(entry.last_seen) >= SEEN_WRITE_MS;
 }
 
 /** The record as a file holds it: `{version: 1, projects: {id: [{label, last_seen}]}}`. */
@@ -68,7 +70,7 @@ export class CheckoutsSeen {
   private dirty = false;
 
   private constructor(
-    private record: SeenCheckouts,
+    private readonly record: SeenCheckouts,
     private readonly store: CheckoutRecordStore,
     private readonly clock: Clock,
     private readonly log: (line: string) => void,
@@ -83,8 +85,12 @@ export class CheckoutsSeen {
   }
 
   seen(project: string, label: string): void {
-    const next = withCheckoutSeen(this.record, project, label, this.clock.now());
-    this.record = next.record;
+    const now = this.clock.now();
+    const known = this.record[project] ?? [];
+    // Every request of a checkout passes here: the usual case, the same one again, costs nothing.
+    if (known[0]?.label === label && !isDue(known[0], now)) return;
+    const next = withCheckoutSeen(known, label, now);
+    this.record[project] = next.entries;
     if (!next.written) return;
     this.dirty = true;
     this.writing ??= this.writeWhileDirty();

@@ -7,10 +7,10 @@ const later = (ms: number) => new Date(Date.parse(AT) + ms).toISOString();
 
 describe('the checkouts a board lists under each project', () => {
   it('a checkout seen again moves first; its time is written again only a minute on; the oldest go past the bound', () => {
-    let record: SeenCheckouts = {};
+    const record: SeenCheckouts = {};
     const see = (label: string, at: string) => {
-      const next = withCheckoutSeen(record, 'p', label, at);
-      record = next.record;
+      const next = withCheckoutSeen(record.p ?? [], label, at);
+      record.p = next.entries;
       return next.written;
     };
     expect(see('a:/x', AT)).to.equal(true);
@@ -44,10 +44,12 @@ describe('the checkouts a board lists under each project', () => {
     let fail = false;
     const store = {
       load: async () => ({}),
+      // Taken as it is when the write starts, as the file store renders it.
       save: async (record: SeenCheckouts) => {
+        const copy = structuredClone(record);
         await new Promise((resolve) => setTimeout(resolve, 5));
         if (fail) throw new Error('disk full');
-        saved.push(record);
+        saved.push(copy);
       },
     };
     let now = AT;
@@ -60,6 +62,12 @@ describe('the checkouts a board lists under each project', () => {
     await seen.settled();
     expect(saved.length, 'the second write carries both').to.be.at.most(2);
     expect(saved.at(-1)).to.deep.equal(seen.all());
+    const writes = saved.length;
+    seen.seen('p', 'b:/y');
+    seen.seen('p', 'b:/y');
+    await seen.settled();
+    expect(saved.length, 'seen again within the minute: moved first, not written').to.equal(writes);
+    expect(seen.all().p!.map((entry) => entry.label)).to.deep.equal(['b:/y', 'a:/x']);
     fail = true;
     now = later(120_000);
     seen.seen('q', 'c:/z');
