@@ -1,7 +1,7 @@
 import * as t from 'typanion';
 import { DomainError } from '../domain/errors.js';
 import { closestTo, didYouMean } from '../domain/suggestions.js';
-import type { JsonSchema } from './contract/schema.js';
+import { lazily, type JsonSchema } from './contract/schema.js';
 
 /**
  * How a value is written on a command line, so the CLI can turn a flag's text into it: plain
@@ -68,22 +68,30 @@ export function optional<T>(kind: ValueKind<T>, description: string, options: Ar
   return argument(kind, false, description, options);
 }
 
-export const text = (): ValueKind<string> => ({ validator: t.isString(), schema: { type: 'string' }, cli: 'text' });
-export const nonEmptyText = (): ValueKind<string> => ({
-  validator: t.cascade(t.isString(), [t.hasMinLength(1)]),
+/**
+ * A value kind whose typanion validator is built when it first checks a value: every operation's
+ * arguments are declared when the program loads, yet a command checks those of one operation.
+ */
+function kind<T>(spec: Omit<ValueKind<T>, 'validator'> & { validator: () => t.StrictValidator<unknown, T> }): ValueKind<T> {
+  return Object.defineProperty({ ...spec }, 'validator', { get: lazily(spec.validator), enumerable: true }) as unknown as ValueKind<T>;
+}
+
+export const text = (): ValueKind<string> => kind({ validator: () => t.isString(), schema: { type: 'string' }, cli: 'text' });
+export const nonEmptyText = (): ValueKind<string> => kind({
+  validator: () => t.cascade(t.isString(), [t.hasMinLength(1)]),
   schema: { type: 'string', minLength: 1 },
   cli: 'text',
 });
 /** A list of names: each item trimmed and empty items dropped, so `" a"` and `a` are one tag. */
-export const textList = (): ValueKind<string[]> => ({
-  validator: t.isArray(t.isString()),
+export const textList = (): ValueKind<string[]> => kind({
+  validator: () => t.isArray(t.isString()),
   schema: { type: 'array', items: { type: 'string' } },
   cli: 'list',
   normalise: (items) => items.map((item) => item.trim()).filter((item) => item !== ''),
 });
 /** A JSON object; typanion's `isRecord` alone would also take an array. */
-export const jsonObject = (): ValueKind<Record<string, unknown>> => ({
-  validator: t.makeValidator<unknown, Record<string, unknown>>({
+export const jsonObject = (): ValueKind<Record<string, unknown>> => kind({
+  validator: () => t.makeValidator<unknown, Record<string, unknown>>({
     test: (value, state): value is Record<string, unknown> => {
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) return true;
       state?.errors?.push(`${state.p ?? '.'}: expected a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
@@ -93,37 +101,37 @@ export const jsonObject = (): ValueKind<Record<string, unknown>> => ({
   schema: { type: 'object' },
   cli: 'json',
 });
-export const flag = (): ValueKind<boolean> => ({ validator: t.isBoolean(), schema: { type: 'boolean' }, cli: 'boolean' });
-export const positiveInteger = (): ValueKind<number> => ({
-  validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]),
+export const flag = (): ValueKind<boolean> => kind({ validator: () => t.isBoolean(), schema: { type: 'boolean' }, cli: 'boolean' });
+export const positiveInteger = (): ValueKind<number> => kind({
+  validator: () => t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(1)]),
   schema: { type: 'integer', minimum: 1 },
   cli: 'integer',
 });
-export const nonNegativeInteger = (): ValueKind<number> => ({
-  validator: t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(0)]),
+export const nonNegativeInteger = (): ValueKind<number> => kind({
+  validator: () => t.cascade(t.isNumber(), [t.isInteger(), t.isAtLeast(0)]),
   schema: { type: 'integer', minimum: 0 },
   cli: 'integer',
 });
 /** A whole number from `min` to `max`. */
-export const integerIn = (min: number, max: number): ValueKind<number> => ({
-  validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(min, max)]),
+export const integerIn = (min: number, max: number): ValueKind<number> => kind({
+  validator: () => t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(min, max)]),
   schema: { type: 'integer', minimum: min, maximum: max },
   cli: 'integer',
 });
 /** Text of the shape `pattern` (a regular expression's source, anchored) says. */
-export const textMatching = (pattern: string): ValueKind<string> => ({
-  validator: t.cascade(t.isString(), [t.matchesRegExp(new RegExp(pattern))]),
+export const textMatching = (pattern: string): ValueKind<string> => kind({
+  validator: () => t.cascade(t.isString(), [t.matchesRegExp(new RegExp(pattern))]),
   schema: { type: 'string', pattern },
   cli: 'text',
 });
-export const oneOf = <T extends string>(values: readonly T[]): ValueKind<T> => ({
-  validator: t.isEnum(values),
+export const oneOf = <T extends string>(values: readonly T[]): ValueKind<T> => kind({
+  validator: () => t.isEnum(values),
   schema: { type: 'string', enum: [...values] },
   cli: 'text',
   choices: values,
 });
 /** A list of JSON values checked one by one later (a batch's items). */
-export const items = (): ValueKind<unknown[]> => ({ validator: t.isArray(t.isUnknown()), schema: { type: 'array' }, cli: 'items' });
+export const items = (): ValueKind<unknown[]> => kind({ validator: () => t.isArray(t.isUnknown()), schema: { type: 'array' }, cli: 'items' });
 
 /**
  * Validates an operation's arguments, whatever carried them (flags, a batch file, an HTTP body,

@@ -43,6 +43,11 @@ describe('the command line start-up', () => {
     expect(buildsOnLoad(schema, 'object', "OPERATIONS.find((operation) => operation.name === 'show').result;")).to.be.greaterThan(0);
   });
 
+  it('builds no argument validator while loading the operations, only those of the arguments a command checks', () => {
+    expect(buildsOnLoad('typanion', 'isString')).to.equal(0);
+    expect(buildsOnLoad('typanion', 'isString', "OPERATIONS.find((operation) => operation.name === 'show').parse({ id: 'T-1' });")).to.be.greaterThan(0);
+  });
+
   it('requires Node built-ins in the CLI bundle as they are, never through an interop copy of their exports', () => {
     const cli = readFileSync(path.join(DIST, 'taskdag-cli.js'), 'utf8');
     expect(cli).to.match(/=require\("node:path"\)/);
