@@ -1,4 +1,3 @@
-import os from 'node:os';
 import path from 'node:path';
 import { checkRequest, LocalDispatcher, type DispatcherServices } from '../application/dispatcher.js';
 import type { HostPorts, Operation, OperationRequest } from '../application/operation.js';
@@ -52,7 +51,9 @@ export interface ComposeOptions {
 
 /** `$TASKDAG_HOME`, else `~/.taskdag`. */
 export function taskdagHome(env: Record<string, string | undefined>): string {
-  return env.TASKDAG_HOME && env.TASKDAG_HOME !== '' ? path.resolve(env.TASKDAG_HOME) : path.join(os.homedir(), '.taskdag');
+  if (env.TASKDAG_HOME && env.TASKDAG_HOME !== '') return path.resolve(env.TASKDAG_HOME);
+  // node:os is loaded only here: a command given TASKDAG_HOME does not pay for it at start-up.
+  return path.join((require('node:os') as typeof import('node:os')).homedir(), '.taskdag');
 }
 
 export interface FileStoreOptions {

@@ -1,4 +1,3 @@
-import os from 'node:os';
 import type { RemoteConnector, RemoteServer } from '../../application/ports/remote-server.js';
 import type { OperationRegistry } from '../../application/registry.js';
 import { HttpRemoteDispatcher } from './http-remote-dispatcher.js';
@@ -20,7 +19,8 @@ export class HttpRemoteConnector implements RemoteConnector {
   ) {}
 
   connect(origin: string, bearer: string | null, checkout: string | null = null): RemoteServer {
-    const label = checkout === null ? null : `${os.hostname()}:${checkout}`;
+    // node:os is loaded on a linked command's first connection, not at every command's start-up.
+    const label = checkout === null ? null : `${(require('node:os') as typeof import('node:os')).hostname()}:${checkout}`;
     return new HttpRemoteDispatcher({ origin, bearer, checkout: label, operations: this.operations, ...this.limits });
   }
 }
