@@ -1,4 +1,4 @@
-import { appendEdge, deleteNode, edgesOf, nodeIds, nodeOf, plainNodes, setNode } from '../../domain/node-map.js';
+import { appendEdge, deleteNode, edgesOf, hasNode, nodeIds, nodeOf, plainNodes, setNode } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -89,6 +89,18 @@ describe('checkpoint file', () => {
     const rewritten = encodeCheckpoint(sut.graph, ledger, sut.nodes).toString('utf8');
     expect(rewritten).to.include('"edges":[{"from":"T-0","to":"T-1","type":"BLOCKX"},{"from":"T-1","to":"T-2","type":"BLOCKS"}],\n');
     expect(() => edgesOf(sut.graph)).to.throw(/is malformed/);
+  });
+
+  it('does not check every id at load: a point read of a file listing an id twice succeeds, reading every id refuses it', () => {
+    writeFileSync(temp.file, encodeCheckpoint(graphOf(3), ledger));
+    // T-2 renamed T-1 in the node index and on its line (the same length, so the layout holds).
+    const text = readFileSync(temp.file, 'utf8').replace('"ids":["T-0","T-1","T-2"]', '"ids":["T-0","T-1","T-1"]').replace('\n"T-2":', '\n"T-1":');
+    writeFileSync(temp.file, text);
+    const sut = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
+    expect(nodeOf(sut.graph, 'T-0')!.id).to.equal('T-0');
+    expect(hasNode(sut.graph, 'T-2')).to.equal(false);
+    expect(() => nodeIds(sut.graph)).to.throw(/listed twice/);
+    expect(() => readCheckpoint(temp.file)).to.throw(/listed twice/);
   });
 
   it('reads every node of a 1,000-node checkpoint read lazily in well under a second, and writes them back unchanged (issue 24)', () => {
