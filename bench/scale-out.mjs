@@ -22,7 +22,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 import { buildState } from './generate.mjs';
-import { agentLoad, call, childrenCpuMsOf, cpuMsOf, envFileOf, ledgerRecords, runTaskdag, startServer } from './server-driver.mjs';
+import { agentLoad, call, childrenCpuMsOf, cpuMsOf, envFileOf, ledgerRecords, liveTeamClaims, runTaskdag, startServer } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -104,6 +104,8 @@ process.exit(0);
  */
 async function startSetup({ store, processes }, nodes, projects, name) {
   const { state } = buildState({ size: nodes, logEntries: 100, poolSize: 10 });
+  // As bench:server does: a live team's claims, so that every status does not list 1,217 stale ones at 50k.
+  liveTeamClaims(state, Date.now());
   const ids = Array.from({ length: projects }, (_, index) => `bench-${index}`);
   const roots = Array.from({ length: processes }, (_, index) => path.join(scratch, `${name}-${index}`));
   const flags = store === 'postgresql' ? ['--store', 'postgresql'] : [];
