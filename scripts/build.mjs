@@ -7,6 +7,7 @@
 // is what an agent pays on every call: see BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, chmodSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 import { clipanionPatched } from './clipanion-patches.mjs';
 
@@ -93,9 +94,16 @@ await build({
   external: ['fs-ext', 'pg'],
 });
 
-// Compiled by a fresh Node after the program has run typical commands (scripts/code-cache.mjs).
+// Compiled by a fresh Node after the program has run typical commands, and by another after it
+// has run only reads of the graph (scripts/code-cache.mjs; entrypoints/cli/code-cache.ts).
 execFileSync(process.execPath, ['scripts/code-cache.mjs', PROGRAM], { stdio: ['ignore', 'ignore', 'inherit'] });
-if (!existsSync(`${PROGRAM}.cache`)) throw new Error(`build: no code cache was written for ${PROGRAM}`);
+for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`]) {
+  if (!existsSync(cache)) throw new Error(`build: no code cache was written at ${cache}`);
+}
+
+// The commands that start from the reads' cache: the operations that only read a project's graph.
+const { OPERATIONS } = createRequire(import.meta.url)('../build/application/operations/index.js');
+const readCommands = OPERATIONS.filter((operation) => operation.scope === 'graph' && !operation.mutates).map((operation) => operation.name);
 
 // The help text is the program's own answer to `--help`, so the executable cannot drift from it.
 const help = execFileSync(process.execPath, ['-e', `require(${JSON.stringify(`./${PROGRAM}`)}).run(['--help'])`], { encoding: 'utf8' });
@@ -105,7 +113,7 @@ await build({
   ...common,
   entryPoints: ['entrypoints/cli/bin.ts'],
   outfile: 'dist/taskdag.js',
-  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help) },
+  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands) },
   banner: { js: '#!/usr/bin/env node' },
 });
 chmodSync('dist/taskdag.js', 0o755);

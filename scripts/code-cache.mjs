@@ -1,16 +1,20 @@
 // Run by the build in a fresh Node (same V8 flags as a real start-up): loads the bundled program
 // the way dist/taskdag.js does, runs a round of typical commands in a scratch project so that
-// V8 compiles the functions they use, and stores the resulting code cache next to the bundle.
+// V8 compiles the functions they use, and stores the resulting code cache next to the bundle
+// (`all`). Then a second fresh Node runs only the commands that read the graph in that project
+// and stores theirs (`reads`, see entrypoints/cli/code-cache.ts): a read starts from a cache that
+// holds no mutation's code, which V8 would otherwise deserialize on every read.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const { codeCacheFile, loadWithCodeCache } = require('../build/entrypoints/cli/code-cache.js');
 
 const program = path.resolve(process.argv[2]);
-const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-code-cache-'));
 const as = ['--as', 'build'];
 const task = (id, blockedBy) => ['add-task', id, '--initiative', 'warm', '--title', id, '--body', 'b', '--acceptance', 'a', '--blocked-by', blockedBy, ...as];
 // Commands this build lacks answer UNKNOWN_COMMAND and cost nothing; listing them means the
@@ -35,21 +39,47 @@ const COMMANDS = [
   ['state'],
   ['add-task', '--help'],
 ];
+/** The reads, run on the project the round above made: show, status, context, search, history, state. */
+const READS = [['show', 'T-b'], ['show', 'T-missing'], ['status'], ['context', 'T-b', ...as], ['search', 'K'], ['history', 'T-b'], ['state']];
 
-try {
-  const checkout = path.join(scratch, 'checkout');
-  mkdirSync(checkout);
+if (process.argv[3] === '--reads') await warmReads(process.argv[4], process.argv[5]);
+else await warmAll();
+
+/** The `all` cache, from a round of every kind of command in a new scratch project; then the `reads` cache there. */
+async function warmAll() {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-code-cache-'));
+
+  try {
+    const checkout = path.join(scratch, 'checkout');
+    const home = path.join(scratch, 'home');
+    mkdirSync(checkout);
+    await warm('all', COMMANDS, checkout, home);
+    execFileSync(process.execPath, [fileURLToPath(import.meta.url), program, '--reads', checkout, home], { stdio: ['ignore', 'ignore', 'inherit'] });
+  } finally {
+    process.chdir(os.tmpdir());
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The `reads` cache, in a process that has run nothing else, on the project in `checkout`. */
+async function warmReads(checkout, home) {
+  try {
+    await warm('reads', READS, checkout, home);
+  } finally {
+    process.chdir(os.tmpdir());
+  }
+}
+
+/** Runs `commands` in `checkout` with the program compiled afresh, then stores its code cache of kind `cache`. */
+async function warm(cache, commands, checkout, home) {
   process.chdir(checkout);
-  process.env.TASKDAG_HOME = path.join(scratch, 'home');
+  process.env.TASKDAG_HOME = home;
   delete process.env.TASKDAG_AGENT;
   // Never from the previous build's cache: V8 accepts a cache whose source merely has the same
   // length, so a new bundle as long as the old one would run, and re-cache, the old code.
-  rmSync(codeCacheFile(program), { force: true });
-  const { exports, script } = loadWithCodeCache(program, require);
-  for (const argv of COMMANDS) await exports.run(argv);
-  writeFileSync(codeCacheFile(program), script.createCachedData());
+  rmSync(codeCacheFile(program, cache), { force: true });
+  const { exports, script } = loadWithCodeCache(program, require, cache);
+  for (const argv of commands) await exports.run(argv);
+  writeFileSync(codeCacheFile(program, cache), script.createCachedData());
   process.exitCode = 0;
-} finally {
-  process.chdir(os.tmpdir());
-  rmSync(scratch, { recursive: true, force: true });
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Script } from 'node:vm';
+import { splitGlobalFlags } from './globals.js';
 
 export interface LoadedScript<T> {
   exports: T;
@@ -8,9 +9,26 @@ export interface LoadedScript<T> {
   script: Script;
 }
 
-/** Where the build stores a script's V8 code cache: next to it. */
-export function codeCacheFile(file: string): string {
-  return `${file}.cache`;
+/**
+ * The two code caches the build stores next to a script: `reads`, warmed by the commands that
+ * only read a project's graph, and `all`, warmed by a round of every kind of command. V8
+ * deserializes the whole of a cache at start-up, so a read does not pay for the compiled code of
+ * every mutation (and the other way round costs a mutation little: its reads are in `all`).
+ */
+export type CodeCache = 'all' | 'reads';
+
+/** Where the build stores a script's V8 code cache of that kind: next to it. */
+export function codeCacheFile(file: string, cache: CodeCache = 'all'): string {
+  return cache === 'reads' ? `${file}.reads.cache` : `${file}.cache`;
+}
+
+/**
+ * The cache a command line starts from: `reads` when its command word (after the global flags)
+ * is one of `readCommands`. Either cache fits the script; the other only compiles more lazily.
+ */
+export function codeCacheFor(argv: readonly string[], readCommands: ReadonlySet<string>): CodeCache {
+  const word = splitGlobalFlags(argv).rest[0];
+  return word !== undefined && readCommands.has(word) ? 'reads' : 'all';
 }
 
 /**
@@ -21,12 +39,12 @@ export function codeCacheFile(file: string): string {
  * build writes the bundle and its cache together and never warms up from an earlier cache
  * (scripts/code-cache.mjs): a cache from another bundle of the same length would run that code.
  */
-export function loadWithCodeCache<T>(file: string, load: NodeJS.Require): LoadedScript<T> {
+export function loadWithCodeCache<T>(file: string, load: NodeJS.Require, cache: CodeCache = 'all'): LoadedScript<T> {
   const source = readFileSync(file, 'utf8');
   // Same shape as Node's own module wrapper, on the first line so line numbers stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
-    cachedData: readCache(codeCacheFile(file)),
+    cachedData: readCache(codeCacheFile(file, cache)),
   });
   const module = { exports: {} as T };
   script.runInThisContext()(module.exports, load, module, file, path.dirname(file));

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadWithCodeCache } from '../../entrypoints/cli/code-cache.js';
+import { codeCacheFor, loadWithCodeCache, type CodeCache } from '../../entrypoints/cli/code-cache.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 const WARM_UP = path.resolve(__dirname, '../../../scripts/code-cache.mjs');
@@ -20,8 +20,20 @@ describe("the build's code cache (scripts/code-cache.mjs)", function () {
     // Same length, other code (as a refactor that only renames can give): V8 checks a cache against the source's length only.
     writeFileSync(bundle, version(2));
     execFileSync(process.execPath, [WARM_UP, bundle], { timeout: 30_000 });
-    const loaded = loadWithCodeCache<{ answer(): number }>(bundle, require);
-    expect(loaded.script.cachedDataRejected).to.equal(false);
-    expect(loaded.exports.answer()).to.equal(2);
+    for (const cache of ['all', 'reads'] as CodeCache[]) {
+      const loaded = loadWithCodeCache<{ answer(): number }>(bundle, require, cache);
+      expect(loaded.script.cachedDataRejected, cache).to.equal(false);
+      expect(loaded.exports.answer(), cache).to.equal(2);
+    }
+  });
+
+  it('is the reads\' cache for a command line whose command only reads the graph, after any global flags', () => {
+    const reads = new Set(['show', 'status']);
+    expect(codeCacheFor(['show', 'T-1'], reads)).to.equal('reads');
+    expect(codeCacheFor(['--project', 'p', '--no-warnings', 'status', '--limit', '3'], reads)).to.equal('reads');
+    expect(codeCacheFor(['--as=show', 'status'], reads)).to.equal('reads');
+    expect(codeCacheFor(['take', 'show'], reads)).to.equal('all');
+    expect(codeCacheFor(['--as', 'show', 'take', 'T-1'], reads)).to.equal('all');
+    expect(codeCacheFor([], reads)).to.equal('all');
   });
 });
