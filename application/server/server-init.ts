@@ -130,6 +130,9 @@ async function readExistingConfig(files: HostFiles, path: string): Promise<Serve
   return 'config' in parsed ? parsed.config : null;
 }
 
+/** server.json's settings that `server init` has no flag for: the plugin allow-list, the review rule, the lease sweep, the address other PostgreSQL processes forward to. */
+const HAND_EDITED_KEYS = ['plugins', 'review', 'leaseSweepMs', 'advertiseUrl'] as const satisfies readonly (keyof ServerConfig)[];
+
 /** A flag wins; without it a re-run keeps what server.json (or the unit, for the user) says; a first run takes the defaults. */
 function desiredConfig(input: ServerInitInput, existing: ServerConfig | null, defaultUiRoot: string): ServerConfig {
   const config: ServerConfig = {
@@ -144,12 +147,10 @@ function desiredConfig(input: ServerInitInput, existing: ServerConfig | null, de
   if (store !== 'files') config.store = store;
   const identities = input.identities ?? existing?.identities ?? 'shared';
   if (identities !== 'shared') config.identities = identities;
-  // The operator's plugin allow-list has no flag: a re-run keeps it as written.
-  if (existing?.plugins) config.plugins = existing.plugins;
-  // Like the plugin list, the review rule is the operator's hand edit: a re-run keeps it.
-  if (existing?.review) config.review = existing.review;
-  // So is the address the other PostgreSQL processes forward to: a password rotation keeps it.
-  if (existing?.advertiseUrl) config.advertiseUrl = existing.advertiseUrl;
+  // Settings with no flag are the operator's hand edits: a re-run (a password rotation) keeps them as written.
+  for (const key of HAND_EDITED_KEYS) {
+    if (existing?.[key] !== undefined) Object.assign(config, { [key]: existing[key] });
+  }
   const checks: [string, string, string | null][] = [
     ['--root', 'root', isAbsolutePath(input.root) ? null : '--root must be an absolute path'],
     ['--host', 'host', hostProblem(config.host)],

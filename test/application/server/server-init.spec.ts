@@ -95,17 +95,23 @@ describe('server init (application, in-memory files)', () => {
     expect(files.writes).to.equal(writes);
   });
 
-  it("keeps the operator's advertiseUrl on a re-run (a password rotation): nothing conflicts and nothing is rewritten", async () => {
-    const { files, ports } = setup();
-    await serverInit(ports, input({ unit: 'none', store: 'postgresql' }));
-    const config = JSON.parse(files.files.get('/srv/taskdag/server.json')!.text);
-    files.files.get('/srv/taskdag/server.json')!.text = JSON.stringify({ ...config, advertiseUrl: 'http://10.0.0.5:7407' });
-    const writes = files.writes;
-    const again = await serverInit(ports, input({ unit: 'none' }));
-    expect(again.config.advertiseUrl).to.equal('http://10.0.0.5:7407');
-    expect(again.actions.every((action) => action.action === 'keep')).to.equal(true);
-    expect(files.writes).to.equal(writes);
-  });
+  const handEdits: [string, unknown][] = [
+    ['advertiseUrl', 'http://10.0.0.5:7407'],
+    ['leaseSweepMs', 30_000],
+  ];
+  for (const [key, value] of handEdits) {
+    it(`keeps the operator's ${key} on a re-run (a password rotation): nothing conflicts and nothing is rewritten`, async () => {
+      const { files, ports } = setup();
+      await serverInit(ports, input({ unit: 'none', store: 'postgresql' }));
+      const config = JSON.parse(files.files.get('/srv/taskdag/server.json')!.text);
+      files.files.get('/srv/taskdag/server.json')!.text = JSON.stringify({ ...config, [key]: value });
+      const writes = files.writes;
+      const again = await serverInit(ports, input({ unit: 'none' }));
+      expect((again.config as unknown as Record<string, unknown>)[key]).to.deep.equal(value);
+      expect(again.actions.every((action) => action.action === 'keep')).to.equal(true);
+      expect(files.writes).to.equal(writes);
+    });
+  }
 
   it('the default files store is not written into server.json, as before the option existed', async () => {
     const { files, ports } = setup();
