@@ -6,12 +6,14 @@
 // resident memory, and how long a command-line change takes to show on the open board.
 // Runs the real binary and Debian's chromium (scripts/ensure-package.sh installs it).
 // Usage: npm run bench:board  (after npm run build); `-- --runs N` (default 3).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { startBoard, filterTime } from './board-driver.mjs';
 import { writeProject, WORKER } from './generate.mjs';
+import { cpuMsOf } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require('playwright-core');
@@ -26,24 +28,6 @@ execFileSync('/bin/sh', [path.join(ROOT, 'scripts/ensure-package.sh'), '/usr/bin
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const mib = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
-function startBoard(project) {
-  const child = spawn(process.execPath, [BINARY, 'ui', '--port', '0', '--open=false'], { cwd: project.checkout, env: { ...process.env, ...project.env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('\n')) resolve({ child, line: JSON.parse(out.split('\n')[0]) });
-    });
-    child.once('exit', (code) => reject(new Error(`taskdag ui exited ${code}: ${out}`)));
-  });
-}
-
-/** The CPU time (user and system) process `pid` has used, in ms (10 ms resolution). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 function residentBytes(pid) {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(match[1]) * 1024;
@@ -56,13 +40,13 @@ async function measure(browser, project, board) {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
   await page.addInitScript(markFirstCard);
-  const serverCpuBefore = cpuMs(board.child.pid);
+  const serverCpuBefore = cpuMsOf(board.child.pid);
   const started = performance.now();
   await page.goto(board.line.project_url);
   await page.locator('[data-column="ready"] li.card').first().waitFor();
   await page.locator('[data-live="live"]').waitFor();
   const openMs = performance.now() - started;
-  const serverCpuMs = cpuMs(board.child.pid) - serverCpuBefore;
+  const serverCpuMs = cpuMsOf(board.child.pid) - serverCpuBefore;
   const phases = await openPhases(page);
   const { metrics } = await cdp.send('Performance.getMetrics');
   // The page's main thread busy time over the open (the page is new: it starts at zero).
@@ -103,29 +87,6 @@ function openPhases(page) {
   });
 }
 
-/**
- * Inside the page, from a change of the board's initiative filter to the next frame after the
- * columns show only that initiative (the board filters the snapshot it holds: no request).
- */
-function filterTime(page, initiative) {
-  return page.evaluate(async (value) => {
-    const select = document.querySelector('select[name="initiative"]');
-    const started = performance.now();
-    select.value = value;
-    select.dispatchEvent(new Event('change', { bubbles: true }));
-    const shown = () => [...document.querySelectorAll('.columns li.card .initiative')].every((item) => item.textContent === value) && new URLSearchParams(location.search).get('initiative') === value;
-    await new Promise((resolve) => {
-      const check = () => (shown() ? requestAnimationFrame(() => resolve()) : requestAnimationFrame(check));
-      check();
-    });
-    return performance.now() - started;
-  }, initiative);
-}
-
-/**
- * Inside the page, from focusing the graph on another node (a neighbour of the sample task: the
- * focus field's change) to the next frame after its neighbourhood is laid out and drawn.
- */
 async function focusTime(page, from) {
   const other = await page.locator(`.graph-node:not([data-node="${from}"])`).last().getAttribute('data-node');
   return page.evaluate(async (id) => {
@@ -164,7 +125,7 @@ const results = [];
 try {
   for (const size of SIZES) {
     const project = await writeProject(path.join(dir, String(size)), `board-${size}`, { size, logEntries: size, poolSize: 50 });
-    const board = await startBoard(project);
+    const board = await startBoard(BINARY, project);
     try {
       const runs = [];
       for (let run = 0; run < RUNS; run++) runs.push(await measure(browser, project, board));

@@ -5,12 +5,13 @@
 // main-thread task time, and the median of three initiative filters in the open page.
 // Usage (after npm run build here and there):
 //   node bench/board-pairs.mjs <other checkout> [--size 10000] [--pairs 10]
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { startBoard, filterTime } from './board-driver.mjs';
 import { writeProject } from './generate.mjs';
+import { cpuMsOf } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require('playwright-core');
@@ -26,37 +27,19 @@ const PAIRS = option('--pairs', 10);
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** The CPU time (user and system) process `pid` has used, in ms (10 ms resolution). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function startBoard(root, project) {
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'taskdag.js'), 'ui', '--port', '0', '--open=false'], { cwd: project.checkout, env: { ...process.env, ...project.env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('\n')) resolve({ child, url: JSON.parse(out.split('\n')[0]).project_url });
-    });
-    child.once('exit', (code) => reject(new Error(`taskdag ui of ${root} exited ${code}`)));
-  });
-}
-
 async function openOnce(browser, board, initiatives) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   const page = await context.newPage();
   page.setDefaultTimeout(120_000);
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
-  const cpuBefore = cpuMs(board.child.pid);
+  const cpuBefore = cpuMsOf(board.child.pid);
   const started = performance.now();
-  await page.goto(board.url);
+  await page.goto(board.line.project_url);
   await page.locator('[data-column="ready"] li.card').first().waitFor();
   await page.locator('[data-live="live"]').waitFor();
   const open = performance.now() - started;
-  const uiCpu = cpuMs(board.child.pid) - cpuBefore;
+  const uiCpu = cpuMsOf(board.child.pid) - cpuBefore;
   const pageTasks = (await cdp.send('Performance.getMetrics')).metrics.find((metric) => metric.name === 'TaskDuration').value * 1000;
   const filters = [];
   for (const initiative of initiatives) filters.push(await filterTime(page, initiative));
@@ -64,25 +47,9 @@ async function openOnce(browser, board, initiatives) {
   return { open, filter: median(filters), ui_cpu: uiCpu, page_tasks: pageTasks };
 }
 
-/** As bench/board-load.mjs: from a change of the initiative filter to the frame after the columns show only it. */
-function filterTime(page, initiative) {
-  return page.evaluate(async (value) => {
-    const select = document.querySelector('select[name="initiative"]');
-    const started = performance.now();
-    select.value = value;
-    select.dispatchEvent(new Event('change', { bubbles: true }));
-    const shown = () => [...document.querySelectorAll('.columns li.card .initiative')].every((item) => item.textContent === value) && new URLSearchParams(location.search).get('initiative') === value;
-    await new Promise((resolve) => {
-      const check = () => (shown() ? requestAnimationFrame(() => resolve()) : requestAnimationFrame(check));
-      check();
-    });
-    return performance.now() - started;
-  }, initiative);
-}
-
 const dir = mkdtempSync(path.join(os.tmpdir(), 'taskdag-board-pairs-'));
 const project = await writeProject(path.join(dir, 'project'), `board-${SIZE}`, { size: SIZE, logEntries: SIZE, poolSize: 50 });
-const boards = { other: await startBoard(OTHER, project), this: await startBoard(ROOT, project) };
+const boards = { other: await startBoard(path.join(OTHER, 'dist', 'taskdag.js'), project), this: await startBoard(path.join(ROOT, 'dist', 'taskdag.js'), project) };
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking'] });
 // The generator makes at least three initiatives, init-0 to init-2.
 const initiatives = ['init-1', 'init-2', 'init-0'];
