@@ -6,6 +6,9 @@ import { PROTOCOL_HEADER, PROTOCOL_VERSION, REQUEST_ID_HEADER } from '../protoco
 /** Marks a request one server process forwarded to another: it is served there or refused, never forwarded again. */
 export const FORWARDED_HEADER = 'X-Taskdag-Forwarded';
 
+/** The headers of the owner's answer that say something to the client (a refused bearer's challenge, when to try again), relayed with it. */
+const RELAYED_HEADERS = ['www-authenticate', 'retry-after'];
+
 /** Between two tries at an owner that still holds its lease but did not answer. */
 const RETRY_MS = 100;
 
@@ -24,6 +27,8 @@ export interface OwnerAnswer {
   status: number;
   contentType: string;
   text: string;
+  /** The headers of RELAYED_HEADERS it carried, by lower-case name. */
+  headers: Record<string, string>;
 }
 
 /**
@@ -90,7 +95,7 @@ export class OwnerForwarding {
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', reject);
         response.on('end', () =>
-          resolve({ status: response.statusCode!, contentType: response.headers['content-type'] ?? 'application/json', text: Buffer.concat(chunks).toString('utf8') }),
+          resolve({ status: response.statusCode!, contentType: response.headers['content-type'] ?? 'application/json', text: Buffer.concat(chunks).toString('utf8'), headers: relayedHeaders(response.headers) }),
         );
       });
       outgoing.on('timeout', () => outgoing.destroy(new Error('the owner did not answer in time')));
@@ -98,6 +103,15 @@ export class OwnerForwarding {
       outgoing.end(request.body);
     });
   }
+}
+
+function relayedHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const relayed: Record<string, string> = {};
+  for (const name of RELAYED_HEADERS) {
+    const value = headers[name];
+    if (typeof value === 'string') relayed[name] = value;
+  }
+  return relayed;
 }
 
 /** Refused by a process the request was forwarded to, which no longer owns the project. */

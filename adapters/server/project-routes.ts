@@ -75,6 +75,7 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
         // The checkouts a client names are noted where it sent its request.
         if (outcome.answer.status === 200) noteCheckout(ctx, options.notes, project);
         ctx.status = outcome.answer.status;
+        ctx.set(outcome.answer.headers);
         ctx.type = outcome.answer.contentType;
         ctx.body = outcome.answer.text;
         return;

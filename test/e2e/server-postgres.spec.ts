@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { openEvents } from '../support/api-server.js';
 import { Sandbox } from '../support/cli.js';
@@ -537,5 +539,41 @@ describe('an owner the other processes cannot reach (issue 25)', function () {
     expect((await op(servers[1]!, 'state', {}, null)).json.revision).to.equal(before);
     // The owner itself still serves it.
     expect((await op(servers[0]!, 'add-task', task('T-1'))).status).to.equal(200);
+  });
+
+  it("relays the owner's refusal of a bearer as it is: 401 AUTH_INVALID with its WWW-Authenticate challenge, changing nothing", async () => {
+    // The owner advertises a stand-in that refuses every bearer, as an owner does once the session ended there first.
+    const forwarded: http.IncomingHttpHeaders[] = [];
+    const refusing = http.createServer((incoming, answer) => {
+      forwarded.push(incoming.headers);
+      incoming.resume().on('end', () => {
+        answer.writeHead(401, { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' });
+        answer.end(JSON.stringify({ ok: false, error: { code: 'AUTH_INVALID', message: 'The bearer is not valid: log in again', details: {} } }));
+      });
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = freshDatabase();
+      const owner = await postgresRoot(sandbox, 'refusing-a', url);
+      writeFileSync(owner.config, JSON.stringify({ ...JSON.parse(readFileSync(owner.config, 'utf8')), advertiseUrl: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}` }));
+      const other = await postgresRoot(sandbox, 'refusing-b', url, owner.envFile);
+      const env = envFileEntries(owner.envFile);
+      const owning = await startServer(sandbox, owner.config, env);
+      const forwarding = await startServer(sandbox, other.config, env);
+      servers.push(owning, forwarding);
+      const token = (await login(forwarding.origin, env.TASKDAG_SERVER_PASSWORD!)).json.bearer;
+      const op = (server: RunningServer, operation: string, args: Record<string, unknown> = {}, agent: string | null = 'alice') =>
+        request(server.origin, 'POST', `/v1/projects/refused/ops/${operation}`, { headers: { Authorization: `Bearer ${token}` }, body: { args, agent } });
+      expect((await op(owning, 'init', {}, null)).status).to.equal(200);
+      expect((await op(owning, 'add-initiative', { name: 'core' })).status).to.equal(200);
+      const before = (await op(forwarding, 'state', {}, null)).json.revision;
+
+      const refused = await op(forwarding, 'add-task', task('T-1'));
+      expect([refused.status, refused.headers['www-authenticate'], refused.json.error.code]).to.deep.equal([401, 'Bearer', 'AUTH_INVALID']);
+      expect(forwarded.map((headers) => headers['x-taskdag-forwarded'])).to.deep.equal(['1']);
+      expect((await op(forwarding, 'state', {}, null)).json.revision).to.equal(before);
+    } finally {
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    }
   });
 });
