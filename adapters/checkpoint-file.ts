@@ -2,11 +2,13 @@ import fs from 'graceful-fs';
 import type { Edge, Graph, GraphNode, NodeId } from '../domain/model.js';
 import { edgesOf, nodeIds, nodeOf, plainGraph, type Nodes } from '../domain/node-map.js';
 import type { NodeHead } from '../domain/status-index.js';
-import { indexesOf, isProjectState, projectState, type ProjectState } from '../domain/project-state.js';
+import type { SavedEdges } from '../domain/graph-index.js';
+import { indexesOf, isProjectState, projectState, type ProjectState, type SavedIndexes } from '../domain/project-state.js';
 import { isRememberedRequest, type RememberedRequest } from '../domain/request-window.js';
 import { STATUS_RULES_VERSION } from '../domain/status.js';
-import { crc32 } from './crc32.js';
-import { headColumns, headsOf } from './head-columns.js';
+import { endpointSection } from './edge-endpoints.js';
+import { headColumns, knowledgeEntries } from './head-columns.js';
+import { headsLine, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type NodeSpan } from './lazy-nodes.js';
 import { assertGraphHeaderShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
@@ -134,8 +136,6 @@ export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCop
 
 /** How many nodes or edges are encoded between two yields: a few milliseconds of work. */
 const SLICE = 2_000;
-/** How many bytes are checksummed between two yields. */
-const CRC_SLICE = 256 * 1024;
 
 /** Encodes `copy`, yielding after every slice; returns the file's pieces. */
 function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, nodes: CheckpointNodes | null): Generator<void, Buffer[]> {
@@ -157,19 +157,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   }
   yield;
   const head = JSON.stringify({ ...copy.fields, log: [] });
-  // As JSON.stringify(columns), a member at a time.
-  const columns = Object.entries(yield* headColumns(copy.heads, SLICE * 5));
-  const members: string[] = [];
-  for (const [name, value] of columns) {
-    members.push(`${JSON.stringify(name)}:${JSON.stringify(value)}`);
-    yield;
-  }
-  const headsLine = Buffer.from(`${HEADS_MEMBER}{${members.join(',')}}},\n`);
-  let headsCrc = 0;
-  for (let at = 0; at < headsLine.length - 1; at += CRC_SLICE) {
-    headsCrc = crc32(headsLine.subarray(at, Math.min(at + CRC_SLICE, headsLine.length - 1)), headsCrc);
-    yield;
-  }
+  const { line: headsLine, crc: headsCrc } = yield* headsLineOf(copy);
   const edgeSlices: string[] = [];
   for (let at = 0; Array.isArray(copy.edges) && at < copy.edges.length; at += SLICE * 5) {
     edgeSlices.push(JSON.stringify(copy.edges.slice(at, at + SLICE * 5)).slice(1, -1));
@@ -180,10 +168,36 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     : Buffer.from(`${EDGES_MEMBER}${Array.isArray(copy.edges) ? `[${edgeSlices.join(',')}]` : JSON.stringify(copy.edges)},\n`);
   const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
   const requests = copy.requests.length > 0 ? { requests: copy.requests } : {};
-  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: hex(headsCrc), ...requests, ids, ends });
+  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: headsCrc, ...requests, ids, ends });
   yield;
   const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
   return [Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
+}
+
+/** The heads line (heads-line.ts): every head by column, the knowledge heads apart, the edges by endpoint. */
+function* headsLineOf(copy: CheckpointCopy): Generator<void, { line: Buffer; crc: string }> {
+  // As JSON.stringify(columns), a member at a time.
+  const columns = Object.entries(yield* headColumns(copy.heads, SLICE * 5));
+  const members: string[] = [];
+  for (const [name, value] of columns) {
+    members.push(`${JSON.stringify(name)}:${JSON.stringify(value)}`);
+    yield;
+  }
+  const knowledge = Buffer.from(JSON.stringify(knowledgeEntries(copy.heads)));
+  yield;
+  const endpoints = yield* endpointSection(copy.ids, edgesToIndex(copy), SLICE);
+  return yield* headsLine({ columns: Buffer.from(`{${members.join(',')}}`), knowledge, endpoints: endpoints ?? Buffer.from('null') });
+}
+
+/** The edges the endpoints are saved for: those never read are parsed here (a list that is not JSON gets no endpoints). */
+function edgesToIndex(copy: CheckpointCopy): readonly unknown[] {
+  if (!copy.unreadEdges) return Array.isArray(copy.edges) ? copy.edges : [null];
+  try {
+    const read = JSON.parse(`[${copy.unreadEdges.bytes.toString('utf8')}]`) as unknown[];
+    return [...read, ...copy.unreadEdges.appended];
+  } catch {
+    return [null];
+  }
 }
 
 /** The edges line from the bytes of edges never read, and the edges appended since. */
@@ -203,6 +217,8 @@ export function readWhole(checkpoint: Checkpoint<unknown>): void {
   const plain = plainGraph(graph);
   graph.nodes = plain.nodes;
   graph.edges = plain.edges;
+  // Every edge is in memory now: grouped once from the list rather than read node by node.
+  indexesOf(graph).edges.invalidate();
 }
 
 /** Reads a checkpoint whole, every node parsed (tools and tests; the store reads nodes lazily). */
@@ -210,14 +226,6 @@ export function readCheckpoint(path: string): Checkpoint {
   const checkpoint = decodeCheckpoint(bufferSource(fs.readFileSync(path)), path);
   readWhole(checkpoint);
   return checkpoint;
-}
-
-function checksum(line: Buffer): string {
-  return hex(crc32(line));
-}
-
-function hex(crc: number): string {
-  return crc.toString(16).padStart(8, '0');
 }
 
 /** Bytes in memory as a source to decode from. */
@@ -269,26 +277,22 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
     () => nodes.bytes(edges.start + EDGES_MEMBER.length + 1, edges.end - 2, 'the edges'),
   );
   const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), edges: edgeList, nodes };
-  const current = checkpoint.heads_rules === STATUS_RULES_VERSION && typeof checkpoint.heads_crc32 === 'string';
-  const saved = () => (current ? savedHeads(source.bytes(heads.start, heads.end), checkpoint.heads_crc32!, layout.ids, path) : null);
-  return { graph: projectState(graph, saved, assertRequests(checkpoint.requests, path)), ledger, nodes };
+  return { graph: projectState(graph, savedIndexes(checkpoint, nodes, heads, layout.ids), assertRequests(checkpoint.requests, path)), ledger, nodes };
 }
 
 /**
- * The heads the heads line holds, or null (derived again from the nodes) when the line is not
- * the one written with them (its CRC-32 differs: edited by hand or damaged), when they are
- * malformed or the line is not JSON at all: heads are derived data, and refusing them would fail every
- * status read and every later checkpoint of a graph whose nodes are intact.
+ * The indexes the heads line saved (heads-line.ts), read when first used: the heads when the rules
+ * that derived them are this release's, the edges by endpoint whatever the rules. What does not
+ * check is derived again from the nodes and the edge list.
  */
-function savedHeads(line: Buffer, crc: string, ids: readonly NodeId[], path: string): ReturnType<typeof headsOf> {
-  if (checksum(line) !== crc) return null;
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = parseLine(line, 0, line.length, '{', '', path, 'its heads line');
-  } catch {
-    return null;
-  }
-  return headsOf(parsed.heads, ids);
+function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNodes, heads: { start: number; end: number }, ids: readonly NodeId[]): SavedIndexes | null {
+  if (typeof checkpoint.heads_crc32 !== 'string') return null;
+  const line = new SavedHeadsLine((start, end) => nodes.bytes(heads.start + start, heads.start + end, 'the heads'), heads.end - heads.start, checkpoint.heads_crc32, ids);
+  let endpoints: SavedEdges | null | undefined;
+  return {
+    heads: checkpoint.heads_rules === STATUS_RULES_VERSION ? { all: () => line.all(), knowledge: () => line.knowledge() } : null,
+    edges: { of: (id) => (endpoints === undefined ? (endpoints = line.endpoints((known) => nodes.filePosition(known))) : endpoints)?.of(id) ?? null },
+  };
 }
 
 /** The file's start, read in growing chunks until it holds `count` whole lines (or the file ends). */

@@ -23,3 +23,12 @@ export function crc32(data: Uint8Array, previous = 0): number {
   for (let index = 0; index < data.length; index++) crc = lookup[(crc ^ data[index]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
+
+/** The CRC-32 of `text`'s UTF-8 bytes, without making a buffer of them when it is ASCII (as most ids and JSON are). */
+export function crc32OfText(text: string): number {
+  if (!/^[\x00-\x7f]*$/.test(text)) return crc32(Buffer.from(text));
+  const lookup = crcTable();
+  let crc = 0xffffffff;
+  for (let index = 0; index < text.length; index++) crc = lookup[(crc ^ text.charCodeAt(index)) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}

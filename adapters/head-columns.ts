@@ -133,3 +133,24 @@ function isScope(value: unknown): boolean {
   const scope = value as Record<string, unknown>;
   return ['domains', 'initiatives', 'tags', 'node_ids'].every((list) => Array.isArray(scope[list]) && (scope[list] as unknown[]).every((item) => typeof item === 'string'));
 }
+
+/** A knowledge node's head as its own section keeps it: `[id, status, initiative, domain, created_at, scope]`. */
+type KnowledgeEntry = [NodeId, string, string, string | null, string, KnowledgeScope];
+
+/** The knowledge heads alone, in the order given: what `search` and scope matching read. */
+export function knowledgeEntries(heads: readonly NodeHead[]): KnowledgeEntry[] {
+  return heads.filter((head) => head.scope !== null).map((head) => [head.id, head.status, head.initiative, head.domain, head.created_at, head.scope!]);
+}
+
+/** The knowledge heads a knowledge section holds, or null when it is malformed. */
+export function knowledgeHeadsOf(value: unknown): NodeHead[] | null {
+  if (!Array.isArray(value)) return null;
+  const heads: NodeHead[] = [];
+  for (const entry of value) {
+    if (!Array.isArray(entry) || entry.length !== 6) return null;
+    const [id, status, initiative, domain, created_at, scope] = entry as unknown[];
+    if (typeof id !== 'string' || typeof status !== 'string' || typeof initiative !== 'string' || (domain !== null && typeof domain !== 'string') || typeof created_at !== 'string' || !isScope(scope)) return null;
+    heads.push({ id, type: 'knowledge', status, initiative, domain: domain as string | null, created_at, claim: null, scope: scope as KnowledgeScope, priority: null });
+  }
+  return heads;
+}

@@ -116,6 +116,11 @@ export class CheckpointNodes implements NodeMap {
     return entry;
   }
 
+  /** Node `id`'s position among the file's ids (what the checkpoint's per-node sections are ordered by); undefined when the file has none. */
+  filePosition(id: NodeId): number | undefined {
+    return this.positionOf(id);
+  }
+
   /** Bytes of the checkpoint, while it is open (`what` names what was read too late). */
   bytes(start: number, end: number, what: string): Buffer {
     if (!this.open) throw invalidFile(this.path, `${what} was read after the checkpoint was closed (a lazily read graph outlived its call)`);

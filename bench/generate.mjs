@@ -270,13 +270,15 @@ function buildLog(rng, order, count) {
   return log;
 }
 
-/** Nodes the read commands look at: a blocked task with several blockers, and a search word. */
+/** Nodes the read commands look at: a blocked task with several blockers, a search word, and a knowledge id (one match). */
 function pickSamples(rng, nodes, edges) {
   const blockerCount = new Map();
   for (const edge of edges) if (edge.type === 'BLOCKS') blockerCount.set(edge.to, (blockerCount.get(edge.to) ?? 0) + 1);
   const candidates = Object.values(nodes).filter((node) => node.subkind === 'task' && node.status === 'open' && (blockerCount.get(node.id) ?? 0) >= 3);
   const task = candidates[rng.int(candidates.length)] ?? Object.values(nodes).find((node) => node.subkind === 'task');
-  return { task: task.id, query: 'retry' };
+  // A knowledge id matches that item alone (ids have one width, and no other field holds one): a one-match search.
+  const knowledge = Object.values(nodes).filter((node) => node.kind === 'knowledge');
+  return { task: task.id, query: 'retry', knowledge: knowledge[Math.floor(knowledge.length / 2)]?.id ?? 'K-none' };
 }
 
 /** A checkout (`dir`/checkout with .taskdag.json) and its state in `dir`/home, as the store writes it. */

@@ -14,9 +14,12 @@ export const STARTUP = [
 
 export const READS = [
   { name: 'status', group: 'read', argv: () => ['status'] },
+  // Issue 28's targets name these: a status that lists at most 20 per group, and a search with one match.
+  { name: 'status --limit 20', group: 'read', argv: () => ['status', '--limit', '20'] },
   { name: 'context', group: 'read', argv: (fixture) => ['context', fixture.sample.task] },
   { name: 'show', group: 'read', argv: (fixture) => ['show', fixture.sample.task] },
   { name: 'search', group: 'read', argv: (fixture) => ['search', fixture.sample.query] },
+  { name: 'search (one match)', group: 'read', argv: (fixture) => ['search', fixture.sample.knowledge] },
   { name: 'history', group: 'read', argv: (fixture) => ['history', fixture.sample.task] },
   // `state` returns the whole log by contract, so its cost follows history; shown for reference.
   { name: 'state', group: 'read', argv: () => ['state'], reference: true },

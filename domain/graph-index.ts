@@ -9,40 +9,77 @@ import { edgesOf } from './node-map.js';
 type Adjacency = Map<EdgeType, Map<NodeId, Edge[]>>;
 const NONE: readonly Edge[] = Object.freeze([]);
 
+/** The edges into and out of one node, by type. */
+interface NodeEdges {
+  into: Map<EdgeType, Edge[]>;
+  outOf: Map<EdgeType, Edge[]>;
+}
+
 /**
- * Edge lookups by endpoint, built on first use and then kept current edge by edge (a batch of N
- * edge changes costs O(N), not N rebuilds). Rules that walk the graph (derived status, cycles,
- * supersede chains) use it so that a command over tens of thousands of nodes stays linear instead
- * of scanning the edge list per node. Lists are replaced, never changed in place, so a caller may
- * change edges while iterating a list it got. It belongs to one graph's StateIndexes
- * (project-state.ts): whoever changes that graph's edges tells it (`added`, `removed`).
+ * The edges of a graph by endpoint as saved with it (a checkpoint's endpoint index): a command
+ * that looks at a few nodes reads their edges, not the whole edge list.
+ */
+export interface SavedEdges {
+  /**
+   * The edges into and out of node `id` as saved (none for a node the save does not know), or null
+   * when the saved index cannot be used (damaged): the index is then built from the edge list.
+   */
+  of(id: NodeId): { into: readonly Edge[]; outOf: readonly Edge[] } | null;
+}
+
+/**
+ * Edge lookups by endpoint, kept current edge by edge (a batch of N edge changes costs O(N), not
+ * N rebuilds). Rules that walk the graph (derived status, cycles, supersede chains) use it so that
+ * a command over tens of thousands of nodes stays linear instead of scanning the edge list per
+ * node. Lists are replaced, never changed in place, so a caller may change edges while iterating a
+ * list it got. It belongs to one graph's StateIndexes (project-state.ts): whoever changes that
+ * graph's edges tells it (`added`, `removed`).
+ *
+ * Given edges saved by endpoint (`SavedEdges`), it reads the edges of each node it is asked
+ * about, once, and applies the edge changes made since; otherwise (or once the saved ones prove
+ * damaged) it groups the graph's whole edge list on first use.
  */
 export class GraphIndex {
   private incoming: Adjacency | null = null;
   private outgoing: Adjacency | null = null;
+  /** The nodes whose edges were read from `saved`, with the changes since applied. */
+  private readonly read = new Map<NodeId, NodeEdges>();
+  /** The edge changes made since the graph was saved, in order (applied to a node's saved edges when it is read). */
+  private changes: { added: boolean; edge: Edge }[] = [];
+  /** How many times the whole edge list was grouped (tests count them: a point read groups none). */
+  wholeGroupings = 0;
 
-  constructor(private readonly graph: Graph) {}
+  constructor(
+    private readonly graph: Graph,
+    private saved: SavedEdges | null = null,
+  ) {}
 
   /** Edges of `type` that end at `id` (for BLOCKS: the blockers of `id`). Do not modify it. */
   into(id: NodeId, type: EdgeType): readonly Edge[] {
+    const node = this.savedNode(id);
+    if (node) return node.into.get(type) ?? NONE;
     return this.incomingMap().get(type)?.get(id) ?? NONE;
   }
 
   /** Edges of `type` that start at `id` (for BLOCKS: what `id` blocks). Do not modify it. */
   outOf(id: NodeId, type: EdgeType): readonly Edge[] {
+    const node = this.savedNode(id);
+    if (node) return node.outOf.get(type) ?? NONE;
     return this.outgoingMap().get(type)?.get(id) ?? NONE;
   }
 
-  /** Drops the maps (after edge changes were undone in place): they are built again on next use. */
+  /** Drops what it holds (after edge changes were undone in place): built again from the edge list on next use. */
   invalidate(): void {
     this.incoming = null;
     this.outgoing = null;
+    this.dropSaved();
   }
 
   /** Records `edge`, just appended to the graph's edges. */
   added(edge: Edge): void {
     if (this.incoming) replaceList(this.incoming, edge.type, edge.to, (list) => [...list, edge]);
     if (this.outgoing) replaceList(this.outgoing, edge.type, edge.from, (list) => [...list, edge]);
+    if (this.saved) this.changeSaved(true, edge);
   }
 
   /** Forgets `edge` (the stored object), just removed from the graph's edges. */
@@ -50,17 +87,77 @@ export class GraphIndex {
     const without = (list: readonly Edge[]) => list.filter((existing) => existing !== edge);
     if (this.incoming) replaceList(this.incoming, edge.type, edge.to, without);
     if (this.outgoing) replaceList(this.outgoing, edge.type, edge.from, without);
+    if (this.saved) this.changeSaved(false, edge);
   }
 
   private incomingMap(): Adjacency {
-    this.incoming ??= groupBy(edgesOf(this.graph), (edge) => edge.to);
+    this.incoming ??= this.grouped((edge) => edge.to);
     return this.incoming;
   }
 
   private outgoingMap(): Adjacency {
-    this.outgoing ??= groupBy(edgesOf(this.graph), (edge) => edge.from);
+    this.outgoing ??= this.grouped((edge) => edge.from);
     return this.outgoing;
   }
+
+  private grouped(key: (edge: Edge) => NodeId): Adjacency {
+    this.wholeGroupings += 1;
+    return groupBy(edgesOf(this.graph), key);
+  }
+
+  /** The edges of `id` read from the saved ones, or null when there are none to read (or they are damaged). */
+  private savedNode(id: NodeId): NodeEdges | null {
+    if (!this.saved) return null;
+    const known = this.read.get(id);
+    if (known) return known;
+    const saved = this.saved.of(id);
+    if (!saved) {
+      this.dropSaved();
+      return null;
+    }
+    const node: NodeEdges = { into: byType(saved.into), outOf: byType(saved.outOf) };
+    for (const { added, edge } of this.changes) applyTo(node, id, added, edge);
+    this.read.set(id, node);
+    return node;
+  }
+
+  private changeSaved(added: boolean, edge: Edge): void {
+    this.changes.push({ added, edge });
+    for (const id of new Set([edge.from, edge.to])) {
+      const node = this.read.get(id);
+      if (node) applyTo(node, id, added, edge);
+    }
+  }
+
+  private dropSaved(): void {
+    this.saved = null;
+    this.read.clear();
+    this.changes = [];
+  }
+}
+
+function byType(edges: readonly Edge[]): Map<EdgeType, Edge[]> {
+  const map = new Map<EdgeType, Edge[]>();
+  for (const edge of edges) {
+    const list = map.get(edge.type);
+    if (list) list.push(edge);
+    else map.set(edge.type, [edge]);
+  }
+  return map;
+}
+
+/** Applies one edge change to the edges of node `id` (a saved edge is another object than the graph's: matched by value). */
+function applyTo(node: NodeEdges, id: NodeId, added: boolean, edge: Edge): void {
+  const change = (lists: Map<EdgeType, Edge[]>) => {
+    const list = lists.get(edge.type) ?? [];
+    if (added) lists.set(edge.type, [...list, edge]);
+    else {
+      const at = list.findIndex((existing) => existing.from === edge.from && existing.to === edge.to);
+      if (at >= 0) lists.set(edge.type, [...list.slice(0, at), ...list.slice(at + 1)]);
+    }
+  };
+  if (edge.to === id) change(node.into);
+  if (edge.from === id) change(node.outOf);
 }
 
 function endpoints(map: Adjacency, type: EdgeType): Map<NodeId, Edge[]> {

@@ -1,4 +1,4 @@
-import { GraphIndex } from './graph-index.js';
+import { GraphIndex, type SavedEdges } from './graph-index.js';
 import type { Edge, Graph, NodeId } from './model.js';
 import { ReadyRanking } from './ranking.js';
 import type { Timestamp } from './clock.js';
@@ -17,9 +17,9 @@ export class StateIndexes {
   /** The ready tasks in ranking order (`next`, `status --ranked`). */
   readonly ranking: ReadyRanking;
 
-  constructor(graph: Graph, saved: SavedHeads | null = null) {
-    this.edges = new GraphIndex(graph);
-    this.statuses = new StatusIndex(graph, this.edges, saved);
+  constructor(graph: Graph, saved: SavedIndexes = {}) {
+    this.edges = new GraphIndex(graph, saved.edges ?? null);
+    this.statuses = new StatusIndex(graph, this.edges, saved.heads ?? null);
     this.ranking = new ReadyRanking(graph, this.edges, this.statuses);
   }
 
@@ -48,6 +48,12 @@ export class StateIndexes {
   }
 }
 
+/** What a store saved with a graph, to start its indexes from: its heads and its edges by endpoint. */
+export interface SavedIndexes {
+  heads?: SavedHeads | null;
+  edges?: SavedEdges | null;
+}
+
 /**
  * A project's state in memory, as one value: the graph (its revision included), its indexes, and
  * the requests it answered recently (request-window.ts). A store holds it and changes it only
@@ -58,11 +64,11 @@ export class StateIndexes {
 export type ProjectState = Graph & { readonly indexes: StateIndexes; readonly requests: RequestWindow };
 
 /**
- * Makes `graph` a project state with its own indexes, from `saved` heads if given, remembering
+ * Makes `graph` a project state with its own indexes, from `saved` heads (and edges by endpoint) if given, remembering
  * `requests` (as a checkpoint saved them); `graph` is the state's from now on.
  */
-export function projectState(graph: Graph, saved: SavedHeads | null = null, requests: readonly RememberedRequest[] = []): ProjectState {
-  Object.defineProperty(graph, 'indexes', { value: new StateIndexes(graph, saved), enumerable: false, writable: false, configurable: false });
+export function projectState(graph: Graph, saved: SavedIndexes | null = null, requests: readonly RememberedRequest[] = []): ProjectState {
+  Object.defineProperty(graph, 'indexes', { value: new StateIndexes(graph, saved ?? {}), enumerable: false, writable: false, configurable: false });
   Object.defineProperty(graph, 'requests', { value: new RequestWindow(requests), enumerable: false, writable: false, configurable: false });
   return graph as ProjectState;
 }

@@ -1,7 +1,7 @@
 import { nodeIds, nodeOf } from './node-map.js';
 import type { Timestamp } from './clock.js';
 import type { GraphIndex } from './graph-index.js';
-import { isKnowledge, isTask, nodeType, type Claim, type Edge, type Graph, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
+import { isKnowledge, isTask, nodeType, type Claim, type Edge, type Graph, type GraphNode, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
 import { byAge, compareAge } from './node-summary.js';
 import { OrderedSet, type Ordered } from './ordered-set.js';
 import { derivedStatus, readinessDependents } from './status.js';
@@ -23,8 +23,11 @@ export interface NodeHead {
   priority: number | null;
 }
 
-/** Heads saved with the graph (a checkpoint), read when first needed: null when they cannot be used. */
-export type SavedHeads = () => Iterable<NodeHead> | null;
+/**
+ * Heads saved with the graph (a checkpoint), read when first needed: every head, and (when the
+ * save keeps them apart) the knowledge heads alone; null when they cannot be used.
+ */
+export type SavedHeads = (() => Iterable<NodeHead> | null) | { all(): Iterable<NodeHead> | null; knowledge(): Iterable<NodeHead> | null };
 
 /**
  * Every node's head, kept current change by change: a change to a node marks it and the tasks
@@ -53,6 +56,13 @@ export class StatusIndex {
   private bulk = false;
   /** Nodes changed, and ends of edges changed, since the heads were last brought up to date. */
   private readonly changed = new Set<NodeId>();
+  /**
+   * Whether the knowledge heads alone are current (read or derived without the task heads): a
+   * knowledge head depends on its own node only, so `search` and scope matching derive no readiness.
+   */
+  private knowledgeOnly = false;
+  /** Nodes changed since the knowledge heads alone were last brought up to date. */
+  private readonly knowledgeChanged = new Set<NodeId>();
   /** How many heads this index has derived (tests count them: a kept index derives only what changed). */
   derivations = 0;
 
@@ -69,6 +79,7 @@ export class StatusIndex {
   /** Node `id` was written (or removed). Costs nothing now: its dependents are found when heads are next read. */
   nodeChanged(id: NodeId): void {
     if (this.heads || this.saved) this.changed.add(id);
+    if (this.knowledgeOnly) this.knowledgeChanged.add(id);
   }
 
   /**
@@ -86,6 +97,8 @@ export class StatusIndex {
    * removed edge carried is caught by that edge's marked ends. Do not modify it.
    */
   all(): ReadonlyMap<NodeId, NodeHead> {
+    this.knowledgeOnly = false;
+    this.knowledgeChanged.clear();
     if (!this.heads && this.saved) this.heads = this.readSaved();
     if (!this.heads) {
       this.heads = new Map();
@@ -105,9 +118,15 @@ export class StatusIndex {
     return this.heads;
   }
 
-  /** The heads of every knowledge node, current. Do not modify it. */
+  /**
+   * The heads of every knowledge node, current. Do not modify it. A knowledge head depends on its
+   * own node alone: with saved heads that keep knowledge apart, nothing else is read or derived.
+   */
   knowledge(): ReadonlyMap<NodeId, NodeHead> {
-    this.all();
+    if (this.knowledgeOnly || (!this.heads && this.readSavedKnowledge())) {
+      for (const id of this.knowledgeChanged) this.deriveKnowledge(id);
+      this.knowledgeChanged.clear();
+    } else this.all();
     return this.knowledgeHeads;
   }
 
@@ -122,7 +141,7 @@ export class StatusIndex {
    * initiative: what can match it, found without walking every knowledge item.
    */
   knowledgeScoping(target: { id: NodeId; tags: readonly string[]; domain: string | null; initiative: string }): Set<NodeHead> {
-    this.all();
+    this.knowledge();
     if (!this.scopeEntries) {
       this.scopeEntries = new Map();
       for (const head of this.knowledgeHeads.values()) this.indexScope(head, 'add');
@@ -147,7 +166,7 @@ export class StatusIndex {
   }
 
   private readSaved(): Map<NodeId, NodeHead> | null {
-    const saved = this.saved!();
+    const saved = typeof this.saved === 'function' ? this.saved() : this.saved!.all();
     this.saved = null;
     if (!saved) return null;
     const heads = new Map<NodeId, NodeHead>();
@@ -159,6 +178,40 @@ export class StatusIndex {
     }
     this.bulk = false;
     return heads;
+  }
+
+  /**
+   * Files the saved knowledge heads alone (when the save keeps them apart), with the nodes changed
+   * since marked; false when there are none to read.
+   */
+  private readSavedKnowledge(): boolean {
+    if (!this.saved || typeof this.saved === 'function') return false;
+    const saved = this.saved.knowledge();
+    if (!saved) return false;
+    this.clearGroups();
+    for (const head of saved) {
+      this.knowledgeHeads.set(head.id, head);
+      this.indexScope(head, 'add');
+    }
+    this.knowledgeOnly = true;
+    for (const id of this.changed) this.knowledgeChanged.add(id);
+    return true;
+  }
+
+  /** Derives the head of node `id` if it is (or was) knowledge, into the knowledge heads alone. */
+  private deriveKnowledge(id: NodeId): void {
+    const node = nodeOf(this.graph, id);
+    const before = this.knowledgeHeads.get(id);
+    if (!before && !isKnowledge(node)) return;
+    this.derivations += 1;
+    if (before) {
+      this.knowledgeHeads.delete(id);
+      this.indexScope(before, 'delete');
+    }
+    if (!isKnowledge(node)) return;
+    const head = headOf(this.graph, this.edges, node);
+    this.knowledgeHeads.set(id, head);
+    this.indexScope(head, 'add');
   }
 
   private clearGroups(): void {
@@ -219,20 +272,24 @@ export class StatusIndex {
       this.heads!.delete(id);
       return;
     }
-    const head: NodeHead = {
-      id,
-      type: nodeType(node),
-      status: derivedStatus(this.graph, this.edges, node),
-      initiative: node.initiative,
-      domain: node.domain,
-      created_at: node.created_at,
-      claim: isTask(node) ? node.claim : null,
-      scope: isKnowledge(node) ? node.scope : null,
-      priority: isTask(node) ? (node.priority ?? null) : null,
-    };
+    const head = headOf(this.graph, this.edges, node);
     this.heads!.set(id, head);
     this.group(head);
   }
+}
+
+function headOf(graph: Graph, edges: GraphIndex, node: GraphNode): NodeHead {
+  return {
+    id: node.id,
+    type: nodeType(node),
+    status: derivedStatus(graph, edges, node),
+    initiative: node.initiative,
+    domain: node.domain,
+    created_at: node.created_at,
+    claim: isTask(node) ? node.claim : null,
+    scope: isKnowledge(node) ? node.scope : null,
+    priority: isTask(node) ? (node.priority ?? null) : null,
+  };
 }
 
 const EMPTY: Ordered<NodeHead> = new OrderedSet<NodeHead>(byAge);

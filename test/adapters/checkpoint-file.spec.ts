@@ -4,7 +4,9 @@ import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from '
 import os from 'node:os';
 import path from 'node:path';
 import { bufferSource, decodeCheckpoint, encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
+import { crc32 } from '../../adapters/crc32.js';
 import { GraphDraft } from '../../domain/draft.js';
+import type { ProjectState } from '../../domain/project-state.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
 import { statusReport } from '../../domain/status-report.js';
 import { NOW, addKnowledge, addTask, newDraft } from '../support/graphs.js';
@@ -239,6 +241,22 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     const decoded = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph;
     expect(nodeOf(decoded, 'T2')!.title).to.be.a('string');
     expect(() => nodeOf(decoded, 'T1')).to.throw().that.satisfies((error: any) => error.code === 'STORAGE_ERROR' && /node T1 has notes that are not a list/.test(error.message));
+  });
+
+  it('reads the heads of a checkpoint whose heads line predates its sections (one checksum, the columns alone) without deriving them', () => {
+    const graph = sampleGraph();
+    const expected = statusOf(structuredClone(graph));
+    writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
+    const lines = readFileSync(temp.file, 'utf8').split('\n');
+    const columns = JSON.parse(`{${lines[2]!.slice(0, -2)}}`).heads.columns;
+    lines[2] = `"heads":${JSON.stringify(columns)}},`;
+    const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
+    member.checkpoint.heads_crc32 = crc32(Buffer.from(lines[2])).toString(16).padStart(8, '0');
+    lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
+    writeFileSync(temp.file, fixLayout(lines.join('\n')));
+    const decoded = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph as ProjectState;
+    expect(statusOf(decoded)).to.deep.equal(expected);
+    expect(decoded.indexes.statuses.derivations).to.equal(0);
   });
 
   it('derives the heads again from the nodes when they are missing, malformed or not JSON, with the same answer, and encodes the graph again', () => {

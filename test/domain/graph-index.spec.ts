@@ -36,3 +36,47 @@ describe('graph index kept current edge by edge', () => {
     expect(draft.index.into('D', 'BLOCKS')).to.deep.equal([]);
   });
 });
+
+describe('graph index read from saved endpoints', () => {
+  it('reads each node asked about once, applies the edge changes made since, and answers as an index of the whole list', () => {
+    const draft = newDraft();
+    for (let at = 0; at < 12; at++) addTask(draft, `T${at}`);
+    for (let at = 1; at < 12; at++) draft.addEdge({ from: `T${at - 1}`, to: `T${at}`, type: 'BLOCKS' });
+    const graph = draft.graph;
+    const whole = new GraphIndex(graph);
+    const asked: string[] = [];
+    const saved = {
+      of: (id: string) => {
+        asked.push(id);
+        return { into: TYPES.flatMap((type) => whole.into(id, type).map((edge) => ({ ...edge }))), outOf: TYPES.flatMap((type) => whole.outOf(id, type).map((edge) => ({ ...edge }))) };
+      },
+    };
+    const sut = new GraphIndex(graph, saved);
+    expect(sut.into('T5', 'BLOCKS').map((edge) => edge.from)).to.deep.equal(['T4']);
+    // Changes after the save: one edge removed (a copy of the saved one is what the graph holds), one added.
+    const edges = graph.edges as Edge[];
+    const removed = edges.splice(edges.findIndex((edge) => edge.from === 'T4' && edge.to === 'T5'), 1)[0]!;
+    sut.removed(removed);
+    const added: Edge = { from: 'T0', to: 'T5', type: 'BLOCKS' };
+    edges.push(added);
+    sut.added(added);
+    const fresh = new GraphIndex(graph);
+    for (let at = 0; at < 12; at++) {
+      for (const type of TYPES) {
+        expect(sut.into(`T${at}`, type), `into T${at} ${type}`).to.deep.equal(fresh.into(`T${at}`, type));
+        expect(sut.outOf(`T${at}`, type), `outOf T${at} ${type}`).to.deep.equal(fresh.outOf(`T${at}`, type));
+      }
+    }
+    expect(sut.wholeGroupings).to.equal(0);
+    expect(new Set(asked).size).to.equal(asked.length);
+  });
+
+  it('groups the whole edge list instead once a saved entry proves damaged', () => {
+    const draft = newDraft();
+    for (const id of ['A', 'B']) addTask(draft, id);
+    draft.addEdge({ from: 'A', to: 'B', type: 'BLOCKS' });
+    const sut = new GraphIndex(draft.graph, { of: () => null });
+    expect(sut.into('B', 'BLOCKS').map((edge) => edge.from)).to.deep.equal(['A']);
+    expect(sut.wholeGroupings).to.equal(1);
+  });
+});

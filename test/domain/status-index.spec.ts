@@ -149,7 +149,7 @@ describe('StatusIndex (status buckets kept per change)', () => {
     const later = new GraphDraft(draft.graph, NOW, 'orchestrator');
     for (let step = 200; step < 260; step++) randomStep(later, next, step);
     const changes = later.changes()!;
-    const seeded = projectState(saved, () => heads);
+    const seeded = projectState(saved, { heads: () => heads });
     applyChangeSet(seeded, structuredClone(changes));
     expect(keptStatuses(seeded)).to.deep.equal(freshStatuses(draft.graph));
   });

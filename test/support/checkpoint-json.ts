@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
-import { crc32 } from '../../adapters/crc32.js';
+import { headsLine } from '../../adapters/heads-line.js';
 
 /** A checkpoint's content as one plain object: the graph's fields and its `ledger` position. */
 export function readCheckpointJson(file: string): Record<string, any> {
@@ -16,24 +16,30 @@ export function writeCheckpointJson(file: string, value: Record<string, any>): v
 }
 
 /**
- * Rewrites the heads (derived statuses) a checkpoint saved so that node `id`'s says `status`,
- * leaving every node and edge as it is. `rules`: the rules version the heads then claim, with a
- * checksum that matches the new line (only the version can tell them apart); without it, the
+ * Rewrites the heads (derived statuses) a checkpoint saved so that node `id`'s says `status` (in
+ * every section that holds it), leaving every node and edge as it is. `rules`: the rules version
+ * the heads then claim, with checksums that match the new line (only the version can tell them apart); without it, the
  * version and checksum are left as they were (the heads were edited alone).
  */
 export function editSavedHeads(file: string, id: string, status: string, rules?: number): void {
   const lines = readFileSync(file, 'utf8').split('\n');
   const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`).checkpoint;
-  const heads = JSON.parse(`{${lines[2]!.slice(0, -1)}`).heads;
+  const line = JSON.parse(`{${lines[2]!.slice(0, -1)}`).heads;
+  const heads = line.columns;
   const position = member.ids.indexOf(id);
   if (position < 0) throw new Error(`no node ${id} in ${file}`);
   if (!heads.strings.includes(status)) heads.strings.push(status);
   heads.status[position] = heads.strings.indexOf(status);
-  lines[2] = `"heads":${JSON.stringify(heads)}},`;
+  for (const entry of line.knowledge) if (entry[0] === id) entry[1] = status;
+  const sections = { columns: JSON.stringify(heads), knowledge: JSON.stringify(line.knowledge), endpoints: JSON.stringify(line.endpoints) };
+  const encoding = headsLine({ columns: Buffer.from(sections.columns), knowledge: Buffer.from(sections.knowledge), endpoints: Buffer.from(sections.endpoints) });
+  let step = encoding.next();
+  while (!step.done) step = encoding.next();
+  lines[2] = step.value.line.toString('utf8').slice(0, -1);
   member.lines.heads = Buffer.byteLength(lines[2]) + 1;
   if (rules !== undefined) {
     member.heads_rules = rules;
-    member.heads_crc32 = crc32(Buffer.from(lines[2])).toString(16).padStart(8, '0');
+    member.heads_crc32 = step.value.crc;
   }
   lines[1] = `"checkpoint":${JSON.stringify(member).slice(0, -1)},`;
   writeFileSync(file, lines.join('\n'));

@@ -1,0 +1,135 @@
+import { expect } from 'chai';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
+import { nodeContext } from '../../domain/context.js';
+import { GraphDraft } from '../../domain/draft.js';
+import { accept, addNote, submit, take } from '../../domain/lifecycle.js';
+import type { Graph } from '../../domain/model.js';
+import { nodeOf, plainGraph } from '../../domain/node-map.js';
+import type { ProjectState } from '../../domain/project-state.js';
+import { projectState } from '../../domain/project-state.js';
+import { searchKnowledge } from '../../domain/search.js';
+import { statusReport } from '../../domain/status-report.js';
+import { NOW, addGate, addKnowledge, addTask, newDraft } from '../support/graphs.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+/**
+ * What a read costs on a large checkpoint with a ledger tail (issue 28): a command that answers
+ * about a few nodes reads their edges through the saved endpoints and derives no head it does not
+ * need, and answers as a whole-graph derivation does.
+ */
+describe('point reads of a checkpointed graph with a ledger tail', () => {
+  const tempDir = useTempDir();
+  const CHAINS = 60;
+  const LENGTH = 10;
+  const open = () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock).open('demo-1234');
+  const checkpointFile = () => path.join(tempDir(), 'projects', 'demo-1234', 'tasks.json');
+
+  /** Chains of tasks behind gates, knowledge scoped to some of them; then a tail of commits. */
+  async function project(): Promise<FsProjectStore> {
+    const draft = newDraft();
+    for (let chain = 0; chain < CHAINS; chain++) {
+      addGate(draft, `G-${chain}`);
+      for (let step = 0; step < LENGTH; step++) {
+        const blocker = step === 0 ? `G-${chain}` : `T-${chain}-${step - 1}`;
+        addTask(draft, `T-${chain}-${step}`, { tags: [`chain-${chain}`] }, { blocked_by: step === 0 && chain % 2 === 0 ? [] : [blocker] });
+      }
+      addKnowledge(draft, `K-${chain}`, { title: `know ${chain}`, body: chain === 7 ? 'the one needle here' : 'plain words', scope: { domains: [], initiatives: [], tags: [`chain-${chain}`], node_ids: [] } });
+    }
+    const store = open();
+    await store.replace({ ...plainGraph(draft.graph), log: [] });
+    // The tail: a chain's first task taken, submitted and accepted (its successor becomes ready), a note on a knowledge item.
+    for (const step of [
+      (work: GraphDraft) => take(work, 'T-0-0'),
+      (work: GraphDraft) => submit(work, 'T-0-0', 'done'),
+      (work: GraphDraft) => accept(work, 'T-0-0'),
+      (work: GraphDraft) => addNote(work, 'K-3', 'a note'),
+    ]) {
+      await store.transact((graph) => {
+        const work = new GraphDraft(graph, NOW, 'bob');
+        step(work);
+        return { result: null, changes: work.changes() };
+      });
+    }
+    return store;
+  }
+
+  /** The same read on a plain copy of the graph, every index derived afresh. */
+  const fresh = (graph: Graph) => new GraphDraft(projectState(structuredClone(plainGraph(graph))), NOW, null);
+  const counts = (graph: Graph) => {
+    const { indexes } = graph as ProjectState;
+    return { groupings: indexes.edges.wholeGroupings, derivations: indexes.statuses.derivations };
+  };
+
+  it('context reads the node and its edges, not the edge list, and derives no task head', async () => {
+    const sut = await project();
+    const { answer, expected, used } = await sut.readGraph((graph) => {
+      const view = new GraphDraft(graph, NOW, null);
+      const answer = nodeContext(view, nodeOf(graph, 'T-0-1')!, NOW, { agent: null, staleMs: 1000 });
+      return { answer, used: counts(graph), expected: nodeContext(fresh(graph), nodeOf(graph, 'T-0-1')!, NOW, { agent: null, staleMs: 1000 }) };
+    });
+    expect(answer).to.deep.equal(expected);
+    expect(answer.derived_status).to.equal('ready');
+    expect(answer.knowledge.map((entry) => entry.node.id)).to.deep.equal(['K-0']);
+    // K-3 changed in the tail and may match by scope: its head alone is derived again, no task's.
+    expect(used).to.deep.equal({ groupings: 0, derivations: 1 });
+  });
+
+  it('search reads the knowledge heads alone: no edge list, no task readiness', async () => {
+    const sut = await project();
+    const { answer, expected, used } = await sut.readGraph((graph) => ({
+      answer: searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false),
+      used: counts(graph),
+      expected: searchKnowledge(fresh(graph), 'needle', false),
+    }));
+    expect(answer).to.deep.equal(expected);
+    expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-7']);
+    // K-3 changed in the tail: its head alone is derived again.
+    expect(used).to.deep.equal({ groupings: 0, derivations: 1 });
+  });
+
+  it('status --limit 20 derives what the tail changed through the saved endpoints, not a whole edge map', async () => {
+    const sut = await project();
+    const filters = { staleMs: 1000, limit: 20, all: false };
+    const { answer, expected, used } = await sut.readGraph((graph) => ({
+      answer: statusReport(new GraphDraft(graph, NOW, null), NOW, filters),
+      used: counts(graph),
+      expected: statusReport(fresh(graph), NOW, filters),
+    }));
+    expect(answer).to.deep.equal(expected);
+    expect(answer.tasks.ready!.map((node) => node.id)).to.include('T-0-1');
+    expect(used.groupings).to.equal(0);
+    // T-0-0 (taken, submitted, accepted), what it blocks (T-0-1), and K-3: never every head.
+    expect(used.derivations).to.be.within(1, 6);
+  });
+
+  it('falls back to the edge list when a saved endpoint entry is damaged, and answers the same', async () => {
+    const sut = await project();
+    const text = readFileSync(checkpointFile(), 'utf8');
+    // The entry of T-0-1 names its blocker T-0-0 as `BT-0-0`: damaged, its checksum no longer holds.
+    const damaged = text.replace(/"T-0-1",\["BT-0-0"\]/, '"T-0-1",["BT-0-9"]');
+    expect(damaged).to.not.equal(text);
+    writeFileSync(checkpointFile(), damaged);
+    const { answer, expected, used } = await sut.readGraph((graph) => ({
+      answer: nodeContext(new GraphDraft(graph, NOW, null), nodeOf(graph, 'T-0-1')!, NOW, { agent: null, staleMs: 1000 }),
+      used: counts(graph),
+      expected: nodeContext(fresh(graph), nodeOf(graph, 'T-0-1')!, NOW, { agent: null, staleMs: 1000 }),
+    }));
+    expect(answer).to.deep.equal(expected);
+    expect(answer.blocking.map((entry) => entry.node.id)).to.deep.equal(['T-0-0']);
+    expect(used.groupings).to.be.greaterThan(0);
+  });
+
+  it('derives the knowledge heads again when their section is damaged, and finds the same', async () => {
+    const sut = await project();
+    const text = readFileSync(checkpointFile(), 'utf8');
+    // The knowledge section names K-9 where K-7 was (trusted, search would miss K-7): its checksum no longer holds.
+    const damaged = text.replace(/\["K-7","active"/, '["K-9","active"');
+    expect(damaged).to.not.equal(text);
+    writeFileSync(checkpointFile(), damaged);
+    const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
+    expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-7']);
+  });
+});
