@@ -9,7 +9,8 @@ import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { endpointSection } from './edge-endpoints.js';
 import { headColumns, knowledgeEntries } from './head-columns.js';
 import { headsLine, SavedHeadsLine } from './heads-line.js';
-import { CheckpointEdges, CheckpointNodes, type ByteSource, type NodeSpan } from './lazy-nodes.js';
+import { CheckpointEdges, CheckpointNodes, type ByteSource, type NodeLayout } from './lazy-nodes.js';
+import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
 import { assertGraphHeaderShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
@@ -35,6 +36,7 @@ export interface Checkpoint<Ref = LedgerRef> {
 const NEWLINE = Buffer.from('\n');
 const COMMA_NEWLINE = Buffer.from(',\n');
 const CHECKPOINT_MEMBER = '"checkpoint":';
+const IDS_MEMBER = '"ids":';
 const HEADS_MEMBER = '"heads":';
 const EDGES_MEMBER = '"edges":';
 const NODES_LINE = '"nodes":{\n';
@@ -44,11 +46,19 @@ const END = '}}\n';
 interface CheckpointMember {
   note: string;
   ledger: LedgerRef | ChangeSetsRef;
-  /** Node ids in file order, and where each node's JSON ends, counted from the first node line. */
-  /** The byte lengths of lines 3 and 4 (newline included), so a reader finds the nodes without reading them. */
-  lines: { heads: number; edges: number };
+  /**
+   * The byte lengths of the lines after this one (newline included), in file order, so a reader
+   * finds each without reading the others: the id list, the slot table (absent when the node
+   * section is too long for one), the heads and the edges.
+   */
+  lines: { ids: number; slots?: number; heads: number; edges: number };
+  /** The slot table's layout (node-slots.ts), absent with the table. */
+  slot_layout?: SlotLayout;
+  /** On a line of its own: node ids in file order, and where each node's JSON ends, counted from the first node line. */
   ids: NodeId[];
   ends: number[];
+  /** On a line of its own: the slot table that finds one node's line without the id list (node-slots.ts). */
+  slots: string[];
   /** Every node's StatusIndex head, by column in the order of `ids` (head-columns.ts), on a line of its own. */
   heads: unknown;
   /**
@@ -67,10 +77,12 @@ interface CheckpointMember {
  * parses only what it uses (docs/storage.md):
  *
  *   1 `{` version, fence_generation, revision, initiatives, `"log":[],`
- *   2 `"checkpoint":{` note, ledger position, node ids and where each node's JSON ends, `,`
- *   3 `"heads":[...]},` each node's StatusIndex head (the end of the checkpoint member)
- *   4 `"edges":[...],`
- *   5 `"nodes":{`, then one line per node, then `}}`.
+ *   2 `"checkpoint":{` note, ledger position, the lengths of the lines that follow, `,`
+ *   3 `"ids":[...],"ends":[...],` node ids in file order and where each node's JSON ends
+ *   4 `"slots":[...],` the slot table that finds one node by its id (node-slots.ts)
+ *   5 `"heads":[...]},` each node's StatusIndex head (the end of the checkpoint member)
+ *   6 `"edges":[...],`
+ *   7 `"nodes":{`, then one line per node, then `}}`.
  *
  * `nodes`: the nodes as read from the checkpoint the graph was loaded from, whose entries are
  * copied rather than encoded again (null: every node is encoded).
@@ -156,6 +168,10 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     offset += last ? 1 : 2;
   }
   yield;
+  const idsText = `${IDS_MEMBER}${JSON.stringify(ids)}`;
+  yield;
+  const idsLine = Buffer.from(`${idsText},"ends":${JSON.stringify(ends)},\n`);
+  const slots = yield* encodeSlotTable(ids, ends, offset, SLICE * 5);
   const head = JSON.stringify({ ...copy.fields, log: [] });
   const { line: headsLine, crc: headsCrc } = yield* headsLineOf(copy);
   const edgeSlices: string[] = [];
@@ -166,12 +182,13 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const edgesLine = copy.unreadEdges
     ? copiedEdgesLine(copy.unreadEdges)
     : Buffer.from(`${EDGES_MEMBER}${Array.isArray(copy.edges) ? `[${edgeSlices.join(',')}]` : JSON.stringify(copy.edges)},\n`);
-  const lineBytes = { heads: headsLine.length, edges: edgesLine.length };
+  const lineBytes = { ids: idsLine.length, ...(slots ? { slots: slots.line.length } : {}), heads: headsLine.length, edges: edgesLine.length };
   const requests = copy.requests.length > 0 ? { requests: copy.requests } : {};
-  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: headsCrc, ...requests, ids, ends });
+  const slotLayout = slots ? { slot_layout: slots.layout } : {};
+  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: headsCrc, ...requests, ...slotLayout });
   yield;
   const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
-  return [Buffer.from(top), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
+  return [Buffer.from(top), idsLine, ...(slots ? [slots.line] : []), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
 }
 
 /** The heads line (heads-line.ts): every head by column, the knowledge heads apart, the edges by endpoint. */
@@ -236,10 +253,11 @@ export function bufferSource(buffer: Buffer): ByteSource {
 /**
  * The graph a checkpoint holds, read from `source` as it is used: the first two lines now, with
  * every check that needs no more than a few bytes (the lines are where line 2 says, the document
- * closes where the node offsets say, so a file cut short fails here whatever the command reads);
- * the edges line; the heads line when first used (if the rules that derived them are this
- * release's and the line is as written); each node when it is first read (lazy-nodes.ts), its
- * line's bounds checked then. The nodes keep `source` until they are closed.
+ * closes where the slot table or the node offsets say, so a file cut short fails here whatever
+ * the command reads); the id list, the edges line, and the heads line when first used (the heads
+ * if the rules that derived them are this release's and the line is as written); each node when
+ * it is first read (lazy-nodes.ts), found by the slot table, its line's bounds checked then. The
+ * nodes keep `source` until they are closed.
  */
 export function decodeCheckpoint(source: ByteSource, path: string): Checkpoint;
 export function decodeCheckpoint<Ref>(source: ByteSource, path: string, readRef: (value: unknown, path: string) => Ref): Checkpoint<Ref>;
@@ -254,20 +272,22 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
   if (!Array.isArray(log) || log.length !== 0) throw invalidFile(path, 'its log is not the empty list a checkpoint keeps (the log is in the ledger)');
   const checkpoint = parseLine(top, headEnd! + 1, memberEnd, '{', '}}', path, 'its checkpoint line').checkpoint as Partial<CheckpointMember> | undefined;
   if (typeof checkpoint !== 'object' || checkpoint === null) throw invalidFile(path, 'its second line is not the checkpoint member');
-  const lines = checkpoint.lines;
-  if (!lines || !Number.isSafeInteger(lines.heads) || !Number.isSafeInteger(lines.edges) || lines.heads < 3 || lines.edges < 3) throw invalidFile(path, 'its line lengths are malformed');
-  const heads = { start: memberEnd + 1, end: memberEnd + lines.heads };
-  const edges = { start: heads.end + 1, end: heads.end + lines.edges };
+  // A file of release 0.1.0 (or of main before the slot table) lists its ids on line 2 itself.
+  const idsInline = 'ids' in checkpoint;
+  const { ids: idsLine, slots: slotsLine, heads, edges } = linesAfter(memberEnd + 1, checkpoint.lines, idsInline, path);
   const sectionStart = edges.end + 1 + NODES_LINE.length;
+  const sectionEnd = size - END.length;
+  if (idsLine) expectBytes(source, idsLine.start, `${IDS_MEMBER}[`, path, 'its id list is missing');
+  if (idsLine) expectBytes(source, idsLine.end - 2, '],\n', path, 'its id list is cut');
   expectBytes(source, heads.start, HEADS_MEMBER, path, 'its heads line is missing');
   expectBytes(source, heads.end - 2, '},\n', path, 'its heads line is cut');
   expectBytes(source, edges.start, `${EDGES_MEMBER}[`, path, 'its edges line is missing');
   expectBytes(source, edges.end - 2, '],\n', path, 'its edges line is cut');
-  expectBytes(source, edges.end + 1, NODES_LINE, path, 'its nodes do not start on the fifth line');
-  const layout = assertLayout(checkpoint.ids, checkpoint.ends, size - sectionStart - END.length, path);
-  expectBytes(source, size - END.length, END, path, 'it is truncated or has trailing bytes');
+  expectBytes(source, edges.end + 1, NODES_LINE, path, 'its nodes do not start after its edges line');
+  expectBytes(source, sectionEnd, END, path, 'it is truncated or has trailing bytes');
+  const layout = nodeLayout(source, checkpoint, { idsLine, slotsLine, sectionStart, sectionEnd }, path);
   const ledger = readRef(checkpoint.ledger, path);
-  const nodes = new CheckpointNodes(source, layout.ids, nodeSpans(sectionStart, layout), path);
+  const nodes = new CheckpointNodes(source, layout, path);
   const edgeList = new CheckpointEdges(
     () => {
       const edgeLine = parseLine(nodes.bytes(edges.start, edges.end, 'the edges'), 0, edges.end - edges.start, '{', '}', path, 'its edges line').edges;
@@ -277,7 +297,7 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
     () => nodes.bytes(edges.start + EDGES_MEMBER.length + 1, edges.end - 2, 'the edges'),
   );
   const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), edges: edgeList, nodes };
-  return { graph: projectState(graph, savedIndexes(checkpoint, nodes, heads, layout.ids), assertRequests(checkpoint.requests, path)), ledger, nodes };
+  return { graph: projectState(graph, savedIndexes(checkpoint, nodes, heads), assertRequests(checkpoint.requests, path)), ledger, nodes };
 }
 
 /**
@@ -285,9 +305,10 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
  * that derived them are this release's, the edges by endpoint whatever the rules. What does not
  * check is derived again from the nodes and the edge list.
  */
-function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNodes, heads: { start: number; end: number }, ids: readonly NodeId[]): SavedIndexes | null {
+function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNodes, heads: { start: number; end: number }): SavedIndexes | null {
   if (typeof checkpoint.heads_crc32 !== 'string') return null;
-  const line = new SavedHeadsLine((start, end) => nodes.bytes(heads.start + start, heads.start + end, 'the heads'), heads.end - heads.start, checkpoint.heads_crc32, ids);
+  const read = (start: number, end: number) => nodes.bytes(heads.start + start, heads.start + end, 'the heads');
+  const line = new SavedHeadsLine(read, heads.end - heads.start, checkpoint.heads_crc32, () => nodes.fileIds(), () => nodes.fileCount());
   let endpoints: SavedEdges | null | undefined;
   return {
     heads: checkpoint.heads_rules === STATUS_RULES_VERSION ? { all: () => line.all(), knowledge: () => line.knowledge() } : null,
@@ -329,13 +350,53 @@ function parseLine(bytes: Buffer, start: number, end: number, before: string, af
   throw invalidFile(path, `${what} is not JSON`);
 }
 
-/** Where each node's line and JSON are; the line's bounds are checked when it is parsed. */
-function nodeSpans(sectionStart: number, layout: { ids: NodeId[]; ends: number[] }): (position: number) => NodeSpan {
-  const { ids, ends } = layout;
-  return (position) => {
-    const key = position === 0 ? sectionStart : sectionStart + ends[position - 1]! + 2;
-    return { key, start: key + ids[position]!.length + 3, end: sectionStart + ends[position]!, last: position === ids.length - 1 };
+/** A line of the file: where it starts, and where its newline is. */
+interface LineBounds {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where the lines after line 2 are, from the lengths it gives: the id list and slot table (null
+ * in a file whose line 2 lists its ids), the heads and the edges.
+ */
+function linesAfter(start: number, value: unknown, idsInline: boolean, path: string): { ids: LineBounds | null; slots: LineBounds | null; heads: LineBounds; edges: LineBounds } {
+  const lines = value as Partial<CheckpointMember['lines']> | undefined;
+  const names = idsInline ? (['heads', 'edges'] as const) : lines?.slots === undefined ? (['ids', 'heads', 'edges'] as const) : (['ids', 'slots', 'heads', 'edges'] as const);
+  const found: Record<string, LineBounds> = {};
+  let at = start;
+  for (const name of names) {
+    const length = lines?.[name];
+    if (!Number.isSafeInteger(length) || length! < 3) throw invalidFile(path, 'its line lengths are malformed');
+    found[name] = { start: at, end: at + length! - 1 };
+    at += length!;
+  }
+  return { ids: found.ids ?? null, slots: found.slots ?? null, heads: found.heads!, edges: found.edges! };
+}
+
+/**
+ * Where the nodes are (lazy-nodes.ts). The id list is parsed now from a file whose line 2 holds
+ * it, or when the slot table does not match the node section (so a file cut or edited out of
+ * shape fails here, whatever the command reads); else only when first used.
+ */
+function nodeLayout(source: ByteSource, member: Partial<CheckpointMember>, at: { idsLine: LineBounds | null; slotsLine: LineBounds | null; sectionStart: number; sectionEnd: number }, path: string): NodeLayout {
+  const { idsLine, slotsLine, sectionStart, sectionEnd } = at;
+  const sectionBytes = sectionEnd - sectionStart;
+  const parseList = (read: (start: number, end: number) => Buffer) => {
+    if (!idsLine) return assertLayout(member.ids, member.ends, sectionBytes, path);
+    const parsed = parseLine(read(idsLine.start, idsLine.end), 0, idsLine.end - idsLine.start, '{', '}', path, 'its id list');
+    return assertLayout(parsed.ids, parsed.ends, sectionBytes, path);
   };
+  // The table is derived data: one that does not match the file is not used (the list answers), as heads are derived again.
+  const slotLayout = slotsLine && slotsLineHolds(source, slotsLine) ? slotLayoutOf(member.slot_layout, slotsLine.end + 1 - slotsLine.start, sectionBytes) : null;
+  if (slotLayout) return { sectionStart, sectionEnd, slots: { lineStart: slotsLine!.start, layout: slotLayout }, list: parseList };
+  const list = parseList((start, end) => source.bytes(start, end));
+  return { sectionStart, sectionEnd, slots: null, list: () => list };
+}
+
+function slotsLineHolds(source: ByteSource, line: LineBounds): boolean {
+  const opens = source.bytes(line.start, line.start + SLOTS_LINE_OPENING.length).toString('latin1') === SLOTS_LINE_OPENING;
+  return opens && source.bytes(line.end - 2, line.end + 1).toString('latin1') === '],\n';
 }
 
 /** The ledger position a checkpoint is taken at, read from its first two lines only; null when they do not say. */
@@ -367,7 +428,7 @@ function notACheckpoint(start: string): string {
 }
 
 /**
- * The node index of line 2, checked as far as a few loops go: ids are strings and the offsets grow
+ * The id list, checked as far as a few loops go: ids are strings and the offsets grow
  * and end where the node section does. That no id is listed twice is checked by whatever indexes
  * or lists every id (lazy-nodes.ts), not by every load: a set of 50k ids costs more than a `show`.
  */

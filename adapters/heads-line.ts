@@ -6,7 +6,7 @@ import { SavedEndpoints } from './edge-endpoints.js';
 import { headsOf, knowledgeHeadsOf } from './head-columns.js';
 
 /**
- * The checkpoint's heads line (line 3) in sections, so that a reader takes only what it needs:
+ * The checkpoint's heads line (line 5) in sections, so that a reader takes only what it needs:
  *
  *   "heads":{"sections":{<directory>},"columns":{...},"knowledge":[...],"endpoints":[...]}},
  *
@@ -86,14 +86,16 @@ export class SavedHeadsLine {
     private readonly read: (start: number, end: number) => Buffer,
     private readonly size: number,
     private readonly crc: string,
-    private readonly ids: readonly NodeId[],
+    /** The checkpoint's node ids in file order (its id list, parsed when first asked for), and how many there are. */
+    private readonly ids: () => readonly NodeId[],
+    private readonly count: () => number,
   ) {}
 
   /** Every node's head, in the order of the ids. */
   all(): NodeHead[] | null {
     if (this.isLegacy()) return this.legacyHeads();
     const columns = this.section('columns');
-    return columns === null ? null : headsOf(columns, this.ids);
+    return columns === null ? null : headsOf(columns, this.ids());
   }
 
   /** The knowledge heads alone. */
@@ -109,7 +111,7 @@ export class SavedHeadsLine {
     if (!directory) return null;
     const { start, end } = directory.endpoints;
     if (end - start < 4 || this.read(start, start + 2).toString('latin1') !== '["') return null;
-    return new SavedEndpoints((from, to) => this.read(start + from, start + Math.min(to, end - start)), end - start, this.ids.length, positionOf);
+    return new SavedEndpoints((from, to) => this.read(start + from, start + Math.min(to, end - start)), end - start, this.count(), positionOf);
   }
 
   private isLegacy(): boolean {
@@ -163,7 +165,7 @@ export class SavedHeadsLine {
     try {
       const text = line.toString('utf8');
       const parsed = JSON.parse(`{${text.slice(0, text.endsWith('},') ? -2 : text.length)}}`) as Record<string, unknown>;
-      return headsOf(parsed.heads, this.ids);
+      return headsOf(parsed.heads, this.ids());
     } catch {
       return null;
     }

@@ -1,5 +1,6 @@
 import type { Edge, GraphNode, NodeId } from '../domain/model.js';
 import { LAZY_COLLECTION, type EdgeList, type NodeMap } from '../domain/node-map.js';
+import { DAMAGED, SlotTable, type SlotLayout } from './node-slots.js';
 import { assertNodeShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
 
@@ -19,11 +20,31 @@ export interface NodeSpan {
   end: number;
   /** The last node's line ends with a newline, the others with a comma and one. */
   last: boolean;
+  /** Its position among the file's ids. */
+  position: number;
+  /** Found by the slot table (checked further when read: a span that does not hold sends the reader to the id list). */
+  fromSlots?: boolean;
+}
+
+/**
+ * Where a checkpoint's nodes are: the node section's bounds in the file, the id list (the ids in
+ * file order and where each node's JSON ends, from the section's start), parsed on first use, and
+ * the slot table that finds one node without it (null for a file of an earlier release, whose
+ * line 2 holds the list, or when the table does not match the file).
+ */
+export interface NodeLayout {
+  sectionStart: number;
+  sectionEnd: number;
+  /** Parses the id list, reading the file through `read`. */
+  list(read: (start: number, end: number) => Buffer): { ids: readonly NodeId[]; ends: readonly number[] };
+  /** Where the slot table's line starts, and its layout. */
+  slots: { lineStart: number; layout: SlotLayout } | null;
 }
 
 /**
  * The nodes of one checkpoint, read as they are used: a command that reads ten nodes of fifty
- * thousand parses ten, and nothing is done per node when the checkpoint is opened. It is the
+ * thousand parses ten, found by the slot table (node-slots.ts) without parsing the id list, and
+ * nothing is done per node when the checkpoint is opened. It is the
  * graph's node map (a NodeMap, domain/node-map.ts: `get`, `has`, `set`, `delete`, `ids`, `size`),
  * an explicit object rather than a record: a record of fifty thousand accessors cost 50-70 ms to
  * define at every load (issue 24). Each node is parsed on first `get` and kept; every node it
@@ -51,23 +72,27 @@ export class CheckpointNodes implements NodeMap {
   private positions: Map<NodeId, number> | null = null;
   private scans = 0;
   private open = true;
+  /** The id list, once parsed; until then lookups go through the slot table (when there is one that holds). */
+  private list: { ids: readonly NodeId[]; ends: readonly number[] } | null = null;
+  private slots: SlotTable | null;
 
   constructor(
     private readonly source: ByteSource,
-    private readonly fileIds: readonly NodeId[],
-    private readonly spanOf: (position: number) => NodeSpan,
+    private readonly layout: NodeLayout,
     private readonly path: string,
-  ) {}
+  ) {
+    this.slots = layout.slots && new SlotTable((start, end) => this.bytes(start, end, 'the slot table'), layout.slots.lineStart, layout.slots.layout);
+  }
 
   get(id: NodeId): GraphNode | undefined {
     const known = this.values.get(id);
     if (known !== undefined || this.removed.has(id)) return known;
-    const position = this.positionOf(id);
-    return position === undefined ? undefined : this.read(id, position);
+    const span = this.locate(id);
+    return span === undefined ? undefined : this.read(id, span);
   }
 
   has(id: NodeId): boolean {
-    return this.values.has(id) || (!this.removed.has(id) && this.positionOf(id) !== undefined);
+    return this.values.has(id) || (!this.removed.has(id) && this.locate(id) !== undefined);
   }
 
   /** Looks nothing up: replaying a ledger tail sets many nodes, and only `ids` needs to know which are new. */
@@ -83,7 +108,8 @@ export class CheckpointNodes implements NodeMap {
   /** The file's ids not deleted, then the others set since, in the order they were set (a record's order). */
   ids(): NodeId[] {
     const inFile = this.fileIdSet();
-    const kept = this.removed.size === 0 ? this.fileIds : this.fileIds.filter((id) => !this.removed.has(id));
+    const fileIds = this.fileIds();
+    const kept = this.removed.size === 0 ? fileIds : fileIds.filter((id) => !this.removed.has(id));
     const added = [...this.values.keys()].filter((id) => !inFile.has(id) || this.removed.has(id));
     return kept.concat(added);
   }
@@ -104,10 +130,8 @@ export class CheckpointNodes implements NodeMap {
    * read when unread or unchanged since; else encoded now (and remembered).
    */
   entry(id: NodeId, node?: GraphNode): Buffer {
-    if (node === undefined && this.isUnread(id)) {
-      const span = this.spanOf(this.positionOf(id)!);
-      return this.bytes(span.key, span.end, `node ${id}`);
-    }
+    const unread = node === undefined && !this.values.has(id) && !this.removed.has(id) ? this.locate(id) : undefined;
+    if (unread) return this.bytes(unread.key, unread.end, `node ${id}`);
     node ??= this.get(id)!;
     const known = this.entries.get(id);
     if (known?.node === node) return known.entry;
@@ -118,7 +142,12 @@ export class CheckpointNodes implements NodeMap {
 
   /** Node `id`'s position among the file's ids (what the checkpoint's per-node sections are ordered by); undefined when the file has none. */
   filePosition(id: NodeId): number | undefined {
-    return this.positionOf(id);
+    return this.locate(id)?.position;
+  }
+
+  /** How many nodes the file holds (the slot table says, until the id list is parsed). */
+  fileCount(): number {
+    return this.slots && !this.list ? this.slots.nodes : this.fileIds().length;
   }
 
   /** Bytes of the checkpoint, while it is open (`what` names what was read too late). */
@@ -134,39 +163,99 @@ export class CheckpointNodes implements NodeMap {
     this.source.close?.();
   }
 
+  /** The ids of the file, in its order (the id list, parsed now if it was not). */
+  fileIds(): readonly NodeId[] {
+    return this.listed().ids;
+  }
+
   /** The file's ids as a set, checked unique (a command that reads every id finds an id listed twice). */
   private fileIdSet(): Set<NodeId> {
-    const set = new Set(this.fileIds);
-    if (set.size !== this.fileIds.length) throw invalidFile(this.path, 'its node ids are malformed (an id is listed twice)');
+    const set = new Set(this.fileIds());
+    if (set.size !== this.fileIds().length) throw invalidFile(this.path, 'its node ids are malformed (an id is listed twice)');
     return set;
   }
 
-  private isUnread(id: NodeId): boolean {
-    return !this.values.has(id) && !this.removed.has(id) && this.positionOf(id) !== undefined;
+  private listed(): { ids: readonly NodeId[]; ends: readonly number[] } {
+    this.list ??= this.layout.list((start, end) => this.bytes(start, end, 'the id list'));
+    return this.list;
+  }
+
+  /**
+   * Where node `id` of the file is: by the slot table until the id list is parsed (a command that
+   * lists every id then finds the others by it), else by the list. A table that does not hold
+   * (a bucket fails its check, or no entry it names is the id's line) is dropped for the list.
+   */
+  private locate(id: NodeId): NodeSpan | undefined {
+    if (this.slots && !this.list) {
+      const found = this.bySlots(id, this.slots);
+      if (found !== DAMAGED) return found;
+      this.slots = null;
+    }
+    const position = this.positionOf(id);
+    return position === undefined ? undefined : this.spanAt(position);
+  }
+
+  /** The span of the slot table's entry whose line is keyed by `id`, undefined when it has none, DAMAGED when it cannot say. */
+  private bySlots(id: NodeId, slots: SlotTable): NodeSpan | undefined | typeof DAMAGED {
+    const candidates = slots.candidates(id);
+    if (candidates === DAMAGED || candidates.length === 0) return candidates === DAMAGED ? DAMAGED : undefined;
+    const { sectionStart, sectionEnd } = this.layout;
+    const key = Buffer.from(`\n${JSON.stringify(id)}:`);
+    for (const { offset, length, position } of candidates) {
+      const at = sectionStart + offset;
+      // The entry's line starts right after a newline with the id's key (JSON strings hold no raw newline).
+      if (this.bytes(at - 1, at - 1 + key.length, `node ${id}`).equals(key)) {
+        return { key: at, start: at + key.length - 1, end: at + length, last: at + length === sectionEnd - 1, position, fromSlots: true };
+      }
+    }
+    // Only another id sharing the fingerprint, or a table pointing elsewhere: the list says which.
+    return DAMAGED;
   }
 
   private positionOf(id: NodeId): number | undefined {
     if (this.positions) return this.positions.get(id);
+    const ids = this.fileIds();
     if (++this.scans <= POSITION_SCANS) {
-      const at = this.fileIds.indexOf(id);
+      const at = ids.indexOf(id);
       return at < 0 ? undefined : at;
     }
-    const positions = new Map(this.fileIds.map((known, position) => [known, position]));
-    if (positions.size !== this.fileIds.length) throw invalidFile(this.path, 'its node ids are malformed (an id is listed twice)');
+    const positions = new Map(ids.map((known, position) => [known, position]));
+    if (positions.size !== ids.length) throw invalidFile(this.path, 'its node ids are malformed (an id is listed twice)');
     this.positions = positions;
     return positions.get(id);
   }
 
-  private read(id: NodeId, position: number): GraphNode {
-    const node = this.parse(id, position);
+  /** Where the node at `position` of the id list lies; a node's line starts two bytes after the previous one's end (`,` and a newline). */
+  private spanAt(position: number): NodeSpan {
+    const { ids, ends } = this.listed();
+    const { sectionStart } = this.layout;
+    const key = position === 0 ? sectionStart : sectionStart + ends[position - 1]! + 2;
+    return { key, start: key + ids[position]!.length + 3, end: sectionStart + ends[position]!, last: position === ids.length - 1, position };
+  }
+
+  private read(id: NodeId, span: NodeSpan): GraphNode | undefined {
+    let node: GraphNode;
+    try {
+      node = this.parse(id, span);
+    } catch (error) {
+      if (!span.fromSlots) throw error;
+      // The table's span did not hold: the id list decides (and reports the damage, if it is the node's).
+      this.slots = null;
+      const listed = this.locate(id);
+      if (listed === undefined) return undefined;
+      node = this.parse(id, listed);
+    }
     this.values.set(id, node);
     return node;
   }
 
-  private parse(id: NodeId, position: number): GraphNode {
-    const span = this.spanOf(position);
-    const line = this.bytes(span.key, span.end + 1, `node ${id}`);
-    if (line.length !== span.end + 1 - span.key || line[line.length - 1] !== (span.last ? 0x0a : 0x2c)) throw invalidFile(this.path, `the line of node ${id} does not end where the node offsets say`);
+  private parse(id: NodeId, span: NodeSpan): GraphNode {
+    // A span from the slot table is read with the byte after it, to see that its line ends there.
+    const after = span.fromSlots && !span.last ? 1 : 0;
+    const bytes = this.bytes(span.key, span.end + 1 + after, `node ${id}`);
+    const line = bytes.subarray(0, span.end + 1 - span.key);
+    const endsThere = bytes.length === span.end + 1 + after - span.key && line[line.length - 1] === (span.last ? 0x0a : 0x2c) && (after === 0 || bytes[line.length] === 0x0a);
+    if (!endsThere || (span.fromSlots && line.indexOf(0x0a) !== (span.last ? line.length - 1 : -1))) throw invalidFile(this.path, `the line of node ${id} does not end where the node offsets say`);
     if (line.toString('utf8', 0, span.start - span.key) !== `${JSON.stringify(id)}:`) throw invalidFile(this.path, `the line of node ${id} is keyed by another id`);
     let node: unknown;
     try {

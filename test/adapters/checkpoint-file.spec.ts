@@ -5,10 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { bufferSource, decodeCheckpoint, encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
 import { crc32 } from '../../adapters/crc32.js';
+import { encodeSlotTable } from '../../adapters/node-slots.js';
 import { GraphDraft } from '../../domain/draft.js';
 import type { ProjectState } from '../../domain/project-state.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
 import { statusReport } from '../../domain/status-report.js';
+import { seededRandom } from '../support/crash-file-system.js';
 import { NOW, addKnowledge, addTask, newDraft } from '../support/graphs.js';
 
 function task(id: string, title = `Task ${id}`): GraphNode {
@@ -20,7 +22,7 @@ function task(id: string, title = `Task ${id}`): GraphNode {
   } as GraphNode;
 }
 
-function graphOf(count: number): Graph {
+function graphOf(count: number): Graph & { nodes: Record<string, GraphNode> } {
   const nodes: Record<string, GraphNode> = {};
   for (let i = 0; i < count; i++) nodes[`T-${i}`] = task(`T-${i}`);
   return {
@@ -183,20 +185,30 @@ describe('checkpoint file', () => {
   }
 });
 
-/** Rewrites the layout (line lengths, node offsets) to match the (edited) lines, so only the edit is wrong. */
+/** Rewrites the layout (line lengths, node offsets, slot table) to match the (edited) lines, so only the edit is wrong. */
 function fixLayout(text: string): string {
   const lines = text.split('\n');
   const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
-  const nodeLines = lines.slice(5, -2);
+  const nodeLines = lines.slice(7, -2);
   let offset = 0;
-  member.checkpoint.ends = nodeLines.map((line, at) => {
+  const ends = nodeLines.map((line, at) => {
     const end = offset + Buffer.byteLength(line) - (at < nodeLines.length - 1 ? 1 : 0);
     offset += Buffer.byteLength(line) + 1;
     return end;
   });
-  member.checkpoint.lines = { heads: Buffer.byteLength(lines[2]!) + 1, edges: Buffer.byteLength(lines[3]!) + 1 };
+  const ids = nodeLines.map((line) => line.slice(1, line.indexOf('":')));
+  lines[2] = `"ids":${JSON.stringify(ids)},"ends":${JSON.stringify(ends)},`;
+  const slots = finished(encodeSlotTable(ids, ends, offset, 1_000))!;
+  lines[3] = slots.line.toString('latin1', 0, slots.line.length - 1);
+  member.checkpoint.slot_layout = slots.layout;
+  member.checkpoint.lines = Object.fromEntries(['ids', 'slots', 'heads', 'edges'].map((name, at) => [name, Buffer.byteLength(lines[2 + at]!) + 1]));
   lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
   return lines.join('\n');
+}
+
+/** What a generator returns, run to its end. */
+function finished<T>(generator: Generator<void, T>): T {
+  for (let step = generator.next(); ; step = generator.next()) if (step.done) return step.value;
 }
 
 /** A checkpoint in the TDCK1 layout of pre-0.1 development builds: prefix, header line, node head section, one line per node. */
@@ -248,10 +260,11 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     const expected = statusOf(structuredClone(graph));
     writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
     const lines = readFileSync(temp.file, 'utf8').split('\n');
-    const columns = JSON.parse(`{${lines[2]!.slice(0, -2)}}`).heads.columns;
-    lines[2] = `"heads":${JSON.stringify(columns)}},`;
+    // Line 5, after the id list and the slot table.
+    const columns = JSON.parse(`{${lines[4]!.slice(0, -2)}}`).heads.columns;
+    lines[4] = `"heads":${JSON.stringify(columns)}},`;
     const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
-    member.checkpoint.heads_crc32 = crc32(Buffer.from(lines[2])).toString(16).padStart(8, '0');
+    member.checkpoint.heads_crc32 = crc32(Buffer.from(lines[4])).toString(16).padStart(8, '0');
     lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
     writeFileSync(temp.file, fixLayout(lines.join('\n')));
     const decoded = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph as ProjectState;
@@ -272,5 +285,137 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
       expect(statusOf(decoded)).to.deep.equal(expected);
       expect(statusOf(decodeCheckpoint(bufferSource(encodeCheckpoint(decoded, ledger)), temp.file).graph)).to.deep.equal(expected);
     }
+  });
+});
+
+describe('checkpoint file: a node found by position (the slot table, issue 28)', () => {
+  const temp = tempCheckpoint();
+  const isStorageError = (error: { code?: string }) => error.code === 'STORAGE_ERROR';
+
+  /** The byte range of the line that starts with `opening` (its newline excluded). */
+  function lineAt(bytes: Buffer, opening: string): { start: number; end: number } {
+    const start = bytes.indexOf(`\n${opening}`) + 1;
+    return { start, end: bytes.indexOf('\n', start) };
+  }
+
+  /** The id list no longer JSON, every byte where it was (so the layout holds). */
+  function withIdListDamaged(bytes: Buffer): Buffer {
+    const damaged = Buffer.from(bytes);
+    damaged.write('{', lineAt(damaged, '"ids":').start + '"ids":['.length, 'latin1');
+    return damaged;
+  }
+
+  /** A source that counts the bytes read from it. */
+  function counted(bytes: Buffer): { source: ReturnType<typeof bufferSource>; read: { bytes: number } } {
+    const read = { bytes: 0 };
+    const source = bufferSource(bytes);
+    return { read, source: { size: source.size, bytes: (start, end) => ((read.bytes += end - start), source.bytes(start, end)) } };
+  }
+
+  it('finds the nodes a command names without parsing the id list: a damaged list fails only what lists every id', () => {
+    const graph = graphOf(2_000);
+    const { source, read } = counted(withIdListDamaged(encodeCheckpoint(graph, ledger)));
+    const sut = decodeCheckpoint(source, temp.file);
+    read.bytes = 0;
+    expect(nodeOf(sut.graph, 'T-1500')).to.deep.equal(graph.nodes['T-1500']);
+    expect(nodeOf(sut.graph, 'T-7')).to.deep.equal(graph.nodes['T-7']);
+    expect(hasNode(sut.graph, 'T-42')).to.equal(true);
+    expect(hasNode(sut.graph, 'T-2000')).to.equal(false);
+    // Under a kilobyte of table per lookup and the nodes' lines: not the 30 KB id list.
+    expect(read.bytes).to.be.below(6_000);
+    setNode(sut.graph, 'T-2000', task('T-2000'));
+    expect(nodeOf(sut.graph, 'T-2000')!.id).to.equal('T-2000');
+    expect(() => nodeIds(sut.graph)).to.throw(/its id list is not JSON/).that.satisfies(isStorageError);
+    writeFileSync(temp.file, withIdListDamaged(encodeCheckpoint(graph, ledger)));
+    expect(() => readCheckpoint(temp.file)).to.throw(/its id list is not JSON/).that.satisfies(isStorageError);
+  });
+
+  it('gives each node or STORAGE_ERROR, never another node, whatever bytes of its slot table are damaged', () => {
+    const graph = graphOf(300);
+    const ids = Object.keys(graph.nodes);
+    const bytes = encodeCheckpoint(graph, ledger);
+    const table = lineAt(bytes, '"slots":');
+    const random = seededRandom(28);
+    const damages = [0, 0, 0];
+    for (let trial = 0; trial < 150; trial++) {
+      const damaged = Buffer.from(bytes);
+      for (let count = 1 + Math.floor(random() * 3); count > 0; count--) {
+        damaged[table.start + Math.floor(random() * (table.end - table.start))] = '0123456789abcdef"x'.charCodeAt(Math.floor(random() * 18));
+      }
+      // With the id list intact every node is found; with it damaged too, a read may fail, but only as STORAGE_ERROR.
+      for (const [listDamaged, file] of [[false, damaged], [true, withIdListDamaged(damaged)]] as const) {
+        const sample = Array.from({ length: 30 }, () => ids[Math.floor(random() * ids.length)]!);
+        for (const id of [...sample, 'T-300', 'X-1']) {
+          let found: GraphNode | undefined;
+          try {
+            // A table that does not match the file is set aside at open, where the list is then read.
+            found = nodeOf(decodeCheckpoint(bufferSource(file), temp.file).graph, id);
+          } catch (error) {
+            expect(listDamaged, `${id} in trial ${trial}`).to.equal(true);
+            expect(error).to.satisfy(isStorageError);
+            damages[2]!++;
+            continue;
+          }
+          expect(found, `${id} in trial ${trial}`).to.deep.equal(graph.nodes[id]);
+          damages[listDamaged ? 1 : 0]!++;
+        }
+      }
+    }
+    // Both outcomes were seen: damage the table's checks caught (the list then answers) and damage that left the lookups whole.
+    expect(damages[2]).to.be.above(0);
+    expect(damages[1]).to.be.above(0);
+  });
+
+  it('checks a hit against the node line it points to: a table rewritten to point elsewhere, its checksums right, still gives each node', () => {
+    const graph = graphOf(40);
+    const bytes = encodeCheckpoint(graph, ledger);
+    const text = bytes.toString('utf8');
+    const listLine = lineAt(bytes, '"ids":');
+    const { ids, ends } = JSON.parse(`{${bytes.toString('utf8', listLine.start, listLine.end - 1)}}`);
+    // Each pair of neighbours swapped in the table: T-0's entry names T-1's line, and so on.
+    const swapped = ids.map((_: string, at: number) => ids[at % 2 === 0 ? Math.min(at + 1, ids.length - 1) : at - 1]);
+    const nodeBytes = bytes.length - text.indexOf('"nodes":{\n') - '"nodes":{\n'.length - 3;
+    const forged = finished(encodeSlotTable(swapped, ends, nodeBytes, 1_000))!;
+    const table = lineAt(bytes, '"slots":');
+    const file = Buffer.concat([bytes.subarray(0, table.start), forged.line.subarray(0, -1), bytes.subarray(table.end)]);
+    expect(file.length).to.equal(bytes.length);
+    const sut = decodeCheckpoint(bufferSource(file), temp.file);
+    for (const id of ids) expect(nodeOf(sut.graph, id), id).to.deep.equal(graph.nodes[id]);
+    expect(hasNode(sut.graph, 'T-40')).to.equal(false);
+  });
+
+  for (const [name, edit] of [
+    ['a bucket count that is not the table', (member: any) => (member.checkpoint.slot_layout.buckets += 1)],
+    ['a node section length that is not the file', (member: any) => (member.checkpoint.slot_layout.node_bytes -= 1)],
+    ['a table format this release does not know', (member: any) => (member.checkpoint.slot_layout.format = 2)],
+  ] as const) {
+    it(`does not use a slot table whose line 2 gives ${name}: the id list answers, parsed at open`, () => {
+      const graph = graphOf(30);
+      const lines = encodeCheckpoint(graph, ledger).toString('utf8').split('\n');
+      const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
+      edit(member);
+      lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
+      const file = Buffer.from(lines.join('\n'));
+      const sut = decodeCheckpoint(bufferSource(file), temp.file);
+      expect(nodeOf(sut.graph, 'T-12')).to.deep.equal(graph.nodes['T-12']);
+      expect(() => decodeCheckpoint(bufferSource(withIdListDamaged(file)), temp.file)).to.throw(/its id list is not JSON/).that.satisfies(isStorageError);
+    });
+  }
+
+  it('reads a checkpoint of release 0.1.0 (its ids on line 2, no slot table), and writes it again with the table', () => {
+    const graph = graphOf(25);
+    const lines = encodeCheckpoint(graph, ledger).toString('utf8').split('\n');
+    const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
+    const { ids, ends } = JSON.parse(`{${lines[2]!.slice(0, -1)}}`);
+    const { slot_layout: _layout, lines: lengths, ...rest } = member.checkpoint;
+    const earlier = { ...rest, lines: { heads: lengths.heads, edges: lengths.edges }, ids, ends };
+    const old = [lines[0], `"checkpoint":${JSON.stringify(earlier).slice(0, -1)},`, ...lines.slice(4)].join('\n');
+    writeFileSync(temp.file, old);
+    expect(readCheckpoint(temp.file).graph).to.deep.equal(graph);
+    const sut = decodeCheckpoint(bufferSource(Buffer.from(old)), temp.file);
+    expect(nodeOf(sut.graph, 'T-3')).to.deep.equal(graph.nodes['T-3']);
+    const rewritten = encodeCheckpoint(sut.graph, ledger, sut.nodes);
+    expect(rewritten.equals(encodeCheckpoint(graph, ledger))).to.equal(true);
+    expect(rewritten.toString('utf8').split('\n')[3]).to.match(/^"slots":\["[0-9a-f]{216}"/);
   });
 });

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { Sandbox } from '../support/cli.js';
+import { Sandbox, runCli } from '../support/cli.js';
 import { readCheckpointJson, writeCheckpointJson } from '../support/checkpoint-json.js';
 import { projectDir, treeDigest } from '../support/durability.js';
 
@@ -85,5 +86,46 @@ describe('damaged state files (spec 9: the reader accepts only a valid schema 1)
     const after = (await sandbox.run(['state'])).json;
     expect(after.revision).to.equal(JSON.parse(before).revision + 1);
     expect(after.nodes).to.have.keys('T-1', 'T-2');
+  });
+});
+
+/** The bench's generator (plain JavaScript beside the sources): a project whose checkpoint holds every node. */
+const GENERATOR = path.resolve(__dirname, '../../../bench/generate.mjs');
+
+describe('a checkpoint whose id list is damaged (issue 28: point commands find nodes by the slot table)', function () {
+  this.timeout(60_000);
+  let root: string;
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('show, update, add-task, submit, accept, take and context answer without reading the list; status and state report STORAGE_ERROR', async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'taskdag-id-list-'));
+    const { writeProject } = await import(GENERATOR);
+    const fixture = await writeProject(root, 'ids', { size: 2_000, logEntries: 2_000, poolSize: 2 });
+    const file = path.join(fixture.stateDir, 'tasks.json');
+    const bytes = readFileSync(file);
+    // The first id's opening quote made a brace, in place: the list is no longer JSON, and every other byte is where it was.
+    bytes.write('{', bytes.indexOf('\n"ids":[') + '\n"ids":['.length, 'latin1');
+    writeFileSync(file, bytes);
+    const cli = (args: string[]) => runCli(args, { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env } });
+    const task = fixture.sample.task;
+    for (const args of [
+      ['show', task],
+      ['update', task, '--title', 'Renamed', '--as', 'a'],
+      ['add-task', '--initiative', fixture.initiative, '--title', 'x', '--body', 'y', '--acceptance', 'z', '--blocked-by', '', '--as', 'a'],
+      ['submit', fixture.pools.submit[0], '--note', 'done', '--as', 'a'],
+      ['accept', fixture.pools.accept[0], '--as', 'b'],
+      ['take', fixture.pools.take[0], '--as', 'a'],
+      ['context', task],
+    ]) {
+      const result = await cli(args);
+      expect(result.code, `${args[0]}: ${result.stdout}${result.stderr}`).to.equal(0);
+    }
+    expect((await cli(['show', task])).json.node.title).to.equal('Renamed');
+    for (const args of [['status'], ['state']]) {
+      const result = await cli(args);
+      expect(result.code, args[0]).to.equal(1);
+      expect(result.json.error.code, args[0]).to.equal('STORAGE_ERROR');
+      expect(result.json.error.message, args[0]).to.include('its id list is not JSON');
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Sandbox } from '../support/cli.js';
 
@@ -47,5 +47,21 @@ describe('projects written by release 0.1.0 open and keep working', function () 
     expect(shown.node.status).to.equal('in_progress');
     await sandbox.ok(['accept', 'T-bench-submit-0000', '--as', 'b']);
     expect((await sandbox.ok(['status'])).summary.submitted).to.equal(3);
+  });
+
+  it('its checkpoint is written again in the current layout (the id list and slot table on lines of their own), and reads the same', async () => {
+    sandbox = withReleased('generated');
+    const checkpoint = path.join(sandbox.home, '.taskdag', 'projects', 'bench-old', 'tasks.json');
+    const lines = () => readFileSync(checkpoint, 'utf8').split('\n');
+    expect(lines()[2]).to.match(/^"heads":/);
+    const before = { status: await sandbox.ok(['status']), shown: await sandbox.ok(['show', 'T-bench-take-0000']) };
+    // One transaction of 40 KB passes the smallest checkpoint threshold (32 KiB): its commit writes the checkpoint.
+    const add = { op: 'add-task', args: { initiative: 'init-0', title: 'x', body: 'y'.repeat(1_000), acceptance: 'z', blocked_by: [] } };
+    await sandbox.ok(['batch', '--stdin', '--as', 'b'], { input: JSON.stringify({ operations: Array.from({ length: 40 }, () => add) }) });
+    expect(lines()[2]).to.match(/^"ids":\[/);
+    expect(lines()[3]).to.match(/^"slots":\["[0-9a-f]{216}"/);
+    expect(await sandbox.ok(['show', 'T-bench-take-0000'])).to.deep.equal(before.shown);
+    const after = await sandbox.ok(['status']);
+    expect(after.summary).to.deep.equal({ ...before.status.summary, ready: before.status.summary.ready + 40 });
   });
 });

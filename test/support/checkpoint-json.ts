@@ -24,9 +24,12 @@ export function writeCheckpointJson(file: string, value: Record<string, any>): v
 export function editSavedHeads(file: string, id: string, status: string, rules?: number): void {
   const lines = readFileSync(file, 'utf8').split('\n');
   const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`).checkpoint;
-  const line = JSON.parse(`{${lines[2]!.slice(0, -1)}`).heads;
+  // The heads line follows the id list and the slot table (checkpoint-file.ts).
+  const at = lines.findIndex((text) => text.startsWith('"heads":'));
+  const line = JSON.parse(`{${lines[at]!.slice(0, -1)}`).heads;
   const heads = line.columns;
-  const position = member.ids.indexOf(id);
+  const { ids } = JSON.parse(`{${lines[2]!.slice(0, -1)}}`);
+  const position = ids.indexOf(id);
   if (position < 0) throw new Error(`no node ${id} in ${file}`);
   if (!heads.strings.includes(status)) heads.strings.push(status);
   heads.status[position] = heads.strings.indexOf(status);
@@ -35,8 +38,8 @@ export function editSavedHeads(file: string, id: string, status: string, rules?:
   const encoding = headsLine({ columns: Buffer.from(sections.columns), knowledge: Buffer.from(sections.knowledge), endpoints: Buffer.from(sections.endpoints) });
   let step = encoding.next();
   while (!step.done) step = encoding.next();
-  lines[2] = step.value.line.toString('utf8').slice(0, -1);
-  member.lines.heads = Buffer.byteLength(lines[2]) + 1;
+  lines[at] = step.value.line.toString('utf8').slice(0, -1);
+  member.lines.heads = Buffer.byteLength(lines[at]) + 1;
   if (rules !== undefined) {
     member.heads_rules = rules;
     member.heads_crc32 = step.value.crc;

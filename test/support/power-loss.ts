@@ -1,4 +1,4 @@
-import { plainGraph } from '../../domain/node-map.js';
+import { hasNode, nodeOf, plainGraph } from '../../domain/node-map.js';
 import { FsProjectStore } from '../../adapters/fs-project-store.js';
 import type { ProjectLock } from '../../application/ports/project-lock.js';
 import type { ProjectStore, StoredState } from '../../application/ports/project-store.js';
@@ -135,6 +135,8 @@ export async function crashPoint(seedValue: number, planLength = 10): Promise<Cr
     const before = JSON.stringify(expected[acknowledged - 1]);
     const next = expected[acknowledged] === undefined ? null : JSON.stringify(expected[acknowledged]);
     if (found !== before && found !== next) return outcome(`the state after step ${acknowledged} is neither the acknowledged one nor the next`);
+    const alone = await pointReadProblem(store);
+    if (alone) return outcome(alone);
     const listed = await store.snapshots.list();
     if (listed.length < snapshots) return outcome(`${snapshots - listed.length} acknowledged snapshots lost`);
     for (const snapshot of listed) if (snapshot.reason !== 'corrupt-recovery') await store.snapshots.load(snapshot.id);
@@ -148,6 +150,18 @@ export async function crashPoint(seedValue: number, planLength = 10): Promise<Cr
   function outcome(problem: string): CrashOutcome {
     return { crashed, violation: `seed ${seedValue}, ${acknowledged} steps acknowledged: ${problem}`, acknowledged, inFlightSurvived: false };
   }
+}
+
+/**
+ * Each node read alone, as a point command reads it (found by the checkpoint's slot table, not the
+ * id list), is the node the whole read found, and an id the state lacks is absent.
+ */
+async function pointReadProblem(store: ProjectStore): Promise<string | null> {
+  const whole = await store.readGraph((graph) => plainGraph(graph).nodes);
+  return store.readGraph((graph) => {
+    for (const [id, node] of Object.entries(whole)) if (JSON.stringify(nodeOf(graph, id)) !== JSON.stringify(node)) return `node ${id} read alone is not the node of the whole read`;
+    return hasNode(graph, 'W-absent') ? 'an absent node read alone is found' : null;
+  });
 }
 
 /** Runs `count` crash points from `firstSeed`; returns the figures docs/reliability.md reports. */

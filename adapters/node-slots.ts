@@ -1,0 +1,225 @@
+import type { NodeId } from '../domain/model.js';
+import { crc32 } from './crc32.js';
+
+/**
+ * The checkpoint's slot table (docs/storage.md): an open-addressing hash table that finds one
+ * node's line from its id with a read of a few hundred bytes, so that a command reading a few
+ * nodes never parses the id list (50k ids and their offsets are 940 KB of JSON).
+ *
+ * It is the line `"slots":["<bucket>",...],` of the checkpoint member, described on line 2 by
+ * `slot_layout` (`{format, buckets, node_bytes, nodes}`). Each bucket is a string of fixed width:
+ * the CRC-32 of the bucket (8 hex digits), then SLOTS_PER_BUCKET entries of 26 hex digits each, a
+ * node's fingerprint (4), the offset of its line from the start of the node section (8), the
+ * length of its entry `"id":{...}` (8) and its position among the file's ids (6: what the heads
+ * line's per-node sections are ordered by); an empty entry is all zeros, and only follows full
+ * ones.
+ * A node goes in the first bucket with room, from bucket `hash % buckets` on (wrapping), so a
+ * lookup stops at the first bucket with an empty entry.
+ *
+ * Nothing it says is taken on trust: a bucket whose CRC-32 (seeded with its number, the bucket
+ * count and the node section's length, so a bucket moved, a table of another file or a node
+ * section of another length does not match) differs, or a hit whose line is not keyed by the id,
+ * makes the reader use the id list instead (lazy-nodes.ts).
+ */
+export const SLOT_TABLE_FORMAT = 1;
+const SLOTS_PER_BUCKET = 8;
+/** Buckets are filled to three quarters on average, so a lookup rarely reads past one. */
+const FILLED_PER_BUCKET = 6;
+const ENTRY_CHARS = 26;
+const CRC_CHARS = 8;
+const BUCKET_CHARS = CRC_CHARS + SLOTS_PER_BUCKET * ENTRY_CHARS;
+/** A bucket in the line: its quotes and the comma (or, for the last, the closing bracket). */
+const BUCKET_STRIDE = BUCKET_CHARS + 3;
+const OPENING = '"slots":[';
+const CLOSING = '],\n';
+/** Offsets and lengths are 8 hex digits, positions 6: a node section this long, or this many nodes, gets no table. */
+const LIMIT = 2 ** 32;
+const NODES_LIMIT = 2 ** 24;
+/** How many buckets a lookup reads at once: one read finds nearly every node. */
+const READ_AHEAD = 4;
+
+/** What line 2 says of the table. */
+export interface SlotLayout {
+  format: number;
+  buckets: number;
+  node_bytes: number;
+  nodes: number;
+}
+
+/** Where the table found a node's entry, relative to the node section: the line's start and the entry's length; and its position among the ids. */
+export interface SlotHit {
+  offset: number;
+  length: number;
+  position: number;
+}
+
+/** The line's text opening, for the layout checks of a reader. */
+export const SLOTS_LINE_OPENING = OPENING;
+
+/** FNV-1a (32 bits) over the id's UTF-16 code units (node ids are ASCII: domain/ids.ts). */
+function hashOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let at = 0; at < id.length; at++) hash = Math.imul(hash ^ id.charCodeAt(at), 0x01000193);
+  return hash >>> 0;
+}
+
+const fingerprintOf = (hash: number): number => hash >>> 16;
+
+/** The CRC-32 that seeds a bucket's: its number, the bucket count and the node section's length. */
+function bucketSeed(bucket: number, buckets: number, nodeBytes: number): number {
+  const seed = Buffer.alloc(12);
+  seed.writeUInt32BE(bucket, 0);
+  seed.writeUInt32BE(buckets, 4);
+  seed.writeUInt32BE(nodeBytes, 8);
+  return crc32(seed);
+}
+
+/**
+ * The table for nodes `ids` whose JSON ends at `ends` (as line 2 of earlier releases listed them:
+ * from the node section's start), in a node section of `nodeBytes`: its layout and its line.
+ * Null when the section is too long to address. Yields every `slice` nodes or buckets.
+ */
+export function* encodeSlotTable(ids: readonly NodeId[], ends: readonly number[], nodeBytes: number, slice: number): Generator<void, { layout: SlotLayout; line: Buffer } | null> {
+  if (nodeBytes >= LIMIT || ids.length >= NODES_LIMIT) return null;
+  const buckets = bucketsFor(ids.length);
+  const filled = new Uint8Array(buckets);
+  const entries = new Uint32Array(buckets * SLOTS_PER_BUCKET * 4);
+  for (let position = 0; position < ids.length; position++) {
+    if (position > 0 && position % slice === 0) yield;
+    const hash = hashOf(ids[position]!);
+    let bucket = hash % buckets;
+    while (filled[bucket] === SLOTS_PER_BUCKET) bucket = (bucket + 1) % buckets;
+    const at = (bucket * SLOTS_PER_BUCKET + filled[bucket]!++) * 4;
+    const offset = position === 0 ? 0 : ends[position - 1]! + 2;
+    entries[at] = fingerprintOf(hash);
+    entries[at + 1] = offset;
+    entries[at + 2] = ends[position]! - offset;
+    entries[at + 3] = position;
+  }
+  const line = Buffer.alloc(OPENING.length + buckets * BUCKET_STRIDE - 1 + CLOSING.length);
+  line.write(OPENING, 0, 'latin1');
+  for (let bucket = 0; bucket < buckets; bucket++) {
+    if (bucket > 0 && bucket % slice === 0) yield;
+    const start = OPENING.length + bucket * BUCKET_STRIDE;
+    line[start] = QUOTE;
+    let at = start + 1 + CRC_CHARS;
+    for (let slot = 0; slot < SLOTS_PER_BUCKET; slot++) {
+      const entry = (bucket * SLOTS_PER_BUCKET + slot) * 4;
+      at = writeHex(line, at, entries[entry]!, 4);
+      at = writeHex(line, at, entries[entry + 1]!, 8);
+      at = writeHex(line, at, entries[entry + 2]!, 8);
+      at = writeHex(line, at, entries[entry + 3]!, 6);
+    }
+    writeHex(line, start + 1, crc32(line.subarray(start + 1 + CRC_CHARS, at), bucketSeed(bucket, buckets, nodeBytes)), CRC_CHARS);
+    line[at] = QUOTE;
+    line[at + 1] = bucket === buckets - 1 ? CLOSING.charCodeAt(0) : COMMA;
+  }
+  line.write(CLOSING.slice(1), line.length - 2, 'latin1');
+  return { layout: { format: SLOT_TABLE_FORMAT, buckets, node_bytes: nodeBytes, nodes: ids.length }, line };
+}
+
+function bucketsFor(nodes: number): number {
+  return Math.max(1, Math.ceil(nodes / FILLED_PER_BUCKET));
+}
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+
+function writeHex(target: Buffer, at: number, value: number, digits: number): number {
+  for (let digit = digits - 1; digit >= 0; digit--) {
+    target[at + digit] = HEX[value & 0xf]!;
+    value >>>= 4;
+  }
+  return at + digits;
+}
+
+/** A hex field as a number, or -1 when it is not lower-case hex. */
+function readHex(source: Buffer, at: number, digits: number): number {
+  let value = 0;
+  for (let digit = 0; digit < digits; digit++) {
+    const code = source[at + digit]!;
+    const nibble = code >= 0x30 && code <= 0x39 ? code - 0x30 : code >= 0x61 && code <= 0x66 ? code - 0x57 : -1;
+    if (nibble < 0) return -1;
+    value = value * 16 + nibble;
+  }
+  return value;
+}
+
+/** The byte length of the line of a table of `buckets` buckets, newline included. */
+export function slotsLineBytes(buckets: number): number {
+  return OPENING.length + buckets * BUCKET_STRIDE - 1 + CLOSING.length;
+}
+
+/** The table's layout as line 2 gives it, or null when it is not one this release reads. */
+export function slotLayoutOf(value: unknown, lineBytes: unknown, nodeBytes: number): SlotLayout | null {
+  const layout = value as Partial<SlotLayout> | undefined;
+  if (typeof layout !== 'object' || layout === null || layout.format !== SLOT_TABLE_FORMAT) return null;
+  const { buckets, node_bytes, nodes } = layout;
+  if (!Number.isSafeInteger(nodes) || nodes! < 0 || nodes! >= NODES_LIMIT || buckets !== bucketsFor(nodes!) || node_bytes !== nodeBytes || nodeBytes >= LIMIT) return null;
+  return lineBytes === slotsLineBytes(buckets!) ? { format: SLOT_TABLE_FORMAT, buckets: buckets!, node_bytes: nodeBytes, nodes: nodes! } : null;
+}
+
+/** Entries whose fingerprint matches, or DAMAGED when a bucket read does not check out. */
+export const DAMAGED = Symbol('damaged slot table');
+
+/**
+ * A checkpoint's slot table, read a few buckets at a time. `read` gives the file's bytes;
+ * `lineStart` is where the table's line starts.
+ */
+export class SlotTable {
+  constructor(
+    private readonly read: (start: number, end: number) => Buffer,
+    private readonly lineStart: number,
+    private readonly layout: SlotLayout,
+  ) {}
+
+  /** How many nodes the file has, as the table was written for. */
+  get nodes(): number {
+    return this.layout.nodes;
+  }
+
+  /**
+   * The entries that may be node `id`'s, in table order (usually one; none when the table has no
+   * such node), or DAMAGED when a bucket it read fails its check or an entry lies outside the node
+   * section: the caller then reads the id list.
+   */
+  candidates(id: NodeId): SlotHit[] | typeof DAMAGED {
+    const { buckets } = this.layout;
+    const hash = hashOf(id);
+    const fingerprint = fingerprintOf(hash);
+    const found: SlotHit[] = [];
+    let bucket = hash % buckets;
+    for (let probed = 0; probed < buckets; ) {
+      const count = Math.min(READ_AHEAD, buckets - bucket, buckets - probed);
+      const start = this.lineStart + OPENING.length + bucket * BUCKET_STRIDE;
+      const bytes = this.read(start, start + count * BUCKET_STRIDE - 1);
+      if (bytes.length !== count * BUCKET_STRIDE - 1) return DAMAGED;
+      for (let read = 0; read < count; read++, probed++) {
+        const full = this.scan(bytes, read * BUCKET_STRIDE, bucket + read, fingerprint, found);
+        if (full === DAMAGED) return DAMAGED;
+        if (!full) return found;
+      }
+      bucket = (bucket + count) % buckets;
+    }
+    return found;
+  }
+
+  /** Checks one bucket and adds its matching entries to `found`: whether it is full (the lookup goes on), or DAMAGED. */
+  private scan(bytes: Buffer, at: number, bucket: number, fingerprint: number, found: SlotHit[]): boolean | typeof DAMAGED {
+    const { buckets, node_bytes: nodeBytes, nodes } = this.layout;
+    if (bytes[at] !== QUOTE || bytes[at + BUCKET_CHARS + 1] !== QUOTE) return DAMAGED;
+    const body = bytes.subarray(at + 1 + CRC_CHARS, at + 1 + BUCKET_CHARS);
+    if (readHex(bytes, at + 1, CRC_CHARS) !== crc32(body, bucketSeed(bucket, buckets, nodeBytes))) return DAMAGED;
+    for (let slot = 0; slot < SLOTS_PER_BUCKET; slot++) {
+      const entry = slot * ENTRY_CHARS;
+      const length = readHex(body, entry + 12, 8);
+      if (length === 0) return false;
+      const offset = readHex(body, entry + 4, 8);
+      const position = readHex(body, entry + 20, 6);
+      if (length < 0 || offset < 0 || offset + length >= nodeBytes || position < 0 || position >= nodes) return DAMAGED;
+      if (readHex(body, entry, 4) === fingerprint) found.push({ offset, length, position });
+    }
+    return true;
+  }
+}
