@@ -2,13 +2,8 @@ import fs from 'graceful-fs';
 import path from 'node:path';
 import { DomainError } from '../domain/errors.js';
 import type { LockMode, LockOptions, ProjectLock } from '../application/ports/project-lock.js';
-import { onFirstUse } from './lazy-builtin.js';
+import { queueFor, tryFlock, type LockTicket } from './lock-queue.js';
 import { storageError } from './storage-error.js';
-
-type FsExt = { flockSync(fd: number, flags: 'sh' | 'ex' | 'shnb' | 'exnb' | 'un'): void };
-
-// Loaded on first lock: commands that never touch a project (help, version) skip the native addon.
-const flock = onFirstUse(() => require('fs-ext') as FsExt);
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -19,19 +14,29 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  * a series of non-blocking attempts separated by timers, so the event loop keeps serving others.
  */
 export class FlockProjectLock implements ProjectLock {
+  /** Fair: exclusive holders take the lock in the order they asked for it (LockQueue). */
+  private readonly fair: boolean;
+
   constructor(
     private readonly lockFile: string,
     private readonly timeoutMs = Number(process.env.TASKDAG_LOCK_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS,
-  ) {}
+    options: { fair?: boolean } = {},
+  ) {
+    this.fair = options.fair ?? false;
+  }
 
   async withLock<T>(mode: LockMode, work: () => T | Promise<T>, options: LockOptions = {}): Promise<T> {
     if (options.create === false && !fs.existsSync(this.lockFile)) return work();
     const fd = this.open(mode);
+    const deadline = Date.now() + this.timeoutMs;
+    let ticket: LockTicket | null = null;
     try {
-      await this.acquire(fd, mode);
+      if (mode === 'exclusive' && this.fair) ticket = await this.inLine(fd, deadline);
+      await this.acquire(fd, mode, deadline);
       return await work();
     } finally {
       fs.closeSync(fd); // closing the descriptor releases the flock
+      ticket?.leave(); // then the next in line goes
     }
   }
 
@@ -52,30 +57,51 @@ export class FlockProjectLock implements ProjectLock {
     }
   }
 
-  /** Non-blocking attempts with a growing pause, so a wedged holder yields an error, not a hang. */
-  private async acquire(fd: number, mode: LockMode): Promise<void> {
+  /**
+   * Non-blocking attempts with a growing pause, so a wedged holder yields an error, not a hang.
+   * After the queue, the first attempt nearly always wins: only readers, a holder that gave up its
+   * place, or a taskdag without the queue can be in the way.
+   */
+  private async acquire(fd: number, mode: LockMode, deadline: number): Promise<void> {
     const flag = mode === 'shared' ? 'shnb' : 'exnb';
-    const deadline = Date.now() + this.timeoutMs;
-    for (let pause = 1; ; pause = Math.min(pause * 2, 25)) {
-      try {
-        flock().flockSync(fd, flag);
-        return;
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') throw storageError('Cannot lock the project', error);
-      }
-      if (Date.now() >= deadline) {
-        throw new DomainError('STORAGE_ERROR', `The project lock was busy for ${this.timeoutMs} ms`, {
-          cause: 'ELOCKTIMEOUT',
-          path: this.lockFile,
-        });
-      }
+    for (let pause = 1; !tryFlock(fd, flag); pause = Math.min(pause * 2, 25)) {
+      if (Date.now() >= deadline) throw this.timedOut();
       await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause));
     }
   }
+
+  /**
+   * Waits for its turn in the line; a line that cannot be kept (the temp directory full or not
+   * writable) is given up for the plain wait, since the flock alone keeps writers apart.
+   */
+  private async inLine(fd: number, deadline: number): Promise<LockTicket | null> {
+    const timedOut = this.timedOut();
+    try {
+      return (await queueFor(fd)?.enter(deadline, () => timedOut)) ?? null;
+    } catch (error) {
+      if (error === timedOut) throw error;
+      return null;
+    }
+  }
+
+  private timedOut(): DomainError {
+    return new DomainError('STORAGE_ERROR', `The project lock was busy for ${this.timeoutMs} ms`, { cause: 'ELOCKTIMEOUT', path: this.lockFile });
+  }
 }
 
-/** The lock of a project's state directory: an flock on its `lock` file. */
+/**
+ * The lock of a project's state directory: an flock on its `lock` file, its exclusive holders
+ * first come, first served (LockQueue), since agents' processes contend for it. A place in the
+ * line costs about 0.1 ms of CPU (a ticket file made and removed).
+ */
 export function stateDirectoryLock(location: string): FlockProjectLock {
+  return new FlockProjectLock(path.join(location, 'lock'), undefined, { fair: true });
+}
+
+/**
+ * The same lock without the line, for a process that owns its data root and orders its own
+ * writers (the server's group commit): nobody queues against it, so a ticket would be pure cost.
+ */
+export function ownedStateDirectoryLock(location: string): FlockProjectLock {
   return new FlockProjectLock(path.join(location, 'lock'));
 }

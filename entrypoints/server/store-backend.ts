@@ -3,7 +3,7 @@ import type { ProjectStoreFactory } from '../../application/ports/project-store.
 import { storeOf, type ServerConfig } from '../../application/server/server-config.js';
 import { DATABASE_URL_KEY, databaseUrlProblem } from '../../application/server/server-env.js';
 import { DomainError } from '../../domain/errors.js';
-import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { ownedStateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { nodeFileSystem } from '../../adapters/file-system.js';
 import { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import { FsAuthStore } from '../../adapters/server/fs-auth-store.js';
@@ -45,7 +45,7 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
   delete env[DATABASE_URL_KEY];
   if (storeOf(config) === 'files') {
     return {
-      stores: new FsProjectStoreFactory(config.dataRoot, stateDirectoryLock, nodeFileSystem, true),
+      stores: new FsProjectStoreFactory(config.dataRoot, ownedStateDirectoryLock, nodeFileSystem, true),
       auth: new FsAuthStore(config.stateHome),
       follow: async () => undefined,
       owners: null,

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { FlockProjectLock } from '../../adapters/flock-project-lock.js';
+import { FlockProjectLock, stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { rejectionOf } from '../support/failures.js';
 import { useTempDir } from '../support/temp-dir.js';
 
@@ -12,10 +12,10 @@ const LOCK_MODULE = path.resolve(__dirname, '../../adapters/flock-project-lock.j
  * Another process that takes the lock in `mode` and holds it until its stdin closes; resolves once
  * it holds it.
  */
-async function holderProcess(lockFile: string, mode: 'shared' | 'exclusive'): Promise<ChildProcessWithoutNullStreams> {
+async function holderProcess(lockFile: string, mode: 'shared' | 'exclusive', fair = false): Promise<ChildProcessWithoutNullStreams> {
   const script = `
     const { FlockProjectLock } = require(${JSON.stringify(LOCK_MODULE)});
-    new FlockProjectLock(${JSON.stringify(lockFile)}).withLock(${JSON.stringify(mode)}, () => new Promise((resolve) => {
+    new FlockProjectLock(${JSON.stringify(lockFile)}, undefined, { fair: ${fair} }).withLock(${JSON.stringify(mode)}, () => new Promise((resolve) => {
       process.stdout.write('locked\\n');
       process.stdin.on('end', resolve).resume(); // hold until the parent closes stdin
     }));`;
@@ -118,5 +118,137 @@ describe('FlockProjectLock', () => {
     const error = await rejectionOf(() => new FlockProjectLock(path.join(tempDir(), 'missing-dir', 'lock'), 150).withLock('shared', () => null));
     expect(error.code).to.equal('STORAGE_ERROR');
     expect(error.details.cause).to.equal('ENOENT');
+  });
+});
+
+/**
+ * `count` processes that each take a project's lock (stateDirectoryLock, as every command does)
+ * `rounds` times, holding it `holdMs`, with TASKDAG_LOCK_TIMEOUT_MS at `timeoutMs`. Resolves to
+ * every attempt: when it asked, when it got the lock (null: it failed), and the error code.
+ */
+interface Attempt {
+  process: number;
+  asked: number;
+  got: number | null;
+  error: string | null;
+}
+async function contendingProcesses(stateDir: string, count: number, rounds: number, holdMs: number, timeoutMs: number): Promise<Attempt[]> {
+  const script = (index: number) => `
+    const { stateDirectoryLock } = require(${JSON.stringify(LOCK_MODULE)});
+    require('fs-ext'); // loaded before the first ask, as a command has by the time it commits
+    const lock = stateDirectoryLock(${JSON.stringify(stateDir)});
+    (async () => {
+      const attempts = [];
+      for (let round = 0; round < ${rounds}; round++) {
+        const asked = Date.now();
+        try {
+          const got = await lock.withLock('exclusive', () => {
+            const got = Date.now();
+            return new Promise((resolve) => setTimeout(() => resolve(got), ${holdMs}));
+          });
+          attempts.push({ process: ${index}, asked, got, error: null });
+        } catch (error) {
+          attempts.push({ process: ${index}, asked, got: null, error: (error.details && error.details.cause) || String(error) });
+        }
+      }
+      process.stdout.write(JSON.stringify(attempts));
+    })();`;
+  const env = { ...process.env, TASKDAG_LOCK_TIMEOUT_MS: String(timeoutMs) };
+  const runs = Array.from({ length: count }, (_, index) =>
+    new Promise<Attempt[]>((resolve, reject) => {
+      const child = spawn(process.execPath, ['-e', script(index)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let errors = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+      child.stderr.on('data', (chunk: Buffer) => (errors += chunk));
+      child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Attempt[]) : reject(new Error(`contender ${index} exited ${code}: ${errors}`))));
+    }),
+  );
+  return (await Promise.all(runs)).flat();
+}
+
+/** Where the line in front of `lockFile` is kept (LockQueue: this user's directory under TMPDIR, then the lock's device and inode). */
+function queueOf(lockFile: string): string {
+  const { dev, ino } = statSync(lockFile);
+  return path.join(process.env.TMPDIR || '/tmp', `taskdag-locks-${process.getuid!()}`, `${dev}-${ino}`);
+}
+
+describe('stateDirectoryLock (first come, first served)', function () {
+  this.timeout(60_000);
+  const tempDir = useTempDir();
+
+  it('gives 32 contending processes the lock in turn: none fails ELOCKTIMEOUT, none is overtaken by another more than a few times', async () => {
+    // 320 holds of 10 ms; polling a non-blocking flock failed 3 to 15 of them at this timeout
+    // (a loser kept missing the moment the lock was free), while a turn in line waits for at
+    // most the 31 others: about 0.4 s here.
+    const attempts = await contendingProcesses(tempDir(), 32, 10, 10, 2_500);
+    expect(attempts.filter((attempt) => attempt.error !== null).map((attempt) => attempt.error)).to.deep.equal([]);
+    const grants = attempts.map((attempt) => ({ process: attempt.process, got: attempt.got! }));
+    // Overtaking: another process got the lock after this one asked and before it got it. In
+    // line, a process is passed by each other one at most once or twice (those ahead of it, and
+    // one that went between its ask and its joining the line), measured 2-3; polling, a loser was
+    // passed 10 times by others, every round they had.
+    const overtakes = attempts.map((mine) => {
+      const by = new Map<number, number>();
+      for (const other of grants) if (other.process !== mine.process && other.got >= mine.asked && other.got < mine.got!) by.set(other.process, (by.get(other.process) ?? 0) + 1);
+      return Math.max(0, ...by.values());
+    });
+    expect(Math.max(...overtakes)).to.be.at.most(5);
+    expect(readdirSync(queueOf(path.join(tempDir(), 'lock')))).to.deep.equal(['tail']);
+    expect(readdirSync(tempDir())).to.deep.equal(['lock']);
+  });
+
+  it('passes the lock on when a process waiting in line is killed, and leaves no ticket of it', async () => {
+    const lockFile = path.join(tempDir(), 'lock');
+    const holder = await holderProcess(lockFile, 'exclusive', true);
+    // A second process waits in line behind the holder; it is killed while it waits.
+    const queue = queueOf(lockFile);
+    const waiter = spawn(process.execPath, ['-e', `require(${JSON.stringify(LOCK_MODULE)}).stateDirectoryLock(${JSON.stringify(tempDir())}).withLock('exclusive', () => null)`]);
+    const waitersTicket = new RegExp(`^${waiter.pid}-`);
+    while (!waitersTicket.test(readFileSync(path.join(queue, 'tail'), 'utf8'))) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => {
+      waiter.on('exit', resolve);
+      waiter.kill('SIGKILL');
+    });
+    const third = stateDirectoryLock(tempDir()).withLock('exclusive', () => 'third');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await release(holder);
+    expect(await third).to.equal('third');
+    expect(readdirSync(queue)).to.deep.equal(['tail']);
+  });
+
+  it('lets a caller that timed out in line leave it, and the next one go', async () => {
+    const lockFile = path.join(tempDir(), 'lock');
+    const holder = await holderProcess(lockFile, 'exclusive', true);
+    try {
+      const error = await rejectionOf(() => new FlockProjectLock(lockFile, 150, { fair: true }).withLock('exclusive', () => 'never'));
+      expect(error.code).to.equal('STORAGE_ERROR');
+      expect(error.details).to.include({ cause: 'ELOCKTIMEOUT', path: lockFile });
+    } finally {
+      await release(holder);
+    }
+    expect(await stateDirectoryLock(tempDir()).withLock('exclusive', () => 'next')).to.equal('next');
+    expect(readdirSync(queueOf(lockFile))).to.deep.equal(['tail']);
+  });
+
+  it('waits without a line when the temp directory has no private place for it', async () => {
+    const tmp = path.join(tempDir(), 'tmp');
+    const shared = path.join(tmp, `taskdag-locks-${process.getuid!()}`);
+    mkdirSync(shared, { recursive: true, mode: 0o777 });
+    chmodSync(shared, 0o777); // others could write there: not used
+    const script = `require(${JSON.stringify(LOCK_MODULE)}).stateDirectoryLock(${JSON.stringify(tempDir())}).withLock('exclusive', () => process.stdout.write('ran'))`;
+    const child = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, TMPDIR: tmp }, encoding: 'utf8', timeout: 10_000 });
+    expect(child.stdout).to.equal('ran');
+    expect(readdirSync(shared)).to.deep.equal([]);
+  });
+
+  it('serves callers of one process in the order they asked', async () => {
+    const order: number[] = [];
+    const lock = stateDirectoryLock(tempDir());
+    await Promise.all([0, 1, 2, 3, 4].map((index) => lock.withLock('exclusive', async () => {
+      order.push(index);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    })));
+    expect(order).to.deep.equal([0, 1, 2, 3, 4]);
   });
 });

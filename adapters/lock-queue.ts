@@ -1,0 +1,240 @@
+import fs from 'graceful-fs';
+import path from 'node:path';
+import { onFirstUse } from './lazy-builtin.js';
+import { storageError } from './storage-error.js';
+
+type FsExt = { flockSync(fd: number, flags: 'sh' | 'ex' | 'shnb' | 'exnb' | 'un'): void };
+
+const flock = onFirstUse(() => require('fs-ext') as FsExt);
+
+/**
+ * How often a waiter looks at its predecessor's ticket besides being told by the file system: to
+ * see a predecessor that died (its flock is gone but its file stays), or a change fs.watch missed.
+ */
+const DEAD_PREDECESSOR_CHECK_MS = 100;
+/** Without fs.watch (no inotify instance left, say), a waiter polls with this growing pause instead. */
+const POLL_MAX_MS = 25;
+/** The longest pause between two tries to join the line. */
+const TAIL_POLL_MAX_MS = 2;
+
+/** A place in the queue: held from `enter` until `leave`. */
+export interface LockTicket {
+  leave(): void;
+}
+
+/**
+ * A first-come, first-served line in front of a lock, across processes (issue 26: with 32 agents
+ * on two cores, polling a non-blocking flock let one caller lose every attempt for a minute and
+ * fail ELOCKTIMEOUT, while the others went round many times). Each waiter makes a ticket file in
+ * `dir`, holds an flock on it, and swaps its name into `dir/tail` (under a short flock of its own):
+ * the name it replaced is its predecessor's. It then waits until that ticket is gone: its owner
+ * deletes it once it has let go of the lock, and fs.watch says so at once, so the lock passes from
+ * one to the next without a polling pause. A predecessor that died leaves its file but not its
+ * flock, which a periodic look finds (and the file is removed). The kernel drops every flock of a
+ * dead process, so nothing here can be left stuck. (A process killed between making its ticket
+ * and joining the line, a few microseconds, leaves an empty file nobody waits on.)
+ *
+ * The line lives outside the project, in a directory of this user's under the temp directory
+ * named by the lock file's device and inode (`queueFor`): the state directory holds the state
+ * only, so a refused command still leaves it byte for byte as it was. Processes of another user
+ * (or another TMPDIR) queue apart; the lock's flock still excludes them.
+ */
+export class LockQueue {
+  private static sequence = 0;
+
+  constructor(private readonly dir: string) {}
+
+  /** Waits for every earlier ticket to leave; throws `timedOut()` past `deadline`. */
+  async enter(deadline: number, timedOut: () => Error): Promise<LockTicket> {
+    const ticket = this.createTicket();
+    try {
+      const predecessor = await this.swapTail(ticket.name, deadline, timedOut);
+      if (predecessor !== null) await this.waitUntilGone(predecessor, deadline, timedOut);
+      return ticket;
+    } catch (error) {
+      ticket.leave();
+      throw error;
+    }
+  }
+
+  private createTicket(): LockTicket & { name: string } {
+    const name = `${process.pid}-${++LockQueue.sequence}-${Date.now().toString(36)}`;
+    const file = path.join(this.dir, name);
+    let fd: number;
+    const create = () => fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+    try {
+      try {
+        fd = create();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 }); // the first ticket of this lock
+        fd = create();
+      }
+      flock().flockSync(fd, 'exnb');
+    } catch (error) {
+      throw storageError('Cannot join the project lock queue', error, { path: file });
+    }
+    return {
+      name,
+      // Deleted before its flock goes: a successor watching the file wakes on the delete, and one
+      // that opened it just before finds the flock gone.
+      leave: () => {
+        removeQuietly(file);
+        fs.closeSync(fd);
+      },
+    };
+  }
+
+  /** Writes `name` as the queue's tail and answers the ticket it replaced (null: the queue was empty). */
+  private async swapTail(name: string, deadline: number, timedOut: () => Error): Promise<string | null> {
+    const tail = path.join(this.dir, 'tail');
+    let fd: number;
+    try {
+      fd = fs.openSync(tail, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+    } catch (error) {
+      throw storageError('Cannot join the project lock queue', error, { path: tail });
+    }
+    try {
+      // Held for a read and a write, microseconds: short pauses (a long one would let later
+      // arrivals join the line first).
+      for (let pause = 0.5; !tryFlock(fd, 'exnb'); pause = Math.min(pause * 2, TAIL_POLL_MAX_MS)) {
+        if (Date.now() >= deadline) throw timedOut();
+        await sleep(pause * Math.random());
+      }
+      const before = fs.readFileSync(fd, 'utf8');
+      const bytes = Buffer.from(name);
+      fs.ftruncateSync(fd, 0);
+      fs.writeSync(fd, bytes, 0, bytes.length, 0);
+      return before === '' ? null : before;
+    } catch (error) {
+      throw storageError('Cannot join the project lock queue', error, { path: tail });
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private async waitUntilGone(predecessor: string, deadline: number, timedOut: () => Error): Promise<void> {
+    const file = path.join(this.dir, predecessor);
+    // Mostly it has left already (the tail names the last holder until someone else joins).
+    if (this.left(file)) return;
+    const changed = watchOnce(file);
+    try {
+      for (let pause = 1; !this.left(file); pause = Math.min(pause * 2, POLL_MAX_MS)) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw timedOut();
+        await (changed.watching ? Promise.race([changed.next(), sleep(Math.min(DEAD_PREDECESSOR_CHECK_MS, left))]) : sleep(Math.min(pause, left)));
+      }
+    } finally {
+      changed.close();
+    }
+  }
+
+  /** The ticket's owner has left: the file is gone, or its flock is (a dead owner's file is removed). */
+  private left(file: string): boolean {
+    let fd: number;
+    try {
+      // existsSync throws nothing: most looks find the file gone, and a thrown error costs more than the look.
+      if (!fs.existsSync(file)) return true;
+      fd = fs.openSync(file, fs.constants.O_RDONLY);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      throw storageError('Cannot read the project lock queue', error, { path: file });
+    }
+    try {
+      if (!tryFlock(fd, 'shnb')) return false;
+      removeQuietly(file);
+      return true;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+/** Made, or found and checked, once per process: null when the temp directory will not do. */
+let usersQueues: string | null | undefined;
+
+/**
+ * The line in front of the lock open as `lockFd`, or null when there is no private place for it
+ * (the temp directory is not writable, or its taskdag directory is not this user's alone): the
+ * caller then waits without a line.
+ */
+export function queueFor(lockFd: number): LockQueue | null {
+  usersQueues ??= privateDirectory(path.join(process.env.TMPDIR || '/tmp', `taskdag-locks-${process.getuid?.() ?? 'user'}`));
+  if (usersQueues === null) return null;
+  const { dev, ino } = fs.fstatSync(lockFd);
+  return new LockQueue(path.join(usersQueues, `${dev}-${ino}`));
+}
+
+/** `dir`, made if need be, when it is a directory of this user's that nobody else may write in. */
+function privateDirectory(dir: string): string | null {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+  }
+  try {
+    const stats = fs.lstatSync(dir);
+    const mine = process.getuid === undefined || stats.uid === process.getuid();
+    return stats.isDirectory() && mine && (stats.mode & 0o077) === 0 ? dir : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A non-blocking flock: false when another holds it. */
+export function tryFlock(fd: number, flag: 'shnb' | 'exnb'): boolean {
+  try {
+    flock().flockSync(fd, flag);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return false;
+    throw storageError('Cannot lock the project', error);
+  }
+}
+
+/**
+ * Changes to `file` as a promise to wait on, re-armed after each change; `watching` is false when
+ * the file system cannot watch (the file is already gone, or no inotify instance is left): the
+ * caller then polls.
+ */
+function watchOnce(file: string): { watching: boolean; next(): Promise<void>; close(): void } {
+  let wake: (() => void) | null = null;
+  let pending = false;
+  let watcher: fs.FSWatcher | null = null;
+  try {
+    watcher = fs.watch(file, { persistent: false }, () => {
+      pending = true;
+      wake?.();
+    });
+    watcher.on('error', () => wake?.());
+  } catch {
+    watcher = null;
+  }
+  return {
+    watching: watcher !== null,
+    next: () =>
+      pending
+        ? Promise.resolve((pending = false, undefined))
+        : new Promise<void>((resolve) => {
+            wake = () => {
+              wake = null;
+              pending = false;
+              resolve();
+            };
+          }),
+    close: () => watcher?.close(),
+  };
+}
+
+function removeQuietly(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // Already removed: by a successor that found its owner dead, or by a concurrent look.
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
