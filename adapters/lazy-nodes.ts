@@ -140,6 +140,13 @@ export class CheckpointNodes implements NodeMap {
     return entry;
   }
 
+  /** Node `id`'s line as stored (its key included), while it has not been read or set; undefined otherwise. */
+  storedText(id: NodeId): string | undefined {
+    if (this.values.has(id) || this.removed.has(id)) return undefined;
+    const span = this.locate(id);
+    return span === undefined ? undefined : this.bytes(span.key, span.end, `node ${id}`).toString('utf8');
+  }
+
   /** Node `id`'s position among the file's ids (what the checkpoint's per-node sections are ordered by); undefined when the file has none. */
   filePosition(id: NodeId): number | undefined {
     return this.locate(id)?.position;

@@ -183,6 +183,12 @@ export interface NodeMap {
   delete(id: NodeId): void;
   ids(): NodeId[];
   readonly size: number;
+  /**
+   * Node `id`'s JSON as stored, while it has not been read (undefined once it has, or when the map
+   * has none): lets a reader that looks for text in many nodes (`search`) skip parsing those whose
+   * bytes cannot hold it.
+   */
+  storedText?(id: NodeId): string | undefined;
 }
 
 /** A graph's edges read when first used (a checkpoint's edges line); appending does not read them. */

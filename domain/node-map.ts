@@ -25,6 +25,12 @@ export function nodeOf(graph: WithNodes, id: NodeId): GraphNode | undefined {
   return Object.hasOwn(nodes, id) ? nodes[id] : undefined;
 }
 
+/** Node `id`'s JSON as its store holds it, when it has not been read yet (NodeMap.storedText); undefined otherwise. */
+export function storedText(graph: WithNodes, id: NodeId): string | undefined {
+  const { nodes } = graph;
+  return isNodeMap(nodes) ? nodes.storedText?.(id) : undefined;
+}
+
 export function hasNode(graph: WithNodes, id: NodeId): boolean {
   const { nodes } = graph;
   return isNodeMap(nodes) ? nodes.has(id) : Object.hasOwn(nodes, id);

@@ -1,4 +1,4 @@
-import { nodeOf } from './node-map.js';
+import { nodeOf, storedText } from './node-map.js';
 import type { GraphView } from './graph-view.js';
 import { isKnowledge, type KnowledgeNode, type NodeId } from './model.js';
 
@@ -27,10 +27,12 @@ export interface SearchMatch {
  */
 export function searchKnowledge(view: Pick<GraphView, 'graph' | 'statuses'>, query: string, includeDeprecated: boolean): { matches: SearchMatch[]; count: number } {
   const needle = query.toLowerCase();
+  const pieces = storedTextPieces(needle);
   const matches: SearchMatch[] = [];
   // Only knowledge is read whole; the heads say which nodes are knowledge, and which deprecated.
   for (const head of view.statuses.knowledge().values()) {
     if (head.status === 'deprecated' && !includeDeprecated) continue;
+    if (cannotMatch(storedText(view.graph, head.id), pieces)) continue;
     const node = nodeOf(view.graph, head.id);
     if (!isKnowledge(node)) continue;
     const texts = SEARCH_FIELDS.map((field) => [field, searchableText(node, field)] as const);
@@ -49,6 +51,31 @@ export function searchKnowledge(view: Pick<GraphView, 'graph' | 'statuses'>, que
   }
   matches.sort((a, b) => rank(a) - rank(b) || (a.id < b.id ? -1 : 1));
   return { matches, count: matches.length };
+}
+
+/**
+ * The pieces of `needle` that every node matching it holds verbatim in its stored JSON: maximal
+ * runs of printable ASCII that JSON never escapes and that carry no JSON structure (no whitespace,
+ * quote, backslash, brace, bracket, colon or comma), each with a character no number has (a
+ * number may be written `1e3` or `1000`). A field's text holds the needle, so it holds each run;
+ * a run sits inside one string or literal of the field, and a string's content is stored as it is
+ * unless escaped (see `cannotMatch`); lowercasing maps each character alone for ASCII results
+ * (only the Greek final sigma depends on its neighbours, and it is not ASCII). Tags and refs are
+ * joined with spaces, which no run holds.
+ */
+function storedTextPieces(needle: string): string[] {
+  return (needle.match(/[\x21\x23-\x2b\x2d-\x39\x3b-\x5a\x5e-\x7a\x7c\x7e]+/g) ?? []).filter((run) => /[^0-9.e+-]/.test(run));
+}
+
+/**
+ * Whether a node stored as `text` (its JSON, unparsed) certainly does not match: some piece of
+ * the needle is missing from its lowercased text. A text with an escape that stores a printable
+ * character otherwise (`\u0041`, `\/`: never written by taskdag, possible in a hand edit) is not judged.
+ */
+function cannotMatch(text: string | undefined, pieces: readonly string[]): boolean {
+  if (text === undefined || pieces.length === 0 || /\\[^nrtbf"\\]/.test(text)) return false;
+  const lower = text.toLowerCase();
+  return pieces.some((piece) => !lower.includes(piece));
 }
 
 function rank(match: SearchMatch): number {

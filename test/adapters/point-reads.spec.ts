@@ -122,6 +122,20 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(used.groupings).to.be.greaterThan(0);
   });
 
+  it('search parses only the knowledge whose stored bytes can hold the query: a damaged item that cannot is never parsed', async () => {
+    const sut = await project();
+    const text = readFileSync(checkpointFile(), 'utf8');
+    // K-12 of the wrong shape, the layout intact: reading it is a STORAGE_ERROR naming it.
+    const line = text.split('\n').find((candidate) => candidate.startsWith('"K-12":'))!;
+    writeFileSync(checkpointFile(), text.replace(line, line.replace('"kind":"knowledge"', '"kind":"knowledgX"')));
+    const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'NEEDLE', false));
+    expect(answer.matches.map((match) => [match.id, match.matched_fields, match.snippet])).to.deep.equal([['K-7', ['body'], 'the one needle here']]);
+    const byId = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'k-7', false));
+    expect(byId.matches.map((match) => [match.id, match.matched_fields])).to.deep.equal([['K-7', ['id']]]);
+    const refused = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'plain', false)).catch((error: { code: string; message: string }) => error);
+    expect(refused).to.include({ code: 'STORAGE_ERROR' }).and.satisfy((error: { message: string }) => /K-12/.test(error.message));
+  });
+
   it('derives the knowledge heads again when their section is damaged, and finds the same', async () => {
     const sut = await project();
     const text = readFileSync(checkpointFile(), 'utf8');
