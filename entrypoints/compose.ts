@@ -31,11 +31,19 @@ import type { ReviewRule } from '../domain/model.js';
  * an entrypoint, so no entrypoint's wiring leans on another's.
  */
 export function composeServices(stores: ProjectStoreFactory, host: HostPorts, options: ComposeOptions = {}): DispatcherServices {
+  return composeServicesOf(OPERATIONS, stores, host, options);
+}
+
+/**
+ * The same over `operations` alone, for a program that serves only those (the command line's
+ * graph reads, entrypoints/cli/graph-reads.ts): its bundle then holds none of the others.
+ */
+export function composeServicesOf(operations: readonly Operation[], stores: ProjectStoreFactory, host: HostPorts, options: ComposeOptions = {}): DispatcherServices {
   return {
     stores,
     clock: new SystemClock(),
     ids: new KernelRandomIdSource(),
-    registry: new OperationRegistry(OPERATIONS),
+    registry: new OperationRegistry(operations),
     host,
     plugins: pluginRuntimeOnFirstUse(options.allowedPlugins),
     review: options.review ?? 'any',
@@ -101,11 +109,16 @@ export type HostPortsFor = (home: string, checkouts: CheckoutLocator, environmen
  * project, except for `init`, which makes one (its `.taskdag.json`) once the request is known to
  * be valid.
  */
-export async function runInCheckout(environment: Environment, request: Omit<OperationRequest, 'project'>, hostPortsFor: HostPortsFor): Promise<unknown> {
+export function runInCheckout(environment: Environment, request: Omit<OperationRequest, 'project'>, hostPortsFor: HostPortsFor): Promise<unknown> {
+  return runInCheckoutOf(OPERATIONS, environment, request, hostPortsFor);
+}
+
+/** runInCheckout for a program that serves only `operations` (see composeServicesOf). */
+export async function runInCheckoutOf(operations: readonly Operation[], environment: Environment, request: Omit<OperationRequest, 'project'>, hostPortsFor: HostPortsFor): Promise<unknown> {
   const checkouts = new FsCheckoutLocator(environment.cwd, environment.project);
   const home = taskdagHome(environment.env);
   const host = hostPortsFor(home, checkouts, environment);
-  const services = composeServices(fileStores(home), host);
+  const services = composeServicesOf(operations, fileStores(home), host);
   const checked = checkRequest(services.registry, request);
   const { operation } = checked;
   const found = checkouts.find();

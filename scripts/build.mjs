@@ -1,10 +1,11 @@
 // Type-checks and compiles everything (sources and tests) into build/, bundles the library
 // (dist/library.js with its declarations in dist/types/), and bundles the CLI in
-// three files: dist/taskdag-cli.js, the whole program in one script (a command loads one file, not
-// a module tree) with its V8 code cache beside it, and dist/taskdag.js, the executable: a few
-// lines that answer --version and --help from text fixed here and load the program only for a
-// real command; and dist/taskdag-mcp.js, the MCP server that only `taskdag mcp` loads. Start-up
-// is what an agent pays on every call: see BENCHMARKS.md.
+// files: dist/taskdag-cli.js, the whole program in one script (a command loads one file, not
+// a module tree) with its V8 code caches beside it; dist/taskdag-reads.js, the graph reads'
+// program (what `show` or `status` in plain words loads) with its own; and dist/taskdag.js, the
+// executable: a few lines that answer --version and --help from text fixed here and load a
+// program only for a real command; and dist/taskdag-mcp.js, the MCP server that only
+// `taskdag mcp` loads. Start-up is what an agent pays on every call: see BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, chmodSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,6 +14,7 @@ import { clipanionPatched } from './clipanion-patches.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const PROGRAM = 'dist/taskdag-cli.js';
+const GRAPH_READS_PROGRAM = 'dist/taskdag-reads.js';
 
 rmSync('build', { recursive: true, force: true });
 rmSync('dist/types', { recursive: true, force: true });
@@ -65,6 +67,23 @@ const builtinDefaultsAsIs = {
   },
 };
 
+/**
+ * The graph reads' program is bundled with the project's own modules taken as free of side effects
+ * when loaded, which they are (none registers or patches anything on import): esbuild then leaves
+ * out every module the program does not use, such as the list of every operation that
+ * entrypoints/compose.ts holds for its other callers. A module the program uses is kept whole.
+ */
+const projectModulesPure = {
+  name: 'project-modules-pure',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, async ({ path, importer, resolveDir, kind, pluginData }) => {
+      if (pluginData?.pure || importer.includes('node_modules')) return undefined;
+      const resolved = await build.resolve(path, { importer, resolveDir, kind, pluginData: { pure: true } });
+      return resolved.errors.length > 0 ? resolved : { ...resolved, sideEffects: false };
+    });
+  },
+};
+
 /** Whether every import of `specifier` in the file `importer` is a default import. */
 function importsDefaultOnly(importer, specifier) {
   const clauses = [...readFileSync(importer, 'utf8').matchAll(/^import\s+([^'"]*?)\s+from\s+['"]([^'"]+)['"]/gm)]
@@ -86,6 +105,17 @@ await build({
   define: { TASKDAG_VERSION: JSON.stringify(version) },
 });
 
+// The graph reads' program (entrypoints/cli/graph-reads.ts): what `show T-1` or `status` loads.
+await build({
+  ...common,
+  entryPoints: ['entrypoints/cli/graph-reads.ts'],
+  outfile: GRAPH_READS_PROGRAM,
+  external: ['fs-ext', 'tweetnacl'],
+  alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
+  plugins: [projectModulesPure, serverRuntimeApart, builtinDefaultsAsIs],
+  define: { TASKDAG_VERSION: JSON.stringify(version) },
+});
+
 await build({
   ...common,
   entryPoints: ['entrypoints/server/run-server.ts'],
@@ -96,14 +126,16 @@ await build({
 
 // Compiled by a fresh Node after the program has run typical commands, and by another after it
 // has run only reads of the graph (scripts/code-cache.mjs; entrypoints/cli/code-cache.ts).
-execFileSync(process.execPath, ['scripts/code-cache.mjs', PROGRAM], { stdio: ['ignore', 'ignore', 'inherit'] });
-for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`]) {
+execFileSync(process.execPath, ['scripts/code-cache.mjs', PROGRAM, GRAPH_READS_PROGRAM], { stdio: ['ignore', 'ignore', 'inherit'] });
+for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, `${GRAPH_READS_PROGRAM}.reads.cache`]) {
   if (!existsSync(cache)) throw new Error(`build: no code cache was written at ${cache}`);
 }
 
 // The commands that start from the reads' cache: the operations that only read a project's graph.
 const { OPERATIONS } = createRequire(import.meta.url)('../build/application/operations/index.js');
 const readCommands = OPERATIONS.filter((operation) => operation.scope === 'graph' && !operation.mutates).map((operation) => operation.name);
+// The commands the graph reads' program serves.
+const graphReads = createRequire(import.meta.url)('../build/entrypoints/cli/graph-reads.js').GRAPH_READS.map((operation) => operation.name);
 
 // The help text is the program's own answer to `--help`, so the executable cannot drift from it.
 const help = execFileSync(process.execPath, ['-e', `require(${JSON.stringify(`./${PROGRAM}`)}).run(['--help'])`], { encoding: 'utf8' });
@@ -113,7 +145,7 @@ await build({
   ...common,
   entryPoints: ['entrypoints/cli/bin.ts'],
   outfile: 'dist/taskdag.js',
-  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands) },
+  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads) },
   banner: { js: '#!/usr/bin/env node' },
 });
 chmodSync('dist/taskdag.js', 0o755);

@@ -3,7 +3,9 @@
 // V8 compiles the functions they use, and stores the resulting code cache next to the bundle
 // (`all`). Then a second fresh Node runs only the commands that read the graph in that project
 // and stores theirs (`reads`, see entrypoints/cli/code-cache.ts): a read starts from a cache that
-// holds no mutation's code, which V8 would otherwise deserialize on every read.
+// holds no mutation's code, which V8 would otherwise deserialize on every read. Given the graph
+// reads' program too (`code-cache.mjs PROGRAM GRAPH_READS_PROGRAM`), a third fresh Node runs the
+// reads it serves through it and stores its `reads` cache.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,6 +17,8 @@ const require = createRequire(import.meta.url);
 const { codeCacheFile, loadWithCodeCache } = require('../build/entrypoints/cli/code-cache.js');
 
 const program = path.resolve(process.argv[2]);
+/** The graph reads' program (entrypoints/cli/graph-reads.ts), when given: its `reads` cache is warmed on the same project. */
+const graphReads = process.argv[3] === '--reads' || process.argv[3] === undefined ? undefined : path.resolve(process.argv[3]);
 const as = ['--as', 'build'];
 const task = (id, blockedBy) => ['add-task', id, '--initiative', 'warm', '--title', id, '--body', 'b', '--acceptance', 'a', '--blocked-by', blockedBy, ...as];
 // Commands this build lacks answer UNKNOWN_COMMAND and cost nothing; listing them means the
@@ -54,7 +58,9 @@ async function warmAll() {
     const home = path.join(scratch, 'home');
     mkdirSync(checkout);
     await warm('all', COMMANDS, checkout, home);
-    execFileSync(process.execPath, [fileURLToPath(import.meta.url), program, '--reads', checkout, home], { stdio: ['ignore', 'ignore', 'inherit'] });
+    for (const reader of graphReads ? [program, graphReads] : [program]) {
+      execFileSync(process.execPath, [fileURLToPath(import.meta.url), reader, '--reads', checkout, home], { stdio: ['ignore', 'ignore', 'inherit'] });
+    }
   } finally {
     process.chdir(os.tmpdir());
     rmSync(scratch, { recursive: true, force: true });
@@ -79,7 +85,15 @@ async function warm(cache, commands, checkout, home) {
   // length, so a new bundle as long as the old one would run, and re-cache, the old code.
   rmSync(codeCacheFile(program, cache), { force: true });
   const { exports, script } = loadWithCodeCache(program, require, cache);
-  for (const argv of commands) await exports.run(argv);
+  // The graph reads' program hands any other command to the whole program: it is warmed by its own.
+  const served = exports.GRAPH_READS ? commands.filter(([word]) => exports.GRAPH_READS.some((operation) => operation.name === word)) : commands;
+  for (const argv of served) await exports.run(argv, refuseOthers);
   writeFileSync(codeCacheFile(program, cache), script.createCachedData());
   process.exitCode = 0;
 }
+
+/** The whole program, for the graph reads' program while it warms up: never reached, as it runs only what it serves. */
+async function refuseOthers(argv) {
+  throw new Error(`code cache: the graph reads' program handed on ${argv.join(' ')}`);
+}
+

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { codeCacheFor, loadWithCodeCache } from './code-cache.js';
 import { writeAllSync } from './fd-writer.js';
+import { splitGlobalFlags } from './globals.js';
+import type * as GraphReads from './graph-reads.js';
 import type * as Program from './program.js';
 
 // Fixed at build time (scripts/build.mjs): the version, and the program's own `--help` output,
@@ -9,21 +11,39 @@ declare const TASKDAG_VERSION: string;
 declare const TASKDAG_HELP: string;
 /** The commands that only read a project's graph (scripts/build.mjs): they start from the `reads` code cache. */
 declare const TASKDAG_READ_COMMANDS: readonly string[];
+/** The commands of the graph reads' own program, dist/taskdag-reads.js (entrypoints/cli/graph-reads.ts). */
+declare const TASKDAG_GRAPH_READS: readonly string[];
 
 /**
  * The executable. Agents call it hundreds of times per task, so it does only what the command
- * line needs: `--version` and `--help` are answered from text fixed at build time, and the
- * program (clipanion, every command, the store) is loaded only for a real command, with the V8
- * code cache the build made for its kind of command. The fixed answers go out through a plain write on fd 1,
- * which skips setting up process.stdout as a stream.
+ * line needs: `--version` and `--help` are answered from text fixed at build time; a graph read
+ * (`show`, `status`, ...) loads the graph reads' program, which hands any line it does not serve
+ * to the whole program; any other command loads the whole program (clipanion, every command,
+ * the store). Each program starts from the V8 code cache the build made for its kind of
+ * command. The fixed answers go out through a plain write on fd 1, which skips setting up
+ * process.stdout as a stream.
  */
 const argv = process.argv.slice(2);
 const fixed = argv.length === 1 ? answers().get(argv[0]!) : undefined;
-if (fixed !== undefined) {
-  writeAllSync(1, fixed);
-} else {
-  const cache = codeCacheFor(argv, new Set(TASKDAG_READ_COMMANDS));
-  loadWithCodeCache<typeof Program>(path.join(__dirname, 'taskdag-cli.js'), require, cache).exports.run(argv);
+const graphReads = fixed === undefined && new Set(TASKDAG_GRAPH_READS).has(splitGlobalFlags(argv).rest[0]!) ? graphReadsProgram() : null;
+if (fixed !== undefined) writeAllSync(1, fixed);
+else if (graphReads !== null) void graphReads.run(argv, wholeProgram);
+else void wholeProgram(argv);
+
+/** The graph reads' program, or null beside a whole program alone (a copy of the executable made before it existed). */
+function graphReadsProgram(): typeof GraphReads | null {
+  const file = path.join(__dirname, 'taskdag-reads.js');
+  try {
+    return loadWithCodeCache<typeof GraphReads>(file, require, 'reads').exports;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && (error as NodeJS.ErrnoException).path === file) return null;
+    throw error;
+  }
+}
+
+function wholeProgram(line: string[]): Promise<void> {
+  const cache = codeCacheFor(line, new Set(TASKDAG_READ_COMMANDS));
+  return loadWithCodeCache<typeof Program>(path.join(__dirname, 'taskdag-cli.js'), require, cache).exports.run(line);
 }
 
 /** A Map, so that a command word such as `constructor` is never found on Object.prototype. */

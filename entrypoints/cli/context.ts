@@ -16,3 +16,9 @@ export type TaskdagContext = BaseContext & {
   /** The one JSON value a command prints. */
   emit: (value: unknown) => void;
 };
+
+/** Who runs a command: its own `--as`, else the global `--as`, else TASKDAG_AGENT; null when that is blank. */
+export function agentOf(as: string | undefined, globals: GlobalFlags, env: Record<string, string | undefined>): AgentName | null {
+  const agent = as ?? globals.as ?? env.TASKDAG_AGENT;
+  return agent && agent.trim() !== '' ? agent : null;
+}

@@ -2,7 +2,7 @@ import { Cli } from 'clipanion';
 import { DomainError } from '../../domain/errors.js';
 import { closestTo, didYouMean } from '../../domain/suggestions.js';
 import { runInCheckout } from '../compose.js';
-import { errorEnvelope, exitCodeOf } from '../envelope.js';
+import { answerOn, type AnswerOutput } from './answer.js';
 import { commandAt, commandDeclarations } from './commands.js';
 import type { TaskdagContext } from './context.js';
 import type { CommandDeclaration } from './declared-command.js';
@@ -20,8 +20,7 @@ export interface Io {
   cwd: string;
   env: Record<string, string | undefined>;
   stdin: NodeJS.ReadableStream;
-  /** All a command's output needs: a stream, or a plain descriptor writer (see FdWriter). */
-  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stdout: AnswerOutput;
   stderr: NodeJS.WritableStream;
 }
 
@@ -32,12 +31,7 @@ export async function main(io: Io): Promise<number> {
     io.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const write = (value: unknown) => io.stdout.write(JSON.stringify(value, null, io.stdout.isTTY ? 2 : undefined) + '\n');
-  const fail = (error: unknown) => {
-    const envelope = errorEnvelope(error);
-    write(envelope);
-    return exitCodeOf(envelope);
-  };
+  const { emit, fail } = answerOn(io.stdout, globals);
 
   const commandWord = rest[0];
   if (commandWord === undefined) return fail(new DomainError('UNKNOWN_COMMAND', 'No command given: run taskdag --help', { command: null }));
@@ -64,7 +58,7 @@ export async function main(io: Io): Promise<number> {
     cwd: io.cwd,
     globals,
     run: (operation, args, agent) => runInCheckout({ cwd: io.cwd, env: io.env, project: globals.project }, { operation, args, agent }, cliHostPorts),
-    emit: (value) => write(globals.noWarnings ? withoutWarnings(value) : value),
+    emit,
   };
 
   let command = commandClass.fromPlainWords?.(words, context) ?? null;
@@ -131,12 +125,6 @@ function unknownCommand(words: readonly string[]): DomainError {
 function asksForHelp(args: readonly string[]): boolean {
   const end = args.indexOf('--');
   return (end < 0 ? args : args.slice(0, end)).some((arg) => HELP_FLAGS.has(arg));
-}
-
-function withoutWarnings(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || !('warnings' in value)) return value;
-  const { warnings: _warnings, ...rest } = value as Record<string, unknown>;
-  return rest;
 }
 
 function isClipanionError(error: unknown): boolean {

@@ -1,3 +1,4 @@
+import { settle } from './exit-status.js';
 import { FdWriter, onFirstUse } from './fd-writer.js';
 import { main } from './main.js';
 
@@ -7,21 +8,14 @@ import { main } from './main.js';
  * set up only if a command uses them, and stdout is written directly (see FdWriter).
  */
 export function run(argv: string[]): Promise<void> {
-  return main({
-    argv,
-    cwd: process.cwd(),
-    env: process.env,
-    stdin: onFirstUse(() => process.stdin),
-    stdout: new FdWriter(1),
-    stderr: onFirstUse(() => process.stderr),
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      // main() turns every failure into an envelope; reaching here means writing it failed too.
-      process.stderr.write(`taskdag: ${String(error)}\n`);
-      process.exitCode = 1;
-    },
+  return settle(
+    main({
+      argv,
+      cwd: process.cwd(),
+      env: process.env,
+      stdin: onFirstUse(() => process.stdin),
+      stdout: new FdWriter(1),
+      stderr: onFirstUse(() => process.stderr),
+    }),
   );
 }

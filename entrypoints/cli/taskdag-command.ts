@@ -1,5 +1,5 @@
 import { Command, Option } from 'clipanion';
-import type { TaskdagContext } from './context.js';
+import { agentOf, type TaskdagContext } from './context.js';
 
 /**
  * What every command shares: the per-command `--as`, identity resolution (`--as`, then the global
@@ -9,8 +9,7 @@ export abstract class TaskdagCommand extends Command<TaskdagContext> {
   as = Option.String('--as', { description: 'Agent identity (falls back to the global --as, then TASKDAG_AGENT)' });
 
   protected agent(): string | null {
-    const agent = this.as ?? this.context.globals.as ?? this.context.env.TASKDAG_AGENT;
-    return agent && agent.trim() !== '' ? agent : null;
+    return agentOf(this.as, this.context.globals, this.context.env);
   }
 
   protected async perform(operation: string, args: Record<string, unknown>): Promise<void> {

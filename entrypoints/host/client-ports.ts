@@ -1,3 +1,4 @@
+import type { Operation } from '../../application/operation.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import type { CheckoutLocator } from '../../application/ports/checkout.js';
 import { OperationRegistry } from '../../application/registry.js';
@@ -16,13 +17,21 @@ import { remoteLimits } from './remote-limits.js';
  * to the result the operation declares), and the password prompt at the controlling terminal.
  */
 export function clientPortsOnFirstUse(home: string, checkouts: CheckoutLocator, env: Record<string, string | undefined>): () => ClientPorts {
+  return clientPortsOf(OPERATIONS, home, checkouts, env);
+}
+
+/**
+ * The same for a program that sends only `operations` to a server (the command line's graph
+ * reads): the connector holds their answers to their results.
+ */
+export function clientPortsOf(operations: readonly Operation[], home: string, checkouts: CheckoutLocator, env: Record<string, string | undefined>): () => ClientPorts {
   let ports: ClientPorts | null = null;
   return () =>
     (ports ??= {
       checkouts,
       sessions: new FsSessionProfile(home),
       prompt: new TerminalPasswordPrompt(),
-      remote: new HttpRemoteConnector(remoteLimits(env), new OperationRegistry(OPERATIONS)),
+      remote: new HttpRemoteConnector(remoteLimits(env), new OperationRegistry(operations)),
       baselines: new FsTransferBaselines(home),
       ids: new KernelRandomIdSource(),
     });
