@@ -71,6 +71,7 @@ export class CheckpointNodes implements NodeMap {
   /** Positions by id, made once a command has looked up more than a few ids (a scan of the ids costs less until then). */
   private positions: Map<NodeId, number> | null = null;
   private scans = 0;
+  private slotLookups = 0;
   private open = true;
   /** The id list, once parsed; until then lookups go through the slot table (when there is one that holds). */
   private list: { ids: readonly NodeId[]; ends: readonly number[] } | null = null;
@@ -87,7 +88,7 @@ export class CheckpointNodes implements NodeMap {
   get(id: NodeId): GraphNode | undefined {
     const known = this.values.get(id);
     if (known !== undefined || this.removed.has(id)) return known;
-    const span = this.locate(id);
+    const span = this.locate(id, true);
     return span === undefined ? undefined : this.read(id, span);
   }
 
@@ -192,9 +193,9 @@ export class CheckpointNodes implements NodeMap {
    * lists every id then finds the others by it), else by the list. A table that does not hold
    * (a bucket fails its check, or no entry it names is the id's line) is dropped for the list.
    */
-  private locate(id: NodeId): NodeSpan | undefined {
-    if (this.slots && !this.list) {
-      const found = this.bySlots(id, this.slots);
+  private locate(id: NodeId, readsLine = false): NodeSpan | undefined {
+    if (this.slots && !this.list && this.slotLookups++ < slotLookupBudget(this.slots.nodes)) {
+      const found = this.bySlots(id, this.slots, readsLine);
       if (found !== DAMAGED) return found;
       this.slots = null;
     }
@@ -202,8 +203,12 @@ export class CheckpointNodes implements NodeMap {
     return position === undefined ? undefined : this.spanAt(position);
   }
 
-  /** The span of the slot table's entry whose line is keyed by `id`, undefined when it has none, DAMAGED when it cannot say. */
-  private bySlots(id: NodeId, slots: SlotTable): NodeSpan | undefined | typeof DAMAGED {
+  /**
+   * The span of the slot table's entry whose line is keyed by `id`, undefined when it has none,
+   * DAMAGED when it cannot say. The key is read and checked here, unless the caller reads the
+   * line anyway (`readsLine`) and the table names one entry: the line's own check then covers it.
+   */
+  private bySlots(id: NodeId, slots: SlotTable, readsLine: boolean): NodeSpan | undefined | typeof DAMAGED {
     const candidates = slots.candidates(id);
     if (candidates === DAMAGED || candidates.length === 0) return candidates === DAMAGED ? DAMAGED : undefined;
     const { sectionStart, sectionEnd } = this.layout;
@@ -211,7 +216,7 @@ export class CheckpointNodes implements NodeMap {
     for (const { offset, length, position } of candidates) {
       const at = sectionStart + offset;
       // The entry's line starts right after a newline with the id's key (JSON strings hold no raw newline).
-      if (this.bytes(at - 1, at - 1 + key.length, `node ${id}`).equals(key)) {
+      if ((readsLine && candidates.length === 1) || this.bytes(at - 1, at - 1 + key.length, `node ${id}`).equals(key)) {
         return { key: at, start: at + key.length - 1, end: at + length, last: at + length === sectionEnd - 1, position, fromSlots: true };
       }
     }
@@ -248,7 +253,7 @@ export class CheckpointNodes implements NodeMap {
       if (!span.fromSlots) throw error;
       // The table's span did not hold: the id list decides (and reports the damage, if it is the node's).
       this.slots = null;
-      const listed = this.locate(id);
+      const listed = this.locate(id, true);
       if (listed === undefined) return undefined;
       node = this.parse(id, listed);
     }
@@ -257,11 +262,12 @@ export class CheckpointNodes implements NodeMap {
   }
 
   private parse(id: NodeId, span: NodeSpan): GraphNode {
-    // A span from the slot table is read with the byte after it, to see that its line ends there.
-    const after = span.fromSlots && !span.last ? 1 : 0;
-    const bytes = this.bytes(span.key, span.end + 1 + after, `node ${id}`);
-    const line = bytes.subarray(0, span.end + 1 - span.key);
-    const endsThere = bytes.length === span.end + 1 + after - span.key && line[line.length - 1] === (span.last ? 0x0a : 0x2c) && (after === 0 || bytes[line.length] === 0x0a);
+    // A span from the slot table is read with the bytes around it, to see that it is a whole line.
+    const [before, after] = span.fromSlots ? [1, span.last ? 0 : 1] : [0, 0];
+    const bytes = this.bytes(span.key - before, span.end + 1 + after, `node ${id}`);
+    const line = bytes.subarray(before, before + span.end + 1 - span.key);
+    const whole = before === 0 || (bytes[0] === 0x0a && (after === 0 || bytes[bytes.length - 1] === 0x0a));
+    const endsThere = whole && bytes.length === before + span.end + 1 + after - span.key && line[line.length - 1] === (span.last ? 0x0a : 0x2c);
     if (!endsThere || (span.fromSlots && line.indexOf(0x0a) !== (span.last ? line.length - 1 : -1))) throw invalidFile(this.path, `the line of node ${id} does not end where the node offsets say`);
     if (line.toString('utf8', 0, span.start - span.key) !== `${JSON.stringify(id)}:`) throw invalidFile(this.path, `the line of node ${id} is keyed by another id`);
     let node: unknown;
@@ -274,6 +280,16 @@ export class CheckpointNodes implements NodeMap {
     this.entries.set(id, { node, entry: line.subarray(0, line.length - 1) });
     return node;
   }
+}
+
+/**
+ * How many nodes of `count` a command finds by the slot table before it parses the id list
+ * instead: each lookup reads and checks a bucket, so past a number that grows with the graph
+ * (what parsing the list costs), the list costs less than the lookups still to come (a `context`
+ * that ranks every matching knowledge node). BENCHMARKS.md, issue 28.
+ */
+function slotLookupBudget(count: number): number {
+  return Math.max(256, Math.ceil(count / 64));
 }
 
 /**

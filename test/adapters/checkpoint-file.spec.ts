@@ -1,11 +1,12 @@
 import { appendEdge, deleteNode, edgesOf, hasNode, nodeIds, nodeOf, plainNodes, setNode } from '../../domain/node-map.js';
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bufferSource, decodeCheckpoint, encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
 import { crc32 } from '../../adapters/crc32.js';
-import { encodeSlotTable } from '../../adapters/node-slots.js';
+import { encodeSlotTable, SlotTable } from '../../adapters/node-slots.js';
 import { GraphDraft } from '../../domain/draft.js';
 import type { ProjectState } from '../../domain/project-state.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
@@ -328,6 +329,15 @@ describe('checkpoint file: a node found by position (the slot table, issue 28)',
     expect(() => nodeIds(sut.graph)).to.throw(/its id list is not JSON/).that.satisfies(isStorageError);
     writeFileSync(temp.file, withIdListDamaged(encodeCheckpoint(graph, ledger)));
     expect(() => readCheckpoint(temp.file)).to.throw(/its id list is not JSON/).that.satisfies(isStorageError);
+  });
+
+  it('finds nodes by the table up to a budget that grows with the graph, then parses the id list once and finds the rest by it', () => {
+    const graph = graphOf(2_000);
+    const lookups = sinon.spy(SlotTable.prototype, 'candidates');
+    const sut = decodeCheckpoint(bufferSource(encodeCheckpoint(graph, ledger)), temp.file);
+    for (const id of Object.keys(graph.nodes).slice(0, 1_000)) expect(nodeOf(sut.graph, id)).to.deep.equal(graph.nodes[id]);
+    // A lookup reads and checks a bucket: past 256 of them (at 2,000 nodes), one parse of the list costs less.
+    expect(lookups.callCount).to.equal(256);
   });
 
   it('gives each node or STORAGE_ERROR, never another node, whatever bytes of its slot table are damaged', () => {
