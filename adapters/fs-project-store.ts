@@ -639,10 +639,15 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
     private readonly warn: StoreWarningSink = () => {},
   ) {}
 
+  /** The state directory of project `projectId`. */
+  locationOf(projectId: string): string {
+    return path.join(this.projects, projectId);
+  }
+
   open(projectId: string): FsProjectStore {
     const known = this.opened.get(projectId);
     if (known) return known;
-    const location = path.join(this.projects, projectId);
+    const location = this.locationOf(projectId);
     const store = new FsProjectStore(projectId, location, this.lockFor(location), this.files, this.hot, this.warn);
     if (this.hot) this.opened.set(projectId, store);
     return store;

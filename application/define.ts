@@ -1,7 +1,7 @@
 import type { AgentName } from '../domain/model.js';
 import { parseArgs, type ArgsOf, type ArgsSpec } from './args.js';
 import { lazily, type Schema } from './contract/schema.js';
-import type { GraphContext, GraphOperation, HostOperation, HostServices, ProjectOperation, ProjectServices } from './operation.js';
+import type { GraphContext, GraphOperation, HostOperation, HostServices, OperationWaiting, ProjectOperation, ProjectServices } from './operation.js';
 
 interface Common<N extends string, S extends ArgsSpec, R> {
   name: N;
@@ -48,6 +48,7 @@ export function graphOperation<const N extends string, S extends ArgsSpec, R, P>
     needsLog?: boolean;
     run(context: GraphContext, args: ArgsOf<S>): P;
     finish(context: GraphContext, partial: P, args: ArgsOf<S>): R;
+    waiting?: OperationWaiting<ArgsOf<S>, R>;
   },
 ): GraphOperation<S, R, P> & { readonly name: N };
 /** Declares an operation on a project's graph: its contract and its rule. */
@@ -59,6 +60,7 @@ export function graphOperation<N extends string, S extends ArgsSpec, R, P>(
     needsLog?: boolean;
     run(context: GraphContext, args: ArgsOf<S>): P;
     finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;
+    waiting?: OperationWaiting<ArgsOf<S>, R>;
   },
 ): GraphOperation<S, R, P> & { readonly name: N } {
   return withResult(
@@ -68,6 +70,7 @@ export function graphOperation<N extends string, S extends ArgsSpec, R, P>(
       needsLog: definition.needsLog ?? false,
       run: definition.run,
       ...(definition.finish ? { finish: definition.finish } : {}),
+      ...(definition.waiting ? { waiting: definition.waiting } : {}),
     },
     definition.result,
   );

@@ -3,10 +3,12 @@ import { DomainError } from '../domain/errors.js';
 import type { AgentName, ReviewRule } from '../domain/model.js';
 import type { GraphContext, GraphOperation, HostPorts, Operation, OperationDispatcher, OperationRequest } from './operation.js';
 import type { Clock } from './ports/clock.js';
+import type { CommitSignals } from './ports/commit-signals.js';
 import type { IdSource } from './ports/id-source.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory } from './ports/project-store.js';
 import type { PluginRuntimeSource } from './ports/plugin-runtime.js';
 import { policyContext, runChecked } from './policy.js';
+import { untilFound } from './waiting.js';
 import type { OperationRegistry } from './registry.js';
 
 export interface DispatcherServices {
@@ -19,6 +21,8 @@ export interface DispatcherServices {
   plugins: PluginRuntimeSource;
   /** Who may accept a submission (the checkout's `.taskdag.json`, a server's server.json); `any` when absent. */
   review?: ReviewRule;
+  /** Word of each project's commits, for calls that wait for work (`next --wait`); without it they answer at once. */
+  commits?: CommitSignals;
 }
 
 /**
@@ -41,12 +45,13 @@ export class LocalDispatcher implements OperationDispatcher {
       const services = { stores, clock, plugins, project: request.project, cwd: host.cwd, system: () => host.system(), client: () => host.client() };
       return operation.run(services, args, request.agent);
     }
-    const store = stores.open(requireProject(operation.name, request.project));
+    const project = requireProject(operation.name, request.project);
+    const store = stores.open(project);
     if (operation.scope === 'project') {
       const key = request.key ? { key: request.key } : {};
       return operation.run({ store, clock, ids, registry, plugins, review: review ?? 'any', ...key }, args, request.agent);
     }
-    return runGraphOperation(store, operation, args, request.agent, this.services);
+    return waitingIfAsked(this.services, store, project, operation, args, request.agent, () => runGraphOperation(store, operation, args, request.agent, this.services));
   }
 }
 
@@ -99,6 +104,38 @@ export function wholeResult(operation: GraphOperation, context: GraphContext, ar
   return finished(operation, context, operation.run(context, args), args);
 }
 
+type GraphServices = Pick<DispatcherServices, 'clock' | 'ids' | 'plugins' | 'registry' | 'review'>;
+
+/** What a graph operation's rule runs on: a draft of `graph` as `agent` at the clock's now, under the project's policy. */
+function graphContext(services: GraphServices, agent: AgentName | null, graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader): GraphContext {
+  return policyContext(new GraphDraft(graph, services.clock.now(), agent, services.review), log, plugins, { runtime: services.plugins, registry: services.registry, ids: services.ids });
+}
+
+/**
+ * Runs `attempt` (the operation, once); a mutation declared `waiting` whose arguments ask to wait
+ * and that found nothing runs again as the project's commits come in, until it finds something
+ * or its time is up (application/waiting.ts). Without `commits` (a store nobody can watch, in
+ * tests) it answers at once.
+ */
+export function waitingIfAsked(
+  services: GraphServices & Pick<DispatcherServices, 'commits'>,
+  store: ProjectStore,
+  project: string,
+  operation: GraphOperation,
+  args: ReturnType<GraphOperation['parse']>,
+  agent: AgentName | null,
+  attempt: () => Promise<unknown>,
+): Promise<unknown> {
+  const waiting = operation.waiting;
+  const ms = waiting?.ms(args) ?? 0;
+  if (!waiting || ms <= 0 || !services.commits) return attempt();
+  return untilFound(services.commits, project, ms, {
+    attempt,
+    found: (result) => waiting.found(result),
+    worthTrying: () => store.readGraph((graph, plugins) => waiting.worthTrying(graphContext(services, agent, graph, [], plugins), args)),
+  });
+}
+
 /**
  * Reads run on a consistent committed state; mutations run their rule under the exclusive lock
  * and commit. What an operation finishes after the commit (`take`'s context) is built outside
@@ -109,10 +146,9 @@ async function runGraphOperation(
   operation: GraphOperation,
   args: ReturnType<GraphOperation['parse']>,
   agent: AgentName | null,
-  services: Pick<DispatcherServices, 'clock' | 'ids' | 'plugins' | 'registry' | 'review'>,
+  services: GraphServices,
 ): Promise<unknown> {
-  const contextOver = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader): GraphContext =>
-    policyContext(new GraphDraft(graph, services.clock.now(), agent, services.review), log, plugins, { runtime: services.plugins, registry: services.registry, ids: services.ids });
+  const contextOver = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader): GraphContext => graphContext(services, agent, graph, log, plugins);
   if (operation.mutates) {
     return store.transact(
       (graph, plugins) => {

@@ -3,7 +3,7 @@ import { GraphDraft } from '../domain/draft.js';
 import type { AgentName, Graph } from '../domain/model.js';
 import { earlierAnswerIn } from '../domain/project-state.js';
 import type { RequestKey } from '../domain/request-window.js';
-import { checkRequest, LocalDispatcher, wholeResult, type DispatcherServices } from './dispatcher.js';
+import { checkRequest, LocalDispatcher, waitingIfAsked, wholeResult, type DispatcherServices } from './dispatcher.js';
 import type { GraphOperation, OperationDispatcher, OperationRequest } from './operation.js';
 import type { PluginReader, ProjectStore } from './ports/project-store.js';
 import { policyContext, runChecked } from './policy.js';
@@ -49,7 +49,8 @@ export class GroupCommitDispatcher implements OperationDispatcher {
     const checked = checkRequest(this.services.registry, request);
     const { operation, args } = checked;
     if (operation.scope !== 'graph' || !operation.mutates || request.project === null) return this.local.run(checked, request);
-    return this.queueOf(request.project).submit(operation, args, request.agent, request.key);
+    const { project, agent, key } = request;
+    return waitingIfAsked(this.services, this.services.stores.open(project), project, operation, args, agent, () => this.queueOf(project).submit(operation, args, agent, key));
   }
 
   private queueOf(project: string): ProjectQueue {

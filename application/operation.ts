@@ -37,6 +37,20 @@ export interface GraphOperation<S extends ArgsSpec = any, R = any, P = any> exte
   parse(raw: unknown): ArgsOf<S>;
   run(context: GraphContext, args: ArgsOf<S>): P;
   finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;
+  /** A mutation that may wait for the project to change when it finds nothing to do (OperationWaiting). */
+  readonly waiting?: OperationWaiting<ArgsOf<S>, R>;
+}
+
+/**
+ * How a mutation that found nothing to do waits for work (`next --wait`, application/waiting.ts):
+ * for how long its arguments ask, whether an answer is that nothing, and a look at a committed
+ * graph (no lock, no change) that says whether trying again could find something.
+ */
+export interface OperationWaiting<A, R> {
+  /** Milliseconds to wait at most; 0 answers at once. */
+  ms(args: A): number;
+  found(result: R): boolean;
+  worthTrying(context: GraphContext, args: A): boolean;
 }
 
 /** Every operation by name (OperationRegistry). */

@@ -35,15 +35,24 @@ export const RANKING_RULE = 'priority (0 first), then the longest chain of unfin
  * Reads the ranking from the top down to the first match: it costs what it passes over.
  */
 export function nextTask(draft: GraphDraft, filters: NextFilters, leaseMs: number | undefined): { node: TaskNode; why: NextReason } | null {
-  const ranked = draft.ranking.ranked();
-  const heads = draft.statuses.all();
-  const order = ranked.inOrder();
-  const position = order.findIndex((entry) => matches(draft, heads.get(entry.id)!, filters));
+  const { order, position } = bestMatch(draft, filters);
   if (position < 0) return null;
   const chosen = order[position]!;
   const why = reasonFor(chosen, position, order.length);
   const { node } = take(draft, chosen.id, leaseMs);
   return { node, why };
+}
+
+/** Whether `nextTask` would find a task now: a look that claims nothing (`next --wait` between commits). */
+export function hasReadyMatch(draft: GraphDraft, filters: NextFilters): boolean {
+  return bestMatch(draft, filters).position >= 0;
+}
+
+/** The ready tasks in ranked order, and the place of the first the filters let through (-1: none). */
+function bestMatch(draft: GraphDraft, filters: NextFilters): { order: readonly RankedTask[]; position: number } {
+  const heads = draft.statuses.all();
+  const order = draft.ranking.ranked().inOrder();
+  return { order, position: order.findIndex((entry) => matches(draft, heads.get(entry.id)!, filters)) };
 }
 
 function matches(draft: GraphDraft, head: { id: NodeId; initiative: string; domain: string | null }, filters: NextFilters): boolean {

@@ -3,6 +3,7 @@ import { checkRequest, LocalDispatcher, type DispatcherServices } from '../appli
 import type { HostPorts, Operation, OperationRequest } from '../application/operation.js';
 import { OPERATIONS } from '../application/operations/index.js';
 import type { Checkout, CheckoutLocator } from '../application/ports/checkout.js';
+import type { CommitSignals } from '../application/ports/commit-signals.js';
 import type { PluginRuntime } from '../application/ports/plugin-runtime.js';
 import type { ProjectStoreFactory } from '../application/ports/project-store.js';
 import { OperationRegistry } from '../application/registry.js';
@@ -13,6 +14,7 @@ import { AllowListedPluginRuntime } from '../application/server/allow-listed-plu
 import type { PluginAllowList } from '../application/server/plugin-allow-list.js';
 import { nodeFileSystem } from '../adapters/file-system.js';
 import { stateDirectoryLock } from '../adapters/flock-project-lock.js';
+import { FsCommitSignals } from '../adapters/fs-commit-signals.js';
 import { FsCheckoutLocator } from '../adapters/fs-checkout-locator.js';
 import { FsCheckoutRecord } from '../adapters/fs-checkout-record.js';
 import { withCheckoutSeen } from '../application/board/checkouts.js';
@@ -47,6 +49,7 @@ export function composeServicesOf(operations: readonly Operation[], stores: Proj
     host,
     plugins: pluginRuntimeOnFirstUse(options.allowedPlugins),
     review: options.review ?? 'any',
+    ...(options.commits ? { commits: options.commits } : {}),
   };
 }
 
@@ -55,6 +58,8 @@ export interface ComposeOptions {
   allowedPlugins?: PluginAllowList;
   /** Who may accept a submission: a server's, from server.json; a checkout's comes with the checkout. */
   review?: ReviewRule;
+  /** Word of commits for `next --wait`: a server's announcements; local files are watched. */
+  commits?: CommitSignals;
 }
 
 /** `$TASKDAG_HOME`, else `~/.taskdag`. */
@@ -118,7 +123,8 @@ export async function runInCheckoutOf(operations: readonly Operation[], environm
   const checkouts = new FsCheckoutLocator(environment.cwd, environment.project);
   const home = taskdagHome(environment.env);
   const host = hostPortsFor(home, checkouts, environment);
-  const services = composeServicesOf(operations, fileStores(home), host);
+  const stores = fileStores(home);
+  const services = composeServicesOf(operations, stores, host, { commits: new FsCommitSignals((project) => stores.locationOf(project)) });
   const checked = checkRequest(services.registry, request);
   const { operation } = checked;
   const found = checkouts.find();

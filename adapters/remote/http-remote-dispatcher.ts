@@ -76,7 +76,10 @@ export class HttpRemoteDispatcher implements RemoteServer {
     if (request.project === null) {
       throw new DomainError('REMOTE_UNSUPPORTED_OPERATION', `${request.operation} runs on this machine, not on a server`, { operation: request.operation });
     }
-    const { result, mutates } = this.options.operations.get(request.operation);
+    const operation = this.options.operations.get(request.operation);
+    const { result, mutates } = operation;
+    // A call that may wait for work on the server (`next --wait`) gets that long on top of the timeout.
+    const waitMs = operation.scope === 'graph' ? (operation.waiting?.ms(request.args as Parameters<NonNullable<typeof operation.waiting>['ms']>[0]) ?? 0) : 0;
     const route = `/v1/projects/${encodeURIComponent(request.project)}/ops/${encodeURIComponent(request.operation)}`;
     // One id for the logical request, sent on every attempt: the server applies it once (docs/remote.md).
     const requestId = mutates ? cryptoModule().randomUUID() : null;
@@ -84,7 +87,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
     const retries = this.options.retries ?? DEFAULT_REMOTE_RETRIES;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.call('POST', route, { args: request.args, agent: request.agent }, openToAdditions(result), headers);
+        return await this.call('POST', route, { args: request.args, agent: request.agent }, openToAdditions(result), headers, waitMs);
       } catch (error) {
         if (!isLostAnswer(error)) throw error;
         if (attempt > retries) throw withAttempts(error, attempt, requestId);
@@ -116,8 +119,8 @@ export class HttpRemoteDispatcher implements RemoteServer {
   }
 
   /** One JSON request; resolves to the body of a 2xx answer that matches `expected`, throws the envelope of any other. */
-  private async call<T>(method: string, route: string, body: unknown, expected: Schema<T>, extraHeaders: Record<string, string> = {}): Promise<T> {
-    const { status, text } = await this.send(method, route, body === null ? '' : JSON.stringify(body), extraHeaders);
+  private async call<T>(method: string, route: string, body: unknown, expected: Schema<T>, extraHeaders: Record<string, string> = {}, waitMs = 0): Promise<T> {
+    const { status, text } = await this.send(method, route, body === null ? '' : JSON.stringify(body), extraHeaders, waitMs);
     const answer = this.answer(route, status, text);
     // A fresh process makes one call: the generated test is cheap on its first run, the walk is
     // not, so the walk runs only to say what is wrong with an answer the test refused.
@@ -153,9 +156,9 @@ export class HttpRemoteDispatcher implements RemoteServer {
     throw failed(`The server answered ${route} with HTTP ${status} and no taskdag error`, { cause: 'EBADRESPONSE', status });
   }
 
-  private send(method: string, route: string, body: string, extraHeaders: Record<string, string>): Promise<{ status: number; text: string }> {
+  private send(method: string, route: string, body: string, extraHeaders: Record<string, string>, waitMs: number): Promise<{ status: number; text: string }> {
     const url = new URL(route.replace(/^\//, ''), this.options.origin.endsWith('/') ? this.options.origin : `${this.options.origin}/`);
-    const timeoutMs = this.options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS;
+    const timeoutMs = (this.options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS) + waitMs;
     const maxAnswerBytes = this.options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     const headers: Record<string, string> = {
       [PROTOCOL_HEADER]: PROTOCOL_VERSION,

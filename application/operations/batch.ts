@@ -97,7 +97,10 @@ function prepare(registry: OperationCatalog, item: unknown, index: number, calle
       throw new DomainError('INVALID_ARGUMENT', 'as must be an agent name', { field: 'as' });
     }
     const operation = batchable(registry, name);
-    return { index, operation, args: operation.parse(args), agent: (as as string | undefined) ?? caller };
+    const parsed = operation.parse(args);
+    // A batch applies at once, in one transaction: an item cannot wait for other agents' commits.
+    if ((operation.waiting?.ms(parsed) ?? 0) > 0) throw new DomainError('INVALID_ARGUMENT', `${name} cannot wait inside a batch, which applies at once: leave wait out`, { field: 'wait' });
+    return { index, operation, args: parsed, agent: (as as string | undefined) ?? caller };
   });
 }
 

@@ -1,13 +1,16 @@
 import { DEFAULT_STALE_MS } from '../../domain/alerts.js';
 import { nodeContext } from '../../domain/context.js';
 import { leaseMillis } from '../../domain/fencing.js';
-import { nextTask } from '../../domain/next-task.js';
-import { nonEmptyText, optional, textList } from '../args.js';
+import { hasReadyMatch, nextTask } from '../../domain/next-task.js';
+import { integerIn, nonEmptyText, optional, textList } from '../args.js';
 import { contextSchema, taskSchema } from '../contract/results.js';
 import { boolean, integer, nullable, object, string, lazily } from '../contract/schema.js';
 import { graphOperation } from '../define.js';
 import { withPluginsAllowed } from '../policy.js';
 import { leaseArg } from './lease-args.js';
+
+/** The longest `--wait`: ten minutes, within what an HTTP client and a server hold a request open for. */
+const MAX_WAIT_SECONDS = 600;
 
 const reasonSchema = lazily(() => object({
   rule: string('The ranking rule'),
@@ -28,10 +31,11 @@ export const next = graphOperation({
   name: 'next',
   summary: 'Claim the best ready task (priority, then the work waiting behind it, then age) and say why',
   details:
-    'Ranked by priority (0 first; a task without one ranks at 2), then by its critical path (the most unfinished tasks on any chain waiting on it), then oldest first. `--initiative`, `--domain` and `--tags` (every tag given) narrow the choice. Answers `node: null` when no ready task matches. `take <id>` still claims a task you chose yourself.',
+    'Ranked by priority (0 first; a task without one ranks at 2), then by its critical path (the most unfinished tasks on any chain waiting on it), then oldest first. `--initiative`, `--domain` and `--tags` (every tag given) narrow the choice. Answers `node: null` when no ready task matches. `--wait <seconds>` waits that long for one to become ready (another agent\'s accept, say) and claims it as soon as it does; `node: null` if none did. `take <id>` still claims a task you chose yourself.',
   examples: [
     ['Claim the best ready task', '$0 next --as bob'],
     ['The best in one initiative, under a 15-minute lease', '$0 next --initiative billing --lease 15m --as bob'],
+    ['Wait up to 5 seconds for a task to become ready, and claim it', '$0 next --wait 5 --as bob'],
   ],
   mutates: true,
   args: {
@@ -39,13 +43,14 @@ export const next = graphOperation({
     domain: optional(nonEmptyText(), 'Only tasks of this domain'),
     tags: optional(textList(), 'Only tasks carrying every one of these tags'),
     lease: leaseArg,
+    wait: optional(integerIn(0, MAX_WAIT_SECONDS), 'Seconds to wait for a matching task to become ready when none is, 0 to 600 (node: null if none did)'),
   },
   result: () => object({
     node: nullable(taskSchema()),
     context: nullable(contextSchema()),
     why: nullable(reasonSchema()),
   }),
-  run: ({ draft }, { lease, ...filters }) => nextTask(draft, filters, lease === undefined ? undefined : leaseMillis(lease)),
+  run: ({ draft }, { lease, wait: _wait, ...filters }) => nextTask(draft, filters, lease === undefined ? undefined : leaseMillis(lease)),
   finish: (context, chosen) =>
     chosen === null
       ? { node: null, context: null, why: null }
@@ -54,4 +59,9 @@ export const next = graphOperation({
           context: withPluginsAllowed(context, nodeContext(context.draft, chosen.node, context.draft.now, { agent: context.draft.agent, staleMs: DEFAULT_STALE_MS })),
           why: chosen.why,
         },
+  waiting: {
+    ms: ({ wait }) => (wait ?? 0) * 1000,
+    found: (answer) => answer.node !== null,
+    worthTrying: ({ draft }, { lease: _lease, wait: _wait, ...filters }) => hasReadyMatch(draft, filters),
+  },
 });

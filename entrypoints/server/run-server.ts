@@ -8,6 +8,7 @@ import type { AuthStore } from '../../application/ports/auth-store.js';
 import { advertisedUrl, identitiesOf, parseServerConfig, reviewOf, type ServerConfig } from '../../application/server/server-config.js';
 import { PASSWORD_GENERATION_KEY, PASSWORD_KEY, passwordGeneration, secretProblem } from '../../application/server/server-env.js';
 import { readServerSettings, type ServerSettings } from '../../application/server/server-settings.js';
+import { AnnouncedCommits } from '../../adapters/server/announced-commits.js';
 import { buildHttpApp } from '../../adapters/server/http-app.js';
 import { listen } from '../../adapters/server/http-listener.js';
 import { PathRedactor } from '../../adapters/server/path-redactor.js';
@@ -83,7 +84,12 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
   const shutdown = new ShutdownHooks();
   const hub = new SseHub();
   shutdown.add(() => hub.close());
-  const announce = (project: string, committed: RevisionEvent) => hub.publish(project, committed);
+  const commits = new AnnouncedCommits();
+  shutdown.add(() => commits.endAll());
+  const announce = (project: string, committed: RevisionEvent) => {
+    hub.publish(project, committed);
+    commits.announce(project);
+  };
   // Following before listening: no commit of another process falls between the two.
   await backend.follow(({ project, ...committed }) => announce(project, committed));
   const ownership = ownershipOf(backend, settings, shutdown);
@@ -97,7 +103,7 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
     log,
     authenticated: () => {
       const allowedPlugins = new PluginAllowList(config.plugins);
-      const services = composeServices(backend.stores, projectsOnly(setupRoot, 'a server'), { allowedPlugins, review: reviewOf(config) });
+      const services = composeServices(backend.stores, projectsOnly(setupRoot, 'a server'), { allowedPlugins, review: reviewOf(config), commits });
       return projectRouters(services, allowedPlugins, settings, shutdown, hub, announce, config.leaseSweepMs, checkouts, ownership);
     },
     board: boardFiles(config.uiRoot),

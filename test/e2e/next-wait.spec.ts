@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Sandbox, type CliResult } from '../support/cli.js';
+import { linkedClient, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
+import { callFails, callOk, startMcp } from '../support/mcp.js';
+
+/** T-first ready, T-then blocked by it: an agent waiting with `next --wait` can only get T-then once T-first is accepted. */
+async function chainOfTwo(sandbox: Sandbox): Promise<void> {
+  await sandbox.ok(['add-initiative', 'work', '--as', 'planner']);
+  const task = (id: string, blockedBy: string[]) => ({ op: 'add-task', args: { id, initiative: 'work', title: id, body: 'b', acceptance: 'a', blocked_by: blockedBy } });
+  await sandbox.ok(['batch', '--stdin', '--as', 'planner'], { input: JSON.stringify({ operations: [task('T-first', []), task('T-then', ['T-first'])] }) });
+  await sandbox.ok(['take', 'T-first', '--as', 'alice']);
+}
+
+/** alice hands T-first in and bob accepts it, from `sandbox` (another process than the waiter); resolves to when the accept answered. */
+async function finishFirst(sandbox: Sandbox): Promise<number> {
+  await sandbox.ok(['submit', 'T-first', '--note', 'done', '--as', 'alice']);
+  await sandbox.ok(['accept', 'T-first', '--as', 'bob']);
+  return Date.now();
+}
+
+const EMPTY = { node: null, context: null, why: null };
+
+/** Runs `waiting` (a call that waits), lets it start waiting, then runs `meanwhile`; both results, and when each answered. */
+async function whileWaiting<T>(waiting: () => Promise<T>, meanwhile: () => Promise<number>): Promise<{ answer: T; answeredAt: number; unblockedAt: number }> {
+  const pending = waiting().then((answer) => ({ answer, answeredAt: Date.now() }));
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const unblockedAt = await meanwhile();
+  return { ...(await pending), unblockedAt };
+}
+
+describe('e2e: next --wait', function () {
+  this.timeout(120_000);
+
+  describe('local project', () => {
+    let sandbox: Sandbox;
+    beforeEach(async () => {
+      sandbox = new Sandbox();
+      await sandbox.init();
+      await chainOfTwo(sandbox);
+    });
+    afterEach(() => sandbox.remove());
+
+    it("returns the task another process's accept made ready, as soon as it is, claimed for the waiter", async () => {
+      const started = Date.now();
+      const { answer, answeredAt, unblockedAt } = await whileWaiting(() => sandbox.run(['next', '--wait', '60', '--as', 'carol'], { timeoutMs: 90_000 }), () => finishFirst(sandbox));
+      expect(answer.code).to.equal(0);
+      expect(answer.json.node).to.include({ id: 'T-then', status: 'in_progress' });
+      expect(answer.json.node.claim.by).to.equal('carol');
+      expect(answer.json.why.rank).to.equal(1);
+      // Woken by the commit (fs.watch), not by the end of its wait: well within a 60 s wait.
+      expect(answeredAt - unblockedAt, 'answered after the accept, ms').to.be.below(5_000);
+      expect(answeredAt - started).to.be.below(30_000);
+    });
+
+    it('times out with the answer of no task (node, context and why null, exit 0), having changed nothing', async () => {
+      const before = await sandbox.ok(['state']);
+      const started = Date.now();
+      const result: CliResult = await sandbox.run(['next', '--wait', '2', '--as', 'carol'], { timeoutMs: 30_000 });
+      const took = Date.now() - started;
+      expect([result.code, result.json]).to.deep.equal([0, EMPTY]);
+      expect(took, 'waited its 2 s').to.be.at.least(2_000);
+      expect(await sandbox.ok(['state'])).to.deep.equal(before);
+    });
+
+    it('refuses a wait past 600 s, and a wait inside a batch, changing nothing', async () => {
+      const before = await sandbox.ok(['state']);
+      const tooLong = await sandbox.run(['next', '--wait', '601', '--as', 'carol']);
+      expect([tooLong.code, tooLong.json.error.code, tooLong.json.error.details.field]).to.deep.equal([1, 'INVALID_ARGUMENT', 'wait']);
+      const batch = await sandbox.run(['batch', '--stdin', '--as', 'carol'], { input: JSON.stringify({ operations: [{ op: 'next', args: { wait: 5 } }] }) });
+      expect(batch.code).to.equal(1);
+      expect(batch.json.error.code).to.equal('BATCH_OPERATION_FAILED');
+      expect(batch.json.error.details).to.include({ index: 0, op: 'next' });
+      expect(await sandbox.ok(['state'])).to.deep.equal(before);
+    });
+
+    it('over MCP: next with wait returns the task an accept made ready', async () => {
+      const session = await startMcp(sandbox, { env: { TASKDAG_AGENT: 'mia' } });
+      try {
+        const { answer, answeredAt, unblockedAt } = await whileWaiting(() => callOk(session, 'next', { wait: 50 }), () => finishFirst(sandbox));
+        expect(answer.node).to.include({ id: 'T-then' });
+        expect(answer.node.claim.by).to.equal('mia');
+        expect(answeredAt - unblockedAt).to.be.below(5_000);
+        expect(await callOk(session, 'next', { wait: 1 })).to.deep.equal(EMPTY);
+        expect((await callFails(session, 'next', { wait: -1 })).code).to.equal('INVALID_ARGUMENT');
+      } finally {
+        await session.close();
+      }
+    });
+  });
+
+  describe('linked checkouts on a real server', () => {
+    let linked: LinkedServer;
+    const clients: Sandbox[] = [];
+    before(async () => {
+      linked = await startLinkedServer();
+    });
+    after(async () => {
+      for (const client of clients) client.remove();
+      await linked.close();
+    });
+
+    it("one checkout's next --wait returns the task another checkout's accept made ready; a wait with nothing answers no task", async () => {
+      const first = await linkedClient(linked);
+      clients.push(first);
+      await chainOfTwo(first);
+      const second = await linkedClient(linked, { init: false });
+      clients.push(second);
+      writeFileSync(`${second.checkout}/.taskdag.json`, readFileSync(`${first.checkout}/.taskdag.json`));
+      const { answer, answeredAt, unblockedAt } = await whileWaiting(() => second.run(['next', '--wait', '60', '--as', 'carol'], { timeoutMs: 90_000 }), () => finishFirst(first));
+      expect(answer.code).to.equal(0);
+      expect(answer.json.node).to.include({ id: 'T-then' });
+      expect(answer.json.node.claim.by).to.equal('carol');
+      // The server wakes the waiting request on the commit itself.
+      expect(answeredAt - unblockedAt, 'answered after the accept, ms').to.be.below(5_000);
+
+      const started = Date.now();
+      const empty = await second.run(['next', '--wait', '2', '--as', 'dave'], { timeoutMs: 30_000 });
+      expect([empty.code, empty.json]).to.deep.equal([0, EMPTY]);
+      expect(Date.now() - started).to.be.at.least(2_000);
+    });
+  });
+});
