@@ -2,8 +2,9 @@
 // the project until no task is left: pick a task, take it, sleep its known duration, submit it,
 // accept it. Every call goes through the real binary: a `taskdag` process per call on a local or
 // a linked checkout (`cli`), or one `taskdag mcp` session it keeps for the whole run (`mcp`).
-// argv[2] is its JSON configuration: { name, mode, cwd, env, unitMs, durations, strategy, lease }
-// (lease: a duration such as 10s put on every claim; submit always carries the claim's fencing token).
+// argv[2] is its JSON configuration: { name, mode, cwd, env, unitMs, durations, strategy, lease, idle }
+// (lease: a duration such as 10s put on every claim; submit always carries the claim's fencing token;
+// idle: how an agent with nothing ready waits, see IDLE).
 // It prints one JSON line when it is done: the tasks it finished (with when), the time it spent
 // in taskdag calls, and how many picks were lost to another agent.
 import { spawn } from 'node:child_process';
@@ -40,13 +41,22 @@ const STRATEGIES = {
     tally.lost += 1;
     return null;
   },
-  /** The ranked `next` command: one call claims the best ready task (priority, then critical path, then age). */
+  /**
+   * The ranked `next` command: one call claims the best ready task (priority, then critical path,
+   * then age). With `idle: 'wait'` the call itself waits for a task to become ready (`next --wait`).
+   */
   async next(taskdag) {
-    const answer = await taskdag('next', leaseArgs());
+    const answer = await taskdag('next', { ...leaseArgs(), ...(config.idle === 'wait' ? { wait: WAIT_SECONDS } : {}) });
     if (!answer.ok) throw new Error(`next: ${JSON.stringify(answer.error)}`);
     return answer.value.node ?? null;
   },
 };
+
+/**
+ * How long one `next --wait` waits (idle: 'wait'): it answers as soon as a task is ready, so this
+ * only bounds how long an agent lingers once the last task is taken.
+ */
+const WAIT_SECONDS = 5;
 
 /**
  * An agent with nothing to do waits for work with `status` alone, a read that takes no lock,
@@ -57,6 +67,11 @@ const STRATEGIES = {
  */
 const MAX_IDLE_UNITS = 4;
 async function waitForReadyWork(taskdag, tally) {
+  // `next --wait` has already waited: one look says whether anything is left to become ready.
+  if (config.idle === 'wait' && config.strategy === 'next') {
+    const { summary } = (await taskdag('status', { limit: 1 })).value;
+    return nothingLeft(summary) ? 'finished' : 'ready';
+  }
   for (let units = 0.5; ; units = Math.min(units * 2, MAX_IDLE_UNITS)) {
     const { summary } = (await taskdag('status', { limit: 1 })).value;
     if (summary.ready > 0) return 'ready';
@@ -106,16 +121,25 @@ function answerOf(value) {
 
 async function work() {
   const raw = config.mode === 'mcp' ? await mcpCaller() : cliCaller();
-  const tally = { calls: 0, call_ms: 0, longest_call_ms: 0, lost: 0, idle_polls: 0, fenced: 0 };
+  const tally = { calls: 0, call_ms: 0, longest_call_ms: 0, lost: 0, idle_polls: 0, fenced: 0, by_op: {} };
   const taskdag = async (op, args) => {
     const started = performance.now();
+    let answer;
     try {
-      return await raw(op, args);
+      return (answer = await raw(op, args));
     } finally {
-      tally.calls += 1;
       const took = performance.now() - started;
-      tally.call_ms += took;
-      tally.longest_call_ms = Math.max(tally.longest_call_ms, Math.round(took));
+      // A `next --wait` spends its time waiting for work as much as coordinating: counted apart (its
+      // share of the delay shows in the orchestrator's ready-to-taken figures instead).
+      const key = op === 'next' && args.wait ? (answer?.ok && answer.value.node !== null ? 'next --wait (claimed)' : 'next --wait (none)') : op;
+      const entry = (tally.by_op[key] ??= { calls: 0, ms: 0 });
+      entry.calls += 1;
+      entry.ms += took;
+      if (key === op) {
+        tally.calls += 1;
+        tally.call_ms += took;
+        tally.longest_call_ms = Math.max(tally.longest_call_ms, Math.round(took));
+      }
     }
   };
   const pick = STRATEGIES[config.strategy];

@@ -7,7 +7,8 @@
 // calls per task done (the coordination overhead). Every run checks that each task was done
 // exactly once. Writes bench/results/swarm.{json,md}.
 // Options: --tasks N (default 2000), --agents 8,32, --arms cli,server,mcp, --unit-ms 50,
-// --strategies any,next (how agents pick: see swarm-agent.mjs), --recovery (also the lease
+// --strategies any,next (how agents pick: see swarm-agent.mjs), --idle wait|poll (an idle agent
+// waits in `next --wait`, or polls `status` with a backoff), --recovery (also the lease
 // recovery arm: a third of the agents killed mid-run; --lease 10s on every claim, a sweep every
 // --sweep-ms 1000).
 import { execFile, spawn } from 'node:child_process';
@@ -91,7 +92,7 @@ function linkedCheckout(dir, origin, bearer) {
 }
 
 /** Starts one agent process; `finished` resolves to its final report, `holding` is the task it works on. `onProgress` hears of each task it finishes. */
-function startAgent(config, onProgress) {
+function startAgent(config, onProgress, onTaken) {
   const child = spawn(process.execPath, [AGENT, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.name = config.name;
   let pending = '';
@@ -102,7 +103,10 @@ function startAgent(config, onProgress) {
     pending = lines.pop();
     for (const line of lines) {
       const message = JSON.parse(line);
-      if ('took' in message) child.holding = message.took;
+      if ('took' in message) {
+        child.holding = message.took;
+        onTaken?.(message.took, child);
+      }
       else if ('submitted' in message) {
         child.holding = null;
         child.submitted = message.submitted;
@@ -126,7 +130,7 @@ function startAgent(config, onProgress) {
  * is called when every agent has stopped, before that wait). The result
  * has the figures, the ids the agents report done and a checkout to read the project from.
  */
-export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, lease, duringRun, agentsDone }) {
+export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, lease, idle = 'wait', duringRun, agentsDone }) {
   const figures = planFigures(plan, agents);
   const dir = mkdtempSync(path.join(scratch, `${arm}-${agents}-${strategy}-`));
   const setup = await SETUPS[arm](dir, plan, agents);
@@ -134,6 +138,10 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
     const loadAtStart = os.loadavg()[0];
     const started = Date.now();
     const finishedAt = new Map();
+    // When each task was claimed (the last claim, when a killed agent's task was taken again), and
+    // when the agent that claimed it was free to (its previous task accepted, or the start).
+    const takenAt = new Map();
+    const freeAt = new Map();
     // Every task as an agent reports it done (a killed agent's own final report is lost), and
     // those someone else finished (the recovery arm accepts what killed agents had submitted).
     const done = [];
@@ -143,10 +151,18 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
       done.push(id);
     };
     const children = setup.places.map((place, index) =>
-      startAgent({ name: `agent-${index}`, mode: arm === 'mcp' ? 'mcp' : 'cli', ...place, unitMs, strategy, lease, durations: figures.durations }, (id) => {
-        adopt(id);
-        duringRun?.({ count: finishedAt.size, children, place: setup.places[0], adopt, track: (work) => (pending.push(work), work) });
-      }),
+      startAgent(
+        { name: `agent-${index}`, mode: arm === 'mcp' ? 'mcp' : 'cli', ...place, unitMs, strategy, lease, idle, durations: figures.durations },
+        (id, child) => {
+          adopt(id);
+          child.freeSince = Date.now();
+          duringRun?.({ count: finishedAt.size, children, place: setup.places[0], adopt, track: (work) => (pending.push(work), work) });
+        },
+        (id, child) => {
+          takenAt.set(id, Date.now());
+          freeAt.set(id, child.freeSince ?? started);
+        },
+      ),
     );
     const reports = (await Promise.all(children.map((child) => child.finished))).filter(Boolean);
     agentsDone?.();
@@ -156,10 +172,11 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
     const makespanMs = Math.max(...finishedAt.values()) - started;
     const callMs = reports.reduce((sum, report) => sum + report.call_ms, 0);
     const units = (ms) => Math.round((ms / unitMs) * 100) / 100;
+    const delays = readyToTaken(figures.ids, plan, started, finishedAt, takenAt, freeAt);
     return {
       arm,
       agents,
-      strategy,
+      strategy: idle === 'wait' && strategy === 'next' ? 'next --wait' : strategy,
       tasks: figures.ids.length,
       unit_ms: unitMs,
       critical_path: figures.criticalPath,
@@ -176,6 +193,8 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
       lost_picks: reports.reduce((sum, report) => sum + report.lost, 0),
       idle_polls: reports.reduce((sum, report) => sum + report.idle_polls, 0),
       fenced: reports.reduce((sum, report) => sum + report.fenced, 0),
+      ready_to_taken_ms: delays,
+      by_op: byOperation(reports),
       finishedAt,
       done,
       place: setup.places[0],
@@ -183,6 +202,46 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
   } finally {
     await setup.close();
   }
+}
+
+/**
+ * How long each task waited to be claimed once it was ready (the last of its blockers accepted,
+ * or the start) and the agent that claimed it was free (its previous task accepted, or the
+ * start): the coordination delay, not the queueing for a free agent. Mean, median, 90th
+ * percentile and the largest, in ms, and the sum along the chain that ended last.
+ */
+function readyToTaken(ids, plan, started, finishedAt, takenAt, freeAt) {
+  const delay = ids.map((id, i) => {
+    const readyAt = Math.max(started, freeAt.get(id) ?? started, ...plan[i].deps.map((dep) => finishedAt.get(ids[dep]) ?? started));
+    return Math.max(0, (takenAt.get(id) ?? readyAt) - readyAt);
+  });
+  const sorted = [...delay].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  // The chain the makespan followed: from the last task finished back through its latest-finishing blocker.
+  let last = ids.reduce((best, id, i) => ((finishedAt.get(id) ?? 0) > (finishedAt.get(ids[best]) ?? 0) ? i : best), 0);
+  let onChain = 0;
+  let chainTasks = 0;
+  for (;;) {
+    onChain += delay[last];
+    chainTasks += 1;
+    const deps = plan[last].deps;
+    if (deps.length === 0) break;
+    last = deps.reduce((best, dep) => ((finishedAt.get(ids[dep]) ?? 0) > (finishedAt.get(ids[best]) ?? 0) ? dep : best), deps[0]);
+  }
+  return { mean: Math.round(delay.reduce((sum, value) => sum + value, 0) / delay.length), p50: at(0.5), p90: at(0.9), max: sorted.at(-1), last_chain_sum: onChain, last_chain_tasks: chainTasks };
+}
+
+/** Calls and mean ms per operation, over every agent that reported. */
+function byOperation(reports) {
+  const total = {};
+  for (const report of reports) {
+    for (const [op, { calls, ms }] of Object.entries(report.by_op ?? {})) {
+      const entry = (total[op] ??= { calls: 0, ms: 0 });
+      entry.calls += calls;
+      entry.ms += ms;
+    }
+  }
+  return Object.fromEntries(Object.entries(total).map(([op, { calls, ms }]) => [op, { calls, mean_ms: Math.round(ms / calls) }]));
 }
 
 /** Every task done exactly once, by the agents' own accounts and by the project's final status. */
@@ -204,7 +263,7 @@ function assertEachTaskOnce(ids, done, summary) {
  * (SIGKILL: their claims stay behind until their leases end); reports how long after the kill
  * the last of the tasks they held was done by the others.
  */
-export async function runRecovery({ arm, agents, plan, unitMs, scratch, lease, sweepMs }) {
+export async function runRecovery({ arm, agents, plan, unitMs, scratch, lease, sweepMs, idle = 'wait' }) {
   let killedAt = null;
   const held = [];
   let sweeping = true;
@@ -238,6 +297,7 @@ export async function runRecovery({ arm, agents, plan, unitMs, scratch, lease, s
     unitMs,
     scratch,
     lease,
+    idle,
     duringRun: ({ count, children, place, adopt, track }) => {
       sweeper ??= track(sweep(place, adopt));
       if (killedAt !== null || count < plan.length / 3) return;
@@ -253,7 +313,7 @@ export async function runRecovery({ arm, agents, plan, unitMs, scratch, lease, s
     agentsDone: () => (sweeping = false),
   });
   const recoveredMs = Math.max(0, ...held.map((id) => result.finishedAt.get(id) - killedAt));
-  return { ...result, strategy: `next --lease ${lease}, ${Math.floor(agents / 3)} killed`, killed: Math.floor(agents / 3), held: held.length, recovered_within: Math.round((recoveredMs / unitMs) * 100) / 100, recovered_within_s: Math.round(recoveredMs / 100) / 10 };
+  return { ...result, strategy: `${result.strategy} --lease ${lease}, ${Math.floor(agents / 3)} killed`, killed: Math.floor(agents / 3), held: held.length, recovered_within: Math.round((recoveredMs / unitMs) * 100) / 100, recovered_within_s: Math.round(recoveredMs / 100) / 10 };
 }
 
 /** `taskdag args` in `place` without blocking this process's loop (the agents' progress is read meanwhile). */
@@ -276,14 +336,19 @@ function recoveryTable(runs) {
 function markdown(report) {
   const rows = report.runs.map(
     (run) =>
-      `| ${run.arm} | ${run.agents} | ${run.strategy} | ${run.critical_path} | ${run.work_per_agent} | ${run.makespan} (${run.makespan_s} s) | ${run.ratio}× | ${run.overhead_units_per_task} (${run.overhead_ms_per_task} ms) | ${run.calls_per_task} | ${run.longest_call_ms} ms | ${run.lost_picks} | ${run.load.join(' → ')} |`,
+      `| ${run.arm} | ${run.agents} | ${run.strategy} | ${run.critical_path} | ${run.work_per_agent} | ${run.makespan} (${run.makespan_s} s) | ${run.ratio}× | ${run.overhead_units_per_task} (${run.overhead_ms_per_task} ms) | ${run.calls_per_task} | ${run.ready_to_taken_ms.mean} / ${run.ready_to_taken_ms.p90} ms | ${run.ready_to_taken_ms.last_chain_sum} ms over ${run.ready_to_taken_ms.last_chain_tasks} | ${run.longest_call_ms} ms | ${run.lost_picks} | ${run.load.join(' → ')} |`,
   );
+  const ops = report.runs.map((run) => `| ${run.arm} | ${run.agents} | ${run.strategy} | ${Object.entries(run.by_op).map(([op, { calls, mean_ms }]) => `${op} ${calls} × ${mean_ms} ms`).join('; ')} |`);
   return [
     `${report.tasks} tasks, 1 unit = ${report.unit_ms} ms, ${report.machine.cpus} cores shared by the agents and taskdag (load ${report.machine.load.map((value) => value.toFixed(1)).join(' ')} at start).`,
     '',
-    '| arm | agents | picking | critical path | work / agents | makespan | × bound | overhead per task, units | calls per task | longest call | lost picks | load average, start → end |',
-    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| arm | agents | picking | critical path | work / agents | makespan | × bound | overhead per task, units | calls per task | ready → taken, mean / p90 | ready → taken along the last chain | longest call | lost picks | load average, start → end |',
+    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...rows,
+    '',
+    '| arm | agents | picking | calls by operation: count × mean |',
+    '| --- | ---: | --- | --- |',
+    ...ops,
     ...recoveryTable(report.runs.filter((run) => run.killed !== undefined)),
     '',
   ].join('\n');
@@ -297,6 +362,7 @@ async function main() {
       arms: { type: 'string', default: 'cli,server,mcp' },
       'unit-ms': { type: 'string', default: '50' },
       strategies: { type: 'string', default: 'any,next' },
+      idle: { type: 'string', default: 'wait' },
       recovery: { type: 'boolean', default: false },
       lease: { type: 'string', default: '10s' },
       'sweep-ms': { type: 'string', default: '1000' },
@@ -311,8 +377,8 @@ async function main() {
   try {
     for (const arm of options.arms.split(',')) {
       for (const agents of options.agents.split(',').map(Number)) {
-        const runs = strategies.map((strategy) => () => runSwarm({ arm, agents, strategy, plan, unitMs, scratch }));
-        if (options.recovery) runs.push(() => runRecovery({ arm, agents, plan, unitMs, scratch, lease: options.lease, sweepMs: Number(options['sweep-ms']) }));
+        const runs = strategies.map((strategy) => () => runSwarm({ arm, agents, strategy, plan, unitMs, scratch, idle: options.idle }));
+        if (options.recovery) runs.push(() => runRecovery({ arm, agents, plan, unitMs, scratch, lease: options.lease, sweepMs: Number(options['sweep-ms']), idle: options.idle }));
         for (const run of runs) {
           const { finishedAt, done, place, ...result } = await run();
           report.runs.push(result);
