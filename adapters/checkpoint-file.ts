@@ -8,7 +8,7 @@ import { isRememberedRequest, type RememberedRequest } from '../domain/request-w
 import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { endpointSection } from './edge-endpoints.js';
 import { headColumns, knowledgeEntries } from './head-columns.js';
-import { headsLine, SavedHeadsLine } from './heads-line.js';
+import { bucketSections, headsLine, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
 import { assertGraphHeaderShape } from './state-validation.js';
@@ -121,6 +121,9 @@ export interface CheckpointCopy {
   /** Instead of `edges`, when the checkpoint's edges were never read: their bytes, copied, and the edges appended since. */
   unreadEdges?: { bytes: Buffer; appended: readonly Edge[] } | null;
   heads: NodeHead[];
+  /** The status buckets (`<type> <status>`, heads oldest first) and the claimed tasks in progress, longest-held first. */
+  groups: [string, NodeHead[]][];
+  claimed: NodeHead[];
   requests: RememberedRequest[];
 }
 
@@ -129,7 +132,8 @@ export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCop
   // Every field of the graph but its nodes and edges goes on line 1, so a field added to the graph is kept.
   const { nodes: _nodes, edges: _edges, ...fields } = graph;
   const ids = nodeIds(graph);
-  const heads = indexesOf(graph).statuses.all();
+  const statuses = indexesOf(graph).statuses;
+  const heads = statuses.all();
   // Edges never read are copied as they were (an encoding in slices reads them: the file is closed by then).
   const unreadEdges = !withNodes && graph.edges instanceof CheckpointEdges ? graph.edges.unread() : null;
   const edges = unreadEdges ? [] : edgesOf(graph);
@@ -141,6 +145,8 @@ export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCop
     edges: Array.isArray(edges) ? [...edges] : edges,
     unreadEdges,
     heads: ids.map((id) => heads.get(id)!),
+    groups: statuses.groups(),
+    claimed: [...statuses.claimed().inOrder()],
     // Remembered requests are never changed in place either: the list is the copy.
     requests: isProjectState(graph) ? graph.requests.entries() : [],
   };
@@ -203,7 +209,9 @@ function* headsLineOf(copy: CheckpointCopy): Generator<void, { line: Buffer; crc
   const knowledge = Buffer.from(JSON.stringify(knowledgeEntries(copy.heads)));
   yield;
   const endpoints = yield* endpointSection(copy.ids, edgesToIndex(copy), SLICE);
-  return yield* headsLine({ columns: Buffer.from(`{${members.join(',')}}`), knowledge, endpoints: endpoints ?? Buffer.from('null') });
+  yield;
+  const buckets = bucketSections(copy.groups, copy.heads, copy.claimed) ?? [];
+  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ...buckets]);
 }
 
 /** The edges the endpoints are saved for: those never read are parsed here (a list that is not JSON gets no endpoints). */
@@ -311,7 +319,10 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
   const line = new SavedHeadsLine(read, heads.end - heads.start, checkpoint.heads_crc32, () => nodes.fileIds(), () => nodes.fileCount());
   let endpoints: SavedEdges | null | undefined;
   return {
-    heads: checkpoint.heads_rules === STATUS_RULES_VERSION ? { all: () => line.all(), knowledge: () => line.knowledge() } : null,
+    heads:
+      checkpoint.heads_rules === STATUS_RULES_VERSION
+        ? { all: () => line.all(), knowledge: () => line.knowledge(), buckets: () => line.buckets((known) => nodes.filePosition(known)) }
+        : null,
     edges: { of: (id) => (endpoints === undefined ? (endpoints = line.endpoints((known) => nodes.filePosition(known))) : endpoints)?.of(id) ?? null },
   };
 }

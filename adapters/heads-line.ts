@@ -1,6 +1,6 @@
-import type { NodeId } from '../domain/model.js';
+import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
 import type { SavedEdges } from '../domain/graph-index.js';
-import type { NodeHead } from '../domain/status-index.js';
+import type { NodeHead, SavedBuckets } from '../domain/status-index.js';
 import { crc32 } from './crc32.js';
 import { SavedEndpoints } from './edge-endpoints.js';
 import { headsOf, knowledgeHeadsOf } from './head-columns.js';
@@ -22,14 +22,21 @@ import { headsOf, knowledgeHeadsOf } from './head-columns.js';
  * entries carry their own, being read one at a time); otherwise it is derived again from the nodes.
  */
 export const SECTIONS = ['columns', 'knowledge', 'endpoints'] as const;
-type Section = (typeof SECTIONS)[number];
 
 export const HEADS_DIRECTORY_START = '"heads":{"sections":';
 const OFFSET_DIGITS = 10;
+/** The longest directory a reader looks for (a 50k-node graph's is about 15 KB). */
+const DIRECTORY_LIMIT = 1024 * 1024;
 
-function directoryOf(bounds: Record<Section, { start: number; end: number; crc: string }>): string {
-  const entry = ({ start, end, crc }: { start: number; end: number; crc: string }) => `["${digits(start)}","${digits(end)}","${crc}"]`;
-  return `{${SECTIONS.map((name) => `"${name}":${entry(bounds[name])}`).join(',')}}`;
+interface Bounds {
+  start: number;
+  end: number;
+  crc: string;
+}
+
+function directoryOf(sections: readonly (readonly [string, Bounds])[]): string {
+  const entry = ({ start, end, crc }: Bounds) => `["${digits(start)}","${digits(end)}","${crc}"]`;
+  return `{${sections.map(([name, bounds]) => `${JSON.stringify(name)}:${entry(bounds)}`).join(',')}}`;
 }
 
 function digits(value: number): string {
@@ -52,23 +59,84 @@ function* crcInSlices(bytes: Buffer): Generator<void, number> {
   return crc;
 }
 
-/** The heads line of these sections (newline included), and its directory's CRC-32 (`heads_crc32`). */
-export function* headsLine(sections: Record<Section, Buffer>): Generator<void, { line: Buffer; crc: string }> {
+/**
+ * The heads line of these sections, in order (newline included), and its directory's CRC-32
+ * (`heads_crc32`). The endpoints are read an entry at a time, each with its own checksum: the
+ * section's is zeros.
+ */
+export function* headsLine(sections: readonly (readonly [string, Buffer])[]): Generator<void, { line: Buffer; crc: string }> {
   const placeholder = { start: 0, end: 0, crc: '00000000' };
-  let offset = HEADS_DIRECTORY_START.length + directoryOf({ columns: placeholder, knowledge: placeholder, endpoints: placeholder }).length;
+  let offset = HEADS_DIRECTORY_START.length + directoryOf(sections.map(([name]) => [name, placeholder])).length;
   const pieces: Buffer[] = [];
-  const bounds = {} as Record<Section, { start: number; end: number; crc: string }>;
-  for (const name of SECTIONS) {
-    const key = Buffer.from(`,"${name}":`);
+  const bounds: [string, Bounds][] = [];
+  for (const [name, bytes] of sections) {
+    const key = Buffer.from(`,${JSON.stringify(name)}:`);
     const start = offset + key.length;
-    // The endpoints are read an entry at a time, each with its own checksum: the section has none (zeros).
-    const crc = name === 'endpoints' ? 0 : yield* crcInSlices(sections[name]);
-    bounds[name] = { start, end: start + sections[name].length, crc: hex(crc) };
-    pieces.push(key, sections[name]);
-    offset = bounds[name].end;
+    const crc = name === 'endpoints' ? 0 : yield* crcInSlices(bytes);
+    bounds.push([name, { start, end: start + bytes.length, crc: hex(crc) }]);
+    pieces.push(key, bytes);
+    offset = start + bytes.length;
   }
   const head = Buffer.from(`${HEADS_DIRECTORY_START}${directoryOf(bounds)}`);
   return { line: Buffer.concat([head, ...pieces, Buffer.from('}},\n')]), crc: hex(crc32(head)) };
+}
+
+/** How many heads a page of a status bucket holds: `status --limit 20` reads the first page of each group it lists. */
+export const BUCKET_PAGE = 200;
+
+/**
+ * The sections that keep the status buckets apart (what `status` reads without every head):
+ * `buckets` (their names, `<type> <status>`, their counts and pages), `bucket_of` (one character
+ * per node, in the order of the ids: the number of its bucket, from `0`), `claims` (the claimed
+ * tasks in progress, the longest-held first) and `bucket <n> <page>` (a bucket's heads, oldest
+ * first, `BUCKET_PAGE` a page). A head is `[id, created_at, initiative, domain, claim, priority, scope]`.
+ */
+export function bucketSections(groups: readonly (readonly [string, readonly NodeHead[]])[], order: readonly NodeHead[], claimed: readonly NodeHead[]): [string, Buffer][] | null {
+  if (groups.length > BUCKET_CODES.length) return null;
+  const number = new Map(groups.map(([key], at) => [key, at]));
+  let of = '';
+  for (const head of order) {
+    const at = number.get(`${head.type} ${head.status}`);
+    if (at === undefined) return null;
+    of += BUCKET_CODES[at];
+  }
+  const names = groups.map(([key]) => key);
+  const counts = groups.map(([, heads]) => heads.length);
+  const pages = groups.map(([, heads]) => Math.ceil(heads.length / BUCKET_PAGE));
+  const sections: [string, Buffer][] = [
+    ['buckets', Buffer.from(JSON.stringify({ names, counts, pages }))],
+    ['bucket_of', Buffer.from(JSON.stringify(of))],
+    ['claims', Buffer.from(JSON.stringify(claimed.map(entryOf)))],
+  ];
+  for (const [at, [, heads]] of groups.entries()) {
+    for (let page = 0; page * BUCKET_PAGE < heads.length; page++) sections.push([`bucket ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(page * BUCKET_PAGE, (page + 1) * BUCKET_PAGE).map(entryOf)))]);
+  }
+  return sections;
+}
+
+/** Bucket numbers as one character each: printable, never escaped in JSON. */
+const BUCKET_CODES = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+type HeadEntry = [NodeId, string, string, string | null, Claim | null, number | null, KnowledgeScope | null];
+
+function entryOf(head: NodeHead): HeadEntry {
+  return [head.id, head.created_at, head.initiative, head.domain, head.claim, head.priority, head.scope];
+}
+
+/** The head an entry of bucket `key` holds, or null when it is malformed. */
+function headOfEntry(entry: unknown, type: NodeType, status: string): NodeHead | null {
+  if (!Array.isArray(entry) || entry.length !== 7) return null;
+  const [id, created_at, initiative, domain, claim, priority, scope] = entry as unknown[];
+  if (typeof id !== 'string' || typeof created_at !== 'string' || typeof initiative !== 'string' || (domain !== null && typeof domain !== 'string')) return null;
+  if (priority !== null && !Number.isInteger(priority)) return null;
+  if (claim !== null && (typeof claim !== 'object' || typeof (claim as Claim).by !== 'string' || typeof (claim as Claim).at !== 'string')) return null;
+  if ((scope !== null) !== (type === 'knowledge') || (scope !== null && typeof scope !== 'object')) return null;
+  return { id, type, status, initiative, domain: domain as string | null, created_at, claim: claim as Claim | null, scope: scope as KnowledgeScope | null, priority: priority as number | null };
+}
+
+function keyParts(key: string): { type: NodeType; status: string } | null {
+  const [type, status] = key.split(' ');
+  return (type === 'task' || type === 'gate' || type === 'knowledge') && status ? { type, status } : null;
 }
 
 /**
@@ -79,7 +147,7 @@ export function* headsLine(sections: Record<Section, Buffer>): Generator<void, {
  */
 export class SavedHeadsLine {
   /** The directory, once read: null when the line has none that checks (or is of the older form). */
-  private directory: Record<Section, { start: number; end: number; crc: string }> | null | undefined;
+  private directory: Map<string, Bounds> | null | undefined;
   private legacy = false;
 
   constructor(
@@ -109,9 +177,49 @@ export class SavedHeadsLine {
   endpoints(positionOf: (id: NodeId) => number | undefined): SavedEdges | null {
     const directory = this.sections();
     if (!directory) return null;
-    const { start, end } = directory.endpoints;
+    const { start, end } = directory.get('endpoints')!;
     if (end - start < 4 || this.read(start, start + 2).toString('latin1') !== '["') return null;
     return new SavedEndpoints((from, to) => this.read(start + from, start + Math.min(to, end - start)), end - start, this.count(), positionOf);
+  }
+
+  /** The status buckets apart (`bucketSections`), or null when the line has none. */
+  buckets(positionOf: (id: NodeId) => number | undefined): SavedBuckets | null {
+    const listed = this.section('buckets') as { names?: unknown; counts?: unknown; pages?: unknown } | null;
+    if (!listed || !Array.isArray(listed.names) || !Array.isArray(listed.counts) || !Array.isArray(listed.pages)) return null;
+    const { names, counts, pages } = listed as { names: unknown[]; counts: unknown[]; pages: unknown[] };
+    if (names.length !== counts.length || names.length !== pages.length || !names.every((name) => typeof name === 'string' && keyParts(name))) return null;
+    if (!counts.every((count) => Number.isInteger(count)) || !pages.every((count) => Number.isInteger(count))) return null;
+    const numbers = new Map((names as string[]).map((name, at) => [name, at]));
+    let of: string | null | undefined;
+    return {
+      counts: new Map((names as string[]).map((name, at) => [name, counts[at] as number])),
+      page: (key, page) => {
+        const at = numbers.get(key);
+        if (at === undefined || page >= (pages[at] as number)) return [];
+        const parts = keyParts(key)!;
+        const entries = this.section(`bucket ${at} ${page}`);
+        if (!Array.isArray(entries)) return null;
+        const heads = entries.map((entry) => headOfEntry(entry, parts.type, parts.status));
+        return heads.every((head) => head !== null) ? (heads as NodeHead[]) : null;
+      },
+      bucketOf: (id) => {
+        const position = positionOf(id);
+        if (position === undefined) return undefined;
+        if (of === undefined) {
+          const read = this.section('bucket_of');
+          of = typeof read === 'string' && read.length === this.count() ? read : null;
+        }
+        if (of === null) return null;
+        const code = of[position];
+        return code === undefined ? undefined : ((names[BUCKET_CODES.indexOf(code)] as string | undefined) ?? null);
+      },
+      claimed: () => {
+        const entries = this.section('claims');
+        if (!Array.isArray(entries)) return null;
+        const heads = entries.map((entry) => headOfEntry(entry, 'task', 'in_progress'));
+        return heads.every((head) => head !== null && head.claim !== null) ? (heads as NodeHead[]) : null;
+      },
+    };
   }
 
   private isLegacy(): boolean {
@@ -119,25 +227,35 @@ export class SavedHeadsLine {
     return this.legacy;
   }
 
-  private sections(): Record<Section, { start: number; end: number; crc: string }> | null {
+  private sections(): Map<string, Bounds> | null {
     if (this.directory !== undefined) return this.directory;
     this.directory = null;
-    const placeholder = { start: 0, end: 0, crc: '00000000' };
-    const length = HEADS_DIRECTORY_START.length + directoryOf({ columns: placeholder, knowledge: placeholder, endpoints: placeholder }).length;
-    const head = this.read(0, Math.min(length, this.size));
-    if (head.toString('latin1', 0, HEADS_DIRECTORY_START.length) !== HEADS_DIRECTORY_START) {
+    const start = this.read(0, Math.min(HEADS_DIRECTORY_START.length, this.size));
+    if (start.toString('latin1') !== HEADS_DIRECTORY_START) {
       this.legacy = true;
       return null;
     }
-    if (head.length !== length || hex(crc32(head)) !== this.crc) return null;
+    // The directory holds names and digits, no brace: it ends at the first `}`.
+    let head = start;
+    for (let length = 16 * 1024; ; length *= 4) {
+      head = this.read(0, Math.min(length, this.size, DIRECTORY_LIMIT));
+      const end = head.indexOf(0x7d, HEADS_DIRECTORY_START.length);
+      if (end >= 0) {
+        head = head.subarray(0, end + 1);
+        break;
+      }
+      if (head.length >= Math.min(this.size, DIRECTORY_LIMIT)) return null;
+    }
+    if (hex(crc32(head)) !== this.crc) return null;
     try {
       const parsed = JSON.parse(head.toString('latin1', HEADS_DIRECTORY_START.length)) as Record<string, [string, string, string]>;
-      const bounds = {} as Record<Section, { start: number; end: number; crc: string }>;
-      for (const name of SECTIONS) {
-        const [start, end, crc] = parsed[name]!;
-        bounds[name] = { start: Number(start), end: Number(end), crc };
-        if (!(bounds[name].start >= length && bounds[name].start <= bounds[name].end && bounds[name].end <= this.size)) return null;
+      const bounds = new Map<string, Bounds>();
+      for (const [name, [first, last, crc]] of Object.entries(parsed)) {
+        const entry = { start: Number(first), end: Number(last), crc };
+        if (!(entry.start >= head.length && entry.start <= entry.end && entry.end <= this.size)) return null;
+        bounds.set(name, entry);
       }
+      if (!SECTIONS.every((name) => bounds.has(name))) return null;
       this.directory = bounds;
     } catch {
       return null;
@@ -146,8 +264,8 @@ export class SavedHeadsLine {
   }
 
   /** A section's value, parsed, when its checksum holds; null otherwise. */
-  private section(name: Section): unknown {
-    const bounds = this.sections()?.[name];
+  private section(name: string): unknown {
+    const bounds = this.sections()?.get(name);
     if (!bounds) return null;
     const bytes = this.read(bounds.start, bounds.end);
     if (hex(crc32(bytes)) !== bounds.crc) return null;

@@ -27,7 +27,28 @@ export interface NodeHead {
  * Heads saved with the graph (a checkpoint), read when first needed: every head, and (when the
  * save keeps them apart) the knowledge heads alone; null when they cannot be used.
  */
-export type SavedHeads = (() => Iterable<NodeHead> | null) | { all(): Iterable<NodeHead> | null; knowledge(): Iterable<NodeHead> | null };
+export type SavedHeads = (() => Iterable<NodeHead> | null) | { all(): Iterable<NodeHead> | null; knowledge(): Iterable<NodeHead> | null; buckets?(): SavedBuckets | null };
+
+/**
+ * Saved heads read a status bucket at a time (a checkpoint's bucket sections): what `status`
+ * lists without reading every head. A null answer means damaged: every head is read instead.
+ */
+export interface SavedBuckets {
+  /** How many heads each bucket (`<type> <status>`) held. */
+  readonly counts: ReadonlyMap<string, number>;
+  /** Page `page` of a bucket's heads, oldest first (`[]` past the last). */
+  page(key: string, page: number): readonly NodeHead[] | null;
+  /** The bucket node `id` was saved in (undefined: the save does not hold it). */
+  bucketOf(id: NodeId): string | undefined | null;
+  /** The claimed tasks in progress, the longest-held first. */
+  claimed(): readonly NodeHead[] | null;
+}
+
+/** A status group as `status` shows it: how many heads it has, and the first few. */
+export interface GroupHead {
+  count: number;
+  first(limit: number): readonly NodeHead[];
+}
 
 /**
  * Every node's head, kept current change by change: a change to a node marks it and the tasks
@@ -65,6 +86,12 @@ export class StatusIndex {
   private readonly knowledgeChanged = new Set<NodeId>();
   /** How many heads this index has derived (tests count them: a kept index derives only what changed). */
   derivations = 0;
+  /** The saved buckets read a page at a time, while no head is read whole (null once they prove damaged). */
+  private savedBuckets: SavedBuckets | null | undefined;
+  /** The heads derived again over the saved buckets (null: the node is gone), for the marks they hold. */
+  private bucketChanges: { marks: number; heads: Map<NodeId, NodeHead | null> } | null = null;
+  /** How many marks were made: the heads derived over saved buckets hold while it stays. */
+  private marks = 0;
 
   /**
    * The index of `graph`, whose edges `edges` indexes. `saved`: heads true of the graph now, saved
@@ -78,6 +105,7 @@ export class StatusIndex {
 
   /** Node `id` was written (or removed). Costs nothing now: its dependents are found when heads are next read. */
   nodeChanged(id: NodeId): void {
+    this.marks += 1;
     if (this.heads || this.saved) this.changed.add(id);
     if (this.knowledgeOnly) this.knowledgeChanged.add(id);
   }
@@ -119,6 +147,88 @@ export class StatusIndex {
   }
 
   /**
+   * The status group of `type` and `status` as `status` shows it: its count and first heads, oldest first.
+   * With saved buckets and no head read yet, it reads the bucket's count and first pages and derives
+   * only the heads marked since they were saved (and the tasks whose readiness follows them), not
+   * every head.
+   */
+  statusGroup(type: NodeType, status: string): GroupHead {
+    const key = bucketKey(type, status);
+    const changes = this.heads ? null : this.overSavedBuckets();
+    if (!changes) {
+      const bucket = this.bucket(type, status);
+      return { count: bucket.size, first: (limit) => bucket.inOrder().slice(0, limit) };
+    }
+    const buckets = this.savedBuckets!;
+    let count = buckets.counts.get(key) ?? 0;
+    const moved: NodeHead[] = [];
+    for (const [id, head] of changes) {
+      const saved = buckets.bucketOf(id);
+      if (saved === null) return this.savedBucketsDamaged(type, status);
+      if (saved === key) count -= 1;
+      if (head && bucketKey(head.type, head.status) === key) {
+        count += 1;
+        moved.push(head);
+      }
+    }
+    return {
+      count,
+      first: (limit) => {
+        const listed: NodeHead[] = [];
+        for (let page = 0; listed.length < limit; page++) {
+          const heads = buckets.page(key, page);
+          if (heads === null) return this.savedBucketsDamaged(type, status).first(limit);
+          if (heads.length === 0) break;
+          for (const head of heads) if (!changes.has(head.id)) listed.push(head);
+        }
+        return [...listed, ...moved].sort(byAge).slice(0, limit);
+      },
+    };
+  }
+
+  /** The claimed tasks in progress, the longest-held first, as `statusGroup` reads them. */
+  claimedInOrder(): readonly NodeHead[] {
+    const changes = this.heads ? null : this.overSavedBuckets();
+    const saved = changes ? this.savedBuckets!.claimed() : null;
+    if (!changes || !saved) {
+      if (changes) this.savedBuckets = null;
+      return this.claimed().inOrder();
+    }
+    const kept = saved.filter((head) => !changes.has(head.id));
+    const moved = [...changes.values()].filter((head): head is NodeHead => head !== null && holdsClaim(head));
+    return moved.length === 0 && kept.length === saved.length ? saved : [...kept, ...moved].sort(byClaimAge);
+  }
+
+  /**
+   * The heads marked since the save, derived again, when the saved buckets answer for the rest;
+   * null when they cannot (none saved, damaged, or every head read already).
+   */
+  private overSavedBuckets(): Map<NodeId, NodeHead | null> | null {
+    if (this.savedBuckets === undefined) this.savedBuckets = this.saved && typeof this.saved !== 'function' ? (this.saved.buckets?.() ?? null) : null;
+    if (!this.savedBuckets) return null;
+    if (this.bucketChanges?.marks === this.marks) return this.bucketChanges.heads;
+    const stale = new Set<NodeId>();
+    for (const id of this.changed) {
+      stale.add(id);
+      for (const dependent of readinessDependents(this.graph, this.edges, id)) stale.add(dependent);
+    }
+    const heads = new Map<NodeId, NodeHead | null>();
+    for (const id of stale) {
+      this.derivations += 1;
+      const node = nodeOf(this.graph, id);
+      heads.set(id, node ? headOf(this.graph, this.edges, node) : null);
+    }
+    this.bucketChanges = { marks: this.marks, heads };
+    return heads;
+  }
+
+  /** Saved buckets proved damaged: every head is read (or derived) instead, for good. */
+  private savedBucketsDamaged(type: NodeType, status: string): GroupHead {
+    this.savedBuckets = null;
+    return this.statusGroup(type, status);
+  }
+
+  /**
    * The heads of every knowledge node, current. Do not modify it. A knowledge head depends on its
    * own node alone: with saved heads that keep knowledge apart, nothing else is read or derived.
    */
@@ -151,6 +261,12 @@ export class StatusIndex {
     const found = new Set<NodeHead>();
     for (const key of keys) for (const head of this.scopeEntries.get(key) ?? []) found.add(head);
     return found;
+  }
+
+  /** Every status bucket, current, as `<type> <status>` and its heads oldest first: a copy, for saving. */
+  groups(): [string, NodeHead[]][] {
+    this.all();
+    return [...this.buckets].map(([key, bucket]) => [key, [...bucket.inOrder()]]);
   }
 
   /** The heads of the tasks in progress under a claim, current, the longest-held claim first (then by id). */

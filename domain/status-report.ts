@@ -83,10 +83,10 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   };
   // With --all the knowledge items themselves replace their count (spec 4.4).
   const knowledge = filters.all ? { knowledge: listed(groups.knowledge) } : { knowledge_count: summary.active_knowledge };
-  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge, alerts: staleClaims(index.claimed().inOrder(), now, filters) };
+  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge, alerts: staleClaims(index.claimedInOrder(), now, filters) };
 }
 
-/** How many heads of one group the filters keep, and the heads, oldest first (ordered only when listed). */
+/** How many heads of one group the filters keep, and the heads, oldest first (ordered only when listed; at least the first `--limit`). */
 interface Matched {
   count: number;
   heads(): readonly NodeHead[];
@@ -100,9 +100,11 @@ function matchedGroups(index: StatusIndex, type: NodeType, statuses: readonly st
   return new Map(
     statuses.map((status): [string, Matched] => {
       if ((filters.kind !== undefined && filters.kind !== type) || (filters.status !== undefined && filters.status !== status)) return [status, { count: 0, heads: () => [] }];
-      const bucket = index.bucket(type, status);
-      if (!narrows(filters, type, status)) return [status, { count: bucket.size, heads: () => bucket.inOrder() }];
-      const heads = bucket.inOrder().filter((head) => inScope(head, filters));
+      if (!narrows(filters, type, status)) {
+        const group = index.statusGroup(type, status);
+        return [status, { count: group.count, heads: () => group.first(filters.limit) }];
+      }
+      const heads = index.bucket(type, status).inOrder().filter((head) => inScope(head, filters));
       return [status, { count: heads.length, heads: () => heads }];
     }),
   );

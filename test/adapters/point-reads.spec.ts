@@ -105,6 +105,34 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(used.derivations).to.be.within(1, 6);
   });
 
+  it('status --limit 20 reads the counts and first pages of its groups, never every head', async () => {
+    const sut = await project();
+    const text = readFileSync(checkpointFile(), 'utf8');
+    // Every head's column damaged in place: a read of the columns would derive every head again.
+    writeFileSync(checkpointFile(), text.replace('"columns":{"types":"', '"columns":{"types":"x').replace(/("types":"x[gkt]*)[gkt]"/, '$1"'));
+    const filters = { staleMs: 1000, limit: 20, all: false };
+    const { answer, expected, used } = await sut.readGraph((graph) => ({
+      answer: statusReport(new GraphDraft(graph, NOW, null), NOW, filters),
+      used: counts(graph),
+      expected: statusReport(fresh(graph), NOW, filters),
+    }));
+    expect(answer).to.deep.equal(expected);
+    expect(answer.summary.blocked).to.be.greaterThan(500);
+    expect(used.derivations).to.be.within(1, 6);
+  });
+
+  it('reads every head instead when a saved bucket page is damaged, and answers the same', async () => {
+    const sut = await project();
+    const text = readFileSync(checkpointFile(), 'utf8');
+    // The first head of the first page names another node: the page's checksum no longer holds.
+    const damaged = text.replace(/("bucket 0 0":\[\[")./, '$1#');
+    expect(damaged).to.not.equal(text);
+    writeFileSync(checkpointFile(), damaged);
+    const filters = { staleMs: 1000, limit: 20, all: true };
+    const { answer, expected } = await sut.readGraph((graph) => ({ answer: statusReport(new GraphDraft(graph, NOW, null), NOW, filters), expected: statusReport(fresh(graph), NOW, filters) }));
+    expect(answer).to.deep.equal(expected);
+  });
+
   it('falls back to the edge list when a saved endpoint entry is damaged, and answers the same', async () => {
     const sut = await project();
     const text = readFileSync(checkpointFile(), 'utf8');

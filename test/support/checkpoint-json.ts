@@ -1,6 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
-import { headsLine } from '../../adapters/heads-line.js';
+import { headsOf } from '../../adapters/head-columns.js';
+import { bucketSections, headsLine } from '../../adapters/heads-line.js';
+import { GraphIndex } from '../../domain/graph-index.js';
+import { emptyGraph } from '../../domain/model.js';
+import { StatusIndex } from '../../domain/status-index.js';
 
 /** A checkpoint's content as one plain object: the graph's fields and its `ledger` position. */
 export function readCheckpointJson(file: string): Record<string, any> {
@@ -34,8 +38,12 @@ export function editSavedHeads(file: string, id: string, status: string, rules?:
   if (!heads.strings.includes(status)) heads.strings.push(status);
   heads.status[position] = heads.strings.indexOf(status);
   for (const entry of line.knowledge) if (entry[0] === id) entry[1] = status;
-  const sections = { columns: JSON.stringify(heads), knowledge: JSON.stringify(line.knowledge), endpoints: JSON.stringify(line.endpoints) };
-  const encoding = headsLine({ columns: Buffer.from(sections.columns), knowledge: Buffer.from(sections.knowledge), endpoints: Buffer.from(sections.endpoints) });
+  // The status buckets apart, filed again from the edited heads as a checkpoint files them.
+  const edited = headsOf(heads, ids)!;
+  const index = new StatusIndex(emptyGraph(), new GraphIndex(emptyGraph()), () => edited);
+  const buckets = bucketSections(index.groups(), edited, [...index.claimed().inOrder()]) ?? [];
+  const sections: [string, Buffer][] = [['columns', Buffer.from(JSON.stringify(heads))], ['knowledge', Buffer.from(JSON.stringify(line.knowledge))], ['endpoints', Buffer.from(JSON.stringify(line.endpoints))], ...buckets];
+  const encoding = headsLine(sections);
   let step = encoding.next();
   while (!step.done) step = encoding.next();
   lines[at] = step.value.line.toString('utf8').slice(0, -1);
