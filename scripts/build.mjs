@@ -145,6 +145,7 @@ await build({
   ...common,
   entryPoints: ['entrypoints/cli/bin.ts'],
   outfile: 'dist/taskdag.js',
+  plugins: [builtinDefaultsAsIs],
   define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads) },
   banner: { js: '#!/usr/bin/env node' },
 });
