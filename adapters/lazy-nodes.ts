@@ -285,11 +285,12 @@ export class CheckpointNodes implements NodeMap {
 /**
  * How many nodes of `count` a command finds by the slot table before it parses the id list
  * instead: each lookup reads and checks a bucket, so past a number that grows with the graph
- * (what parsing the list costs), the list costs less than the lookups still to come (a `context`
- * that ranks every matching knowledge node). BENCHMARKS.md, issue 28.
+ * (what parsing the list costs), the list costs less than the lookups still to come. Generous,
+ * since a list parsed late, with the nodes read so far on the heap, costs more than at open
+ * (BENCHMARKS.md, issue 28).
  */
 function slotLookupBudget(count: number): number {
-  return Math.max(256, Math.ceil(count / 64));
+  return Math.max(256, Math.ceil(count / 8));
 }
 
 /**

@@ -77,7 +77,7 @@ function bucketSeed(bucket: number, buckets: number, nodeBytes: number): number 
 /**
  * The table for nodes `ids` whose JSON ends at `ends` (as line 2 of earlier releases listed them:
  * from the node section's start), in a node section of `nodeBytes`: its layout and its line.
- * Null when the section is too long to address. Yields every `slice` nodes or buckets.
+ * Null when the section is too long to address. Yields every `slice` nodes' worth of work.
  */
 export function* encodeSlotTable(ids: readonly NodeId[], ends: readonly number[], nodeBytes: number, slice: number): Generator<void, { layout: SlotLayout; line: Buffer } | null> {
   if (nodeBytes >= LIMIT || ids.length >= NODES_LIMIT) return null;
@@ -99,7 +99,8 @@ export function* encodeSlotTable(ids: readonly NodeId[], ends: readonly number[]
   const line = Buffer.alloc(OPENING.length + buckets * BUCKET_STRIDE - 1 + CLOSING.length);
   line.write(OPENING, 0, 'latin1');
   for (let bucket = 0; bucket < buckets; bucket++) {
-    if (bucket > 0 && bucket % slice === 0) yield;
+    // A slice of buckets holds as many entries as a slice of nodes.
+    if (bucket > 0 && bucket % Math.ceil(slice / SLOTS_PER_BUCKET) === 0) yield;
     const start = OPENING.length + bucket * BUCKET_STRIDE;
     line[start] = QUOTE;
     let at = start + 1 + CRC_CHARS;
