@@ -153,13 +153,54 @@ export class FsProjectStore implements ProjectStore {
 
   async transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R> {
     this.ensureDirectory();
+    // Loaded before the lock, as a read is: under it only what other writers appended meanwhile
+    // is read (caughtUp), so agents queueing for the lock each hold it for their change alone.
+    const early = this.keepHot ? null : this.loadBeforeLock();
     let loaded: Loaded | null = null;
     try {
-      const result = await this.lock.withLock('exclusive', () => this.transactLocked((loaded = this.load()), work));
+      const result = await this.lock.withLock('exclusive', () => this.transactLocked((loaded = this.caughtUp(early)), work));
       return after ? await after(result) : (result as unknown as R);
     } finally {
+      if (early && early !== loaded) this.release(early);
       if (loaded) this.release(loaded);
     }
+  }
+
+  /** The committed state as a read loads it, without the lock; null when there is none yet or it does not load (the locked load says why). */
+  private loadBeforeLock(): Loaded | null {
+    if (!this.exists()) return null;
+    try {
+      return this.loadCommitted(() => this.load());
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Under the lock: `early` with the records appended since it was read replayed on it, when the
+   * checkpoint still points where it did (same ledger, same position); a fresh load otherwise (a
+   * writer wrote a new checkpoint, or replaced the state whole, meanwhile). The replay is what a
+   * load does after the checkpoint, split in two: the same change sets, applied in order.
+   */
+  private caughtUp(early: Loaded | null): Loaded {
+    if (early === null) return this.load();
+    const { file, bytes } = early.checkpoint.ledger;
+    const now = this.currentPosition();
+    if (now?.file !== file || now.bytes !== bytes) return this.load();
+    const ledgerPath = path.join(this.location, file);
+    let appended: Buffer;
+    try {
+      if (this.files.size(ledgerPath) === early.sizeRead) return early;
+      appended = this.readFrom(ledgerPath, early.ledgerEnd);
+    } catch (error) {
+      throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
+    }
+    const { records, end } = readRecords(appended, ledgerPath, early.ledgerEnd);
+    replayChangeSets(early.graph, records, ledgerPath);
+    early.sizeRead = early.ledgerEnd + appended.length;
+    early.ledgerEnd += end;
+    early.tail += end;
+    return early;
   }
 
   private async transactLocked<T>(loaded: Loaded, work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>): Promise<T> {

@@ -130,6 +130,82 @@ describe('FsProjectStore', () => {
     expect(Object.keys((await state(open())).nodes)).to.deep.equal(['T1', 'T2']);
   });
 
+  describe('a transaction loads before the lock and catches up under it', () => {
+    /** A store whose lock first lets `meanwhile` (another writer) commit: what happens between a load before the lock and taking it. */
+    const storeWhoseLockWaitsFor = (meanwhile: () => Promise<unknown>, underLock: { held: boolean } = { held: false }, fileSystem: FileSystem = files) => {
+      const lock = stateDirectoryLock(path.join(tempDir(), 'projects', 'demo-1234'));
+      let first = true;
+      const slow = { withLock: async <T>(mode: 'shared' | 'exclusive', work: () => T | Promise<T>) => {
+        if (first) {
+          first = false;
+          await meanwhile();
+        }
+        return lock.withLock(mode, async () => {
+          underLock.held = true;
+          try {
+            return await work();
+          } finally {
+            underLock.held = false;
+          }
+        });
+      } };
+      return new FsProjectStore('demo-1234', path.join(tempDir(), 'projects', 'demo-1234'), slow, fileSystem);
+    };
+    /** The tasks a transaction of `store` sees, committing one more task, `id`. */
+    const seenWhileAdding = (store: FsProjectStore, id: string) =>
+      store.transact((graph) => {
+        const seen = nodeIds(graph).sort();
+        const draft = new GraphDraft(graph, NOW, 'bob');
+        addTask(draft, id);
+        return { result: seen, changes: draft.changes() };
+      });
+
+    it("sees the commits other writers made while it waited for the lock, and appends after them", async () => {
+      const other = await initialized();
+      await commitTask(other, 'T1');
+      const sut = storeWhoseLockWaitsFor(async () => {
+        await commitTask(other, 'T2');
+        await commitTask(other, 'T3');
+      });
+      expect(await seenWhileAdding(sut, 'T4')).to.deep.equal(['T1', 'T2', 'T3']);
+      const after = await state(open());
+      expect(Object.keys(after.nodes).sort()).to.deep.equal(['T1', 'T2', 'T3', 'T4']);
+      expect(after.log.map((entry) => entry.node)).to.deep.equal(['T1', 'T2', 'T3', 'T4']);
+      expect(after.revision).to.equal(4);
+    });
+
+    it('reads under the lock only the ledger records appended since its load, not the checkpoint and the whole tail', async () => {
+      const other = await initialized();
+      await commitTask(other, 'T1');
+      await commitTask(other, 'T2');
+      const underLock = { held: false };
+      const readsUnderLock: string[] = [];
+      const watching: FileSystem = {
+        ...files,
+        read: (file) => (underLock.held && readsUnderLock.push(`read ${path.basename(file)}`), files.read(file)),
+        readFrom: (file, start) => (underLock.held && readsUnderLock.push(`readFrom ${path.basename(file)} ${start}`), files.readFrom(file, start)),
+      };
+      const sizeBefore = statSync(ledger()).size;
+      const sut = storeWhoseLockWaitsFor(() => commitTask(other, 'T3'), underLock, watching);
+      expect(await seenWhileAdding(sut, 'T4')).to.deep.equal(['T1', 'T2', 'T3']);
+      // Loading under the lock read the ledger from the checkpoint's position: the whole tail, T1 and T2 again.
+      expect(readsUnderLock).to.deep.equal([`readFrom ${ledgerName()} ${sizeBefore}`]);
+    });
+
+    it('loads again when another writer wrote a new checkpoint, or replaced the state, while it waited', async () => {
+      const other = await initialized();
+      await commitTask(other, 'T1');
+      // A body past the checkpoint threshold: that commit also writes a new checkpoint.
+      const sut = storeWhoseLockWaitsFor(() => commitTask(other, 'T2', 'x'.repeat(300 * 1024)));
+      const checkpointBefore = checkpointAsJson().ledger.bytes;
+      expect(await seenWhileAdding(sut, 'T3')).to.deep.equal(['T1', 'T2']);
+      expect(checkpointAsJson().ledger.bytes).to.be.above(checkpointBefore);
+      const replacing = storeWhoseLockWaitsFor(() => other.replace({ ...plainGraph(newDraft().graph), fence_generation: 2, log: [] }));
+      expect(await seenWhileAdding(replacing, 'T9')).to.deep.equal([]);
+      expect(Object.keys((await state(open())).nodes)).to.deep.equal(['T9']);
+    });
+  });
+
   it('reads again when a whole-state rewrite removed the ledger it was reading', async () => {
     const sut = await initialized();
     await commitTask(sut, 'T1');
