@@ -1,12 +1,11 @@
 import fs from 'graceful-fs';
-import type { Edge, Graph, GraphNode, NodeId } from '../domain/model.js';
+import { EDGE_TYPES, type Edge, type Graph, type GraphNode, type NodeId } from '../domain/model.js';
 import { edgesOf, nodeIds, nodeOf, plainGraph, type Nodes } from '../domain/node-map.js';
 import type { NodeHead } from '../domain/status-index.js';
-import type { SavedEdges } from '../domain/graph-index.js';
 import { indexesOf, isProjectState, projectState, type ProjectState, type SavedIndexes } from '../domain/project-state.js';
 import { isRememberedRequest, type RememberedRequest } from '../domain/request-window.js';
 import { STATUS_RULES_VERSION } from '../domain/status.js';
-import { endpointSection } from './edge-endpoints.js';
+import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse } from './edge-endpoints.js';
 import { headColumns, knowledgeEntries } from './head-columns.js';
 import { bucketSections, headsLine, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type NodeLayout } from './lazy-nodes.js';
@@ -120,6 +119,8 @@ export interface CheckpointCopy {
   edges: Edge[];
   /** Instead of `edges`, when the checkpoint's edges were never read: their bytes, copied, and the edges appended since. */
   unreadEdges?: { bytes: Buffer; appended: readonly Edge[] } | null;
+  /** The endpoints of the checkpoint read, to copy those of nodes whose edges did not change (a rewrite of a lazily read graph). */
+  endpointReuse?: EndpointReuse | null;
   heads: NodeHead[];
   /** The status buckets (`<type> <status>`, heads oldest first) and the claimed tasks in progress, longest-held first. */
   groups: [string, NodeHead[]][];
@@ -144,6 +145,7 @@ export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCop
     // A graph shaped wrong (a tool writing a damaged file on purpose) is encoded as it is.
     edges: Array.isArray(edges) ? [...edges] : edges,
     unreadEdges,
+    endpointReuse: withNodes ? null : reusableEndpoints(graph, ids),
     heads: ids.map((id) => heads.get(id)!),
     groups: statuses.groups(),
     claimed: [...statuses.claimed().inOrder()],
@@ -208,10 +210,28 @@ function* headsLineOf(copy: CheckpointCopy): Generator<void, { line: Buffer; crc
   }
   const knowledge = Buffer.from(JSON.stringify(knowledgeEntries(copy.heads)));
   yield;
-  const endpoints = yield* endpointSection(copy.ids, edgesToIndex(copy), SLICE);
+  const endpoints = copy.endpointReuse ? yield* reusedEndpointSection(copy.ids, copy.endpointReuse, SLICE) : yield* endpointSection(copy.ids, edgesToIndex(copy), SLICE);
   yield;
   const buckets = bucketSections(copy.groups, copy.heads, copy.claimed) ?? [];
   return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ...buckets]);
+}
+
+/**
+ * What a rewrite of the checkpoint `graph` was read from can copy of its endpoints: every entry of
+ * a node still at its position whose edges did not change (the file's ids come first, in order,
+ * when no node was removed). Null when the graph reads no saved endpoints.
+ */
+function reusableEndpoints(graph: Graph, ids: readonly NodeId[]): EndpointReuse | null {
+  const index = indexesOf(graph).edges;
+  const saved = index.savedChanges();
+  if (!saved || !(saved.saved instanceof CheckpointEndpoints) || !(graph.nodes instanceof CheckpointNodes)) return null;
+  const entries = saved.saved.entries();
+  const fileIds = graph.nodes.fileIds();
+  if (!entries || entries.count !== fileIds.length || ids.length < fileIds.length) return null;
+  for (let position = 0; position < fileIds.length; position++) if (ids[position] !== fileIds[position]) return null;
+  const changed = new Map<NodeId, { into: Edge[]; outOf: Edge[] }>();
+  for (const id of saved.changed) changed.set(id, { into: EDGE_TYPES.flatMap((type) => index.into(id, type)), outOf: EDGE_TYPES.flatMap((type) => index.outOf(id, type)) });
+  return { ...entries, changed };
 }
 
 /** The edges the endpoints are saved for: those never read are parsed here (a list that is not JSON gets no endpoints). */
@@ -317,13 +337,12 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
   if (typeof checkpoint.heads_crc32 !== 'string') return null;
   const read = (start: number, end: number) => nodes.bytes(heads.start + start, heads.start + end, 'the heads');
   const line = new SavedHeadsLine(read, heads.end - heads.start, checkpoint.heads_crc32, () => nodes.fileIds(), () => nodes.fileCount());
-  let endpoints: SavedEdges | null | undefined;
   return {
     heads:
       checkpoint.heads_rules === STATUS_RULES_VERSION
         ? { all: () => line.all(), knowledge: () => line.knowledge(), buckets: () => line.buckets((known) => nodes.filePosition(known)) }
         : null,
-    edges: { of: (id) => (endpoints === undefined ? (endpoints = line.endpoints((known) => nodes.filePosition(known))) : endpoints)?.of(id) ?? null },
+    edges: new CheckpointEndpoints(() => line.endpoints((known) => nodes.filePosition(known))),
   };
 }
 

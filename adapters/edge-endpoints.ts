@@ -27,6 +27,81 @@ const TABLE_START = 2;
  * unknown type: a damaged edge list is copied as it is, and read from the list when used).
  */
 export function* endpointSection(ids: readonly NodeId[], edges: readonly unknown[], slice: number): Generator<void, Buffer | null> {
+  const lists = yield* listsOf(ids, edges, slice);
+  if (!lists) return null;
+  const entries: string[] = [];
+  const offsets: number[] = [];
+  let offset = TABLE_START + OFFSET_DIGITS * (ids.length + 1) + 2;
+  for (let from = 0; from < ids.length; from += slice) {
+    offset = encodeEntries(entries, offsets, offset, ids, lists, from, Math.min(from + slice, ids.length));
+    yield;
+  }
+  const table = tableOf(offsets, offset);
+  return table === null ? null : Buffer.from(`["${table}"${entries.length === 0 ? '' : ','}${entries.join(',')}]`);
+}
+
+/**
+ * Endpoints to copy into a checkpoint rewrite: the entries of the checkpoint read (`entry(position)`,
+ * the first `count` positions, for nodes whose position and edges have not changed), and the edges
+ * of every node whose edges changed since, or that is new.
+ */
+export interface EndpointReuse {
+  count: number;
+  entry(position: number): Buffer;
+  changed: ReadonlyMap<NodeId, { into: readonly Edge[]; outOf: readonly Edge[] }>;
+}
+
+/**
+ * The endpoints section over nodes `ids` from the one a checkpoint read saved: each entry of a node
+ * whose edges did not change is copied as it was (unparsed: a damaged one stays damaged and is found
+ * when read), the others encoded from their edges. Costs a copy, not the edge list parsed and
+ * grouped again.
+ */
+export function* reusedEndpointSection(ids: readonly NodeId[], reuse: EndpointReuse, slice: number): Generator<void, Buffer | null> {
+  const pieces: Buffer[] = [];
+  const offsets: number[] = [];
+  let offset = TABLE_START + OFFSET_DIGITS * (ids.length + 1) + 2;
+  for (let from = 0; from < ids.length; from += slice) {
+    for (let position = from; position < Math.min(from + slice, ids.length); position++) {
+      const id = ids[position]!;
+      const edges = reuse.changed.get(id);
+      const piece = !edges && position < reuse.count ? reuse.entry(position) : Buffer.from(entryText(id, codes(edges?.into ?? [], 'from'), codes(edges?.outOf ?? [], 'to')));
+      offsets.push(offset);
+      pieces.push(piece);
+      offset += piece.length + 1;
+    }
+    yield;
+  }
+  return sectionOf(offsets, offset, pieces);
+}
+
+function codes(edges: readonly Edge[], end: 'from' | 'to'): string[] | undefined {
+  return edges.length === 0 ? undefined : edges.map((edge) => TYPE_CODES[edge.type] + edge[end]);
+}
+
+/** The offsets table: where each entry starts, and `end`, where one after the last would; null past 8 hex digits. */
+function tableOf(offsets: number[], end: number): string | null {
+  offsets.push(end);
+  let table = '';
+  for (const value of offsets) table += value.toString(16).padStart(OFFSET_DIGITS, '0');
+  return table.length === OFFSET_DIGITS * offsets.length ? table : null;
+}
+
+/** The section from its entries and where each starts (`end`: where one after the last would). */
+function sectionOf(offsets: number[], end: number, entries: readonly Buffer[]): Buffer | null {
+  const table = tableOf(offsets, end);
+  if (table === null) return null;
+  const pieces: Buffer[] = [Buffer.from(`["${table}"`)];
+  for (const entry of entries) pieces.push(COMMA, entry);
+  pieces.push(CLOSE);
+  return Buffer.concat(pieces);
+}
+
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/** Each node's edges in and out by position; null when some edge is not one the section can hold. */
+function* listsOf(ids: readonly NodeId[], edges: readonly unknown[], slice: number): Generator<void, EndpointLists | null> {
   const positions = new Map<NodeId, number>();
   for (let from = 0; from < ids.length; from += slice) {
     for (let position = from; position < Math.min(from + slice, ids.length); position++) positions.set(ids[position]!, position);
@@ -38,18 +113,7 @@ export function* endpointSection(ids: readonly NodeId[], edges: readonly unknown
     if (!fileEdges(lists, positions, edges, from, Math.min(from + slice, edges.length))) return null;
     yield;
   }
-  const entries: string[] = [];
-  const offsets: number[] = [];
-  let offset = TABLE_START + OFFSET_DIGITS * (ids.length + 1) + 2;
-  for (let from = 0; from < ids.length; from += slice) {
-    offset = encodeEntries(entries, offsets, offset, ids, lists, from, Math.min(from + slice, ids.length));
-    yield;
-  }
-  offsets.push(offset);
-  let table = '';
-  for (const value of offsets) table += value.toString(16).padStart(OFFSET_DIGITS, '0');
-  if (table.length !== OFFSET_DIGITS * offsets.length) return null;
-  return Buffer.from(`["${table}"${ids.length === 0 ? '' : ','}${entries.join(',')}]`);
+  return lists;
 }
 
 /** Each node's edges in and out, as `<type code><other end>`, by position. */
@@ -82,8 +146,7 @@ function append(map: Map<number, string[]>, position: number, item: string): voi
 function encodeEntries(entries: string[], offsets: number[], offset: number, ids: readonly NodeId[], lists: EndpointLists, from: number, end: number): number {
   let next = offset;
   for (let position = from; position < end; position++) {
-    const payload = `${JSON.stringify(ids[position])},${listText(lists.into.get(position))},${listText(lists.outOf.get(position))}`;
-    const entry = `["${hex(crc32OfText(payload))}",${payload}]`;
+    const entry = entryText(ids[position]!, lists.into.get(position), lists.outOf.get(position));
     offsets.push(next);
     entries.push(entry);
     // Each entry is followed by a comma, or by the closing bracket after the last.
@@ -94,6 +157,12 @@ function encodeEntries(entries: string[], offsets: number[], offset: number, ids
 
 const ASCII = /^[\x00-\x7f]*$/;
 
+/** A node's entry: its checksum, its id, its edges in and out. */
+function entryText(id: NodeId, into: string[] | undefined, outOf: string[] | undefined): string {
+  const payload = `${JSON.stringify(id)},${listText(into)},${listText(outOf)}`;
+  return `["${hex(crc32OfText(payload))}",${payload}]`;
+}
+
 function listText(list: string[] | undefined): string {
   return list === undefined ? '[]' : JSON.stringify(list);
 }
@@ -103,6 +172,29 @@ function hex(crc: number): string {
 }
 
 const NO_EDGES = { into: [], outOf: [] };
+
+/**
+ * A checkpoint's saved endpoints as its graph's edge index reads them (opened on first use), and as
+ * a rewrite of that checkpoint copies them (`entries`).
+ */
+export class CheckpointEndpoints implements SavedEdges {
+  private opened: SavedEndpoints | null | undefined;
+
+  constructor(private readonly open: () => SavedEndpoints | null) {}
+
+  of(id: NodeId): { into: readonly Edge[]; outOf: readonly Edge[] } | null {
+    return this.endpoints()?.of(id) ?? null;
+  }
+
+  entries(): { count: number; entry(position: number): Buffer } | null {
+    return this.endpoints()?.entries() ?? null;
+  }
+
+  private endpoints(): SavedEndpoints | null {
+    if (this.opened === undefined) this.opened = this.open();
+    return this.opened;
+  }
+}
 
 /**
  * The saved endpoints of a checkpoint, read a node at a time: `read` gives bytes of the section
@@ -124,6 +216,22 @@ export class SavedEndpoints implements SavedEdges {
     } catch {
       return null;
     }
+  }
+
+  /** Every entry as stored, read at once (for a rewrite to copy), or null when the table is malformed. */
+  entries(): { count: number; entry(position: number): Buffer } | null {
+    const bytes = this.read(0, this.size);
+    const tableEnd = TABLE_START + OFFSET_DIGITS * (this.count + 1);
+    if (bytes.length !== this.size || bytes.toString('latin1', 0, TABLE_START) !== '["' || bytes[tableEnd] !== 0x22) return null;
+    const table = bytes.toString('latin1', TABLE_START, tableEnd);
+    if (!/^[0-9a-f]*$/.test(table)) return null;
+    const offsetAt = (position: number) => parseInt(table.slice(OFFSET_DIGITS * position, OFFSET_DIGITS * (position + 1)), 16);
+    for (let position = 0, previous = tableEnd; position <= this.count; position++) {
+      const offset = offsetAt(position);
+      if (offset <= previous || offset > this.size + 1) return null;
+      previous = offset;
+    }
+    return { count: this.count, entry: (position) => bytes.subarray(offsetAt(position), offsetAt(position + 1) - 1) };
   }
 
   private entry(id: NodeId, position: number): { into: Edge[]; outOf: Edge[] } | null {

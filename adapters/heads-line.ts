@@ -1,5 +1,4 @@
 import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
-import type { SavedEdges } from '../domain/graph-index.js';
 import type { NodeHead, SavedBuckets } from '../domain/status-index.js';
 import { crc32 } from './crc32.js';
 import { SavedEndpoints } from './edge-endpoints.js';
@@ -174,7 +173,7 @@ export class SavedHeadsLine {
   }
 
   /** The edges by endpoint, or null when the line has none (`positionOf`: a node's position among the ids). */
-  endpoints(positionOf: (id: NodeId) => number | undefined): SavedEdges | null {
+  endpoints(positionOf: (id: NodeId) => number | undefined): SavedEndpoints | null {
     const directory = this.sections();
     if (!directory) return null;
     const { start, end } = directory.get('endpoints')!;

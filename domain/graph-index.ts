@@ -68,6 +68,17 @@ export class GraphIndex {
     return this.outgoingMap().get(type)?.get(id) ?? NONE;
   }
 
+  /**
+   * The saved edges it reads, and the nodes whose edges changed since (for a rewrite of the save
+   * to copy the others' as they were); null when it reads none.
+   */
+  savedChanges(): { saved: SavedEdges; changed: ReadonlySet<NodeId> } | null {
+    if (!this.saved) return null;
+    const changed = new Set<NodeId>();
+    for (const { edge } of this.changes) changed.add(edge.from).add(edge.to);
+    return { saved: this.saved, changed };
+  }
+
   /** Drops what it holds (after edge changes were undone in place): built again from the edge list on next use. */
   invalidate(): void {
     this.incoming = null;

@@ -1,4 +1,4 @@
-import { appendEdge, deleteNode, edgesOf, hasNode, nodeIds, nodeOf, plainNodes, setNode } from '../../domain/node-map.js';
+import { appendEdge, deleteNode, edgesOf, hasNode, nodeIds, nodeOf, plainGraph, plainNodes, setNode } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { bufferSource, decodeCheckpoint, encodeCheckpoint, readCheckpoint } from
 import { crc32 } from '../../adapters/crc32.js';
 import { encodeSlotTable, SlotTable } from '../../adapters/node-slots.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { GraphIndex } from '../../domain/graph-index.js';
 import type { ProjectState } from '../../domain/project-state.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
 import { statusReport } from '../../domain/status-report.js';
@@ -427,5 +428,37 @@ describe('checkpoint file: a node found by position (the slot table, issue 28)',
     const rewritten = encodeCheckpoint(sut.graph, ledger, sut.nodes);
     expect(rewritten.equals(encodeCheckpoint(graph, ledger))).to.equal(true);
     expect(rewritten.toString('utf8').split('\n')[3]).to.match(/^"slots":\["[0-9a-f]{216}"/);
+  });
+});
+
+describe('checkpoint file: edges by endpoint', () => {
+  const TYPES = ['BLOCKS', 'SUPERSEDES', 'DERIVED_FROM'] as const;
+
+  /** Every node's edges of every type, by the graph's own index and by one grouped afresh from its edge list. */
+  function endpointsOf(graph: Graph): { kept: unknown; fresh: unknown } {
+    const kept = (graph as ProjectState).indexes.edges;
+    const fresh = new GraphIndex(plainGraph(graph));
+    const of = (index: GraphIndex) => nodeIds(graph).map((id) => TYPES.map((type) => [index.into(id, type), index.outOf(id, type)]));
+    return { kept: of(kept), fresh: of(fresh) };
+  }
+
+  it('a rewrite copies the endpoints of nodes whose edges did not change and encodes the others: read back, they are the edge list grouped', () => {
+    const draft = newDraft('orchestrator');
+    for (let at = 0; at < 30; at++) addTask(draft, `T${at}`, {}, { blocked_by: at === 0 ? [] : [`T${at - 1}`] });
+    const first = decodeCheckpoint(bufferSource(encodeCheckpoint(draft.graph, ledger)), 'tasks.json');
+    // After the save: an edge removed, one added, a new node with edges, a node untouched.
+    const work = new GraphDraft(first.graph, NOW, 'orchestrator');
+    work.removeEdge({ from: 'T4', to: 'T5', type: 'BLOCKS' });
+    work.addEdge({ from: 'T0', to: 'T9', type: 'BLOCKS' });
+    addTask(work, 'T-new', {}, { blocked_by: ['T20'] });
+    const rewritten = encodeCheckpoint(first.graph, ledger, first.nodes);
+    const second = decodeCheckpoint(bufferSource(rewritten), 'tasks.json').graph as ProjectState;
+    const { kept, fresh } = endpointsOf(second);
+    expect(kept).to.deep.equal(fresh);
+    expect(second.indexes.edges.wholeGroupings).to.equal(0);
+    // The untouched nodes' entries are the bytes they were.
+    const entryOf = (bytes: Buffer, id: string) => new RegExp(`\\["[0-9a-f]{8}","${id}",[^\\]]*\\],[^\\]]*\\]\\]`).exec(bytes.toString())?.[0];
+    expect(entryOf(rewritten, 'T15')).to.be.a('string').and.equal(entryOf(encodeCheckpoint(draft.graph, ledger), 'T15'));
+    expect(entryOf(rewritten, 'T5')).to.not.equal(entryOf(encodeCheckpoint(draft.graph, ledger), 'T5'));
   });
 });
