@@ -20,6 +20,8 @@ export interface ForwardedRequest {
   authorization: string;
   /** Always one: a forwarded mutation tried again after its owner died applies once. */
   requestId: string;
+  /** How long the owner may hold it waiting for work (`next --wait`), on top of the usual bounds. */
+  waitMs?: number;
 }
 
 /** The owner's answer, relayed as it is. */
@@ -53,7 +55,7 @@ export class OwnerForwarding {
   ) {}
 
   async forward<T>(request: ForwardedRequest, owner: string | null, serveHere: () => Promise<T>): Promise<{ answer: OwnerAnswer } | { served: T }> {
-    const deadline = Date.now() + this.giveUpAfterMs;
+    const deadline = Date.now() + this.giveUpAfterMs + (request.waitMs ?? 0);
     let address = owner ?? (await this.owners.ownerAfter(request.project, null));
     for (;;) {
       if (address === null) {
@@ -90,7 +92,7 @@ export class OwnerForwarding {
       'Content-Length': String(Buffer.byteLength(request.body)),
     };
     return new Promise((resolve, reject) => {
-      const outgoing = http.request(`${address}${request.path}`, { method: 'POST', headers, agent: this.agent, timeout: this.answerWithinMs }, (response) => {
+      const outgoing = http.request(`${address}${request.path}`, { method: 'POST', headers, agent: this.agent, timeout: this.answerWithinMs + (request.waitMs ?? 0) }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', reject);

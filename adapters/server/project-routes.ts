@@ -69,7 +69,9 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
       // An id of its own when the client sent none, so a try after the owner died applies once.
       const requestId = ctx.get(REQUEST_ID_HEADER) || `forwarded-${randomUUID()}`;
       const forwardKey = requestKeyOf(requestId, { operation: operation.name, args, agent });
-      const request = { project, path: ctx.path, body: JSON.stringify({ args, agent }), authorization: ctx.get('Authorization'), requestId };
+      // The owner may hold a call that waits for work (`next --wait`) that long before it answers.
+      const waitMs = operation.scope === 'graph' ? (operation.waiting?.ms(operation.parse(args)) ?? 0) : 0;
+      const request = { project, path: ctx.path, body: JSON.stringify({ args, agent }), authorization: ctx.get('Authorization'), requestId, waitMs };
       const outcome = await options.ownership.forwarding.forward(request, error.owner, () => dispatch(forwardKey));
       if ('answer' in outcome) {
         // The checkouts a client names are noted where it sent its request.

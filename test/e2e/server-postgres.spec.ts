@@ -429,6 +429,23 @@ describe('one owning process per project: forwarding and failover (issue 25)', f
     expect((await noteCounts(servers[owner]!, 'one')).get('once')).to.equal(1);
   });
 
+  it('a next --wait sent to the other process waits at the owner past the lease bounds of a forward, and gets the task made ready meanwhile', async () => {
+    const { owner, other } = await seeded('waits');
+    await ok(servers[owner]!, 'waits', 'take', { id: 'T-1' }, 'alice');
+    const started = Date.now();
+    // Longer than a forward's try (one lease) and its give-up (three): the owner holds it waiting.
+    const waiting = op(servers[other]!, 'waits', 'next', { wait: 10 }, 'bob');
+    await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_MS + 500));
+    await ok(servers[owner]!, 'waits', 'add-task', task('T-2'));
+    const answer = await waiting;
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.json.node).to.include({ id: 'T-2' });
+    expect(answer.json.node.claim.by).to.equal('bob');
+    expect(Date.now() - started).to.be.below(10_000);
+    const status = await ok(servers[owner]!, 'waits', 'status', {}, null);
+    expect(status.summary).to.include({ in_progress: 2, ready: 0 });
+  });
+
   it('a SIGKILL of the owner mid-load: the other process takes the project over at once and serves every request sent to it, each applied once', async () => {
     const { owner, other } = await seeded('killed');
     const survivor = servers[other]!;
