@@ -49,11 +49,14 @@ function wholeProgram(line: string[]): Promise<void> {
 /** A Map, so that a command word such as `constructor` is never found on Object.prototype. */
 function answers(): Map<string, string> {
   const version = `${TASKDAG_VERSION}\n`;
+  // Named once: the build writes the text wherever the name appears, and Node reads all of this
+  // file before any command runs.
+  const help = TASKDAG_HELP;
   return new Map([
     ['--version', version],
     ['-v', version],
-    ['--help', TASKDAG_HELP],
-    ['-h', TASKDAG_HELP],
-    ['help', TASKDAG_HELP],
+    ['--help', help],
+    ['-h', help],
+    ['help', help],
   ]);
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeAllSync } from '../../entrypoints/cli/fd-writer.js';
@@ -14,6 +14,13 @@ describe('what every command line loads first (start-up)', () => {
       // esbuild's default-import interop wraps the require in a call: __toESM(require("node:path")).
       expect(code.match(/[\w$]+\(require\("node:[\w/]+"\)\)/g) ?? [], bundle).to.deep.equal([]);
     }
+  });
+
+  it('holds the executable\'s fixed --help text once, as Node reads the whole executable before every command', () => {
+    const executable = readFileSync(path.join(DIST, 'taskdag.js'), 'utf8');
+    const firstLine = execFileSync(process.execPath, [path.join(DIST, 'taskdag.js'), '--help'], { encoding: 'utf8', timeout: 20_000 }).split('\n')[0]!;
+    expect(firstLine).to.match(/^taskdag /);
+    expect(executable.split(firstLine).length - 1).to.equal(1);
   });
 
   it('writes the whole answer to a full non-blocking pipe, waiting for the reader', async function () {
