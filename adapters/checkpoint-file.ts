@@ -8,7 +8,7 @@ import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse } from './edge-endpoints.js';
 import { headColumns, knowledgeEntries } from './head-columns.js';
 import { bucketSections, headsLine, SavedHeadsLine } from './heads-line.js';
-import { CheckpointEdges, CheckpointNodes, type ByteSource, type NodeLayout } from './lazy-nodes.js';
+import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
 import { assertGraphHeaderShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
@@ -107,20 +107,23 @@ export async function encodeCheckpointInSlices(copy: CheckpointCopy, ledger: Led
 /**
  * A graph as one commit left it, ready to encode: its fields, and its nodes, edges and heads in
  * the order of `ids`. Nodes, edges, initiatives and heads are never changed in place (a change
- * puts a new object), so holding them is a consistent copy that costs a few milliseconds at 50k
- * nodes, whatever commits follow.
+ * puts a new object), so holding them is a consistent copy, whatever commits follow.
  */
 export interface CheckpointCopy {
   fields: Omit<Graph, 'nodes' | 'edges'>;
-  ids: NodeId[];
-  /** The nodes, or null to take each from `record` as it is encoded (when nothing changes meanwhile). */
+  /** The ids in order, or null to list them from `frozen` as the encoding begins. */
+  ids: NodeId[] | null;
+  /** The nodes, or null to take each from `record` (or `frozen`) as it is encoded (`record`: when nothing changes meanwhile). */
   nodes: GraphNode[] | null;
   record?: Nodes;
+  /** A lazy map whose bytes stay in memory (a hot store's), as it was when copied. */
+  frozen?: FrozenNodes;
   edges: Edge[];
   /** Instead of `edges`, when the checkpoint's edges were never read: their bytes, copied, and the edges appended since. */
   unreadEdges?: { bytes: Buffer; appended: readonly Edge[] } | null;
   /** The endpoints of the checkpoint read, to copy those of nodes whose edges did not change (a rewrite of a lazily read graph). */
   endpointReuse?: EndpointReuse | null;
+  /** The heads in the order of `ids` (in any order with `frozen`: each names its node). */
   heads: NodeHead[];
   /** The status buckets (`<type> <status>`, heads oldest first) and the claimed tasks in progress, longest-held first. */
   groups: [string, NodeHead[]][];
@@ -128,38 +131,41 @@ export interface CheckpointCopy {
   requests: RememberedRequest[];
 }
 
-/** `withNodes`: hold every node now (what an encoding in slices needs; it reads any node not read yet). */
+/**
+ * `withNodes`: hold every node now (what an encoding in slices needs; it reads any node not read
+ * yet). A lazy map whose bytes stay in memory (a hot store's) is held frozen, and the heads as a
+ * list: no node or head is read or looked up (at 50k nodes, reading each node and head by id held
+ * the event loop 17-24 ms); the encoding lists the ids and orders the heads on turns of their own.
+ */
 export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCopy {
   // Every field of the graph but its nodes and edges goes on line 1, so a field added to the graph is kept.
   const { nodes: _nodes, edges: _edges, ...fields } = graph;
-  const ids = nodeIds(graph);
   const statuses = indexesOf(graph).statuses;
   const heads = statuses.all();
   // Edges never read are copied as they were (an encoding in slices reads them: the file is closed by then).
   const unreadEdges = !withNodes && graph.edges instanceof CheckpointEdges ? graph.edges.unread() : null;
   const edges = unreadEdges ? [] : edgesOf(graph);
-  return {
+  const held = {
     fields: { ...fields, initiatives: { ...fields.initiatives } },
-    ids,
-    nodes: withNodes ? ids.map((id) => nodeOf(graph, id)!) : null,
     // A graph shaped wrong (a tool writing a damaged file on purpose) is encoded as it is.
     edges: Array.isArray(edges) ? [...edges] : edges,
     unreadEdges,
-    endpointReuse: withNodes ? null : reusableEndpoints(graph, ids),
-    heads: ids.map((id) => heads.get(id)!),
     groups: statuses.groups(),
     claimed: [...statuses.claimed().inOrder()],
     // Remembered requests are never changed in place either: the list is the copy.
     requests: isProjectState(graph) ? graph.requests.entries() : [],
   };
+  if (withNodes && graph.nodes instanceof CheckpointNodes) return { ...held, ids: null, nodes: null, frozen: graph.nodes.frozen(), heads: [...heads.values()] };
+  const ids = nodeIds(graph);
+  return { ...held, ids, nodes: withNodes ? ids.map((id) => nodeOf(graph, id)!) : null, endpointReuse: withNodes ? null : reusableEndpoints(graph, ids), heads: ids.map((id) => heads.get(id)!) };
 }
 
 /** How many nodes or edges are encoded between two yields: a few milliseconds of work. */
 const SLICE = 2_000;
 
 /** Encodes `copy`, yielding after every slice; returns the file's pieces. */
-function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, nodes: CheckpointNodes | null): Generator<void, Buffer[]> {
-  const { ids } = copy;
+function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, loadedNodes: CheckpointNodes | null): Generator<void, Buffer[]> {
+  const { ids, heads, record, nodes } = copy.frozen ? yield* thawed(copy.frozen, copy.heads) : { ids: copy.ids!, heads: copy.heads, record: copy.record, nodes: loadedNodes };
   const lines: Buffer[] = [];
   const ends: number[] = [];
   let offset = 0;
@@ -167,7 +173,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     if (position > 0 && position % SLICE === 0) yield;
     const id = ids[position]!;
     // A node of the lazy map itself is left to it (one never read is copied unparsed); any other map's is read.
-    const node = copy.nodes ? copy.nodes[position]! : copy.record === nodes ? undefined : nodeOf({ nodes: copy.record! }, id)!;
+    const node = copy.nodes ? copy.nodes[position]! : record === nodes ? undefined : nodeOf({ nodes: record! }, id)!;
     const entry = nodes ? nodes.entry(id, node) : Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);
     const last = position === ids.length - 1;
     lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
@@ -181,7 +187,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const idsLine = Buffer.from(`${idsText},"ends":${JSON.stringify(ends)},\n`);
   const slots = yield* encodeSlotTable(ids, ends, offset, SLICE * 5);
   const head = JSON.stringify({ ...copy.fields, log: [] });
-  const { line: headsLine, crc: headsCrc } = yield* headsLineOf(copy);
+  const { line: headsLine, crc: headsCrc } = yield* headsLineOf(copy, ids, heads);
   const edgeSlices: string[] = [];
   for (let at = 0; Array.isArray(copy.edges) && at < copy.edges.length; at += SLICE * 5) {
     edgeSlices.push(JSON.stringify(copy.edges.slice(at, at + SLICE * 5)).slice(1, -1));
@@ -200,19 +206,19 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
 }
 
 /** The heads line (heads-line.ts): every head by column, the knowledge heads apart, the edges by endpoint. */
-function* headsLineOf(copy: CheckpointCopy): Generator<void, { line: Buffer; crc: string }> {
+function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[]): Generator<void, { line: Buffer; crc: string }> {
   // As JSON.stringify(columns), a member at a time.
-  const columns = Object.entries(yield* headColumns(copy.heads, SLICE * 5));
+  const columns = Object.entries(yield* headColumns(heads, SLICE * 5));
   const members: string[] = [];
   for (const [name, value] of columns) {
     members.push(`${JSON.stringify(name)}:${JSON.stringify(value)}`);
     yield;
   }
-  const knowledge = Buffer.from(JSON.stringify(knowledgeEntries(copy.heads)));
+  const knowledge = Buffer.from(JSON.stringify(knowledgeEntries(heads)));
   yield;
-  const endpoints = copy.endpointReuse ? yield* reusedEndpointSection(copy.ids, copy.endpointReuse, SLICE) : yield* endpointSection(copy.ids, edgesToIndex(copy), SLICE);
+  const endpoints = copy.endpointReuse ? yield* reusedEndpointSection(ids, copy.endpointReuse, SLICE) : yield* endpointSection(ids, edgesToIndex(copy), SLICE);
   yield;
-  const buckets = bucketSections(copy.groups, copy.heads, copy.claimed) ?? [];
+  const buckets = bucketSections(copy.groups, heads, copy.claimed) ?? [];
   return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ...buckets]);
 }
 
@@ -243,6 +249,29 @@ function edgesToIndex(copy: CheckpointCopy): readonly unknown[] {
   } catch {
     return [null];
   }
+}
+
+/**
+ * A frozen map made a map again, and its heads put in the order of its ids, a slice at a time
+ * (commits go on between them and change none of it): its entries are the bytes of the nodes it
+ * never read.
+ */
+function* thawed(frozen: FrozenNodes, anyOrder: NodeHead[]): Generator<void, { ids: NodeId[]; heads: NodeHead[]; record: CheckpointNodes; nodes: CheckpointNodes }> {
+  const values = new Map<NodeId, GraphNode>();
+  for (let at = 0; at < frozen.values.length; at++) {
+    if (at % SLICE === 0) yield;
+    values.set(frozen.values[at]![0], frozen.values[at]![1]);
+  }
+  const nodes = frozen.thaw(values, new Set(frozen.removed));
+  yield;
+  const ids = nodes.ids();
+  const byId = new Map<NodeId, NodeHead>();
+  for (let at = 0; at < anyOrder.length; at++) {
+    if (at % SLICE === 0) yield;
+    byId.set(anyOrder[at]!.id, anyOrder[at]!);
+  }
+  yield;
+  return { ids, heads: ids.map((id) => byId.get(id)!), record: nodes, nodes };
 }
 
 /** The edges line from the bytes of edges never read, and the edges appended since. */
