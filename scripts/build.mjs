@@ -126,16 +126,16 @@ await build({
 
 // Compiled by a fresh Node after the program has run typical commands, and by another after it
 // has run only reads of the graph (scripts/code-cache.mjs; entrypoints/cli/code-cache.ts).
+// The commands the graph reads' program serves, each with a code cache of its own.
+const graphReads = createRequire(import.meta.url)('../build/entrypoints/cli/graph-reads.js').GRAPH_READS.map((operation) => operation.name);
 execFileSync(process.execPath, ['scripts/code-cache.mjs', PROGRAM, GRAPH_READS_PROGRAM], { stdio: ['ignore', 'ignore', 'inherit'] });
-for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, `${GRAPH_READS_PROGRAM}.reads.cache`]) {
+for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, ...graphReads.map((command) => `${GRAPH_READS_PROGRAM}.${command}.cache`)]) {
   if (!existsSync(cache)) throw new Error(`build: no code cache was written at ${cache}`);
 }
 
 // The commands that start from the reads' cache: the operations that only read a project's graph.
 const { OPERATIONS } = createRequire(import.meta.url)('../build/application/operations/index.js');
 const readCommands = OPERATIONS.filter((operation) => operation.scope === 'graph' && !operation.mutates).map((operation) => operation.name);
-// The commands the graph reads' program serves.
-const graphReads = createRequire(import.meta.url)('../build/entrypoints/cli/graph-reads.js').GRAPH_READS.map((operation) => operation.name);
 
 // The help text is the program's own answer to `--help`, so the executable cannot drift from it.
 const help = execFileSync(process.execPath, ['-e', `require(${JSON.stringify(`./${PROGRAM}`)}).run(['--help'])`], { encoding: 'utf8' });

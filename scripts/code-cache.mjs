@@ -4,8 +4,8 @@
 // (`all`). Then a second fresh Node runs only the commands that read the graph in that project
 // and stores theirs (`reads`, see entrypoints/cli/code-cache.ts): a read starts from a cache that
 // holds no mutation's code, which V8 would otherwise deserialize on every read. Given the graph
-// reads' program too (`code-cache.mjs PROGRAM GRAPH_READS_PROGRAM`), a third fresh Node runs the
-// reads it serves through it and stores its `reads` cache.
+// reads' program too (`code-cache.mjs PROGRAM GRAPH_READS_PROGRAM`), a fresh Node for each command
+// it serves runs that command's reads through it and stores the command's own cache.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -43,10 +43,10 @@ const COMMANDS = [
   ['state'],
   ['add-task', '--help'],
 ];
-/** The reads, run on the project the round above made: show, status, context, search, history, state. */
-const READS = [['show', 'T-b'], ['show', 'T-missing'], ['status'], ['context', 'T-b', ...as], ['search', 'K'], ['history', 'T-b'], ['state']];
+/** The reads, run on the project the round above made: show, status, context, search, history, state, initiatives. */
+const READS = [['show', 'T-b'], ['show', 'T-missing'], ['status'], ['context', 'T-b', ...as], ['search', 'K'], ['history', 'T-b'], ['state'], ['initiatives']];
 
-if (process.argv[3] === '--reads') await warmReads(process.argv[4], process.argv[5]);
+if (process.argv[3] === '--reads') await warmReads(process.argv[4], process.argv[5], process.argv[6]);
 else await warmAll();
 
 /** The `all` cache, from a round of every kind of command in a new scratch project; then the `reads` cache there. */
@@ -58,19 +58,23 @@ async function warmAll() {
     const home = path.join(scratch, 'home');
     mkdirSync(checkout);
     await warm('all', COMMANDS, checkout, home);
-    for (const reader of graphReads ? [program, graphReads] : [program]) {
-      execFileSync(process.execPath, [fileURLToPath(import.meta.url), reader, '--reads', checkout, home], { stdio: ['ignore', 'ignore', 'inherit'] });
-    }
+    const warmReadsOf = (reader, ...command) =>
+      execFileSync(process.execPath, [fileURLToPath(import.meta.url), reader, '--reads', checkout, home, ...command], { stdio: ['ignore', 'ignore', 'inherit'] });
+    warmReadsOf(program);
+    if (graphReads) for (const { name } of require('../build/entrypoints/cli/graph-reads.js').GRAPH_READS) warmReadsOf(graphReads, name);
   } finally {
     process.chdir(os.tmpdir());
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-/** The `reads` cache, in a process that has run nothing else, on the project in `checkout`. */
-async function warmReads(checkout, home) {
+/**
+ * The `reads` cache, in a process that has run nothing else, on the project in `checkout`; given
+ * a `command`, the cache of that command alone (the graph reads' program's).
+ */
+async function warmReads(checkout, home, command) {
   try {
-    await warm('reads', READS, checkout, home);
+    await (command === undefined ? warm('reads', READS, checkout, home) : warm(command, READS.filter(([word]) => word === command), checkout, home));
   } finally {
     process.chdir(os.tmpdir());
   }
@@ -85,9 +89,7 @@ async function warm(cache, commands, checkout, home) {
   // length, so a new bundle as long as the old one would run, and re-cache, the old code.
   rmSync(codeCacheFile(program, cache), { force: true });
   const { exports, script } = loadWithCodeCache(program, require, cache);
-  // The graph reads' program hands any other command to the whole program: it is warmed by its own.
-  const served = exports.GRAPH_READS ? commands.filter(([word]) => exports.GRAPH_READS.some((operation) => operation.name === word)) : commands;
-  for (const argv of served) await exports.run(argv, refuseOthers);
+  for (const argv of commands) await exports.run(argv, refuseOthers);
   writeFileSync(codeCacheFile(program, cache), script.createCachedData());
   process.exitCode = 0;
 }

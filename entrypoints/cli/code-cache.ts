@@ -10,16 +10,18 @@ export interface LoadedScript<T> {
 }
 
 /**
- * The two code caches the build stores next to a script: `reads`, warmed by the commands that
- * only read a project's graph, and `all`, warmed by a round of every kind of command. V8
- * deserializes the whole of a cache at start-up, so a read does not pay for the compiled code of
- * every mutation (and the other way round costs a mutation little: its reads are in `all`).
+ * The code caches the build stores next to a script: for the whole program, `reads`, warmed by
+ * the commands that only read a project's graph, and `all`, warmed by a round of every kind of
+ * command; for the graph reads' program, one per command it serves (`show`, `status`, ...),
+ * warmed by that command alone. V8 deserializes the whole of a cache at start-up, so a read does
+ * not pay for the compiled code of every mutation, nor `show` for that of `status` (and the
+ * other way round costs a mutation little: its reads are in `all`).
  */
-export type CodeCache = 'all' | 'reads';
+export type CodeCache = 'all' | 'reads' | (string & {});
 
-/** Where the build stores a script's V8 code cache of that kind: next to it. */
+/** Where the build stores a script's V8 code cache of that kind: next to it (`all`: `<file>.cache`, else `<file>.<kind>.cache`). */
 export function codeCacheFile(file: string, cache: CodeCache = 'all'): string {
-  return cache === 'reads' ? `${file}.reads.cache` : `${file}.cache`;
+  return cache === 'all' ? `${file}.cache` : `${file}.${cache}.cache`;
 }
 
 /**

@@ -42,10 +42,16 @@ describe("the graph reads' program (start-up)", function () {
 
   /** The programs (the dist/ bundles the executable, dist/taskdag.js, loads) a command line loads, and its exit status. */
   async function programsLoadedBy(args: string[]): Promise<{ code: number | null; programs: string[] }> {
+    const { code, read } = await distFilesReadBy(args);
+    return { code, programs: read.filter((file) => file.endsWith('.js') && file !== 'taskdag.js') };
+  }
+
+  /** The files of dist/ a command line reads, by name, and its exit status. */
+  async function distFilesReadBy(args: string[]): Promise<{ code: number | null; read: string[] }> {
     const out = path.join(sandbox.root, 'files.json');
     const result = await sandbox.run(args, { env: { NODE_OPTIONS: `--require ${probe}`, PROBE_OUT: out } });
     const files = JSON.parse(readFileSync(out, 'utf8')) as string[];
-    return { code: result.code, programs: files.filter((file) => path.dirname(file) === DIST && file.endsWith('.js') && path.basename(file) !== 'taskdag.js').map((file) => path.basename(file)) };
+    return { code: result.code, read: files.filter((file) => path.dirname(file) === DIST).map((file) => path.basename(file)) };
   }
 
   it('is all that a graph read in plain words loads, whatever its answer', async () => {
@@ -60,6 +66,14 @@ describe("the graph reads' program (start-up)", function () {
       ['initiatives'],
     ]) {
       expect(await programsLoadedBy(args), args.join(' ')).to.deep.equal({ code: args.includes('T-none') ? 1 : 0, programs: ['taskdag-reads.js'] });
+    }
+  });
+
+  it('starts each command from the code cache warmed by that command alone', async () => {
+    for (const command of ['show', 'status', 'search', 'history', 'state', 'initiatives']) {
+      const args = command === 'show' || command === 'history' ? [command, task] : command === 'search' ? [command, 'T'] : [command];
+      const { read } = await distFilesReadBy(args);
+      expect(read.filter((file) => file.endsWith('.cache')), command).to.deep.equal([`taskdag-reads.js.${command}.cache`]);
     }
   });
 
@@ -91,7 +105,7 @@ describe("the graph reads' program (start-up)", function () {
       const binary = path.join(COPY, 'taskdag.js');
       const expected = await sandbox.ok(['show', task]);
       for (const damaged of [false, true]) {
-        if (damaged) writeFileSync(path.join(COPY, 'taskdag-reads.js.reads.cache'), Buffer.alloc(4096, 7));
+        if (damaged) writeFileSync(path.join(COPY, 'taskdag-reads.js.show.cache'), Buffer.alloc(4096, 7));
         expect(await sandbox.ok(['show', task], { binary }), `damaged: ${damaged}`).to.deep.equal(expected);
         const missing = await sandbox.run(['show', 'T-none'], { binary });
         expect([missing.code, missing.json.error.code], `damaged: ${damaged}`).to.deep.equal([1, 'NODE_NOT_FOUND']);
