@@ -130,6 +130,10 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
     this.liveness = null;
   }
 
+  knownOwner(project: string): string | undefined {
+    return this.owned.has(project) ? (this.address ?? undefined) : this.others.get(project);
+  }
+
   elsewhere(project: string): string | undefined {
     return this.owned.has(project) ? undefined : this.others.get(project);
   }

@@ -1,13 +1,13 @@
 import http from 'node:http';
 import { isOwnedElsewhere, type ProjectOwners } from '../../application/ports/project-owners.js';
 import { DomainError } from '../../domain/errors.js';
-import { PROTOCOL_HEADER, PROTOCOL_VERSION, REQUEST_ID_HEADER } from '../protocol.js';
+import { OWNER_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, REQUEST_ID_HEADER } from '../protocol.js';
 
 /** Marks a request one server process forwarded to another: it is served there or refused, never forwarded again. */
 export const FORWARDED_HEADER = 'X-Taskdag-Forwarded';
 
-/** The headers of the owner's answer that say something to the client (a refused bearer's challenge, when to try again), relayed with it. */
-const RELAYED_HEADERS = ['www-authenticate', 'retry-after'];
+/** The headers of the owner's answer that say something to the client (a refused bearer's challenge, when to try again, the owner's address), relayed with it. */
+const RELAYED_HEADERS = ['www-authenticate', 'retry-after', OWNER_HEADER.toLowerCase()];
 
 /** Between two tries at an owner that still holds its lease but did not answer. */
 const RETRY_MS = 100;

@@ -14,7 +14,7 @@ import { DomainError } from '../../domain/errors.js';
 import { revisionOf, type BoardRoutesOptions } from './board-routes.js';
 import { projectIdOf } from './known-projects.js';
 import { readJsonBody } from './request-body.js';
-import { REQUEST_ID_HEADER } from '../protocol.js';
+import { OWNER_HEADER, REQUEST_ID_HEADER } from '../protocol.js';
 import { requestKeyOf } from './request-key.js';
 import { noteCheckout, type CheckoutNotes } from './checkout-header.js';
 
@@ -86,6 +86,9 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
     }
     if (operation.name === 'init') known.add(project);
     noteCheckout(ctx, options.notes, project);
+    // Where the client may send the project's next requests so that none is forwarded.
+    const owner = options.ownership?.owners.knownOwner(project);
+    if (owner !== undefined) ctx.set(OWNER_HEADER, owner);
     // Group commits announce their own revisions; a whole-project change is announced here.
     if (operation.scope === 'project' && (operation.mutates || operation.name === 'init')) await announce(options, project);
     ctx.body = operation.name === 'init' ? withoutServerPaths(result) : result;

@@ -16,6 +16,12 @@ export interface ProjectOwners {
    * its lease.
    */
   ownerAfter(project: string, unreachable: string | null): Promise<string | null>;
+  /**
+   * The address of the project's owner as this process last learnt it, its own when it owns the
+   * project; undefined when it has not learnt it. Asks nothing of the database: it may be out of
+   * date (the owner died since), so it is a hint for clients, never a decision.
+   */
+  knownOwner(project: string): string | undefined;
 }
 
 /**

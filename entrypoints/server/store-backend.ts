@@ -77,6 +77,7 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
     owners: {
       takeIfFree: (project) => owners.takeIfFree(project),
       ownerAfter: (project, unreachable) => owners.ownerAfter(project, unreachable),
+      knownOwner: (project) => owners.knownOwner(project),
       register: (address) => owners.start(address),
     },
     async close() {

@@ -446,6 +446,22 @@ describe('one owning process per project: forwarding and failover (issue 25)', f
     expect(status.summary).to.include({ in_progress: 2, ready: 0 });
   });
 
+  it("every answer names the project's owner (X-Taskdag-Owner), on the owner and on the other process, so a client can send its next requests there", async () => {
+    const { owner, other } = await seeded('hinted');
+    const ownerOrigin = servers[owner]!.origin;
+    // A mutation served by the owner, one forwarded to it, and reads on either process.
+    for (const [server, operation, args, agent] of [
+      [servers[owner]!, 'add-note', { id: 'T-1', text: 'on the owner' }, 'alice'],
+      [servers[other]!, 'add-note', { id: 'T-1', text: 'forwarded' }, 'alice'],
+      [servers[owner]!, 'show', { id: 'T-1' }, null],
+      [servers[other]!, 'show', { id: 'T-1' }, null],
+    ] as const) {
+      const answer = await op(server, 'hinted', operation, args, agent);
+      expect(answer.status, answer.text).to.equal(200);
+      expect(answer.headers['x-taskdag-owner'], `${operation} through ${server.origin}`).to.equal(ownerOrigin);
+    }
+  });
+
   it('a SIGKILL of the owner mid-load: the other process takes the project over at once and serves every request sent to it, each applied once', async () => {
     const { owner, other } = await seeded('killed');
     const survivor = servers[other]!;
