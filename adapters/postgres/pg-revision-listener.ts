@@ -6,6 +6,28 @@ import { REVISION_CHANNEL, type RevisionEvent } from './pg-project-store.js';
 export type ProjectRevision = RevisionEvent;
 
 const RECONNECT_MS = 1_000;
+/** How long the revision channel stays heard once nothing needs it, by default: a board that reconnects at once costs no UNLISTEN and LISTEN. */
+const UNLISTEN_AFTER_MS = 30_000;
+
+export interface HearingOptions {
+  /** Whether the revision channel is listened to from the start, or only once `hear(true)` asks for it (default true). */
+  hearing?: boolean;
+  /** How long after `hear(false)` it stops listening (default UNLISTEN_AFTER_MS). */
+  unlistenAfterMs?: number;
+}
+
+/** What listenForRevisions returns. */
+export interface RevisionListener {
+  /**
+   * Whether the commits of every process are to be heard: while they are not, the revision
+   * channel is not listened to, so no commit on the database wakes this process (the commits
+   * that need no live stream here cost it nothing). Turned on, it listens, then announces every
+   * project's current revision (a commit made just before it listened is not missed); turned
+   * off, it stops listening `unlistenAfterMs` later, unless turned on again meanwhile.
+   */
+  hear(wanted: boolean): void;
+  close(): Promise<void>;
+}
 
 /** Each project's newest change set. */
 const LATEST_REVISIONS = `
@@ -20,7 +42,8 @@ const LATEST_REVISIONS = `
  * subscriber that missed events meanwhile still sees the revision move. `close` stops it.
  * With `auth`, the same client also listens for changes to sessions and credentials, and tells
  * `auth` whether it is listening: from the moment the connection is lost until it is back,
- * notifications may be missed.
+ * notifications may be missed. The auth channel is listened to throughout; the revision channel
+ * as `hearing` and `hear` say.
  */
 export async function listenForRevisions(
   connectionString: string,
@@ -28,10 +51,15 @@ export async function listenForRevisions(
   announce: (event: ProjectRevision) => void,
   log: (line: string) => void,
   auth?: AuthChangeSink,
-): Promise<{ close(): Promise<void> }> {
+  { hearing = true, unlistenAfterMs = UNLISTEN_AFTER_MS }: HearingOptions = {},
+): Promise<RevisionListener> {
   let current: Client | null = null;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
+  /** Whether the revision channel is to be listened to, and whether the client in hand listens to it. */
+  let wanted = hearing;
+  let listening = false;
+  let stopping: NodeJS.Timeout | null = null;
 
   const connect = async (): Promise<void> => {
     const client = openClient(connectionString);
@@ -50,7 +78,8 @@ export async function listenForRevisions(
     client.on('end', lost);
     try {
       await client.connect();
-      await client.query(`LISTEN ${REVISION_CHANNEL}`);
+      if (wanted) await client.query(`LISTEN ${REVISION_CHANNEL}`);
+      listening = wanted;
       if (auth) await client.query(`LISTEN ${AUTH_CHANNEL}`);
     } catch (error) {
       client.end().catch(() => undefined);
@@ -58,7 +87,11 @@ export async function listenForRevisions(
     }
     current = client;
     if (closed) await client.end().catch(() => undefined);
-    else auth?.listening(true);
+    else {
+      auth?.listening(true);
+      // Asked for or given up while it connected.
+      void apply();
+    }
   };
 
   const reconnectLater = () => {
@@ -77,15 +110,48 @@ export async function listenForRevisions(
 
   const catchUp = async () => {
     log('taskdag server: the revision channel is back');
+    await announceLatest();
+  };
+
+  const announceLatest = async () => {
     const rows = await pool.query<ProjectRevision>(LATEST_REVISIONS).catch(() => ({ rows: [] }));
     for (const row of rows.rows) announce(row);
   };
 
+  /** Brings the client in hand to what is wanted; a lost client is brought there by its reconnection. */
+  const apply = async () => {
+    const client = current;
+    if (!client || listening === wanted) return;
+    listening = wanted;
+    try {
+      await client.query(wanted ? `LISTEN ${REVISION_CHANNEL}` : `UNLISTEN ${REVISION_CHANNEL}`);
+      if (wanted) await announceLatest();
+    } catch {
+      // The connection went: its reconnection listens as wanted then, and announces every project.
+    }
+  };
+
   await connect();
   return {
+    hear(want: boolean) {
+      if (stopping) clearTimeout(stopping);
+      stopping = null;
+      if (want) {
+        wanted = true;
+        void apply();
+        return;
+      }
+      stopping = setTimeout(() => {
+        stopping = null;
+        wanted = false;
+        void apply();
+      }, unlistenAfterMs);
+      stopping.unref();
+    },
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      if (stopping) clearTimeout(stopping);
       const client = current;
       current = null;
       auth?.listening(false);

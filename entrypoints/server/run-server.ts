@@ -20,7 +20,7 @@ import { SystemClock } from '../../adapters/system-clock.js';
 import { boardFiles } from '../../adapters/server/board-files.js';
 import { boardRoutes } from '../../adapters/server/board-routes.js';
 import { projectRoutes, type ProjectRoutesOptions } from '../../adapters/server/project-routes.js';
-import { SseHub, type RevisionEvent } from '../../adapters/server/sse-hub.js';
+import { DEFAULT_SSE_OPTIONS, SseHub, type RevisionEvent } from '../../adapters/server/sse-hub.js';
 import { transferRoutes } from '../../adapters/server/transfer-routes.js';
 import { OwnerForwarding } from '../../adapters/server/owner-forwarding.js';
 import { KnownProjects } from '../../adapters/server/known-projects.js';
@@ -82,9 +82,16 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
   const auth = await openAuth(backend.auth, password, config);
   const checkouts = await CheckoutsSeen.open(new FsCheckoutRecord(config.stateHome), new SystemClock(), log);
   const shutdown = new ShutdownHooks();
-  const hub = new SseHub();
+  // Other processes' commits are heard only while a live stream or a waiting call here needs them (docs/scaling.md).
+  const hearing = new Set<'streams' | 'waits'>();
+  const needs = (what: 'streams' | 'waits') => (watched: boolean) => {
+    if (watched) hearing.add(what);
+    else hearing.delete(what);
+    backend.hear(hearing.size > 0);
+  };
+  const hub = new SseHub({ ...DEFAULT_SSE_OPTIONS, watched: needs('streams') });
   shutdown.add(() => hub.close());
-  const commits = new AnnouncedCommits();
+  const commits = new AnnouncedCommits(needs('waits'));
   shutdown.add(() => commits.endAll());
   const announce = (project: string, committed: RevisionEvent) => {
     hub.publish(project, committed);

@@ -13,7 +13,7 @@ import { PgProjectOwners } from '../../adapters/postgres/pg-project-owners.js';
 import { PgProjectStoreFactory } from '../../adapters/postgres/pg-project-store.js';
 import type { ProjectOwners } from '../../application/ports/project-owners.js';
 import type { ServerSettings } from '../../application/server/server-settings.js';
-import { listenForRevisions, type ProjectRevision } from '../../adapters/postgres/pg-revision-listener.js';
+import { listenForRevisions, type ProjectRevision, type RevisionListener } from '../../adapters/postgres/pg-revision-listener.js';
 import { migrate } from '../../adapters/postgres/pg-schema.js';
 
 /** Connections each server process keeps to its database at most. */
@@ -23,8 +23,13 @@ const POOL_SIZE = 16;
 export interface StoreBackend {
   stores: ProjectStoreFactory;
   auth: AuthStore;
-  /** Delivers every commit made through this database, by any process, until `close`. */
+  /**
+   * Delivers the commits made through this database, by any process, until `close`: with
+   * PostgreSQL, those of other processes only while `hear(true)` asks for them (a live stream is
+   * open), so that commits no stream here needs do not wake this process.
+   */
   follow(announce: (event: ProjectRevision) => void): Promise<void>;
+  hear(wanted: boolean): void;
   /**
    * Which process owns each project's writes (PostgreSQL, docs/scaling.md): null when this
    * process is the only writer (files). `register` makes this process one that may own projects,
@@ -48,6 +53,7 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
       stores: new FsProjectStoreFactory(config.dataRoot, ownedStateDirectoryLock, nodeFileSystem, true),
       auth: new FsAuthStore(config.stateHome),
       follow: async () => undefined,
+      hear: () => undefined,
       owners: null,
       close: async () => undefined,
     };
@@ -55,7 +61,9 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
   const problem = databaseUrlProblem(url);
   if (problem) throw new DomainError('MISSING_FIELD', `${problem}: add it to server.env (docs/scaling.md), then run \`taskdag server doctor\``, { field: DATABASE_URL_KEY, source: 'environment' });
   const pool = openPool(url!, POOL_SIZE);
-  let listener: { close(): Promise<void> } | null = null;
+  let listener: RevisionListener | null = null;
+  /** Asked before following began (no stream can open before the server listens, but the order is not this module's to assume). */
+  let hearing = false;
   try {
     const applied = await migrate(pool);
     if (applied.length > 0) log(`taskdag server: applied database migrations ${applied.join(', ')}`);
@@ -72,7 +80,11 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
     async follow(announce) {
       // Each project's store hears of commits too: it catches up before its next commit, not after a refused one.
       // The bearer checks trust what they found only while the same client listens for changes to sessions.
-      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log, auth.changes);
+      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log, auth.changes, { hearing });
+    },
+    hear(wanted) {
+      hearing = wanted;
+      listener?.hear(wanted);
     },
     owners: {
       takeIfFree: (project) => owners.takeIfFree(project),

@@ -166,6 +166,37 @@ describe('sessions and revision events shared through PostgreSQL', function () {
       await listener.close();
     }
   });
+
+  it('heard on demand: no commit reaches a listener not asked to hear them; asked, it announces where each project stands, then every commit; let go, it stops', async () => {
+    const heard: ProjectRevision[] = [];
+    const listener = await listenForRevisions(url, pools[1]!, (event) => heard.push(event), () => undefined, undefined, { hearing: false, unlistenAfterMs: 100 });
+    try {
+      const store = new PgProjectStoreFactory(pools[0]!).open('q');
+      await store.replace(sampleState());
+      const commit = (id: string) =>
+        store.transact((graph) => {
+          const draft = new GraphDraft(graph, NOW, 'alice');
+          addTask(draft, id);
+          return { result: graph.revision, changes: draft.changes() };
+        });
+      const unheard = await commit('T-2');
+      // A notification would arrive within milliseconds; the announcement on hear(true) is the only way to learn of it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(heard.filter((event) => event.project === 'q')).to.deep.equal([]);
+      listener.hear(true);
+      await until(() => heard.some((event) => event.project === 'q' && event.revision === unheard));
+      const next = await commit('T-3');
+      await until(() => heard.some((event) => event.project === 'q' && event.revision === next));
+      listener.hear(false);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const count = heard.length;
+      await commit('T-4');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(heard.length).to.equal(count);
+    } finally {
+      await listener.close();
+    }
+  });
 });
 
 describe('group commit over PostgreSQL', function () {

@@ -47,6 +47,21 @@ describe('SseHub (revision notifications)', () => {
     expect(a.written.at(-1)).to.equal('id: 3\nevent: revision\ndata: {"revision":3,"fence_generation":1}\n\n');
   });
 
+  it('says when the first stream opens and when the last one closes, over every project, and nothing in between', () => {
+    const watched: boolean[] = [];
+    sut = new SseHub({ ...options, watched: (value) => watched.push(value) });
+    const closeA = sut.subscribe('p1', new FakeSink(), at(1), null);
+    const closeB = sut.subscribe('p2', new FakeSink(), at(1), null);
+    expect(watched).to.deep.equal([true]);
+    closeA();
+    closeA();
+    expect(watched).to.deep.equal([true]);
+    closeB();
+    expect(watched).to.deep.equal([true, false]);
+    sut.subscribe('p1', new FakeSink(), at(1), null);
+    expect(watched).to.deep.equal([true, false, true]);
+  });
+
   it('a reconnect with Last-Event-ID gets exactly what it missed, or one refresh when history does not reach back', () => {
     sut = new SseHub({ ...options, maxSubscribers: 10 });
     sut.subscribe('p1', new FakeSink(), at(1), null);
