@@ -12,7 +12,14 @@
 // --agents 32 (some agent counts; default 32,128), --nodes 1000,10000 (project sizes; default
 // 1000), --projects 1,16 (projects per setup; default 1), --route owner (every agent of a
 // project on its owning process, as an owner-aware balancer would send them, so nothing is
-// forwarded; default spread);
+// forwarded; default spread), --route follow (spread, and each agent then sends to the owner its
+// answers name in X-Taskdag-Owner, as a client that follows the hint does), --baseline DIR
+// (another build's root, main before a change say: each setup runs on that build, then on this
+// one, in interleaved pairs; the rows say which), --per-process (the project and agent counts are
+// per process: 4 processes get four times as many of each, so each process has the same load
+// whatever their number; a process's CPU a mutation depends on how many requests it has at once). Each step also reports the share of mutations
+// sent to a process that does not own their project (each forwarded to the owner), and the CPU
+// of each server process per mutation of the step;
 // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
 // The load generator, the servers and PostgreSQL share this machine's cores: read the rates as
 // ratios within one run (BENCHMARKS.md).
@@ -41,9 +48,13 @@ const { values: options } = parseArgs({
     nodes: { type: 'string', default: '1000' },
     projects: { type: 'string', default: '1' },
     route: { type: 'string', default: 'spread' },
+    baseline: { type: 'string' },
+    'per-process': { type: 'boolean', default: false },
   },
 });
-if (!['spread', 'owner'].includes(options.route)) throw new Error(`--route: ${options.route} is not spread or owner`);
+if (!['spread', 'owner', 'follow'].includes(options.route)) throw new Error(`--route: ${options.route} is not spread, owner or follow`);
+/** The builds each setup runs on, one after the other: this one last. */
+const BUILDS = [...(options.baseline ? [{ build: 'before', binary: path.join(path.resolve(options.baseline), 'dist', 'taskdag.js') }] : []), { build: options.baseline ? 'after' : 'this', binary: path.join(ROOT, 'dist', 'taskdag.js') }];
 const SECONDS = Number(options.seconds);
 const AGENTS = options.agents ? options.agents.split(',').map(Number) : [32, 128];
 const SETUPS = [
@@ -59,29 +70,32 @@ const log = (message) => process.stderr.write(`[bench:scale-out] ${message}\n`);
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-scale-out-'));
 // pg_stat_statements counts every statement the servers send, each one round trip.
 const cluster = SETUPS.some(({ store }) => store === 'postgresql') ? privateCluster(['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000']) : null;
-const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seconds_per_step: SECONDS, route: options.route, sizes: SIZES, steps: [] };
+const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seconds_per_step: SECONDS, route: options.route, per_process: options['per-process'], sizes: SIZES, steps: [] };
 let servers = [];
 let databases = 0;
 /** The text of each statement pg_stat_statements counted, by `statement:<queryid>`. */
 const statementTexts = new Map();
 try {
   for (const nodes of SIZES) {
-    for (const projects of PROJECT_COUNTS) {
+    for (const projectsEach of PROJECT_COUNTS) {
       for (const setup of SETUPS) {
-        for (const agents of AGENTS) {
-          const started = await startSetup(setup, nodes, projects, `${nodes}-${projects}-${setup.store}-${setup.processes}-${agents}`);
-          servers = started.servers;
-          const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: started.password })).body.bearer;
-          const step = await loadStep(servers, bearer, started, agents);
-          report.steps.push({ nodes, projects, ...setup, agents, ...step });
-          report.machine.load.push(os.loadavg());
-          log(
-            `${nodes} nodes × ${projects} project(s), ${setup.store} × ${setup.processes} process(es), ${agents} agents: ${step.mutations_per_second} durable mutations/s, ` +
-              `p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, server CPU ${step.server_cpu_us_per_mutation} µs/mutation, database CPU ${step.database_cpu_us_per_mutation ?? '-'} µs/mutation, ` +
-              `${step.mutations_per_commit} mutations/commit, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}`,
-          );
-          await stopAll(servers);
-          servers = [];
+        for (const agentsEach of AGENTS) {
+          const [projects, agents] = options['per-process'] ? [projectsEach * setup.processes, agentsEach * setup.processes] : [projectsEach, agentsEach];
+          for (const { build, binary } of BUILDS) {
+            const started = await startSetup(setup, nodes, projects, `${nodes}-${projects}-${setup.store}-${setup.processes}-${agents}-${build}`, binary);
+            servers = started.servers;
+            const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: started.password })).body.bearer;
+            const step = await loadStep(servers, bearer, started, agents);
+            report.steps.push({ build, nodes, projects, ...setup, agents, ...step });
+            report.machine.load.push(os.loadavg());
+            log(
+              `${build} build, ${nodes} nodes × ${projects} project(s), ${setup.store} × ${setup.processes} process(es), ${agents} agents: ${step.mutations_per_second} durable mutations/s, ` +
+                `p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, server CPU ${step.server_cpu_us_per_mutation} µs/mutation (by process ${step.server_cpu_us_per_mutation_by_process.join(', ')}), forwarded ${step.forwarded_share}, database CPU ${step.database_cpu_us_per_mutation ?? '-'} µs/mutation, ` +
+                `${step.mutations_per_commit} mutations/commit, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}`,
+            );
+            await stopAll(servers);
+            servers = [];
+          }
         }
       }
     }
@@ -102,14 +116,14 @@ process.exit(0);
  * server processes, each with its own root (state home and lock); with PostgreSQL, a database
  * of its own on the bench's cluster.
  */
-async function startSetup({ store, processes }, nodes, projects, name) {
+async function startSetup({ store, processes }, nodes, projects, name, binary) {
   const { state } = buildState({ size: nodes, logEntries: 100, poolSize: 10 });
   // As bench:server does: a live team's claims, so that every status does not list 1,217 stale ones at 50k.
   liveTeamClaims(state, Date.now());
   const ids = Array.from({ length: projects }, (_, index) => `bench-${index}`);
   const roots = Array.from({ length: processes }, (_, index) => path.join(scratch, `${name}-${index}`));
   const flags = store === 'postgresql' ? ['--store', 'postgresql'] : [];
-  for (const root of roots) runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', ...flags]);
+  for (const root of roots) runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', ...flags], { binary });
   const env = envFileOf(path.join(roots[0], 'server.env'));
   let database = null;
   if (store === 'postgresql') {
@@ -127,7 +141,7 @@ async function startSetup({ store, processes }, nodes, projects, name) {
       await new FsProjectStore(id, location, stateDirectoryLock(location)).replace(state);
     }
   }
-  const servers = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env)));
+  const servers = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env, [], binary)));
   return { servers, password: env.TASKDAG_SERVER_PASSWORD, ids, database, dataRoot: path.join(roots[0], 'data') };
 }
 
@@ -163,14 +177,23 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     const owners = database ? ownersOf(database) : {};
     for (const entry of projects) entry.port = owners[entry.project] ?? children[0].port;
   }
-  const count = database ? () => ({ ...databaseCounts(database), serverCpuMs: serversCpuMs(children) }) : () => ({ commits: ids.reduce((sum, id) => sum + ledgerRecords(path.join(dataRoot, 'projects', id)), 0), serverCpuMs: serversCpuMs(children) });
-  const { counted, mutations, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count });
+  const cpus = () => Object.fromEntries(children.map((child, index) => [`cpu:${index}`, cpuMsOf(child.pid)]));
+  const count = database ? () => ({ ...databaseCounts(database), serverCpuMs: serversCpuMs(children), ...cpus() }) : () => ({ commits: ids.reduce((sum, id) => sum + ledgerRecords(path.join(dataRoot, 'projects', id)), 0), serverCpuMs: serversCpuMs(children), ...cpus() });
+  const { counted, mutations, sent, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count, followOwner: options.route === 'follow' });
   const per = (value, by, scale = 1) => (value === undefined ? null : Math.round((value * scale * 100) / by) / 100);
+  // Owners do not move during a window: a mutation sent elsewhere than its project's owner was forwarded.
+  const owners = database ? ownersOf(database) : {};
+  const forwarded = Object.entries(sent).reduce((sum, [key, value]) => {
+    const [project, port] = key.split(' ');
+    return sum + (owners[project] !== undefined && owners[project] !== Number(port) ? value : 0);
+  }, 0);
   return {
     ...step,
     mutations,
     commits: counted.commits,
+    forwarded_share: per(forwarded, mutations),
     server_cpu_us_per_mutation: Math.round(per(counted.serverCpuMs, mutations, 1_000)),
+    server_cpu_us_per_mutation_by_process: children.map((_, index) => Math.round(per(counted[`cpu:${index}`], mutations, 1_000))),
     database_cpu_us_per_mutation: database ? Math.round(per(counted.databaseCpuMs, mutations, 1_000)) : null,
     mutations_per_commit: per(mutations, counted.commits),
     statements_per_commit: database ? per(counted.statements, counted.commits) : null,
@@ -218,18 +241,18 @@ function statementBreakdown(counted) {
 }
 
 function markdown(result) {
-  const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [`${step.nodes}-${step.projects}-${step.agents}`, step.mutations_per_second]));
+  const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [`${step.build}-${step.nodes}-${step.projects}-${step.agents}`, step.mutations_per_second]));
   const or = (value) => value ?? '-';
   const rows = result.steps.map((step) => {
-    const baseline = files[`${step.nodes}-${step.projects}-${step.agents}`];
-    return `| ${step.nodes} | ${step.projects} | ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} | ${step.server_cpu_us_per_mutation} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} | ${or(step.statements_per_mutation)} |`;
+    const baseline = files[`${step.build}-${step.nodes}-${step.projects}-${step.agents}`];
+    return `| ${step.build} | ${step.nodes} | ${step.projects} | ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} | ${step.forwarded_share} | ${step.server_cpu_us_per_mutation} | ${step.server_cpu_us_per_mutation_by_process.join(' + ')} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} | ${or(step.statements_per_mutation)} |`;
   });
   const loads = result.machine.load.map((load) => load[0].toFixed(1));
   return [
     `${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL; agents routed: ${result.route}; 1-minute load average ${loads[0]} at the start, then after each step ${loads.slice(1).join(', ')}.`,
     '',
-    '| nodes | projects | store | processes | agents | durable mutations/s | × files, same size, projects and agents | p50 ms | p99 ms | server CPU µs a mutation | database CPU µs a mutation | mutations a commit | statements a commit | statements a mutation |',
-    '| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| build | nodes | projects | store | processes | agents | durable mutations/s | × files, same build, size, projects and agents | p50 ms | p99 ms | share forwarded | server CPU µs a mutation | by process | database CPU µs a mutation | mutations a commit | statements a commit | statements a mutation |',
+    '| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
   ].join('\n');

@@ -73,6 +73,7 @@ export function call(port, bearer, method, route, body, extraHeaders = {}) {
       response.on('end', () =>
         resolve({
           status: response.statusCode,
+          headers: response.headers,
           get body() {
             return JSON.parse(data);
           },
@@ -93,9 +94,13 @@ export function call(port, bearer, method, route, body, extraHeaders = {}) {
  * them, or, when the project names a `port` (its owner's, say), all to that one. `count`, if given, returns counters (numbers by name)
  * read as the window opens and closes; their differences are returned as `counted`. Tasks
  * are named `idPrefix-agent-cycle`. `requestIds`: every mutation carries an Idempotency-Key.
+ * `followOwner`: an agent sends its next requests to the process a mutation's answer names as
+ * the project's owner (`X-Taskdag-Owner`, docs/scaling.md), and back to its own port when a
+ * request there fails. `sent` counts the window's mutations by project and port (`project port`).
  */
-export async function agentLoad({ ports, bearer, project, initiative, projects = [{ project, initiative }], agents, seconds, count, idPrefix = `T-bench-${agents}`, requestIds = false }) {
+export async function agentLoad({ ports, bearer, project, initiative, projects = [{ project, initiative }], agents, seconds, count, idPrefix = `T-bench-${agents}`, requestIds = false, followOwner = false }) {
   const latencies = [];
+  const sent = {};
   let mutations = 0;
   let counting = false;
   let running = true;
@@ -107,20 +112,35 @@ export async function agentLoad({ ports, bearer, project, initiative, projects =
     if (answer.status !== 200) throw new Error(`${operation}: ${JSON.stringify(answer.body)}`);
     if (counting) {
       latencies.push(performance.now() - started);
-      if (operation !== 'status') mutations += 1;
+      if (operation !== 'status') {
+        mutations += 1;
+        sent[`${project} ${port}`] = (sent[`${project} ${port}`] ?? 0) + 1;
+      }
     }
+    return answer;
   };
   const loop = async (index) => {
     const which = index % projects.length;
     const { project, initiative } = projects[which];
-    const port = projects[which].port ?? ports[(which + Math.floor(index / projects.length)) % ports.length];
+    const own = projects[which].port ?? ports[(which + Math.floor(index / projects.length)) % ports.length];
+    let port = own;
+    // The owner a mutation's answer names, when followed; a request that fails there goes to the agent's own port.
+    const send = async (operation, args, agent) => {
+      const answer = await op(port, project, operation, args, agent).catch((error) => {
+        if (port === own) throw error;
+        port = own;
+        return op(port, project, operation, args, agent);
+      });
+      const owner = answer.headers['x-taskdag-owner'];
+      if (followOwner && owner) port = Number(new URL(owner).port);
+    };
     for (let cycle = 0; running; cycle++) {
       const id = `${idPrefix}-${index}-${cycle}`;
-      await op(port, project, 'add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
-      await op(port, project, 'take', { id }, `agent-${index}`);
-      await op(port, project, 'submit', { id, note: 'done' }, `agent-${index}`);
-      await op(port, project, 'accept', { id }, 'reviewer');
-      await op(port, project, 'status', { limit: 5 }, null);
+      await send('add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
+      await send('take', { id }, `agent-${index}`);
+      await send('submit', { id, note: 'done' }, `agent-${index}`);
+      await send('accept', { id }, 'reviewer');
+      await send('status', { limit: 5 }, null);
     }
   };
   dropIdleSockets();
@@ -137,7 +157,7 @@ export async function agentLoad({ ports, bearer, project, initiative, projects =
   await Promise.all(loops);
   latencies.sort((a, b) => a - b);
   const at = (q) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
-  return { mutations_per_second: Math.round(mutations / elapsed), mutations, requests: latencies.length, p50_ms: at(0.5), p99_ms: at(0.99), counted };
+  return { mutations_per_second: Math.round(mutations / elapsed), mutations, requests: latencies.length, p50_ms: at(0.5), p99_ms: at(0.99), counted, sent };
 }
 
 /**

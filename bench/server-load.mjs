@@ -111,7 +111,7 @@ async function benchRun() {
         // The window's opening and closing each ask the server for what it measured since the last ask.
         const count = () => ({ appends: ledgerRecords(path.join(dataRoot, 'projects', `bench-${name}`)), cpuMs: cpuMsOf(server.pid), probeAsks: probe.ask(server) });
         const loadBefore = loadAverage();
-        const { counted, mutations, ...step } = await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents, seconds: SECONDS, count, requestIds: options['request-ids'] });
+        const { counted, mutations, sent: _sent, ...step } = await agentLoad({ ports: [server.port], bearer, project: `bench-${name}`, initiative, agents, seconds: SECONDS, count, requestIds: options['request-ids'] });
         const perMutation = { mutations_per_append: Math.round((mutations / counted.appends) * 10) / 10, server_cpu_us_per_mutation: Math.round((counted.cpuMs * 1_000) / mutations) };
         const probed = await probe.answer();
         const measured = { loop_delay_p99_ms: probed.p99_ms, loop_delay_max_ms: probed.max_ms, fsync_p50_ms: probed.fsync_p50_ms, fsync_p99_ms: probed.fsync_p99_ms, checkpoints: probed.checkpoints, load_average: [loadBefore, loadAverage()] };
