@@ -1,0 +1,76 @@
+// The point commands (show, context, and the mutations of bench/scenarios.mjs) of this checkout
+// against other builds of taskdag (BENCHMARKS.md, issue 28), in interleaved rounds: each command
+// of each build runs right after a bare `node -e 0`, the builds taking turns to go first, so
+// machine noise hits them and the floor alike. Each build writes its own project with its own
+// generator (same seed, same content), so each reads the checkpoint layout it writes.
+// Usage (after npm run build here and there):
+//   node bench/point-pairs.mjs <other checkout>... [--sizes 10000,50000] [--runs 9]
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { median, timed } from './measure.mjs';
+import { MUTATIONS, READS } from './scenarios.mjs';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const option = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
+const flagged = new Set(['--sizes', '--runs'].map((name) => process.argv.indexOf(name) + 1));
+const OTHERS = process.argv.slice(2).filter((arg, at) => !arg.startsWith('--') && !flagged.has(at + 2)).map((other) => path.resolve(other));
+if (OTHERS.length === 0) {
+  console.error('usage: node bench/point-pairs.mjs <other checkout>... [--sizes 10000,50000] [--runs 9]');
+  process.exit(2);
+}
+const SIZES = option('--sizes', '10000,50000').split(',').map(Number);
+/** At most the pool size less the probe run: each run of take/submit/accept consumes a pool node. */
+const RUNS = Math.min(Number(option('--runs', 9)), 19);
+/** The log the bench builds with each size (bench/all.mjs): 100k entries, 200k at 50k nodes. */
+const logEntriesOf = (size) => (size >= 50_000 ? 200_000 : 100_000);
+const SCENARIOS = [...READS, ...MUTATIONS].filter((scenario) => ['show', 'context', 'take', 'submit', 'accept', 'add-task', 'update'].includes(scenario.name));
+
+const builds = [{ name: 'this', root: ROOT }, ...OTHERS.map((root) => ({ name: path.basename(root), root }))];
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-point-pairs-'));
+const floor = { file: process.execPath, args: ['-e', '0'], options: { cwd: scratch, env: { PATH: process.env.PATH } } };
+const round = (value) => Number(value.toFixed(2));
+
+try {
+  const report = [];
+  for (const size of SIZES) {
+    const fixtures = {};
+    for (const build of builds) {
+      const { writeProject } = await import(path.join(build.root, 'bench/generate.mjs'));
+      fixtures[build.name] = await writeProject(path.join(scratch, `${build.name}-${size}`), `s${size}`, { size, logEntries: logEntriesOf(size), poolSize: 20 });
+    }
+    const samples = new Map();
+    const floors = [];
+    for (let run = 1; run <= RUNS; run++) {
+      for (const scenario of SCENARIOS) {
+        const order = builds.map((_, at) => builds[(at + run) % builds.length]);
+        for (const build of order) {
+          const fixture = fixtures[build.name];
+          const poolId = scenario.pool ? fixture.pools[scenario.pool][run] : undefined;
+          floors.push(timed(floor.file, floor.args, floor.options));
+          const args = [path.join(build.root, 'dist/taskdag.js'), ...scenario.argv(fixture, poolId, run)];
+          const result = timed(process.execPath, args, { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env } });
+          if (result.status !== 0) throw new Error(`${build.name} ${scenario.name} at ${size}: exit ${result.status} ${result.stdout.slice(0, 300)}`);
+          const key = `${scenario.name}/${build.name}`;
+          samples.set(key, [...(samples.get(key) ?? []), result]);
+        }
+      }
+    }
+    const floorWall = median(floors.map((run) => run.ms));
+    const floorCpu = median(floors.map((run) => run.cpuMs));
+    for (const scenario of SCENARIOS) {
+      const row = { size, command: scenario.name, floor_ms: round(floorWall), floor_cpu_ms: round(floorCpu) };
+      for (const build of builds) {
+        const runs = samples.get(`${scenario.name}/${build.name}`);
+        const wall = median(runs.map((run) => run.ms));
+        const cpu = median(runs.map((run) => run.cpuMs));
+        Object.assign(row, { [`${build.name}_ms`]: round(wall), [`${build.name}_ratio`]: round(wall / floorWall), [`${build.name}_cpu_ratio`]: round(cpu / floorCpu) });
+      }
+      report.push(row);
+      console.error(JSON.stringify(row));
+    }
+  }
+  console.log(JSON.stringify({ runs: RUNS, builds, load: os.loadavg().map(round), rows: report }, null, 2));
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
