@@ -97,7 +97,7 @@ describe('a checkpoint whose id list is damaged (issue 28: point commands find n
   let root: string;
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('show, update, add-task, submit, accept, take and context answer without reading the list; status and state report STORAGE_ERROR', async () => {
+  it('show, update, add-note, add-task, submit, accept, take and context answer without reading the list; status and state report STORAGE_ERROR', async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'taskdag-id-list-'));
     const { writeProject } = await import(GENERATOR);
     const fixture = await writeProject(root, 'ids', { size: 2_000, logEntries: 2_000, poolSize: 2 });
@@ -111,6 +111,7 @@ describe('a checkpoint whose id list is damaged (issue 28: point commands find n
     for (const args of [
       ['show', task],
       ['update', task, '--title', 'Renamed', '--as', 'a'],
+      ['add-note', fixture.pools.take[1], 'Seen', '--as', 'a'],
       ['add-task', '--initiative', fixture.initiative, '--title', 'x', '--body', 'y', '--acceptance', 'z', '--blocked-by', '', '--as', 'a'],
       ['submit', fixture.pools.submit[0], '--note', 'done', '--as', 'a'],
       ['accept', fixture.pools.accept[0], '--as', 'b'],
