@@ -207,6 +207,11 @@ export class StatusIndex {
     if (this.savedBuckets === undefined) this.savedBuckets = this.saved && typeof this.saved !== 'function' ? (this.saved.buckets?.() ?? null) : null;
     if (!this.savedBuckets) return null;
     if (this.bucketChanges?.marks === this.marks) return this.bucketChanges.heads;
+    // Past a few hundred marks (a process that keeps its state, a long tail), every head is read once and kept instead.
+    if (this.changed.size > MARKS_OVER_SAVED_BUCKETS) {
+      this.savedBuckets = null;
+      return null;
+    }
     const stale = new Set<NodeId>();
     for (const id of this.changed) {
       stale.add(id);
@@ -409,6 +414,12 @@ function headOf(graph: Graph, edges: GraphIndex, node: GraphNode): NodeHead {
 }
 
 const EMPTY: Ordered<NodeHead> = new OrderedSet<NodeHead>(byAge);
+
+/**
+ * How many marked nodes `statusGroup` derives over the saved buckets at most: each read derives
+ * them all again, which past this costs more than reading every head once and keeping them.
+ */
+const MARKS_OVER_SAVED_BUCKETS = 512;
 
 const SCOPE_LISTS = ['node_ids', 'tags', 'domains', 'initiatives'] as const satisfies readonly (keyof KnowledgeScope)[];
 

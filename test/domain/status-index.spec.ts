@@ -164,3 +164,44 @@ describe('StatusIndex (status buckets kept per change)', () => {
     expect(heads.get('K1')!.scope).to.deep.equal(k1.kind === 'knowledge' ? k1.scope : null);
   });
 });
+
+describe('status groups over saved buckets', () => {
+  /** A state seeded from the heads of `draft`'s graph, with those heads also saved a bucket at a time. */
+  function seeded(count: number) {
+    const draft = newDraft('orchestrator');
+    for (let at = 0; at < count; at++) addTask(draft, `T${at}`);
+    const heads = [...statusesOf(draft.graph).all().values()].map((head) => structuredClone(head));
+    const groups = new Map<string, NodeHead[]>();
+    for (const head of heads) groups.set(`${head.type} ${head.status}`, [...(groups.get(`${head.type} ${head.status}`) ?? []), head]);
+    const buckets = {
+      counts: new Map([...groups].map(([key, list]) => [key, list.length])),
+      page: (key: string, page: number) => (groups.get(key) ?? []).slice(page * 200, (page + 1) * 200),
+      bucketOf: (id: string) => {
+        const head = heads.find((candidate) => candidate.id === id);
+        return head && `${head.type} ${head.status}`;
+      },
+      claimed: () => [],
+    };
+    const state = projectState(structuredClone({ ...draft.graph }), { heads: { all: () => heads, knowledge: () => [], buckets: () => buckets } });
+    return { state, statuses: statusesOf(state) };
+  }
+
+  it('answers a group from the saved count and first page, deriving only the marked heads', () => {
+    const { state, statuses } = seeded(300);
+    const work = new GraphDraft(state, NOW, 'bob');
+    take(work, 'T7');
+    expect(statuses.statusGroup('task', 'ready').count).to.equal(299);
+    expect(statuses.statusGroup('task', 'in_progress').first(20).map((head) => head.id)).to.deep.equal(['T7']);
+    expect(statuses.derivations).to.equal(1);
+  });
+
+  it('past 512 marked nodes, reads every head once and keeps them, instead of deriving the marks at every read', () => {
+    const { state, statuses } = seeded(600);
+    for (let at = 0; at < 600; at++) indexesOf(state).nodeChanged(`T${at}`);
+    expect(statuses.statusGroup('task', 'ready').count).to.equal(600);
+    const derived = statuses.derivations;
+    indexesOf(state).nodeChanged('T1');
+    expect(statuses.statusGroup('task', 'ready').count).to.equal(600);
+    expect(statuses.derivations - derived).to.equal(1);
+  });
+});
