@@ -145,7 +145,14 @@ export class CheckpointNodes implements NodeMap {
   storedText(id: NodeId): string | undefined {
     if (this.values.has(id) || this.removed.has(id)) return undefined;
     const span = this.locate(id);
-    return span === undefined ? undefined : this.bytes(span.key, span.end, `node ${id}`).toString('utf8');
+    if (span === undefined) return undefined;
+    const line = this.bytes(span.key, span.end + 1, `node ${id}`);
+    // A span from the slot table must end its line as a node's does (its key was checked): else the id list says where it is.
+    if (span.fromSlots && (line[line.length - 1] !== (span.last ? 0x0a : 0x2c) || line.indexOf(0x0a) !== (span.last ? line.length - 1 : -1))) {
+      this.slots = null;
+      return this.storedText(id);
+    }
+    return line.toString('utf8', 0, line.length - 1);
   }
 
   /** Node `id`'s position among the file's ids (what the checkpoint's per-node sections are ordered by); undefined when the file has none. */

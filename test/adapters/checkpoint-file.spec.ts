@@ -424,6 +424,23 @@ describe('checkpoint file: a node found by position (the slot table, issue 28)',
     expect(hasNode(sut.graph, 'T-40')).to.equal(false);
   });
 
+  it('checks that a hit ends its line where the table says: a table giving a wrong length, its checksums right, still gives the node and its stored text', () => {
+    const graph = graphOf(40);
+    const bytes = encodeCheckpoint(graph, ledger);
+    const listLine = lineAt(bytes, '"ids":');
+    const { ids, ends } = JSON.parse(`{${bytes.toString('utf8', listLine.start, listLine.end - 1)}}`);
+    const nodeBytes = bytes.length - bytes.indexOf('"nodes":{\n') - '"nodes":{\n'.length - 3;
+    // T-5's entry three bytes short (the node after it then starts three bytes early too).
+    const short = ends.map((end: number, at: number) => (at === 5 ? end - 3 : end));
+    const forged = finished(encodeSlotTable(ids, short, nodeBytes, 1_000))!;
+    const table = lineAt(bytes, '"slots":');
+    const file = Buffer.concat([bytes.subarray(0, table.start), forged.line.subarray(0, -1), bytes.subarray(table.end)]);
+    const text = (id: string) => decodeCheckpoint(bufferSource(file), temp.file).nodes!.storedText(id);
+    expect(text('T-5')).to.equal(`"T-5":${JSON.stringify(graph.nodes['T-5'])}`);
+    expect(text('T-6')).to.equal(`"T-6":${JSON.stringify(graph.nodes['T-6'])}`);
+    for (const id of ['T-5', 'T-6']) expect(nodeOf(decodeCheckpoint(bufferSource(file), temp.file).graph, id), id).to.deep.equal(graph.nodes[id]);
+  });
+
   for (const [name, edit] of [
     ['a bucket count that is not the table', (member: any) => (member.checkpoint.slot_layout.buckets += 1)],
     ['a node section length that is not the file', (member: any) => (member.checkpoint.slot_layout.node_bytes -= 1)],
