@@ -7,17 +7,19 @@ import { headsOf, knowledgeHeadsOf } from './head-columns.js';
 /**
  * The checkpoint's heads line (line 5) in sections, so that a reader takes only what it needs:
  *
- *   "heads":{"sections":{<directory>},"columns":{...},"knowledge":[...],"endpoints":[...]}},
+ *   "heads":{"sections":{<directory>},"columns":{...},"knowledge":[...],"endpoints":[...],"buckets":{...},...}},
  *
- * - `columns`: every node's head by column (head-columns.ts): `status`, a checkpoint rewrite;
+ * - `columns`: every node's head by column (head-columns.ts): `status` with a narrowing filter,
+ *   `next`, a checkpoint rewrite;
  * - `knowledge`: the knowledge heads alone: `search`, and `context`/`take` matching scopes;
  * - `endpoints`: the edges by endpoint (edge-endpoints.ts): every command that looks at a few
- *   nodes' edges (`context`, `take`, the nodes a ledger tail changed), or `null`.
+ *   nodes' edges (`context`, `take`, the nodes a ledger tail changed), or `null`;
+ * - the status buckets apart (`bucketSections`): what `status` lists.
  *
  * The directory gives each section's bytes (from the line's start) and CRC-32 (zeros for the
  * endpoints, whose entries carry their own), at a fixed width so that it is written before the
- * sections are; the checkpoint's `heads_crc32` is the CRC-32 of the
- * line up to the directory's end. A section is used only when its checksum holds (the endpoints'
+ * sections are, and holds no brace (it ends at the first `}`); the checkpoint's `heads_crc32` is
+ * the CRC-32 of the line up to the directory's end. A section is used only when its checksum holds (the endpoints'
  * entries carry their own, being read one at a time); otherwise it is derived again from the nodes.
  */
 export const SECTIONS = ['columns', 'knowledge', 'endpoints'] as const;

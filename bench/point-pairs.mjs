@@ -4,7 +4,8 @@
 // machine noise hits them and the floor alike. Each build writes its own project with its own
 // generator (same seed, same content), so each reads the checkpoint layout it writes.
 // Usage (after npm run build here and there):
-//   node bench/point-pairs.mjs <other checkout>... [--sizes 10000,50000] [--runs 9]
+//   node bench/point-pairs.mjs <other checkout>... [--sizes 10000,50000] [--runs 9] [--commands 'status --limit 20,search (one match)']
+// (`--commands`: scenario names of bench/scenarios.mjs, comma-separated; default the point commands.)
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { MUTATIONS, READS } from './scenarios.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const option = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
-const flagged = new Set(['--sizes', '--runs'].map((name) => process.argv.indexOf(name) + 1));
+const flagged = new Set(['--sizes', '--runs', '--commands'].map((name) => process.argv.indexOf(name) + 1));
 const OTHERS = process.argv.slice(2).filter((arg, at) => !arg.startsWith('--') && !flagged.has(at + 2)).map((other) => path.resolve(other));
 if (OTHERS.length === 0) {
   console.error('usage: node bench/point-pairs.mjs <other checkout>... [--sizes 10000,50000] [--runs 9]');
@@ -24,7 +25,8 @@ const SIZES = option('--sizes', '10000,50000').split(',').map(Number);
 const RUNS = Math.min(Number(option('--runs', 9)), 19);
 /** The log the bench builds with each size (bench/all.mjs): 100k entries, 200k at 50k nodes. */
 const logEntriesOf = (size) => (size >= 50_000 ? 200_000 : 100_000);
-const SCENARIOS = [...READS, ...MUTATIONS].filter((scenario) => ['show', 'context', 'take', 'submit', 'accept', 'add-task', 'update'].includes(scenario.name));
+const COMMANDS = option('--commands', 'show,context,take,submit,accept,add-task,update').split(',');
+const SCENARIOS = [...READS, ...MUTATIONS].filter((scenario) => COMMANDS.includes(scenario.name));
 
 const builds = [{ name: 'this', root: ROOT }, ...OTHERS.map((root) => ({ name: path.basename(root), root }))];
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-point-pairs-'));
@@ -38,6 +40,8 @@ try {
     for (const build of builds) {
       const { writeProject } = await import(path.join(build.root, 'bench/generate.mjs'));
       fixtures[build.name] = await writeProject(path.join(scratch, `${build.name}-${size}`), `s${size}`, { size, logEntries: logEntriesOf(size), poolSize: 20 });
+      // Same seed, same graph: an older generator's samples lack what newer scenarios name (a knowledge id).
+      fixtures[build.name].sample = { ...fixtures.this.sample, ...fixtures[build.name].sample };
     }
     const samples = new Map();
     const floors = [];
