@@ -1,7 +1,6 @@
 import { fstatSync, writeSync } from 'node:fs';
 
-/** What a full pipe's writer waits on, made when a pipe first fills: most commands never need it. */
-let pause: Int32Array | undefined;
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Writes all of `text` to a file descriptor synchronously, also when it is a full non-blocking
@@ -14,7 +13,7 @@ export function writeAllSync(fd: number, text: string | Uint8Array): void {
       written += writeSync(fd, bytes, written);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-      Atomics.wait((pause ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, 1);
+      Atomics.wait(pause, 0, 0, 1);
     }
   }
 }
