@@ -20,22 +20,21 @@ declare const TASKDAG_GRAPH_READS: readonly string[];
  * (`show`, `status`, ...) loads the graph reads' program, which hands any line it does not serve
  * to the whole program; any other command loads the whole program (clipanion, every command,
  * the store). Each program starts from the V8 code cache the build made for its kind of
- * command, the graph reads' program from that of the command itself. The fixed answers go out through a plain write on fd 1, which skips setting up
- * process.stdout as a stream.
+ * command, the graph reads' program from that of the command itself. The fixed answers go out
+ * through a plain write on fd 1, which skips setting up process.stdout as a stream.
  */
 const argv = process.argv.slice(2);
 const fixed = argv.length === 1 ? answers().get(argv[0]!) : undefined;
-const word = splitGlobalFlags(argv).rest[0];
-const graphReads = fixed === undefined && word !== undefined && new Set(TASKDAG_GRAPH_READS).has(word) ? graphReadsProgram(word) : null;
 if (fixed !== undefined) writeAllSync(1, fixed);
-else if (graphReads !== null) void graphReads.run(argv, wholeProgram);
-else void wholeProgram(argv);
+else void (graphReadsProgram(splitGlobalFlags(argv).rest[0])?.run(argv, wholeProgram) ?? wholeProgram(argv));
 
 /**
- * The graph reads' program, started from the code cache of the command it runs, or null beside
- * a whole program alone (a copy of the executable made before it existed).
+ * The graph reads' program, started from the code cache of the command it runs; null for a
+ * command it does not serve, or beside a whole program alone (a copy of the executable made
+ * before it existed).
  */
-function graphReadsProgram(command: string): typeof GraphReads | null {
+function graphReadsProgram(command: string | undefined): typeof GraphReads | null {
+  if (command === undefined || !new Set(TASKDAG_GRAPH_READS).has(command)) return null;
   const file = path.join(__dirname, 'taskdag-reads.js');
   try {
     return loadWithCodeCache<typeof GraphReads>(file, require, command).exports;
