@@ -6,7 +6,7 @@ import { indexesOf, isProjectState, projectState, type ProjectState, type SavedI
 import { isRememberedRequest, type RememberedRequest } from '../domain/request-window.js';
 import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse } from './edge-endpoints.js';
-import { headColumns, knowledgeEntries } from './head-columns.js';
+import { headColumns, knowledgeEntries, knowledgeLineSpans } from './head-columns.js';
 import { bucketSections, headsLine, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
@@ -187,7 +187,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const idsLine = Buffer.from(`${idsText},"ends":${JSON.stringify(ends)},\n`);
   const slots = yield* encodeSlotTable(ids, ends, offset, SLICE * 5);
   const head = JSON.stringify({ ...copy.fields, log: [] });
-  const { line: headsLine, crc: headsCrc } = yield* headsLineOf(copy, ids, heads);
+  const { line: headsLine, crc: headsCrc } = yield* headsLineOf(copy, ids, heads, ends);
   const edgeSlices: string[] = [];
   for (let at = 0; Array.isArray(copy.edges) && at < copy.edges.length; at += SLICE * 5) {
     edgeSlices.push(JSON.stringify(copy.edges.slice(at, at + SLICE * 5)).slice(1, -1));
@@ -206,7 +206,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
 }
 
 /** The heads line (heads-line.ts): every head by column, the knowledge heads apart, the edges by endpoint. */
-function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[]): Generator<void, { line: Buffer; crc: string }> {
+function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[]): Generator<void, { line: Buffer; crc: string }> {
   // As JSON.stringify(columns), a member at a time.
   const columns = Object.entries(yield* headColumns(heads, SLICE * 5));
   const members: string[] = [];
@@ -215,11 +215,12 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[]): G
     yield;
   }
   const knowledge = Buffer.from(JSON.stringify(knowledgeEntries(heads)));
+  const knowledgeLines = Buffer.from(JSON.stringify(knowledgeLineSpans(heads, ends)));
   yield;
   const endpoints = copy.endpointReuse ? yield* reusedEndpointSection(ids, copy.endpointReuse, SLICE) : yield* endpointSection(ids, edgesToIndex(copy), SLICE);
   yield;
   const buckets = bucketSections(copy.groups, heads, copy.claimed) ?? [];
-  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ...buckets]);
+  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['knowledge_lines', knowledgeLines], ['endpoints', endpoints ?? Buffer.from('null')], ...buckets]);
 }
 
 /**
@@ -366,6 +367,8 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
   if (typeof checkpoint.heads_crc32 !== 'string') return null;
   const read = (start: number, end: number) => nodes.bytes(heads.start + start, heads.start + end, 'the heads');
   const line = new SavedHeadsLine(read, heads.end - heads.start, checkpoint.heads_crc32, () => nodes.fileIds(), () => nodes.fileCount());
+  // `search` reads each knowledge item's stored line where the heads line says it is (checked against the line's key and end).
+  nodes.hintLines((id) => line.knowledgeLine(id));
   return {
     heads:
       checkpoint.heads_rules === STATUS_RULES_VERSION

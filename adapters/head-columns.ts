@@ -154,3 +154,14 @@ export function knowledgeHeadsOf(value: unknown): NodeHead[] | null {
   }
   return heads;
 }
+
+/**
+ * Where each knowledge node's line is in the node section, `[id, key, end]` (its key's first byte
+ * and its JSON's end, from the first node line's start; `ends` as the checkpoint's): what `search`
+ * reads of each knowledge item without looking its id up.
+ */
+export function knowledgeLineSpans(heads: readonly NodeHead[], ends: readonly number[]): [NodeId, number, number][] {
+  const spans: [NodeId, number, number][] = [];
+  for (const [position, head] of heads.entries()) if (head.scope !== null) spans.push([head.id, position === 0 ? 0 : ends[position - 1]! + 2, ends[position]!]);
+  return spans;
+}

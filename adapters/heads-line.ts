@@ -12,6 +12,7 @@ import { headsOf, knowledgeHeadsOf } from './head-columns.js';
  * - `columns`: every node's head by column (head-columns.ts): `status` with a narrowing filter,
  *   `next`, a checkpoint rewrite;
  * - `knowledge`: the knowledge heads alone: `search`, and `context`/`take` matching scopes;
+ * - `knowledge_lines`: where each knowledge node's line is in the node section: `search`;
  * - `endpoints`: the edges by endpoint (edge-endpoints.ts): every command that looks at a few
  *   nodes' edges (`context`, `take`, the nodes a ledger tail changed), or `null`;
  * - the status buckets apart (`bucketSections`): what `status` lists.
@@ -135,6 +136,10 @@ function headOfEntry(entry: unknown, type: NodeType, status: string): NodeHead |
   return { id, type, status, initiative, domain: domain as string | null, created_at, claim: claim as Claim | null, scope: scope as KnowledgeScope | null, priority: priority as number | null };
 }
 
+function isSpan(entry: unknown): entry is [NodeId, number, number] {
+  return Array.isArray(entry) && entry.length === 3 && typeof entry[0] === 'string' && Number.isSafeInteger(entry[1]) && Number.isSafeInteger(entry[2]) && entry[1] < entry[2];
+}
+
 function keyParts(key: string): { type: NodeType; status: string } | null {
   const [type, status] = key.split(' ');
   return (type === 'task' || type === 'gate' || type === 'knowledge') && status ? { type, status } : null;
@@ -150,6 +155,7 @@ export class SavedHeadsLine {
   /** The directory, once read: null when the line has none that checks (or is of the older form). */
   private directory: Map<string, Bounds> | null | undefined;
   private legacy = false;
+  private knowledgeLines: Map<NodeId, { key: number; end: number }> | null | undefined;
 
   constructor(
     private readonly read: (start: number, end: number) => Buffer,
@@ -181,6 +187,15 @@ export class SavedHeadsLine {
     const { start, end } = directory.get('endpoints')!;
     if (end - start < 4 || this.read(start, start + 2).toString('latin1') !== '["') return null;
     return new SavedEndpoints((from, to) => this.read(start + from, start + Math.min(to, end - start)), end - start, this.count(), positionOf);
+  }
+
+  /** Where knowledge node `id`'s line is in the node section (`knowledge_lines`), or undefined when the line does not say. */
+  knowledgeLine(id: NodeId): { key: number; end: number } | undefined {
+    if (this.knowledgeLines === undefined) {
+      const spans = this.isLegacy() ? null : this.section('knowledge_lines');
+      this.knowledgeLines = Array.isArray(spans) ? new Map(spans.filter(isSpan).map(([known, key, end]) => [known, { key, end }])) : null;
+    }
+    return this.knowledgeLines?.get(id);
   }
 
   /** The status buckets apart (`bucketSections`), or null when the line has none. */

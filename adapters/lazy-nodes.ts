@@ -76,6 +76,7 @@ export class CheckpointNodes implements NodeMap {
   /** The id list, once parsed; until then lookups go through the slot table (when there is one that holds). */
   private list: { ids: readonly NodeId[]; ends: readonly number[] } | null = null;
   private slots: SlotTable | null;
+  private lineHints: ((id: NodeId) => { key: number; end: number } | undefined) | null = null;
 
   constructor(
     private readonly source: ByteSource,
@@ -141,9 +142,19 @@ export class CheckpointNodes implements NodeMap {
     return entry;
   }
 
+  /**
+   * Where some nodes' lines are, as another part of the checkpoint says (offsets from the first
+   * node line): `storedText` reads such a line without looking its id up, when its key and end hold.
+   */
+  hintLines(lines: (id: NodeId) => { key: number; end: number } | undefined): void {
+    this.lineHints = lines;
+  }
+
   /** Node `id`'s line as stored (its key included), while it has not been read or set; undefined otherwise. */
   storedText(id: NodeId): string | undefined {
     if (this.values.has(id) || this.removed.has(id)) return undefined;
+    const hinted = this.hintedText(id);
+    if (hinted !== undefined) return hinted;
     const span = this.locate(id);
     if (span === undefined) return undefined;
     const line = this.bytes(span.key, span.end + 1, `node ${id}`);
@@ -152,6 +163,20 @@ export class CheckpointNodes implements NodeMap {
       this.slots = null;
       return this.storedText(id);
     }
+    return line.toString('utf8', 0, line.length - 1);
+  }
+
+  /** Node `id`'s stored line where the hints say it is, when it is there: keyed by the id, ended as a node line is. */
+  private hintedText(id: NodeId): string | undefined {
+    const hint = this.lineHints?.(id);
+    if (!hint) return undefined;
+    const { sectionStart, sectionEnd } = this.layout;
+    const end = sectionStart + hint.end;
+    if (end >= sectionEnd) return undefined;
+    const line = this.bytes(sectionStart + hint.key, end + 1, `node ${id}`);
+    const key = `${JSON.stringify(id)}:`;
+    const terminator = line[line.length - 1];
+    if (line.toString('utf8', 0, Buffer.byteLength(key)) !== key || (terminator !== 0x2c && terminator !== 0x0a) || line.indexOf(0x0a) !== (terminator === 0x0a ? line.length - 1 : -1)) return undefined;
     return line.toString('utf8', 0, line.length - 1);
   }
 

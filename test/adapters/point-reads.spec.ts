@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import sinon from 'sinon';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
 import { nodeContext } from '../../domain/context.js';
 import { GraphDraft } from '../../domain/draft.js';
@@ -162,6 +164,26 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(byId.matches.map((match) => [match.id, match.matched_fields])).to.deep.equal([['K-7', ['id']]]);
     const refused = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'plain', false)).catch((error: { code: string; message: string }) => error);
     expect(refused).to.include({ code: 'STORAGE_ERROR' }).and.satisfy((error: { message: string }) => /K-12/.test(error.message));
+  });
+
+  it('search reads each knowledge item where the heads line says its line is, looking up only the match', async () => {
+    const sut = await project();
+    const lookups = sinon.spy(CheckpointNodes.prototype as unknown as { locate(id: string): unknown }, 'locate');
+    try {
+      const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
+      expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-7']);
+      // K-3 is read by the ledger tail's replay (a note appended to it), K-7 to answer: no other id is looked up.
+      expect(lookups.args.map(([id]) => id)).to.deep.equal(['K-3', 'K-7']);
+    } finally {
+      lookups.restore();
+    }
+    // Where the line spans are damaged, each item is looked up by id instead: the same answer.
+    const text = readFileSync(checkpointFile(), 'utf8');
+    const damaged = text.replace(/(,"knowledge_lines":\[\["K-0",)(\d)/, (_all, before: string, digit: string) => `${before}${(Number(digit) + 1) % 10}`);
+    expect(damaged).to.not.equal(text);
+    writeFileSync(checkpointFile(), damaged);
+    const again = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
+    expect(again.matches.map((match) => match.id)).to.deep.equal(['K-7']);
   });
 
   it('derives the knowledge heads again when their section is damaged, and finds the same', async () => {
