@@ -207,6 +207,7 @@ export class SavedHeadsLine {
     if (!counts.every((count) => Number.isInteger(count)) || !pages.every((count) => Number.isInteger(count))) return null;
     const numbers = new Map((names as string[]).map((name, at) => [name, at]));
     let of: string | null | undefined;
+    let endpoints: SavedEndpoints | null | undefined;
     return {
       counts: new Map((names as string[]).map((name, at) => [name, counts[at] as number])),
       page: (key, page) => {
@@ -221,6 +222,10 @@ export class SavedHeadsLine {
       bucketOf: (id) => {
         const position = positionOf(id);
         if (position === undefined) return undefined;
+        // `bucket_of` does not name its nodes: the endpoints entry at that position does, so a
+        // position the slot table gave wrongly (a hand edit with its checksum recomputed) is not
+        // taken for another node's bucket.
+        if ((endpoints ??= this.endpoints(positionOf))?.of(id) == null) return null;
         if (of === undefined) {
           const read = this.section('bucket_of');
           of = typeof read === 'string' && read.length === this.count() ? read : null;

@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { crc32 } from '../../adapters/crc32.js';
+import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
+import { GraphDraft } from '../../domain/draft.js';
+import { take } from '../../domain/lifecycle.js';
+import type { Graph } from '../../domain/model.js';
+import { plainGraph } from '../../domain/node-map.js';
+import { projectState } from '../../domain/project-state.js';
+import { statusReport } from '../../domain/status-report.js';
+import { NOW, addGate, addTask, newDraft } from '../support/graphs.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+/**
+ * Hand edits of a checkpoint that keep it valid JSON and recompute every checksum a reader checks:
+ * what the file's derived data says (the slot table, the heads line) is never trusted over what
+ * its nodes say. The answer is that of the nodes, or a STORAGE_ERROR; never another node's data.
+ */
+describe('a checkpoint whose derived data was edited with its checksums recomputed', () => {
+  const tempDir = useTempDir();
+  const open = () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock).open('demo-1234');
+  const checkpointFile = () => path.join(tempDir(), 'projects', 'demo-1234', 'tasks.json');
+  const fresh = (graph: Graph) => new GraphDraft(projectState(structuredClone(plainGraph(graph))), NOW, null);
+
+  /** Twenty ready tasks and an open gate, checkpointed. */
+  async function project(): Promise<FsProjectStore> {
+    const draft = newDraft();
+    for (let at = 1; at <= 20; at++) addTask(draft, `T-${at}`);
+    addGate(draft, 'G-1');
+    const store = open();
+    await store.replace({ ...plainGraph(draft.graph), log: [] });
+    return store;
+  }
+
+  /**
+   * Rewrites the slot table entry of the node whose line starts at `offset` (from the node
+   * section's start) to give position `position`, its bucket's CRC-32 recomputed as the writer
+   * seeds it (node-slots.ts).
+   */
+  function moveSlotPosition(text: string, lineOffset: number, position: number): string {
+    const layout = JSON.parse(/"slot_layout":(\{[^}]*\})/.exec(text)![1]!) as { buckets: number; node_bytes: number };
+    const open = text.indexOf('"slots":[') + '"slots":['.length;
+    const stride = 8 + 8 * 26 + 3;
+    for (let bucket = 0; bucket < layout.buckets; bucket++) {
+      const start = open + bucket * stride + 1;
+      const body = text.slice(start + 8, start + 8 + 8 * 26);
+      for (let slot = 0; slot < 8; slot++) {
+        const entry = body.slice(slot * 26, slot * 26 + 26);
+        if (parseInt(entry.slice(4, 12), 16) !== lineOffset || parseInt(entry.slice(12, 20), 16) === 0) continue;
+        const edited = body.slice(0, slot * 26) + entry.slice(0, 20) + position.toString(16).padStart(6, '0') + body.slice(slot * 26 + 26);
+        const seed = Buffer.alloc(12);
+        seed.writeUInt32BE(bucket, 0);
+        seed.writeUInt32BE(layout.buckets, 4);
+        seed.writeUInt32BE(layout.node_bytes, 8);
+        const crc = crc32(Buffer.from(edited, 'latin1'), crc32(seed)).toString(16).padStart(8, '0');
+        return text.slice(0, start) + crc + edited + text.slice(start + 8 + 8 * 26);
+      }
+    }
+    throw new Error(`no slot entry at offset ${lineOffset}`);
+  }
+
+  it("a slot entry giving a node another's position: status counts what the nodes say", async () => {
+    const sut = await project();
+    const text = readFileSync(checkpointFile(), 'latin1');
+    const section = text.indexOf('"nodes":{\n') + '"nodes":{\n'.length;
+    const ids = (JSON.parse(/"ids":(\[[^\]]*\])/.exec(text)![1]!) as string[]);
+    // T-1's entry now says it sits where G-1 does: the heads line's per-node sections would be read at G-1's.
+    const edited = moveSlotPosition(text, text.indexOf('\n"T-1":', section - 1) + 1 - section, ids.indexOf('G-1'));
+    expect(edited).to.not.equal(text);
+    writeFileSync(checkpointFile(), edited, 'latin1');
+    // A commit in the ledger tail changes T-1: status then asks which saved bucket it was in.
+    await sut.transact((graph) => {
+      const work = new GraphDraft(graph, NOW, 'bob');
+      take(work, 'T-1');
+      return { result: null, changes: work.changes() };
+    });
+    const filters = { staleMs: 1000, limit: 5, all: true };
+    const { answer, expected } = await sut.readGraph((graph) => ({ answer: statusReport(new GraphDraft(graph, NOW, null), NOW, filters), expected: statusReport(fresh(graph), NOW, filters) }));
+    expect(expected.summary).to.include({ ready: 19, in_progress: 1, open_gates: 1 });
+    expect(answer).to.deep.equal(expected);
+  });
+});
