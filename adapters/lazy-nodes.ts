@@ -172,11 +172,15 @@ export class CheckpointNodes implements NodeMap {
     if (!hint) return undefined;
     const { sectionStart, sectionEnd } = this.layout;
     const end = sectionStart + hint.end;
-    if (end >= sectionEnd) return undefined;
-    const line = this.bytes(sectionStart + hint.key, end + 1, `node ${id}`);
+    if (hint.key < 0 || end >= sectionEnd) return undefined;
+    // Read with the bytes around it: a span is a node's line only if it is a whole line (a key
+    // inside another line, as a meta key can read, or an end at a comma inside the line, is not).
+    const around = this.bytes(sectionStart + hint.key - 1, end + 2, `node ${id}`);
+    const line = around.subarray(1, around.length - 1);
     const key = `${JSON.stringify(id)}:`;
     const terminator = line[line.length - 1];
-    if (line.toString('utf8', 0, Buffer.byteLength(key)) !== key || (terminator !== 0x2c && terminator !== 0x0a) || line.indexOf(0x0a) !== (terminator === 0x0a ? line.length - 1 : -1)) return undefined;
+    const whole = around[0] === 0x0a && (terminator === 0x2c ? around[around.length - 1] === 0x0a : terminator === 0x0a && end === sectionEnd - 1);
+    if (!whole || line.toString('utf8', 0, Buffer.byteLength(key)) !== key || line.indexOf(0x0a) !== (terminator === 0x0a ? line.length - 1 : -1)) return undefined;
     return line.toString('utf8', 0, line.length - 1);
   }
 

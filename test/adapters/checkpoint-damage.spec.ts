@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from '../../adapters/crc32.js';
+import { HEADS_DIRECTORY_START, headsLine } from '../../adapters/heads-line.js';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
 import { GraphDraft } from '../../domain/draft.js';
@@ -10,7 +11,8 @@ import type { Graph } from '../../domain/model.js';
 import { plainGraph } from '../../domain/node-map.js';
 import { projectState } from '../../domain/project-state.js';
 import { statusReport } from '../../domain/status-report.js';
-import { NOW, addGate, addTask, newDraft } from '../support/graphs.js';
+import { searchKnowledge } from '../../domain/search.js';
+import { NOW, addGate, addKnowledge, addTask, newDraft } from '../support/graphs.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 /**
@@ -80,5 +82,71 @@ describe('a checkpoint whose derived data was edited with its checksums recomput
     const { answer, expected } = await sut.readGraph((graph) => ({ answer: statusReport(new GraphDraft(graph, NOW, null), NOW, filters), expected: statusReport(fresh(graph), NOW, filters) }));
     expect(expected.summary).to.include({ ready: 19, in_progress: 1, open_gates: 1 });
     expect(answer).to.deep.equal(expected);
+  });
+
+  /**
+   * Rewrites section `name` of the heads line through `edit` (its parsed value in, the new one
+   * out), every other section copied as it was, the directory and `heads_crc32` recomputed as a
+   * writer computes them: the edit passes every checksum.
+   */
+  function editHeadsSection(text: string, name: string, edit: (value: any) => unknown): string {
+    const lines = text.split('\n');
+    const at = lines.findIndex((line) => line.startsWith(HEADS_DIRECTORY_START));
+    const line = Buffer.from(lines[at]!);
+    const directoryEnd = line.indexOf('}', HEADS_DIRECTORY_START.length) + 1;
+    const directory = JSON.parse(line.toString('utf8', HEADS_DIRECTORY_START.length, directoryEnd)) as Record<string, [string, string, string]>;
+    const sections = Object.entries(directory).map(([section, [start, end]]) => {
+      const bytes = line.subarray(Number(start), Number(end));
+      return [section, section === name ? Buffer.from(JSON.stringify(edit(JSON.parse(bytes.toString('utf8'))))) : bytes] as [string, Buffer];
+    });
+    const encoding = headsLine(sections);
+    let step = encoding.next();
+    while (!step.done) step = encoding.next();
+    lines[at] = step.value.line.toString('utf8').slice(0, -1);
+    const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`).checkpoint;
+    member.lines.heads = Buffer.byteLength(lines[at]!) + 1;
+    member.heads_crc32 = step.value.crc;
+    lines[1] = `"checkpoint":${JSON.stringify(member).slice(0, -1)},`;
+    return lines.join('\n');
+  }
+
+  it('search: a knowledge line span that ends inside the line is not taken for the line', async () => {
+    const draft = newDraft();
+    addTask(draft, 'T-1');
+    addKnowledge(draft, 'K-1', { title: 'first, second', body: 'the needle is here' });
+    const sut = open();
+    await sut.replace({ ...plainGraph(draft.graph), log: [] });
+    const text = readFileSync(checkpointFile(), 'utf8');
+    // K-1's span now ends at the comma after its title: its stored text would hold no needle.
+    const edited = editHeadsSection(text, 'knowledge_lines', (spans: [string, number, number][]) =>
+      spans.map(([id, key, end]) => {
+        const section = text.indexOf('"nodes":{\n') + '"nodes":{\n'.length;
+        const comma = Buffer.from(text).indexOf('first,', section + key) + 'first'.length;
+        return id === 'K-1' ? [id, key, comma - section] : [id, key, end];
+      }),
+    );
+    expect(edited).to.not.equal(text);
+    writeFileSync(checkpointFile(), edited);
+    const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
+    expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-1']);
+  });
+
+  it("search: a knowledge line span that starts at its key inside another node's line is not taken for the line", async () => {
+    const draft = newDraft();
+    // T-1's meta holds a key that reads as K-1's line key.
+    addTask(draft, 'T-1', { meta: { 'K-1': { note: 'x' } } });
+    addKnowledge(draft, 'K-1', { title: 'knowledge', body: 'the needle is here' });
+    const sut = open();
+    await sut.replace({ ...plainGraph(draft.graph), log: [] });
+    const text = readFileSync(checkpointFile(), 'utf8');
+    const bytes = Buffer.from(text);
+    const section = bytes.indexOf('"nodes":{\n') + '"nodes":{\n'.length;
+    const key = bytes.indexOf('"K-1":{"note"', section) - section;
+    const end = bytes.indexOf('"x"}}', section) + 5 - section;
+    const edited = editHeadsSection(text, 'knowledge_lines', (spans: [string, number, number][]) => spans.map(([id, ...span]) => (id === 'K-1' ? [id, key, end] : [id, ...span])));
+    expect(edited).to.not.equal(text);
+    writeFileSync(checkpointFile(), edited);
+    const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
+    expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-1']);
   });
 });
