@@ -33,11 +33,17 @@ import { agentLoad, call, childrenCpuMsOf, cpuMsOf, envFileOf, ledgerRecords, li
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const { FsProjectStore } = require('../build/adapters/fs-project-store.js');
-const { stateDirectoryLock } = require('../build/adapters/flock-project-lock.js');
-const { openPool } = require('../build/adapters/postgres/pg-pool.js');
-const { migrate } = require('../build/adapters/postgres/pg-schema.js');
-const { PgProjectStoreFactory } = require('../build/adapters/postgres/pg-project-store.js');
+/** A build's own stores, so each build's projects are seeded in the format that build reads. */
+function storesOf(root) {
+  const requireFrom = createRequire(path.join(root, 'package.json'));
+  return {
+    FsProjectStore: requireFrom('./build/adapters/fs-project-store.js').FsProjectStore,
+    stateDirectoryLock: requireFrom('./build/adapters/flock-project-lock.js').stateDirectoryLock,
+    openPool: requireFrom('./build/adapters/postgres/pg-pool.js').openPool,
+    migrate: requireFrom('./build/adapters/postgres/pg-schema.js').migrate,
+    PgProjectStoreFactory: requireFrom('./build/adapters/postgres/pg-project-store.js').PgProjectStoreFactory,
+  };
+}
 const { privateCluster } = require('../build/test/support/postgres.js');
 
 const { values: options } = parseArgs({
@@ -54,7 +60,7 @@ const { values: options } = parseArgs({
 });
 if (!['spread', 'owner', 'follow'].includes(options.route)) throw new Error(`--route: ${options.route} is not spread, owner or follow`);
 /** The builds each setup runs on, one after the other: this one last. */
-const BUILDS = [...(options.baseline ? [{ build: 'before', binary: path.join(path.resolve(options.baseline), 'dist', 'taskdag.js') }] : []), { build: options.baseline ? 'after' : 'this', binary: path.join(ROOT, 'dist', 'taskdag.js') }];
+const BUILDS = [...(options.baseline ? [{ build: 'before', root: path.resolve(options.baseline) }] : []), { build: options.baseline ? 'after' : 'this', root: ROOT }];
 const SECONDS = Number(options.seconds);
 const AGENTS = options.agents ? options.agents.split(',').map(Number) : [32, 128];
 const SETUPS = [
@@ -81,8 +87,8 @@ try {
       for (const setup of SETUPS) {
         for (const agentsEach of AGENTS) {
           const [projects, agents] = options['per-process'] ? [projectsEach * setup.processes, agentsEach * setup.processes] : [projectsEach, agentsEach];
-          for (const { build, binary } of BUILDS) {
-            const started = await startSetup(setup, nodes, projects, `${nodes}-${projects}-${setup.store}-${setup.processes}-${agents}-${build}`, binary);
+          for (const { build, root } of BUILDS) {
+            const started = await startSetup(setup, nodes, projects, `${nodes}-${projects}-${setup.store}-${setup.processes}-${agents}-${build}`, root);
             servers = started.servers;
             const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: started.password })).body.bearer;
             const step = await loadStep(servers, bearer, started, agents);
@@ -116,7 +122,9 @@ process.exit(0);
  * server processes, each with its own root (state home and lock); with PostgreSQL, a database
  * of its own on the bench's cluster.
  */
-async function startSetup({ store, processes }, nodes, projects, name, binary) {
+async function startSetup({ store, processes }, nodes, projects, name, buildRoot) {
+  const binary = path.join(buildRoot, 'dist', 'taskdag.js');
+  const { FsProjectStore, stateDirectoryLock, openPool, migrate, PgProjectStoreFactory } = storesOf(buildRoot);
   const { state } = buildState({ size: nodes, logEntries: 100, poolSize: 10 });
   // As bench:server does: a live team's claims, so that every status does not list 1,217 stale ones at 50k.
   liveTeamClaims(state, Date.now());
