@@ -45,4 +45,84 @@ describe('e2e: concurrent processes', function () {
     expect(state.revision).to.equal(before.revision + WRITERS);
     expect(state.log.slice(-WRITERS).map((entry: any) => entry.revision)).to.deep.equal(Array.from({ length: WRITERS }, (_, i) => before.revision + 1 + i));
   });
+
+  /**
+   * Writers load the project before taking the lock and catch up under it (issue 28): whatever
+   * another process did meanwhile (appended, wrote a new checkpoint, replaced the state whole),
+   * each commits on the state as it is then. Every acknowledged note is there exactly once, none
+   * that was not acknowledged, and the log's revisions follow one another.
+   */
+  describe('writers that loaded before the lock', () => {
+    const NOTE_WRITERS = 4;
+    const NOTES_EACH = 6;
+    const task = ['add-task', 'T-1', '--initiative', 'demo', '--title', 't', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'planner'];
+    /** Past the smallest checkpoint threshold (32 KiB of ledger tail): each such note writes a new checkpoint. */
+    const BIG = 'x'.repeat(40 * 1024);
+
+    /** Notes on T-1 from racing writers: which were acknowledged, and when each command started. */
+    async function writers(): Promise<{ text: string; started: number }[]> {
+      const acked: { text: string; started: number }[] = [];
+      await Promise.all(
+        Array.from({ length: NOTE_WRITERS }, async (_, writer) => {
+          for (let note = 0; note < NOTES_EACH; note++) {
+            const text = `w${writer}-${note}`;
+            const started = Date.now();
+            const result = await sandbox.run(['add-note', 'T-1', text, '--as', `writer-${writer}`]);
+            if (result.code === 0) acked.push({ text, started });
+            else expect(result.json?.error?.code, result.stdout).to.equal('NODE_NOT_FOUND');
+          }
+        }),
+      );
+      return acked;
+    }
+
+    async function assertConsecutive(state: any): Promise<void> {
+      const revisions = state.log.map((entry: any) => entry.revision);
+      expect(revisions).to.deep.equal(Array.from({ length: revisions.length }, (_, at) => revisions[0] + at));
+      expect(revisions.at(-1)).to.equal(state.revision);
+    }
+
+    it('while another process writes new checkpoints, lose no note and repeat none', async () => {
+      await sandbox.ok(task);
+      const [acked, big] = await Promise.all([
+        writers(),
+        (async () => {
+          const texts: string[] = [];
+          for (let at = 0; at < 4; at++) texts.push((await sandbox.ok(['add-note', 'T-1', `big-${at}-${BIG}`, '--as', 'bulky'])).node.notes.at(-1).text);
+          return texts;
+        })(),
+      ]);
+      expect(acked).to.have.length(NOTE_WRITERS * NOTES_EACH);
+      const state = await sandbox.ok(['state']);
+      expect(state.nodes['T-1'].notes.map((note: any) => note.text).sort()).to.deep.equal([...acked.map((note) => note.text), ...big].sort());
+      await assertConsecutive(state);
+      expect((await sandbox.ok(['show', 'T-1'])).node.notes).to.deep.equal(state.nodes['T-1'].notes);
+    });
+
+    it('while another process replaces the state (init --force), commit on the state that replaced it', async () => {
+      await sandbox.ok(task);
+      let recreated = 0;
+      const [acked] = await Promise.all([
+        writers(),
+        (async () => {
+          for (let at = 0; at < 2; at++) {
+            await sandbox.ok(['init', '--force', '--as', 'recovery']);
+            await sandbox.ok(['add-initiative', 'demo', '--as', 'planner']);
+            await sandbox.ok(task);
+            recreated = Date.now();
+          }
+        })(),
+      ]);
+      const state = await sandbox.ok(['state']);
+      const texts = state.nodes['T-1'].notes.map((note: any) => note.text);
+      // Each note once, each acknowledged; every one whose command started after the last replacement is there.
+      expect(new Set(texts).size).to.equal(texts.length);
+      expect(texts.filter((text: string) => !acked.some((note) => note.text === text))).to.deep.equal([]);
+      expect(acked.filter((note) => note.started > recreated && !texts.includes(note.text))).to.deep.equal([]);
+      await assertConsecutive(state);
+      // The node's revision counts its creation and its notes in this state alone: none came from a replaced one.
+      expect(state.log.filter((entry: any) => entry.node === 'T-1').length).to.equal(1 + texts.length);
+    });
+  });
 });
+
