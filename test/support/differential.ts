@@ -229,13 +229,25 @@ export class StepSource {
 }
 
 /** What a dispatch gives: its result, or its error's code, message and details. */
-async function outcome(dispatcher: LocalDispatcher, project: string, step: Step): Promise<unknown> {
+function outcome(dispatcher: LocalDispatcher, project: string, step: Step): Promise<unknown> {
+  return outcomeOf(() => dispatcher.dispatch({ project, ...step }));
+}
+
+async function outcomeOf(dispatch: () => Promise<unknown>): Promise<unknown> {
   try {
-    return { ok: await dispatcher.dispatch({ project, ...step }) };
+    return { ok: await dispatch() };
   } catch (error) {
     const { code, message, details } = error as { code?: string; message: string; details?: unknown };
     return { error: { code, message, details } };
   }
+}
+
+/** `value` without the age and message of its stale-claim alerts (they follow the clock to the millisecond). */
+function withoutAges(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutAges);
+  if (typeof value !== 'object' || value === null) return value;
+  const stale = (value as { kind?: unknown }).kind === 'STALE_CLAIM';
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !stale || (key !== 'age_ms' && key !== 'message')).map(([key, item]) => [key, withoutAges(item)]));
 }
 
 /**
@@ -244,7 +256,7 @@ async function outcome(dispatcher: LocalDispatcher, project: string, step: Step)
  * data. Every step runs on both; results and then whole states must be equal.
  */
 export class DifferentialPair {
-  private now = Date.parse('2030-01-01T00:00:00.000Z');
+  private now: number;
   private suffix = 0;
   readonly file: LocalDispatcher;
   readonly plain: LocalDispatcher;
@@ -253,7 +265,9 @@ export class DifferentialPair {
   /** How each operation came out (`<operation> ok` or `<operation> <code>`): what a session exercised. */
   readonly tally = new Map<string, number>();
 
-  constructor(home: string, readonly project: string) {
+  /** `start`: the clock's first time (each step moves it on by up to 13 s). */
+  constructor(home: string, readonly project: string, start = Date.parse('2030-01-01T00:00:00.000Z')) {
+    this.now = start;
     const clock = { now: () => new Date(this.now).toISOString() };
     const ids = { nodeSuffix: () => (this.suffix++).toString(16).padStart(8, '0'), projectId: () => project };
     this.stores = fileStores(home, { warn: (warning) => expect.fail(`store warning: ${warning.message}`) });
@@ -282,6 +296,18 @@ export class DifferentialPair {
     const key = `${step.operation} ${error?.code ?? (step.operation === 'search' && ok?.count ? 'hits' : 'ok')}`;
     this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
     return error === undefined;
+  }
+
+  /**
+   * Runs read `step` on `other` (a dispatcher over the same files, e.g. the built binary, on the
+   * system clock) and on the plain state at the time now: the answers must be equal but for how
+   * long stale claims have been held, which follows the clock.
+   */
+  async compareRead(other: { dispatch(request: { project: string; operation: string; args: Record<string, unknown>; agent: AgentName | null }): Promise<unknown> }, step: Step, label: string): Promise<void> {
+    this.now = Date.now();
+    const fromOther = await outcomeOf(() => other.dispatch({ project: this.project, ...step }));
+    const fromPlain = await outcomeOf(() => this.plain.dispatch({ project: 'memory', ...step }));
+    expect(withoutAges(fromOther), `${label}: ${JSON.stringify(step)}`).to.deep.equal(withoutAges(fromPlain));
   }
 
   /** Both states, whole: the file store's as `inspect` reads it, the memory store's. */
