@@ -229,11 +229,13 @@ export class FsProjectStore implements ProjectStore {
 
   /**
    * A call is done with what it loaded: a load made for it alone closes its checkpoint file now
-   * (a long-lived process opens one descriptor per call and keeps none); a state kept in memory
-   * was read whole and holds no file.
+   * (a long-lived process opens one descriptor per call and keeps none). A store that keeps its
+   * state reads the checkpoint's bytes into memory and holds no file: it closes nothing, since a
+   * call still reading a state it dropped meanwhile (after a failed transaction) reads its nodes
+   * from those bytes.
    */
   private release(loaded: Loaded): void {
-    if (loaded !== this.hot) loaded.checkpoint.nodes?.close();
+    if (!this.keepHot && loaded !== this.hot) loaded.checkpoint.nodes?.close();
   }
 
   rewrite<T>(work: (current: StoredState) => Rewrite<T> | Promise<Rewrite<T>>): Promise<T> {

@@ -12,6 +12,7 @@ import { encodeRecord } from '../../adapters/ledger-records.js';
 import type { ChangeSet } from '../../domain/change-set.js';
 import type { FileSystem } from '../../adapters/file-system.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { DomainError } from '../../domain/errors.js';
 import { stateProblem } from '../../domain/state-shape.js';
 import { addNote } from '../../domain/lifecycle.js';
 import type { State } from '../../domain/model.js';
@@ -405,6 +406,30 @@ describe('FsProjectStore', () => {
       const checkpoint = checkpointAsJson();
       expect(Object.keys(checkpoint.nodes)).to.have.length(306);
       expect(checkpoint.nodes).to.deep.equal((await state(open())).nodes);
+    });
+
+    it('lets a reader that holds the graph across turns read nodes it had not read, while a failed transaction drops the state meanwhile', async () => {
+      const draft = newDraft();
+      for (let i = 0; i < 20; i++) addTask(draft, `T-seeded-${i}`);
+      await open().replace({ ...plainGraph(draft.graph), log: [] });
+      const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, files, true).open('demo-1234');
+      expect(await taskIds(sut)).to.have.length(20);
+      let resume!: () => void;
+      const paused = new Promise<void>((resolve) => (resume = resolve));
+      // A read still building its answer (a take's context) when another request's transaction fails.
+      const reader = sut.readGraph(async (graph) => {
+        await paused;
+        return nodeOf(graph, 'T-seeded-7')?.title;
+      });
+      await turns();
+      const failure = await rejectionOf(() =>
+        sut.transact(() => {
+          throw new DomainError('NODE_NOT_FOUND', 'No such node', {});
+        }),
+      );
+      expect(failure.code).to.equal('NODE_NOT_FOUND');
+      resume();
+      expect(await reader).to.equal(nodeOf(draft.graph, 'T-seeded-7')!.title);
     });
 
     it('drops a checkpoint written in the background when the state was replaced whole meanwhile', async () => {
