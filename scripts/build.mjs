@@ -2,7 +2,8 @@
 // (dist/library.js with its declarations in dist/types/), and bundles the CLI in
 // files: dist/taskdag-cli.js, the whole program in one script (a command loads one file, not
 // a module tree) with its V8 code caches beside it; dist/taskdag-reads.js, the graph reads'
-// program (what `show` or `status` in plain words loads) with its own; and dist/taskdag.js, the
+// program (what `show` or `status` in plain words loads) with its own; dist/taskdag-point.js, the
+// point commands' program (what `update T-1 --title x` or `take T-1` loads) with its own; and dist/taskdag.js, the
 // executable: a few lines that answer --version and --help from text fixed here and load a
 // program only for a real command; and dist/taskdag-mcp.js, the MCP server that only
 // `taskdag mcp` loads. Start-up is what an agent pays on every call: see BENCHMARKS.md.
@@ -15,6 +16,7 @@ import { clipanionPatched } from './clipanion-patches.mjs';
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const PROGRAM = 'dist/taskdag-cli.js';
 const GRAPH_READS_PROGRAM = 'dist/taskdag-reads.js';
+const POINT_PROGRAM = 'dist/taskdag-point.js';
 
 rmSync('build', { recursive: true, force: true });
 rmSync('dist/types', { recursive: true, force: true });
@@ -116,6 +118,17 @@ await build({
   define: { TASKDAG_VERSION: JSON.stringify(version) },
 });
 
+// The point commands' program (entrypoints/cli/point-commands.ts): what `update T-1 --title x` or `take T-1` loads.
+await build({
+  ...common,
+  entryPoints: ['entrypoints/cli/point-commands.ts'],
+  outfile: POINT_PROGRAM,
+  external: ['fs-ext', 'tweetnacl'],
+  alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
+  plugins: [projectModulesPure, serverRuntimeApart, builtinDefaultsAsIs],
+  define: { TASKDAG_VERSION: JSON.stringify(version) },
+});
+
 await build({
   ...common,
   entryPoints: ['entrypoints/server/run-server.ts'],
@@ -128,8 +141,9 @@ await build({
 // has run only reads of the graph (scripts/code-cache.mjs; entrypoints/cli/code-cache.ts).
 // The commands the graph reads' program serves, each with a code cache of its own.
 const graphReads = createRequire(import.meta.url)('../build/entrypoints/cli/graph-reads.js').GRAPH_READS.map((operation) => operation.name);
-execFileSync(process.execPath, ['scripts/code-cache.mjs', PROGRAM, GRAPH_READS_PROGRAM], { stdio: ['ignore', 'ignore', 'inherit'] });
-for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, ...graphReads.map((command) => `${GRAPH_READS_PROGRAM}.${command}.cache`)]) {
+const pointCommands = createRequire(import.meta.url)('../build/entrypoints/cli/point-commands.js').POINT_COMMANDS.map((operation) => operation.name);
+execFileSync(process.execPath, ['scripts/code-cache.mjs', PROGRAM, GRAPH_READS_PROGRAM, POINT_PROGRAM], { stdio: ['ignore', 'ignore', 'inherit'] });
+for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, ...graphReads.map((command) => `${GRAPH_READS_PROGRAM}.${command}.cache`), `${POINT_PROGRAM}.cache`]) {
   if (!existsSync(cache)) throw new Error(`build: no code cache was written at ${cache}`);
 }
 
@@ -146,7 +160,7 @@ await build({
   entryPoints: ['entrypoints/cli/bin.ts'],
   outfile: 'dist/taskdag.js',
   plugins: [builtinDefaultsAsIs],
-  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads) },
+  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads), TASKDAG_POINT_COMMANDS: JSON.stringify(pointCommands) },
   banner: { js: '#!/usr/bin/env node' },
 });
 chmodSync('dist/taskdag.js', 0o755);

@@ -4,8 +4,10 @@
 // (`all`). Then a second fresh Node runs only the commands that read the graph in that project
 // and stores theirs (`reads`, see entrypoints/cli/code-cache.ts): a read starts from a cache that
 // holds no mutation's code, which V8 would otherwise deserialize on every read. Given the graph
-// reads' program too (`code-cache.mjs PROGRAM GRAPH_READS_PROGRAM`), a fresh Node for each command
-// it serves runs that command's reads through it and stores the command's own cache.
+// reads' program too (`code-cache.mjs PROGRAM GRAPH_READS_PROGRAM POINT_PROGRAM`), a fresh Node for
+// each command it serves runs that command's reads through it and stores the command's own cache;
+// and given the point commands' program, a fresh Node runs a round of point commands through it
+// and stores its one cache.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,6 +21,8 @@ const { codeCacheFile, loadWithCodeCache } = require('../build/entrypoints/cli/c
 const program = path.resolve(process.argv[2]);
 /** The graph reads' program (entrypoints/cli/graph-reads.ts), when given: its `reads` cache is warmed on the same project. */
 const graphReads = process.argv[3] === '--reads' || process.argv[3] === undefined ? undefined : path.resolve(process.argv[3]);
+/** The point commands' program (entrypoints/cli/point-commands.ts), when given: its cache is warmed on the same project. */
+const pointCommands = graphReads === undefined || process.argv[4] === undefined ? undefined : path.resolve(process.argv[4]);
 const as = ['--as', 'build'];
 const task = (id, blockedBy) => ['add-task', id, '--initiative', 'warm', '--title', id, '--body', 'b', '--acceptance', 'a', '--blocked-by', blockedBy, ...as];
 // Commands this build lacks answer UNKNOWN_COMMAND and cost nothing; listing them means the
@@ -45,6 +49,19 @@ const COMMANDS = [
 ];
 /** The reads, run on the project the round above made: show, status, context, search, history, state, initiatives. */
 const READS = [['show', 'T-b'], ['show', 'T-missing'], ['status'], ['context', 'T-b', ...as], ['search', 'K'], ['history', 'T-b'], ['state'], ['initiatives']];
+/** The point commands, run after the reads on the same project: a task added, changed, noted, read in context, taken, submitted, accepted. */
+const POINT = [
+  task('T-p', 'T-a'),
+  ['update', 'T-p', '--title', 'p', ...as],
+  ['add-note', 'T-p', 'noted', ...as],
+  ['context', 'T-p', ...as],
+  ['take', 'T-p', ...as],
+  ['take', 'T-missing', ...as],
+  ['submit', 'T-p', '--note', 'n', ...as],
+  ['accept', 'T-p', '--as', 'reviewer'],
+];
+/** The cache kind that stands for the point commands' round in a child's arguments. */
+const POINT_ROUND = '--point';
 
 if (process.argv[3] === '--reads') await warmReads(process.argv[4], process.argv[5], process.argv[6]);
 else await warmAll();
@@ -62,6 +79,7 @@ async function warmAll() {
       execFileSync(process.execPath, [fileURLToPath(import.meta.url), reader, '--reads', checkout, home, ...command], { stdio: ['ignore', 'ignore', 'inherit'] });
     warmReadsOf(program);
     if (graphReads) for (const { name } of require('../build/entrypoints/cli/graph-reads.js').GRAPH_READS) warmReadsOf(graphReads, name);
+    if (pointCommands) warmReadsOf(pointCommands, POINT_ROUND);
   } finally {
     process.chdir(os.tmpdir());
     rmSync(scratch, { recursive: true, force: true });
@@ -74,7 +92,9 @@ async function warmAll() {
  */
 async function warmReads(checkout, home, command) {
   try {
-    await (command === undefined ? warm('reads', READS, checkout, home) : warm(command, READS.filter(([word]) => word === command), checkout, home));
+    if (command === undefined) await warm('reads', READS, checkout, home);
+    else if (command === POINT_ROUND) await warm('all', POINT, checkout, home);
+    else await warm(command, READS.filter(([word]) => word === command), checkout, home);
   } finally {
     process.chdir(os.tmpdir());
   }
@@ -94,8 +114,8 @@ async function warm(cache, commands, checkout, home) {
   process.exitCode = 0;
 }
 
-/** The whole program, for the graph reads' program while it warms up: never reached, as it runs only what it serves. */
+/** The whole program, for the graph reads' or point commands' program while it warms up: never reached, as each runs only what it serves. */
 async function refuseOthers(argv) {
-  throw new Error(`code cache: the graph reads' program handed on ${argv.join(' ')}`);
+  throw new Error(`code cache: ${program} handed on ${argv.join(' ')}`);
 }
 

@@ -3,6 +3,7 @@ import { codeCacheFor, loadWithCodeCache } from './code-cache.js';
 import { writeAllSync } from './fd-writer.js';
 import { splitGlobalFlags } from './globals.js';
 import type * as GraphReads from './graph-reads.js';
+import type * as PointCommands from './point-commands.js';
 import type * as Program from './program.js';
 
 // Fixed at build time (scripts/build.mjs): the version, and the program's own `--help` output,
@@ -13,11 +14,14 @@ declare const TASKDAG_HELP: string;
 declare const TASKDAG_READ_COMMANDS: readonly string[];
 /** The commands of the graph reads' own program, dist/taskdag-reads.js (entrypoints/cli/graph-reads.ts). */
 declare const TASKDAG_GRAPH_READS: readonly string[];
+/** The commands of the point commands' own program, dist/taskdag-point.js (entrypoints/cli/point-commands.ts). */
+declare const TASKDAG_POINT_COMMANDS: readonly string[];
 
 /**
  * The executable. Agents call it hundreds of times per task, so it does only what the command
  * line needs: `--version` and `--help` are answered from text fixed at build time; a graph read
- * (`show`, `status`, ...) loads the graph reads' program, which hands any line it does not serve
+ * (`show`, `status`, ...) loads the graph reads' program and a point command (`update`, `take`,
+ * `context`, ...) the point commands' program, each of which hands any line it does not serve
  * to the whole program; any other command loads the whole program (clipanion, every command,
  * the store). Each program starts from the V8 code cache the build made for its kind of
  * command, the graph reads' program from that of the command itself. The fixed answers go out
@@ -26,18 +30,25 @@ declare const TASKDAG_GRAPH_READS: readonly string[];
 const argv = process.argv.slice(2);
 const fixed = argv.length === 1 ? answers().get(argv[0]!) : undefined;
 if (fixed !== undefined) writeAllSync(1, fixed);
-else void (graphReadsProgram(splitGlobalFlags(argv).rest[0])?.run(argv, wholeProgram) ?? wholeProgram(argv));
+else void (programOf(splitGlobalFlags(argv).rest[0])?.run(argv, wholeProgram) ?? wholeProgram(argv));
+
+/** The program of its own that serves `command`, if one does (and is there). */
+function programOf(command: string | undefined): typeof GraphReads | typeof PointCommands | null {
+  if (command === undefined) return null;
+  // The graph reads' program starts from the code cache of the command it runs; the point commands' from one warmed by all of them.
+  if (new Set(TASKDAG_GRAPH_READS).has(command)) return programBeside<typeof GraphReads>('taskdag-reads.js', command);
+  if (new Set(TASKDAG_POINT_COMMANDS).has(command)) return programBeside<typeof PointCommands>('taskdag-point.js', 'all');
+  return null;
+}
 
 /**
- * The graph reads' program, started from the code cache of the command it runs; null for a
- * command it does not serve, or beside a whole program alone (a copy of the executable made
- * before it existed).
+ * The program `name` next to the executable, started from its code cache `cache`; null beside a
+ * whole program alone (a copy of the executable made before it existed).
  */
-function graphReadsProgram(command: string | undefined): typeof GraphReads | null {
-  if (command === undefined || !new Set(TASKDAG_GRAPH_READS).has(command)) return null;
-  const file = path.join(__dirname, 'taskdag-reads.js');
+function programBeside<T>(name: string, cache: string): T | null {
+  const file = path.join(__dirname, name);
   try {
-    return loadWithCodeCache<typeof GraphReads>(file, require, command).exports;
+    return loadWithCodeCache<T>(file, require, cache).exports;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && (error as NodeJS.ErrnoException).path === file) return null;
     throw error;

@@ -7,8 +7,8 @@ import { writeAllSync } from '../../entrypoints/cli/fd-writer.js';
 const DIST = path.resolve(__dirname, '../../../dist');
 
 describe('what every command line loads first (start-up)', () => {
-  it('requires Node built-ins as they are in the executable and both programs, never through an interop copy of their exports', () => {
-    for (const bundle of ['taskdag.js', 'taskdag-reads.js', 'taskdag-cli.js']) {
+  it('requires Node built-ins as they are in the executable and every program, never through an interop copy of their exports', () => {
+    for (const bundle of ['taskdag.js', 'taskdag-reads.js', 'taskdag-point.js', 'taskdag-cli.js']) {
       const code = readFileSync(path.join(DIST, bundle), 'utf8');
       expect(code, bundle).to.match(/=require\("node:path"\)/);
       // esbuild's default-import interop wraps the require in a call: __toESM(require("node:path")).

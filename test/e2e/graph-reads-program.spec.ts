@@ -82,8 +82,8 @@ describe("the graph reads' program (start-up)", function () {
       [['show', task, '--help'], 0],
       [['show', task, '--bogus'], 1],
       [['show', task, 'extra'], 1],
-      [['context', task], 0],
-      [['take', task, '--as', 'probe'], 0],
+      [['next', '--as', 'probe'], 0],
+      [['add-initiative', 'other', '--as', 'probe'], 0],
     ] as const) {
       expect(await programsLoadedBy([...args]), args.join(' ')).to.deep.equal({ code, programs: ['taskdag-reads.js', 'taskdag-cli.js'].slice(args[0] === 'show' ? 0 : 1) });
     }

@@ -1,0 +1,104 @@
+import { expect } from 'chai';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ACTIONS } from '../../domain/permissions.js';
+import { POINT_COMMANDS } from '../../entrypoints/cli/point-commands.js';
+import { Sandbox } from '../support/cli.js';
+
+const DIST = path.resolve(__dirname, '../../../dist');
+
+/**
+ * A point command in plain words (`update T-1 --title x`, `take T-1`, `context T-1`) is what an
+ * agent runs between two reads: dist/taskdag.js loads the point commands' program for it
+ * (entrypoints/cli/point-commands.ts), about half the whole program, and the whole program only
+ * for a line that program hands on (BENCHMARKS.md, issue 28). The answers are the whole
+ * program's: every end-to-end spec of these commands runs through it.
+ */
+describe("the point commands' program (start-up)", function () {
+  this.timeout(60_000);
+  let sandbox: Sandbox;
+  let probe: string;
+
+  before(async () => {
+    sandbox = new Sandbox();
+    await sandbox.init();
+    probe = path.join(sandbox.root, 'probe.js');
+    // Every program the executable loads is read with fs.readFileSync (entrypoints/cli/code-cache.ts).
+    writeFileSync(
+      probe,
+      [
+        "const fs = require('node:fs');",
+        'const read = fs.readFileSync;',
+        'const files = [];',
+        'fs.readFileSync = function (file, ...rest) { files.push(String(file)); return read.call(this, file, ...rest); };',
+        "process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(files)));",
+      ].join('\n'),
+    );
+    await sandbox.ok(['add-initiative', 'point', '--as', 'probe']);
+  });
+  after(() => sandbox.remove());
+
+  /** The files of dist/ a command line reads, by name, its exit status and its answer. */
+  async function distFilesReadBy(args: string[]): Promise<{ code: number | null; read: string[]; json: any }> {
+    const out = path.join(sandbox.root, 'files.json');
+    const result = await sandbox.run(args, { env: { NODE_OPTIONS: `--require ${probe}`, PROBE_OUT: out } });
+    const files = JSON.parse(readFileSync(out, 'utf8')) as string[];
+    return { code: result.code, json: result.json, read: files.filter((file) => path.dirname(file) === DIST).map((file) => path.basename(file)).filter((file) => file !== 'taskdag.js') };
+  }
+
+  /** The programs (the dist/ bundles besides the executable) a command line loads, and its exit status. */
+  async function programsLoadedBy(args: string[]): Promise<{ code: number | null; programs: string[] }> {
+    const { code, read } = await distFilesReadBy(args);
+    return { code, programs: read.filter((file) => file.endsWith('.js')) };
+  }
+
+  const addTask = (title: string) => ['add-task', '--initiative', 'point', '--title', title, '--body', 'B', '--acceptance', 'A', '--blocked-by', '', '--as', 'probe'];
+
+  it("is all that a point command in plain words loads, from its own code cache, whatever its answer", async () => {
+    const added = await distFilesReadBy(addTask('first'));
+    expect([added.code, added.read]).to.deep.equal([0, ['taskdag-point.js', 'taskdag-point.js.cache']]);
+    const task = added.json.node.id as string;
+    for (const [args, code] of [
+      [['update', task, '--title', 'changed', '--as', 'probe'], 0],
+      [['add-note', task, 'a', 'note', '--as', 'probe'], 0],
+      [['context', task, '--as', 'probe'], 0],
+      [['take', task, '--as', 'probe'], 0],
+      [['--as', 'probe', 'release', task], 0],
+      [['take', task, '--as', 'probe'], 0],
+      [['submit', task, '--note', 'done', '--as', 'probe'], 0],
+      [['accept', task, '--as', 'reviewer'], 0],
+      [['take', 'T-none', '--as', 'probe'], 1],
+      [['update', 'T-none', '--title', 'x', '--as', 'probe'], 1],
+    ] as const) {
+      expect(await distFilesReadBy([...args]).then(({ code, read }) => ({ code, read })), args.join(' ')).to.deep.equal({ code, read: ['taskdag-point.js', 'taskdag-point.js.cache'] });
+    }
+  });
+
+  it('hands every other line to the whole program', async () => {
+    const task = (await sandbox.ok(addTask('second'))).node.id as string;
+    for (const [args, code] of [
+      [['update', task, '--help'], 0],
+      [['update', task, '--bogus', 'x', '--as', 'probe'], 1],
+      [['take', task, 'extra', '--as', 'probe'], 1],
+      // A value that starts with a dash is clipanion's to read (here: a missing value).
+      [['add-task', '--initiative', 'point', '--title', '-dash', '--body', 'B', '--acceptance', 'A', '--blocked-by', '', '--as', 'probe'], 1],
+    ] as const) {
+      expect(await programsLoadedBy([...args]), args.join(' ')).to.deep.equal({ code, programs: ['taskdag-point.js', 'taskdag-cli.js'] });
+    }
+    expect(await programsLoadedBy(['next', '--as', 'probe'])).to.deep.equal({ code: 0, programs: ['taskdag-cli.js'] });
+  });
+
+  it('serves every action on a node, which previews of allowed_actions run', () => {
+    const served = POINT_COMMANDS.map((operation) => operation.name);
+    expect(ACTIONS.filter((action) => !served.includes(action))).to.deep.equal([]);
+  });
+
+  it('holds none of the command line it hands on: clipanion, the help, the other operations', () => {
+    const { sources } = JSON.parse(readFileSync(path.join(DIST, 'taskdag-point.js.map'), 'utf8')) as { sources: string[] };
+    const held = (file: string) => sources.some((source) => source.endsWith(file));
+    expect(held('application/operations/update.ts')).to.equal(true);
+    for (const file of ['clipanion/lib/advanced/Cli.js', 'entrypoints/cli/help.ts', 'application/operations/index.ts', 'application/operations/batch.ts', 'application/operations/show.ts']) {
+      expect(held(file), file).to.equal(false);
+    }
+  });
+});
