@@ -1,11 +1,7 @@
 import fs from 'graceful-fs';
 import path from 'node:path';
-import { onFirstUse } from './lazy-builtin.js';
+import { flock } from './flock.js';
 import { storageError } from './storage-error.js';
-
-type FsExt = { flockSync(fd: number, flags: 'sh' | 'ex' | 'shnb' | 'exnb' | 'un'): void };
-
-const flock = onFirstUse(() => require('fs-ext') as FsExt);
 
 /**
  * How often a waiter looks at its predecessor's ticket besides being told by the file system: to

@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DomainError } from '../../domain/errors.js';
 import { SERVER_FILE_NAMES } from '../../application/server/server-config.js';
+import { flock } from '../flock.js';
 import { storageError } from '../storage-error.js';
-
-type FsExt = { flockSync(fd: number, flags: 'exnb' | 'un'): void };
 
 /**
  * `<stateHome>/.server.lock` (spec 8): an exclusive flock held for the whole life of the server.
@@ -20,7 +19,7 @@ export function acquireServiceLock(stateHome: string): { release(): void } {
     throw storageError('Cannot open the service lock', error, { path: file });
   }
   try {
-    (require('fs-ext') as FsExt).flockSync(fd, 'exnb');
+    flock().flockSync(fd, 'exnb');
   } catch (error) {
     fs.closeSync(fd);
     const code = (error as NodeJS.ErrnoException).code;

@@ -88,6 +88,18 @@ describe("the point commands' program (start-up)", function () {
     expect(await programsLoadedBy(['next', '--as', 'probe'])).to.deep.equal({ code: 0, programs: ['taskdag-cli.js'] });
   });
 
+  it("locks the project through fs-ext's binding beside the program, without resolving and compiling its script", async () => {
+    const modules = path.join(sandbox.root, 'modules.js');
+    const out = path.join(sandbox.root, 'modules.json');
+    writeFileSync(modules, "process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify(Object.keys(require.cache))));");
+    const result = await sandbox.run(addTask('locked'), { env: { NODE_OPTIONS: `--require ${modules}`, PROBE_OUT: out } });
+    expect(result.code).to.equal(0);
+    // The project lock was taken and released: the next writer gets it.
+    expect((await sandbox.run(['update', result.json.node.id, '--title', 'after', '--as', 'probe'])).code).to.equal(0);
+    const loaded = JSON.parse(readFileSync(out, 'utf8')) as string[];
+    expect(loaded.filter((file) => file.includes(`${path.sep}fs-ext${path.sep}`))).to.deep.equal([]);
+  });
+
   it('serves every action on a node, which previews of allowed_actions run', () => {
     const served = POINT_COMMANDS.map((operation) => operation.name);
     expect(ACTIONS.filter((action) => !served.includes(action))).to.deep.equal([]);
