@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { LocalDispatcher, type DispatcherServices } from '../../application/dispatcher.js';
+import { GroupCommitDispatcher } from '../../application/group-commit.js';
+import type { OperationDispatcher } from '../../application/operation.js';
 import { composeServices, fileStores, projectsOnly } from '../../entrypoints/compose.js';
-import type { FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
+import type { FsProjectStore, FsProjectStoreFactory } from '../../adapters/fs-project-store.js';
 import type { AgentName } from '../../domain/model.js';
 import { seeded } from './fuzz.js';
 import { inMemoryServices } from './services.js';
@@ -61,7 +63,11 @@ export class StepSource {
   private readonly moving: string[] = [];
   private last: Step | null = null;
 
-  constructor(seed: number) {
+  /** `hugeNote`: the length of the longest notes (a hot store writes a checkpoint only past 4 MiB of ledger). */
+  constructor(
+    seed: number,
+    private readonly hugeNote = 4000,
+  ) {
     this.random = seeded(seed);
   }
 
@@ -169,7 +175,7 @@ export class StepSource {
         return { operation: pick(random, ['add-edge', 'add-edge', 'remove-edge']), args: { from: this.id(), to: id, type: pick(random, ['BLOCKS', 'BLOCKS', 'SUPERSEDES', 'DERIVED_FROM']) }, agent };
       case 'add-note':
         // Long notes fill the ledger tail so that commits write new checkpoints every few dozen steps.
-        return { operation: 'add-note', args: { id, text: (text(random) || 'note') + (chance(random, 0.3) ? 'n'.repeat(4000) : '') }, agent };
+        return { operation: 'add-note', args: { id, text: (text(random) || 'note') + (chance(random, 0.3) ? 'n'.repeat(this.hugeNote) : '') }, agent };
       default: {
         const fields: Record<string, unknown> = {};
         if (chance(random, 0.4)) fields.title = this.remember(text(random) || 'retitled');
@@ -229,7 +235,7 @@ export class StepSource {
 }
 
 /** What a dispatch gives: its result, or its error's code, message and details. */
-function outcome(dispatcher: LocalDispatcher, project: string, step: Step): Promise<unknown> {
+function outcome(dispatcher: OperationDispatcher, project: string, step: Step): Promise<unknown> {
   return outcomeOf(() => dispatcher.dispatch({ project, ...step }));
 }
 
@@ -258,7 +264,7 @@ function withoutAges(value: unknown): unknown {
 export class DifferentialPair {
   private now: number;
   private suffix = 0;
-  readonly file: LocalDispatcher;
+  readonly file: OperationDispatcher;
   readonly plain: LocalDispatcher;
   private readonly plainServices: ReturnType<typeof inMemoryServices>;
   readonly stores: FsProjectStoreFactory;
@@ -266,14 +272,20 @@ export class DifferentialPair {
   readonly tally = new Map<string, number>();
 
   /** `start`: the clock's first time (each step moves it on by up to 13 s). */
-  constructor(home: string, readonly project: string, start = Date.parse('2030-01-01T00:00:00.000Z')) {
+  /** `hot`: the file store as a server keeps it (in memory, nodes unread kept as bytes), behind the server's group commit. */
+  constructor(
+    home: string,
+    readonly project: string,
+    start = Date.parse('2030-01-01T00:00:00.000Z'),
+    private readonly hot = false,
+  ) {
     this.now = start;
     const clock = { now: () => new Date(this.now).toISOString() };
     const ids = { nodeSuffix: () => (this.suffix++).toString(16).padStart(8, '0'), projectId: () => project };
-    this.stores = fileStores(home, { warn: (warning) => expect.fail(`store warning: ${warning.message}`) });
+    this.stores = fileStores(home, { hot, warn: (warning) => expect.fail(`store warning: ${warning.message}`) });
     const fileServices: DispatcherServices = { ...composeServices(this.stores, projectsOnly(home, 'the differential test')), clock, ids };
     this.plainServices = { ...inMemoryServices(), clock, ids };
-    this.file = new LocalDispatcher(fileServices);
+    this.file = hot ? new GroupCommitDispatcher(fileServices) : new LocalDispatcher(fileServices);
     this.plain = new LocalDispatcher(this.plainServices);
   }
 
@@ -342,6 +354,8 @@ export class DifferentialPair {
       if (!['status', 'context', 'search', 'show', 'history', 'state'].includes(step.operation)) await this.assertSameState(`${label} step ${at} (${step.operation})`);
       // Every few steps, the reads again on the state as it is: several queries each.
       if (at % 5 === 4) for (let read = 0; read < 4; read++) await this.step(source.read(), `${label} step ${at} read ${read}`);
+      // A hot store's checkpoint written in the background is renamed in, and the state read on from it.
+      if (this.hot) await (this.stores.open(this.project) as FsProjectStore).checkpointed();
       await afterStep?.(at);
     }
   }
