@@ -23,9 +23,11 @@ if (OTHERS.length === 0) {
 const SIZES = option('--sizes', '10000,50000').split(',').map(Number);
 /** At most the pool size less the probe run: each run of take/submit/accept consumes a pool node. */
 const RUNS = Math.min(Number(option('--runs', 9)), 19);
-/** The log the bench builds with each size (bench/all.mjs): 100k entries, 200k at 50k nodes. */
-const logEntriesOf = (size) => (size >= 50_000 ? 200_000 : 100_000);
-const COMMANDS = option('--commands', 'show,context,take,submit,accept,add-task,update').split(',');
+/** The log the bench builds with each size (bench/all.mjs): 100k entries, 200k at 50k nodes; ten per node on a small project (the start-up phase's 100 nodes and 1,000 entries). */
+const logEntriesOf = (size) => (size >= 50_000 ? 200_000 : size >= 10_000 ? 100_000 : size * 10);
+/** The generator needs six pool tasks per run on top of the project's own: 20 runs' worth, fewer on a small project (10 at 100 nodes). */
+const poolSizeOf = (size) => Math.min(20, Math.floor(size / 10));
+const COMMANDS = option('--commands', 'show,context,take,submit,accept,add-task,update,add-note').split(',');
 const SCENARIOS = [...READS, ...MUTATIONS].filter((scenario) => COMMANDS.includes(scenario.name));
 
 const builds = [{ name: 'this', root: ROOT }, ...OTHERS.map((root) => ({ name: path.basename(root), root }))];
@@ -39,13 +41,14 @@ try {
     const fixtures = {};
     for (const build of builds) {
       const { writeProject } = await import(path.join(build.root, 'bench/generate.mjs'));
-      fixtures[build.name] = await writeProject(path.join(scratch, `${build.name}-${size}`), `s${size}`, { size, logEntries: logEntriesOf(size), poolSize: 20 });
+      fixtures[build.name] = await writeProject(path.join(scratch, `${build.name}-${size}`), `s${size}`, { size, logEntries: logEntriesOf(size), poolSize: poolSizeOf(size) });
       // Same seed, same graph: an older generator's samples lack what newer scenarios name (a knowledge id).
       fixtures[build.name].sample = { ...fixtures.this.sample, ...fixtures[build.name].sample };
     }
     const samples = new Map();
     const floors = [];
-    for (let run = 1; run <= RUNS; run++) {
+    const runs = Math.min(RUNS, poolSizeOf(size) - 1);
+    for (let run = 1; run <= runs; run++) {
       for (const scenario of SCENARIOS) {
         const order = builds.map((_, at) => builds[(at + run) % builds.length]);
         for (const build of order) {

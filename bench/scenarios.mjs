@@ -35,6 +35,7 @@ export const MUTATIONS = [
     argv: (fixture) => ['add-task', '--initiative', fixture.initiative, '--title', 'x', '--body', 'y', '--acceptance', 'z', '--blocked-by', '', '--as', WORKER],
   },
   { name: 'update', group: 'mutation', argv: (fixture) => ['update', fixture.sample.task, '--title', 'x', '--as', WORKER] },
+  { name: 'add-note', group: 'mutation', argv: (fixture) => ['add-note', fixture.sample.task, 'x', '--as', WORKER] },
 ];
 
 /** Reads whose cost must not follow the history's length: also timed on the short-log twin. */
