@@ -2,7 +2,7 @@
 // middle of mutations, batches and restores; 16 processes x 25 mutations at once; a large fuzz of
 // random command lines. `npm run torture` builds first. Sizes can be changed through the
 // environment (TORTURE_KILLS, TORTURE_RESTORE_KILLS, TORTURE_CONCURRENT_ROUNDS, TORTURE_FUZZ,
-// TORTURE_FUZZ_BINARY, TORTURE_POWER_LOSSES, TORTURE_SEED). Prints one line per battery and a JSON summary at the end;
+// TORTURE_FUZZ_BINARY, TORTURE_POWER_LOSSES, TORTURE_DIFFERENTIAL, TORTURE_SEED). Prints one line per battery and a JSON summary at the end;
 // exits 1 if any proof failed.
 import { createRequire } from 'node:module';
 
@@ -13,6 +13,7 @@ const path = require('node:path');
 const { concurrentWriters, crashMutationWriter, crashRestores, loadState, projectDir } = require('../build/test/support/durability.js');
 const { fuzz, fuzzTarget } = require('../build/test/support/fuzz.js');
 const { powerLossBattery } = require('../build/test/support/power-loss.js');
+const { DifferentialPair, StepSource } = require('../build/test/support/differential.js');
 
 const size = (name, fallback) => Number(process.env[name] ?? fallback);
 const KILLS = size('TORTURE_KILLS', 240);
@@ -21,6 +22,7 @@ const CONCURRENT_ROUNDS = size('TORTURE_CONCURRENT_ROUNDS', 3);
 const FUZZ = size('TORTURE_FUZZ', 10_000);
 const FUZZ_BINARY = size('TORTURE_FUZZ_BINARY', 300);
 const POWER_LOSSES = size('TORTURE_POWER_LOSSES', 5000);
+const DIFFERENTIAL = size('TORTURE_DIFFERENTIAL', 8);
 const SEED = size('TORTURE_SEED', Date.now() % 1_000_000);
 
 const summary = { node: process.version, seed: SEED, batteries: {} };
@@ -119,6 +121,24 @@ await battery('fuzz: random flags and values over every command', async (sandbox
   const failures = [...inProcess.failures, ...binary.failures];
   if (failures.length > 0) throw new Error(`${failures.length} contract violations, first: ${JSON.stringify(failures.slice(0, 3))}`);
   return { in_process_cases: inProcess.cases, in_process_exits: inProcess.byExit, binary_cases: binary.cases, binary_exits: binary.byExit, violations: 0 };
+});
+
+await battery('differential: the lazily read store answers as the same state read whole', async (sandbox) => {
+  // Sessions of 400 random steps on the file store as the command line reads it (every third over
+  // 300 tasks made in one batch), and one as a server keeps it, with notes long enough for its
+  // background checkpoints (past 4 MiB of ledger): each answer and state equal to the plain data's.
+  const home = path.join(sandbox.root, 'differential');
+  for (let session = 0; session < DIFFERENTIAL; session++) {
+    const sut = new DifferentialPair(path.join(home, String(session)), 'differential-1', undefined, false);
+    await sut.init();
+    const source = new StepSource(SEED + session);
+    if (session % 3 === 0) await sut.bulk(source, 300);
+    await sut.run(source, 400, `seed ${SEED + session}`);
+  }
+  const hot = new DifferentialPair(path.join(home, 'hot'), 'differential-1', undefined, true);
+  await hot.init();
+  await hot.run(new StepSource(SEED, 2_500_000), 250, `seed ${SEED} hot`);
+  return { sessions: DIFFERENTIAL, steps_each: 400, hot_sessions: 1, differences: 0 };
 });
 
 console.log(JSON.stringify(summary, null, 2));
