@@ -92,6 +92,8 @@ export class StatusIndex {
   private bucketChanges: { marks: number; heads: Map<NodeId, NodeHead | null> } | null = null;
   /** How many marks were made: the heads derived over saved buckets hold while it stays. */
   private marks = 0;
+  /** The bucket each node marked since the save was saved in, as the saved buckets answered (each group counted asks again). */
+  private readonly savedKeys = new Map<NodeId, string | undefined | null>();
 
   /**
    * The index of `graph`, whose edges `edges` indexes. `saved`: heads true of the graph now, saved
@@ -163,7 +165,7 @@ export class StatusIndex {
     let count = buckets.counts.get(key) ?? 0;
     const moved: NodeHead[] = [];
     for (const [id, head] of changes) {
-      const saved = buckets.bucketOf(id);
+      const saved = this.savedBucketOf(buckets, id);
       if (saved === null) return this.savedBucketsDamaged(type, status);
       if (saved === key) count -= 1;
       if (head && bucketKey(head.type, head.status) === key) {
@@ -225,6 +227,12 @@ export class StatusIndex {
     }
     this.bucketChanges = { marks: this.marks, heads };
     return heads;
+  }
+
+  /** The bucket node `id` was saved in, read once: the save never changes while it is read. */
+  private savedBucketOf(buckets: SavedBuckets, id: NodeId): string | undefined | null {
+    if (!this.savedKeys.has(id)) this.savedKeys.set(id, buckets.bucketOf(id));
+    return this.savedKeys.get(id);
   }
 
   /** Saved buckets proved damaged: every head is read (or derived) instead, for good. */

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sinon from 'sinon';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { SavedEndpoints } from '../../adapters/edge-endpoints.js';
 import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
 import { nodeContext } from '../../domain/context.js';
@@ -136,6 +137,24 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
       expect(ids).to.include.members(['T-0-0', 'T-0-1', 'K-3']);
     } finally {
       lookups.restore();
+    }
+  });
+
+  it("status --limit 20 reads each changed node's saved bucket once, however many groups it counts", async () => {
+    const sut = await project();
+    const entries = sinon.spy(SavedEndpoints.prototype, 'of');
+    try {
+      const filters = { staleMs: 1000, limit: 20, all: true };
+      const answer = await sut.readGraph((graph) => statusReport(new GraphDraft(graph, NOW, null), NOW, filters));
+      expect(answer.tasks.ready!.map((node) => node.id)).to.include('T-0-1');
+      // A saved bucket is taken only where the node's endpoints entry names it: that entry is read
+      // once a node (and once by the edges index, for the readiness the change can move), not once a group.
+      const ids = entries.args.map(([id]) => id);
+      const reads = (id: string) => ids.filter((known) => known === id).length;
+      expect(['T-0-0', 'T-0-1', 'K-3'].map(reads)).to.deep.equal([2, 2, 2]);
+      expect(Math.max(...ids.map(reads))).to.equal(2);
+    } finally {
+      entries.restore();
     }
   });
 
