@@ -76,13 +76,6 @@ export class CheckpointNodes implements NodeMap {
   /** The id list, once parsed; until then lookups go through the slot table (when there is one that holds). */
   private list: { ids: readonly NodeId[]; ends: readonly number[] } | null = null;
   private slots: SlotTable | null;
-  /**
-   * Where each node looked up so far lies in the file (undefined: the file has no such node), once
-   * its key was checked or its line parsed: the file never changes, so a node looked up again
-   * (its endpoints, its status bucket, then its line, as `status` reads a listed or blocking node)
-   * reads the slot table once.
-   */
-  private located = new Map<NodeId, NodeSpan | undefined>();
   private lineHints: ((id: NodeId) => { key: number; end: number } | undefined) | null = null;
 
   constructor(
@@ -96,12 +89,12 @@ export class CheckpointNodes implements NodeMap {
   get(id: NodeId): GraphNode | undefined {
     const known = this.values.get(id);
     if (known !== undefined || this.removed.has(id)) return known;
-    const span = this.where(id, true);
+    const span = this.locate(id, true);
     return span === undefined ? undefined : this.read(id, span);
   }
 
   has(id: NodeId): boolean {
-    return this.values.has(id) || (!this.removed.has(id) && this.where(id) !== undefined);
+    return this.values.has(id) || (!this.removed.has(id) && this.locate(id) !== undefined);
   }
 
   /** Looks nothing up: replaying a ledger tail sets many nodes, and only `ids` needs to know which are new. */
@@ -193,7 +186,7 @@ export class CheckpointNodes implements NodeMap {
 
   /** Node `id`'s position among the file's ids (what the checkpoint's per-node sections are ordered by); undefined when the file has none. */
   filePosition(id: NodeId): number | undefined {
-    return this.where(id)?.position;
+    return this.locate(id)?.position;
   }
 
   /** How many nodes the file holds (the slot table says, until the id list is parsed). */
@@ -259,17 +252,6 @@ export class CheckpointNodes implements NodeMap {
   }
 
   /**
-   * Where node `id` of the file is, as `locate` says, remembered once it is sure: a span whose key
-   * was not checked (`readsLine`, one entry in the table) is remembered when its line is parsed.
-   */
-  private where(id: NodeId, readsLine = false): NodeSpan | undefined {
-    if (this.located.has(id)) return this.located.get(id);
-    const span = this.locate(id, readsLine);
-    if (span === undefined || !readsLine || !span.fromSlots) this.located.set(id, span);
-    return span;
-  }
-
-  /**
    * Where node `id` of the file is: by the slot table until the id list is parsed (a command that
    * lists every id then finds the others by it), else by the list. A table that does not hold
    * (a bucket fails its check, or no entry it names is the id's line) is dropped for the list.
@@ -330,16 +312,15 @@ export class CheckpointNodes implements NodeMap {
     let node: GraphNode;
     try {
       node = this.parse(id, span);
-      this.located.set(id, span);
     } catch (error) {
       if (!span.fromSlots) throw error;
       // The table's span did not hold: the id list decides (and reports the damage, if it is the node's).
       this.slots = null;
       const listed = this.locate(id, true);
-      this.located.set(id, listed);
       if (listed === undefined) return undefined;
       node = this.parse(id, listed);
     }
+    this.values.set(id, node);
     return node;
   }
 
