@@ -94,40 +94,28 @@ function importsDefaultOnly(importer, specifier) {
   return clauses.length > 0 && clauses.every((clause) => /^[A-Za-z_$][\w$]*$/.test(clause));
 }
 
-await build({
-  ...common,
-  entryPoints: ['entrypoints/cli/program.ts'],
-  outfile: PROGRAM,
-  // A native addon cannot be bundled; it is loaded from node_modules on first lock. tweetnacl
-  // serves only `server init` here: left in node_modules, it costs other commands nothing.
-  external: ['fs-ext', 'tweetnacl'],
-  // The CLI's file I/O is synchronous, where graceful-fs adds nothing but its load cost.
-  alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
-  plugins: [clipanionPatched, serverRuntimeApart, builtinDefaultsAsIs],
-  define: { TASKDAG_VERSION: JSON.stringify(version) },
-});
+/**
+ * A program of the CLI: a native addon cannot be bundled (fs-ext is loaded from node_modules on
+ * first lock); tweetnacl serves only `server init` here, so left in node_modules it costs other
+ * commands nothing; the CLI's file I/O is synchronous, where graceful-fs adds nothing but its
+ * load cost.
+ */
+const cliProgram = (entry, outfile, plugins) =>
+  build({
+    ...common,
+    entryPoints: [entry],
+    outfile,
+    external: ['fs-ext', 'tweetnacl'],
+    alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
+    plugins: [...plugins, serverRuntimeApart, builtinDefaultsAsIs],
+    define: { TASKDAG_VERSION: JSON.stringify(version) },
+  });
 
+await cliProgram('entrypoints/cli/program.ts', PROGRAM, [clipanionPatched]);
 // The graph reads' program (entrypoints/cli/graph-reads.ts): what `show T-1` or `status` loads.
-await build({
-  ...common,
-  entryPoints: ['entrypoints/cli/graph-reads.ts'],
-  outfile: GRAPH_READS_PROGRAM,
-  external: ['fs-ext', 'tweetnacl'],
-  alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
-  plugins: [projectModulesPure, serverRuntimeApart, builtinDefaultsAsIs],
-  define: { TASKDAG_VERSION: JSON.stringify(version) },
-});
-
+await cliProgram('entrypoints/cli/graph-reads.ts', GRAPH_READS_PROGRAM, [projectModulesPure]);
 // The point commands' program (entrypoints/cli/point-commands.ts): what `update T-1 --title x` or `take T-1` loads.
-await build({
-  ...common,
-  entryPoints: ['entrypoints/cli/point-commands.ts'],
-  outfile: POINT_PROGRAM,
-  external: ['fs-ext', 'tweetnacl'],
-  alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
-  plugins: [projectModulesPure, serverRuntimeApart, builtinDefaultsAsIs],
-  define: { TASKDAG_VERSION: JSON.stringify(version) },
-});
+await cliProgram('entrypoints/cli/point-commands.ts', POINT_PROGRAM, [projectModulesPure]);
 
 await build({
   ...common,
