@@ -384,30 +384,6 @@ describe('FsProjectStore', () => {
       expect(readdirSync(path.dirname(file('x'))).filter((name) => name.includes('.tmp-'))).to.deep.equal([]);
     });
 
-    it('parses only the nodes it reads, and its checkpoint copies the others as the file had them (issue 28)', async () => {
-      const draft = newDraft();
-      for (let i = 0; i < 300; i++) addTask(draft, `T-seeded-${i}`);
-      await open().replace({ ...plainGraph(draft.graph), log: [] });
-      const seeded = new Set(nodeIds(draft.graph));
-      const parse = sinon.spy(JSON, 'parse');
-      let parsed: string[];
-      try {
-        const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, files, true).open('demo-1234');
-        expect((await sut.readGraph((graph) => nodeOf(graph, 'T-seeded-5')))?.title).to.equal(nodeOf(draft.graph, 'T-seeded-5')!.title);
-        // Six commits of 768 KiB pass the 4 MiB a hot store waits for: a checkpoint in the background.
-        for (let i = 0; i < 6; i++) await commitTask(sut, `T${i}`, 'x'.repeat(768 * 1024));
-        await sut.checkpointed();
-        parsed = parse.returnValues.filter((value: unknown) => seeded.has((value as { id?: string } | null)?.id ?? '')).map((node: { id: string }) => node.id);
-      } finally {
-        parse.restore();
-      }
-      // Parsing every node at load made a 50k-node server's heap 80 MB larger.
-      expect(parsed).to.deep.equal(['T-seeded-5']);
-      const checkpoint = checkpointAsJson();
-      expect(Object.keys(checkpoint.nodes)).to.have.length(306);
-      expect(checkpoint.nodes).to.deep.equal((await state(open())).nodes);
-    });
-
     it('lets a reader that holds the graph across turns read nodes it had not read, while a failed transaction drops the state meanwhile', async () => {
       const draft = newDraft();
       for (let i = 0; i < 20; i++) addTask(draft, `T-seeded-${i}`);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { plainGraph } from '../../../domain/node-map.js';
 import type { Pool } from 'pg';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectOwners } from '../../../adapters/postgres/pg-project-owners.js';
@@ -26,7 +27,7 @@ const change = (store: PgProjectStore, id: string) =>
     addTask(draft, id);
     return { result: graph.revision, changes: draft.changes(), undo: () => draft.rollback() };
   });
-const graphOf = (store: PgProjectStore): Promise<Graph> => store.readGraph((graph) => structuredClone(graph));
+const graphOf = (store: PgProjectStore): Promise<Graph> => store.readGraph((graph) => structuredClone(plainGraph(graph)));
 
 describe('one owning process per project, by a lease with a fencing token (issue 25)', function () {
   this.timeout(60_000);
