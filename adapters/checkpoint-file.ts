@@ -6,7 +6,7 @@ import { indexesOf, isProjectState, projectState, type ProjectState, type SavedI
 import { isRememberedRequest, type RememberedRequest } from '../domain/request-window.js';
 import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse } from './edge-endpoints.js';
-import { headColumns, knowledgeEntries, knowledgeLineSpans } from './head-columns.js';
+import { headColumns, knowledgeSection } from './head-columns.js';
 import { bucketSections, headsLine, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
@@ -214,13 +214,12 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], en
     members.push(`${JSON.stringify(name)}:${JSON.stringify(value)}`);
     yield;
   }
-  const knowledge = Buffer.from(JSON.stringify(knowledgeEntries(heads)));
-  const knowledgeLines = Buffer.from(JSON.stringify(knowledgeLineSpans(heads, ends)));
+  const knowledge = knowledgeSection(heads, ends);
   yield;
   const endpoints = copy.endpointReuse ? yield* reusedEndpointSection(ids, copy.endpointReuse, SLICE) : yield* endpointSection(ids, edgesToIndex(copy), SLICE);
   yield;
   const buckets = bucketSections(copy.groups, heads, copy.claimed) ?? [];
-  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['knowledge_lines', knowledgeLines], ['endpoints', endpoints ?? Buffer.from('null')], ...buckets]);
+  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ...buckets]);
 }
 
 /**
@@ -367,12 +366,17 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
   if (typeof checkpoint.heads_crc32 !== 'string') return null;
   const read = (start: number, end: number) => nodes.bytes(heads.start + start, heads.start + end, 'the heads');
   const line = new SavedHeadsLine(read, heads.end - heads.start, checkpoint.heads_crc32, () => nodes.fileIds(), () => nodes.fileCount());
-  // `search` reads each knowledge item's stored line where the heads line says it is (checked against the line's key and end).
+  // Knowledge items are read where their section entry says their line is (checked against the line's key and end).
   nodes.hintLines((id) => line.knowledgeLine(id));
   return {
     heads:
       checkpoint.heads_rules === STATUS_RULES_VERSION
-        ? { all: () => line.all(), knowledge: () => line.knowledge(), buckets: () => line.buckets((known) => nodes.filePosition(known)) }
+        ? {
+            all: () => line.all(),
+            knowledge: () => line.knowledge(),
+            knowledgeHolding: (values) => line.knowledgeHolding(values),
+            buckets: () => line.buckets((known) => nodes.filePosition(known)),
+          }
         : null,
     edges: new CheckpointEndpoints(() => line.endpoints((known) => nodes.filePosition(known))),
   };

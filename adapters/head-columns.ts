@@ -134,34 +134,97 @@ function isScope(value: unknown): boolean {
   return ['domains', 'initiatives', 'tags', 'node_ids'].every((list) => Array.isArray(scope[list]) && (scope[list] as unknown[]).every((item) => typeof item === 'string'));
 }
 
-/** A knowledge node's head as its own section keeps it: `[id, status, initiative, domain, created_at, scope]`. */
-type KnowledgeEntry = [NodeId, string, string, string | null, string, KnowledgeScope];
+/**
+ * A knowledge node's head as its own section keeps it, with where its line is in the node section
+ * (its key's first byte and its JSON's end, from the first node line's start; `ends` as the
+ * checkpoint's): `[id, status, initiative, domain, created_at, scope, key, end]`. A file written
+ * before the line was kept here has the first six alone.
+ */
+type KnowledgeEntry = [NodeId, string, string, string | null, string, KnowledgeScope, number, number];
 
-/** The knowledge heads alone, in the order given: what `search` and scope matching read. */
-export function knowledgeEntries(heads: readonly NodeHead[]): KnowledgeEntry[] {
-  return heads.filter((head) => head.scope !== null).map((head) => [head.id, head.status, head.initiative, head.domain, head.created_at, head.scope!]);
+/** Where a knowledge node's line is in the node section. */
+export interface LineSpan {
+  key: number;
+  end: number;
 }
 
-/** The knowledge heads a knowledge section holds, or null when it is malformed. */
-export function knowledgeHeadsOf(value: unknown): NodeHead[] | null {
-  if (!Array.isArray(value)) return null;
-  const heads: NodeHead[] = [];
-  for (const entry of value) {
-    if (!Array.isArray(entry) || entry.length !== 6) return null;
-    const [id, status, initiative, domain, created_at, scope] = entry as unknown[];
-    if (typeof id !== 'string' || typeof status !== 'string' || typeof initiative !== 'string' || (domain !== null && typeof domain !== 'string') || typeof created_at !== 'string' || !isScope(scope)) return null;
-    heads.push({ id, type: 'knowledge', status, initiative, domain: domain as string | null, created_at, claim: null, scope: scope as KnowledgeScope, priority: null });
-  }
-  return heads;
+/** A knowledge head as its section keeps it, and where its line is (null in a file that does not say). */
+export interface KnowledgeRecord {
+  head: NodeHead;
+  line: LineSpan | null;
 }
 
 /**
- * Where each knowledge node's line is in the node section, `[id, key, end]` (its key's first byte
- * and its JSON's end, from the first node line's start; `ends` as the checkpoint's): what `search`
- * reads of each knowledge item without looking its id up.
+ * Each entry comes after a tab, which JSON allows between values and JSON.stringify never writes
+ * (it escapes one in a string): a reader finds the entries that hold a given string, and their
+ * bounds, in the section's bytes without parsing the others (`scopedKnowledge`).
  */
-export function knowledgeLineSpans(heads: readonly NodeHead[], ends: readonly number[]): [NodeId, number, number][] {
-  const spans: [NodeId, number, number][] = [];
-  for (const [position, head] of heads.entries()) if (head.scope !== null) spans.push([head.id, position === 0 ? 0 : ends[position - 1]! + 2, ends[position]!]);
-  return spans;
+const ENTRY_MARK = 0x09;
+
+/**
+ * The knowledge section: the knowledge heads alone, in the order given (every node's, `ends` in
+ * the same order), each entry after a tab: what `search` and scope matching read.
+ */
+export function knowledgeSection(heads: readonly NodeHead[], ends: readonly number[]): Buffer {
+  const entries: string[] = [];
+  for (const [position, head] of heads.entries()) {
+    if (head.scope === null) continue;
+    const key = position === 0 ? 0 : ends[position - 1]! + 2;
+    const entry: KnowledgeEntry = [head.id, head.status, head.initiative, head.domain, head.created_at, head.scope, key, ends[position]!];
+    entries.push(`\t${JSON.stringify(entry)}`);
+  }
+  return Buffer.from(`[${entries.join(',')}]`);
+}
+
+/** The knowledge heads a knowledge section holds, or null when it is malformed. */
+export function knowledgeHeadsOf(value: unknown): KnowledgeRecord[] | null {
+  if (!Array.isArray(value)) return null;
+  const records: KnowledgeRecord[] = [];
+  for (const entry of value) {
+    const record = knowledgeRecordOf(entry);
+    if (record === null) return null;
+    records.push(record);
+  }
+  return records;
+}
+
+function knowledgeRecordOf(entry: unknown): KnowledgeRecord | null {
+  if (!Array.isArray(entry) || (entry.length !== 6 && entry.length !== 8)) return null;
+  const [id, status, initiative, domain, created_at, scope, key, end] = entry as unknown[];
+  if (typeof id !== 'string' || typeof status !== 'string' || typeof initiative !== 'string' || (domain !== null && typeof domain !== 'string') || typeof created_at !== 'string' || !isScope(scope)) return null;
+  const line = entry.length === 8 && Number.isSafeInteger(key) && Number.isSafeInteger(end) && (key as number) >= 0 && (key as number) < (end as number) ? { key: key as number, end: end as number } : null;
+  if (entry.length === 8 && line === null) return null;
+  return { head: { id, type: 'knowledge', status, initiative, domain: domain as string | null, created_at, claim: null, scope: scope as KnowledgeScope, priority: null }, line };
+}
+
+/**
+ * The entries of knowledge section `bytes` (checksum checked by the caller) whose text holds one of
+ * `values` as a JSON string, parsed: every entry whose scope names one of them, and a few others
+ * (one whose initiative or domain is that string); the caller matches scopes. Null when the section
+ * cannot be read so: not one entry after a tab (a section written otherwise), or an escape in it
+ * (a string escaped is not found by its plain text), or an entry found malformed.
+ */
+export function scopedKnowledge(bytes: Buffer, values: readonly string[]): KnowledgeRecord[] | null {
+  if (bytes.length < 2 || bytes[0] !== 0x5b || bytes[bytes.length - 1] !== 0x5d || (bytes.length > 2 && bytes[1] !== ENTRY_MARK) || bytes.includes(0x5c)) return null;
+  const starts = new Set<number>();
+  for (const value of values) {
+    const needle = Buffer.from(JSON.stringify(value));
+    for (let at = bytes.indexOf(needle, 1); at >= 0; at = bytes.indexOf(needle, at + needle.length)) starts.add(bytes.lastIndexOf(ENTRY_MARK, at));
+  }
+  const records: KnowledgeRecord[] = [];
+  for (const start of [...starts].sort((a, b) => a - b)) {
+    const next = bytes.indexOf(ENTRY_MARK, start + 1);
+    // An entry ends before the comma that precedes the next one's tab, or before the closing bracket.
+    const end = next < 0 ? bytes.length - 1 : next - 1;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(bytes.toString('utf8', start + 1, end));
+    } catch {
+      return null;
+    }
+    const record = knowledgeRecordOf(entry);
+    if (record === null) return null;
+    records.push(record);
+  }
+  return records;
 }

@@ -2,7 +2,7 @@ import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js
 import type { NodeHead, SavedBuckets } from '../domain/status-index.js';
 import { crc32 } from './crc32.js';
 import { SavedEndpoints } from './edge-endpoints.js';
-import { headsOf, knowledgeHeadsOf } from './head-columns.js';
+import { headsOf, knowledgeHeadsOf, scopedKnowledge, type KnowledgeRecord, type LineSpan } from './head-columns.js';
 
 /**
  * The checkpoint's heads line (line 5) in sections, so that a reader takes only what it needs:
@@ -11,8 +11,9 @@ import { headsOf, knowledgeHeadsOf } from './head-columns.js';
  *
  * - `columns`: every node's head by column (head-columns.ts): `status` with a narrowing filter,
  *   `next`, a checkpoint rewrite;
- * - `knowledge`: the knowledge heads alone: `search`, and `context`/`take` matching scopes;
- * - `knowledge_lines`: where each knowledge node's line is in the node section: `search`;
+ * - `knowledge`: the knowledge heads alone, each with where its node's line is, each after a tab
+ *   (head-columns.ts): `search` reads them all, `context`/`take` the entries naming their node's
+ *   id, tags, domain or initiative;
  * - `endpoints`: the edges by endpoint (edge-endpoints.ts): every command that looks at a few
  *   nodes' edges (`context`, `take`, the nodes a ledger tail changed), or `null`;
  * - the status buckets apart (`bucketSections`): what `status` lists.
@@ -136,10 +137,6 @@ function headOfEntry(entry: unknown, type: NodeType, status: string): NodeHead |
   return { id, type, status, initiative, domain: domain as string | null, created_at, claim: claim as Claim | null, scope: scope as KnowledgeScope | null, priority: priority as number | null };
 }
 
-function isSpan(entry: unknown): entry is [NodeId, number, number] {
-  return Array.isArray(entry) && entry.length === 3 && typeof entry[0] === 'string' && Number.isSafeInteger(entry[1]) && Number.isSafeInteger(entry[2]) && entry[1] < entry[2];
-}
-
 function keyParts(key: string): { type: NodeType; status: string } | null {
   const [type, status] = key.split(' ');
   return (type === 'task' || type === 'gate' || type === 'knowledge') && status ? { type, status } : null;
@@ -155,7 +152,8 @@ export class SavedHeadsLine {
   /** The directory, once read: null when the line has none that checks (or is of the older form). */
   private directory: Map<string, Bounds> | null | undefined;
   private legacy = false;
-  private knowledgeLines: Map<NodeId, { key: number; end: number }> | null | undefined;
+  /** Where the knowledge nodes read from the knowledge section have their lines. */
+  private readonly knowledgeLines = new Map<NodeId, LineSpan>();
 
   constructor(
     private readonly read: (start: number, end: number) => Buffer,
@@ -177,7 +175,17 @@ export class SavedHeadsLine {
   knowledge(): NodeHead[] | null {
     if (this.isLegacy()) return this.legacyHeads()?.filter((head) => head.scope !== null) ?? null;
     const knowledge = this.section('knowledge');
-    return knowledge === null ? null : knowledgeHeadsOf(knowledge);
+    return knowledge === null ? null : this.noteLines(knowledgeHeadsOf(knowledge));
+  }
+
+  /**
+   * The knowledge heads whose section entry holds one of `values` (a scope names them), read
+   * without parsing the other entries: a superset of those whose scope names one, the caller
+   * matches. Null when the section cannot be read so (the caller reads it whole).
+   */
+  knowledgeHolding(values: readonly string[]): NodeHead[] | null {
+    const bytes = this.isLegacy() ? null : this.sectionBytes('knowledge');
+    return bytes === null ? null : this.noteLines(scopedKnowledge(bytes, values));
   }
 
   /** The edges by endpoint, or null when the line has none (`positionOf`: a node's position among the ids). */
@@ -189,13 +197,16 @@ export class SavedHeadsLine {
     return new SavedEndpoints((from, to) => this.read(start + from, start + Math.min(to, end - start)), end - start, this.count(), positionOf);
   }
 
-  /** Where knowledge node `id`'s line is in the node section (`knowledge_lines`), or undefined when the line does not say. */
-  knowledgeLine(id: NodeId): { key: number; end: number } | undefined {
-    if (this.knowledgeLines === undefined) {
-      const spans = this.isLegacy() ? null : this.section('knowledge_lines');
-      this.knowledgeLines = Array.isArray(spans) ? new Map(spans.filter(isSpan).map(([known, key, end]) => [known, { key, end }])) : null;
-    }
-    return this.knowledgeLines?.get(id);
+  /** Where knowledge node `id`'s line is in the node section, when its section entry was read and says. */
+  knowledgeLine(id: NodeId): LineSpan | undefined {
+    return this.knowledgeLines.get(id);
+  }
+
+  /** Keeps where the records' lines are (for `knowledgeLine`); their heads. */
+  private noteLines(records: KnowledgeRecord[] | null): NodeHead[] | null {
+    if (records === null) return null;
+    for (const { head, line } of records) if (line) this.knowledgeLines.set(head.id, line);
+    return records.map((record) => record.head);
   }
 
   /** The status buckets apart (`bucketSections`), or null when the line has none. */
@@ -286,15 +297,21 @@ export class SavedHeadsLine {
 
   /** A section's value, parsed, when its checksum holds; null otherwise. */
   private section(name: string): unknown {
-    const bounds = this.sections()?.get(name);
-    if (!bounds) return null;
-    const bytes = this.read(bounds.start, bounds.end);
-    if (hex(crc32(bytes)) !== bounds.crc) return null;
+    const bytes = this.sectionBytes(name);
+    if (bytes === null) return null;
     try {
       return JSON.parse(bytes.toString('utf8'));
     } catch {
       return null;
     }
+  }
+
+  /** A section's bytes, when its checksum holds; null otherwise. */
+  private sectionBytes(name: string): Buffer | null {
+    const bounds = this.sections()?.get(name);
+    if (!bounds) return null;
+    const bytes = this.read(bounds.start, bounds.end);
+    return hex(crc32(bytes)) === bounds.crc ? bytes : null;
   }
 
   /** The heads of a line in the older form: one CRC-32 for the line, the columns alone. */

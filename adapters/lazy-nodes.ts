@@ -89,6 +89,8 @@ export class CheckpointNodes implements NodeMap {
   get(id: NodeId): GraphNode | undefined {
     const known = this.values.get(id);
     if (known !== undefined || this.removed.has(id)) return known;
+    const hinted = this.hintedNode(id);
+    if (hinted !== undefined) return hinted;
     const span = this.locate(id, true);
     return span === undefined ? undefined : this.read(id, span);
   }
@@ -153,8 +155,8 @@ export class CheckpointNodes implements NodeMap {
   /** Node `id`'s line as stored (its key included), while it has not been read or set; undefined otherwise. */
   storedText(id: NodeId): string | undefined {
     if (this.values.has(id) || this.removed.has(id)) return undefined;
-    const hinted = this.hintedText(id);
-    if (hinted !== undefined) return hinted;
+    const hinted = this.hintedLine(id);
+    if (hinted !== undefined) return hinted.toString('utf8');
     const span = this.locate(id);
     if (span === undefined) return undefined;
     const line = this.bytes(span.key, span.end + 1, `node ${id}`);
@@ -166,8 +168,27 @@ export class CheckpointNodes implements NodeMap {
     return line.toString('utf8', 0, line.length - 1);
   }
 
-  /** Node `id`'s stored line where the hints say it is, when it is there: keyed by the id, ended as a node line is. */
-  private hintedText(id: NodeId): string | undefined {
+  /**
+   * Node `id` read from its line where the hints say it is, when it is there and holds a node;
+   * undefined otherwise (the id is then looked up, and a damaged line reported as such).
+   */
+  private hintedNode(id: NodeId): GraphNode | undefined {
+    const line = this.hintedLine(id);
+    if (line === undefined) return undefined;
+    let node: unknown;
+    try {
+      node = JSON.parse(line.toString('utf8', Buffer.byteLength(JSON.stringify(id)) + 1));
+      assertNodeShape(node, id, this.path);
+    } catch {
+      return undefined;
+    }
+    this.entries.set(id, { node, entry: line });
+    this.values.set(id, node);
+    return node;
+  }
+
+  /** Node `id`'s stored line (without its ending) where the hints say it is, when it is there: keyed by the id, ended as a node line is. */
+  private hintedLine(id: NodeId): Buffer | undefined {
     const hint = this.lineHints?.(id);
     if (!hint) return undefined;
     const { sectionStart, sectionEnd } = this.layout;
@@ -181,7 +202,7 @@ export class CheckpointNodes implements NodeMap {
     const terminator = line[line.length - 1];
     const whole = around[0] === 0x0a && (terminator === 0x2c ? around[around.length - 1] === 0x0a : terminator === 0x0a && end === sectionEnd - 1);
     if (!whole || line.toString('utf8', 0, Buffer.byteLength(key)) !== key || line.indexOf(0x0a) !== (terminator === 0x0a ? line.length - 1 : -1)) return undefined;
-    return line.toString('utf8', 0, line.length - 1);
+    return line.subarray(0, line.length - 1);
   }
 
   /** Node `id`'s position among the file's ids (what the checkpoint's per-node sections are ordered by); undefined when the file has none. */

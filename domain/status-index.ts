@@ -25,9 +25,13 @@ export interface NodeHead {
 
 /**
  * Heads saved with the graph (a checkpoint), read when first needed: every head, and (when the
- * save keeps them apart) the knowledge heads alone; null when they cannot be used.
+ * save keeps them apart) the knowledge heads alone, or those whose saved entry holds one of some
+ * strings (`knowledgeHolding`: at least every knowledge head whose scope names one of them); null
+ * when they cannot be used.
  */
-export type SavedHeads = (() => Iterable<NodeHead> | null) | { all(): Iterable<NodeHead> | null; knowledge(): Iterable<NodeHead> | null; buckets?(): SavedBuckets | null };
+export type SavedHeads =
+  | (() => Iterable<NodeHead> | null)
+  | { all(): Iterable<NodeHead> | null; knowledge(): Iterable<NodeHead> | null; knowledgeHolding?(values: readonly string[]): Iterable<NodeHead> | null; buckets?(): SavedBuckets | null };
 
 /**
  * Saved heads read a status bucket at a time (a checkpoint's bucket sections): what `status`
@@ -84,6 +88,8 @@ export class StatusIndex {
   private knowledgeOnly = false;
   /** Nodes changed since the knowledge heads alone were last brought up to date. */
   private readonly knowledgeChanged = new Set<NodeId>();
+  /** How many times scope matching was asked for: the first reads the saved entries that can match, later ones index every knowledge head. */
+  private scopings = 0;
   /** How many heads this index has derived (tests count them: a kept index derives only what changed). */
   derivations = 0;
   /** The saved buckets read a page at a time, while no head is read whole (null once they prove damaged). */
@@ -264,15 +270,39 @@ export class StatusIndex {
    * initiative: what can match it, found without walking every knowledge item.
    */
   knowledgeScoping(target: { id: NodeId; tags: readonly string[]; domain: string | null; initiative: string }): Set<NodeHead> {
+    const keys = [scopeKey('node_ids', target.id), ...target.tags.map((tag) => scopeKey('tags', tag)), scopeKey('initiatives', target.initiative)];
+    if (target.domain !== null) keys.push(scopeKey('domains', target.domain));
+    // A command asks once: the saved entries that can match cost less than every knowledge head (a process that keeps its state asks again, and indexes them).
+    const saved = this.scopings++ === 0 ? this.savedScoping(target, new Set(keys)) : null;
+    if (saved) return saved;
     this.knowledge();
     if (!this.scopeEntries) {
       this.scopeEntries = new Map();
       for (const head of this.knowledgeHeads.values()) this.indexScope(head, 'add');
     }
-    const keys = [scopeKey('node_ids', target.id), ...target.tags.map((tag) => scopeKey('tags', tag)), scopeKey('initiatives', target.initiative)];
-    if (target.domain !== null) keys.push(scopeKey('domains', target.domain));
     const found = new Set<NodeHead>();
     for (const key of keys) for (const head of this.scopeEntries.get(key) ?? []) found.add(head);
+    return found;
+  }
+
+  /**
+   * `knowledgeScoping` from the saved knowledge entries that can match (the nodes changed since
+   * the save derived again), while no knowledge head is read; null when the save cannot say.
+   */
+  private savedScoping(target: { id: NodeId; tags: readonly string[]; domain: string | null; initiative: string }, keys: ReadonlySet<string>): Set<NodeHead> | null {
+    if (this.heads || this.knowledgeOnly || !this.saved || typeof this.saved === 'function' || !this.saved.knowledgeHolding) return null;
+    const values = [target.id, ...target.tags, target.initiative, ...(target.domain === null ? [] : [target.domain])];
+    const saved = this.saved.knowledgeHolding(values);
+    if (!saved) return null;
+    const found = new Set<NodeHead>();
+    for (const head of saved) if (!this.changed.has(head.id) && scopeNamesAny(head, keys)) found.add(head);
+    for (const id of this.changed) {
+      const node = nodeOf(this.graph, id);
+      if (!isKnowledge(node)) continue;
+      this.derivations += 1;
+      const head = headOf(this.graph, this.edges, node);
+      if (scopeNamesAny(head, keys)) found.add(head);
+    }
     return found;
   }
 
@@ -433,6 +463,11 @@ const SCOPE_LISTS = ['node_ids', 'tags', 'domains', 'initiatives'] as const sati
 
 function scopeKey(list: keyof KnowledgeScope, value: string): string {
   return `${list} ${value}`;
+}
+
+/** Whether a knowledge head's scope has one of the entries `keys` (as `scopeKey` makes them). */
+function scopeNamesAny(head: NodeHead, keys: ReadonlySet<string>): boolean {
+  return head.scope !== null && SCOPE_LISTS.some((list) => head.scope![list].some((value) => keys.has(scopeKey(list, value))));
 }
 
 function bucketKey(type: NodeType, status: string): string {

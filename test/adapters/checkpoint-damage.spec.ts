@@ -5,10 +5,11 @@ import { crc32 } from '../../adapters/crc32.js';
 import { HEADS_DIRECTORY_START, headsLine } from '../../adapters/heads-line.js';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
+import { nodeContext } from '../../domain/context.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { take } from '../../domain/lifecycle.js';
 import type { Graph } from '../../domain/model.js';
-import { plainGraph } from '../../domain/node-map.js';
+import { nodeOf, plainGraph } from '../../domain/node-map.js';
 import { projectState } from '../../domain/project-state.js';
 import { statusReport } from '../../domain/status-report.js';
 import { searchKnowledge } from '../../domain/search.js';
@@ -86,10 +87,15 @@ describe('a checkpoint whose derived data was edited with its checksums recomput
 
   /**
    * Rewrites section `name` of the heads line through `edit` (its parsed value in, the new one
-   * out), every other section copied as it was, the directory and `heads_crc32` recomputed as a
-   * writer computes them: the edit passes every checksum.
+   * out, written back by JSON.stringify), every other section copied as it was, the directory and
+   * `heads_crc32` recomputed as a writer computes them: the edit passes every checksum.
    */
   function editHeadsSection(text: string, name: string, edit: (value: any) => unknown): string {
+    return editHeadsSectionText(text, name, (section) => JSON.stringify(edit(JSON.parse(section))));
+  }
+
+  /** As `editHeadsSection`, through `edit` of the section's text. */
+  function editHeadsSectionText(text: string, name: string, edit: (section: string) => string): string {
     const lines = text.split('\n');
     const at = lines.findIndex((line) => line.startsWith(HEADS_DIRECTORY_START));
     const line = Buffer.from(lines[at]!);
@@ -97,7 +103,7 @@ describe('a checkpoint whose derived data was edited with its checksums recomput
     const directory = JSON.parse(line.toString('utf8', HEADS_DIRECTORY_START.length, directoryEnd)) as Record<string, [string, string, string]>;
     const sections = Object.entries(directory).map(([section, [start, end]]) => {
       const bytes = line.subarray(Number(start), Number(end));
-      return [section, section === name ? Buffer.from(JSON.stringify(edit(JSON.parse(bytes.toString('utf8'))))) : bytes] as [string, Buffer];
+      return [section, section === name ? Buffer.from(edit(bytes.toString('utf8'))) : bytes] as [string, Buffer];
     });
     const encoding = headsLine(sections);
     let step = encoding.next();
@@ -110,6 +116,48 @@ describe('a checkpoint whose derived data was edited with its checksums recomput
     return lines.join('\n');
   }
 
+  /** A task and the knowledge scoped to it by tag, by domain and by nothing of it (none of the task's initiative), checkpointed. */
+  async function scopedProject(): Promise<FsProjectStore> {
+    const draft = newDraft();
+    draft.graph.initiatives.other = { desc: 'the task', created_at: NOW };
+    addTask(draft, 'T-1', { tags: ['tag-x'], domain: 'billing', initiative: 'other' });
+    addKnowledge(draft, 'K-1', { scope: { domains: [], initiatives: [], tags: ['tag-x'], node_ids: [] } });
+    addKnowledge(draft, 'K-2', { scope: { domains: ['billing'], initiatives: [], tags: [], node_ids: [] } });
+    addKnowledge(draft, 'K-3', { scope: { domains: ['auth'], initiatives: [], tags: ['tag-y'], node_ids: [] } });
+    const store = open();
+    await store.replace({ ...plainGraph(draft.graph), log: [] });
+    return store;
+  }
+
+  const contextOfT1 = (sut: FsProjectStore) =>
+    sut.readGraph((graph) => ({
+      answer: nodeContext(new GraphDraft(graph, NOW, null), nodeOf(graph, 'T-1')!, NOW, { agent: null, staleMs: 1000 }),
+      expected: nodeContext(fresh(graph), nodeOf(graph, 'T-1')!, NOW, { agent: null, staleMs: 1000 }),
+    }));
+
+  it('context: a knowledge section written back without a tab before each entry is read whole, with the same matches', async () => {
+    const sut = await scopedProject();
+    const text = readFileSync(checkpointFile(), 'utf8');
+    const edited = editHeadsSection(text, 'knowledge', (entries: unknown[]) => entries);
+    expect(edited).to.not.equal(text);
+    writeFileSync(checkpointFile(), edited);
+    const { answer, expected } = await contextOfT1(sut);
+    expect(answer).to.deep.equal(expected);
+    expect(answer.knowledge.map((entry) => entry.node.id)).to.deep.equal(['K-1', 'K-2']);
+  });
+
+  it('context: a scope value written with an escape in the knowledge section still matches', async () => {
+    const sut = await scopedProject();
+    const text = readFileSync(checkpointFile(), 'utf8');
+    // The same value, escaped: its plain text is nowhere in the section.
+    const edited = editHeadsSectionText(text, 'knowledge', (section) => section.replace('["tag-x"]', '["tag\\u002dx"]'));
+    expect(edited).to.not.equal(text);
+    writeFileSync(checkpointFile(), edited);
+    const { answer, expected } = await contextOfT1(sut);
+    expect(answer).to.deep.equal(expected);
+    expect(answer.knowledge.map((entry) => entry.node.id)).to.deep.equal(['K-1', 'K-2']);
+  });
+
   it('search: a knowledge line span that ends inside the line is not taken for the line', async () => {
     const draft = newDraft();
     addTask(draft, 'T-1');
@@ -118,11 +166,12 @@ describe('a checkpoint whose derived data was edited with its checksums recomput
     await sut.replace({ ...plainGraph(draft.graph), log: [] });
     const text = readFileSync(checkpointFile(), 'utf8');
     // K-1's span now ends at the comma after its title: its stored text would hold no needle.
-    const edited = editHeadsSection(text, 'knowledge_lines', (spans: [string, number, number][]) =>
-      spans.map(([id, key, end]) => {
+    const edited = editHeadsSection(text, 'knowledge', (entries: unknown[][]) =>
+      entries.map((entry) => {
+        const [id, key] = [entry[0], entry[6] as number];
         const section = text.indexOf('"nodes":{\n') + '"nodes":{\n'.length;
         const comma = Buffer.from(text).indexOf('first,', section + key) + 'first'.length;
-        return id === 'K-1' ? [id, key, comma - section] : [id, key, end];
+        return id === 'K-1' ? [...entry.slice(0, 6), key, comma - section] : entry;
       }),
     );
     expect(edited).to.not.equal(text);
@@ -143,7 +192,7 @@ describe('a checkpoint whose derived data was edited with its checksums recomput
     const section = bytes.indexOf('"nodes":{\n') + '"nodes":{\n'.length;
     const key = bytes.indexOf('"K-1":{"note"', section) - section;
     const end = bytes.indexOf('"x"}}', section) + 5 - section;
-    const edited = editHeadsSection(text, 'knowledge_lines', (spans: [string, number, number][]) => spans.map(([id, ...span]) => (id === 'K-1' ? [id, key, end] : [id, ...span])));
+    const edited = editHeadsSection(text, 'knowledge', (entries: unknown[][]) => entries.map((entry) => (entry[0] === 'K-1' ? [...entry.slice(0, 6), key, end] : entry)));
     expect(edited).to.not.equal(text);
     writeFileSync(checkpointFile(), edited);
     const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));

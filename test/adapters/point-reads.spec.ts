@@ -8,7 +8,9 @@ import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
 import { nodeContext } from '../../domain/context.js';
 import { GraphDraft } from '../../domain/draft.js';
-import { accept, addNote, submit, take } from '../../domain/lifecycle.js';
+import { SavedHeadsLine } from '../../adapters/heads-line.js';
+import { accept, addNote, deprecateKnowledge, submit, take } from '../../domain/lifecycle.js';
+import { updateNode } from '../../domain/update.js';
 import type { Graph } from '../../domain/model.js';
 import { nodeOf, plainGraph } from '../../domain/node-map.js';
 import type { ProjectState } from '../../domain/project-state.js';
@@ -78,6 +80,46 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(answer.knowledge.map((entry) => entry.node.id)).to.deep.equal(['K-0']);
     // K-3 changed in the tail and may match by scope: its head alone is derived again, no task's.
     expect(used).to.deep.equal({ groupings: 0, derivations: 1 });
+  });
+
+  it('context reads the knowledge entries that can match, not the whole knowledge section, and each match where its entry says', async () => {
+    const sut = await project();
+    const whole = sinon.spy(SavedHeadsLine.prototype, 'knowledge');
+    const lookups = sinon.spy(CheckpointNodes.prototype as unknown as { locate(id: string): unknown }, 'locate');
+    const { answer, expected } = await sut.readGraph((graph) => ({
+      answer: nodeContext(new GraphDraft(graph, NOW, null), nodeOf(graph, 'T-5-1')!, NOW, { agent: null, staleMs: 1000 }),
+      expected: nodeContext(fresh(graph), nodeOf(graph, 'T-5-1')!, NOW, { agent: null, staleMs: 1000 }),
+    }));
+    expect(answer).to.deep.equal(expected);
+    expect(answer.knowledge.map((entry) => entry.node.id)).to.deep.equal(['K-5']);
+    expect(whole.callCount).to.equal(0);
+    // K-3 is read by the ledger tail's replay; K-5 where its entry says its line is.
+    expect(lookups.args.map(([id]) => id)).to.not.include('K-5');
+  });
+
+  it('context matches scopes changed, added and deprecated in the ledger tail as a fresh derivation does', async () => {
+    const sut = await project();
+    for (const step of [
+      // K-5 now names T-0-1's tag, K-0 no longer does; K-new names T-0-1 itself; K-2 names its tag and is deprecated.
+      (work: GraphDraft) => updateNode(work, 'K-5', { scope_tags: ['chain-0'] }, { allowUnregisteredInitiative: true }),
+      (work: GraphDraft) => updateNode(work, 'K-0', { scope_tags: ['chain-9'] }, { allowUnregisteredInitiative: true }),
+      (work: GraphDraft) => addKnowledge(work, 'K-new', { scope: { domains: [], initiatives: [], tags: [], node_ids: ['T-0-1'] } }),
+      (work: GraphDraft) => updateNode(work, 'K-2', { scope_tags: ['chain-0'] }, { allowUnregisteredInitiative: true }),
+      (work: GraphDraft) => deprecateKnowledge(work, 'K-2', 'superseded'),
+    ]) {
+      await sut.transact((graph) => {
+        const work = new GraphDraft(graph, NOW, 'bob');
+        step(work);
+        return { result: null, changes: work.changes() };
+      });
+    }
+    const { answer, expected } = await sut.readGraph((graph) => ({
+      answer: nodeContext(new GraphDraft(graph, NOW, null), nodeOf(graph, 'T-0-1')!, NOW, { agent: null, staleMs: 1000 }),
+      expected: nodeContext(fresh(graph), nodeOf(graph, 'T-0-1')!, NOW, { agent: null, staleMs: 1000 }),
+    }));
+    expect(answer).to.deep.equal(expected);
+    expect(answer.knowledge.map((entry) => entry.node.id)).to.deep.equal(['K-new', 'K-5']);
+    expect(answer.alerts.map((alert) => alert.kind)).to.deep.equal(['KNOWLEDGE_DEPRECATED_SOON']);
   });
 
   it('search reads the knowledge heads alone: no edge list, no task readiness', async () => {
@@ -185,20 +227,20 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(refused).to.include({ code: 'STORAGE_ERROR' }).and.satisfy((error: { message: string }) => /K-12/.test(error.message));
   });
 
-  it('search reads each knowledge item where the heads line says its line is, looking up only the match', async () => {
+  it('search reads each knowledge item where the heads line says its line is, looking up no id', async () => {
     const sut = await project();
     const lookups = sinon.spy(CheckpointNodes.prototype as unknown as { locate(id: string): unknown }, 'locate');
     try {
       const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
       expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-7']);
-      // K-3 is read by the ledger tail's replay (a note appended to it), K-7 to answer: no other id is looked up.
-      expect(lookups.args.map(([id]) => id)).to.deep.equal(['K-3', 'K-7']);
+      // K-3 is read by the ledger tail's replay (a note appended to it); K-7 is read where its entry says: no other id is looked up.
+      expect(lookups.args.map(([id]) => id)).to.deep.equal(['K-3']);
     } finally {
       lookups.restore();
     }
     // Where the line spans are damaged, each item is looked up by id instead: the same answer.
     const text = readFileSync(checkpointFile(), 'utf8');
-    const damaged = text.replace(/(,"knowledge_lines":\[\["K-0",)(\d)/, (_all, before: string, digit: string) => `${before}${(Number(digit) + 1) % 10}`);
+    const damaged = text.replace(/(\["K-0","active",[^\t]*?\},)(\d)/, (_all, before: string, digit: string) => `${before}${(Number(digit) + 1) % 10}`);
     expect(damaged).to.not.equal(text);
     writeFileSync(checkpointFile(), damaged);
     const again = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
