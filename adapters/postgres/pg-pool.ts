@@ -17,21 +17,6 @@ export function openPool(connectionString: string, max = 10, connectionTimeoutMi
   return pool;
 }
 
-/** PostgreSQL's type id of bytea. */
-const BYTEA = 17;
-
-/**
- * `text` asked for its results in binary format, with each bytea as the bytes themselves: in text
- * format a bytea arrives as hex, twice its size, and is decoded on the event loop (a 50k-node
- * checkpoint is 60 MB: 120 MB to receive and 300 ms to decode). Other columns keep their usual
- * parsers (integers, text and json read the same in either format).
- */
-export function binaryQuery(text: string, values: unknown[]): import('pg').QueryConfig {
-  const types = pg().types;
-  const getTypeParser = (oid: number, format?: 'text' | 'binary') => (oid === BYTEA && format === 'binary' ? (bytes: Buffer) => bytes : types.getTypeParser(oid, format));
-  return { text, values, binary: true, types: { getTypeParser: getTypeParser as typeof types.getTypeParser } } as import('pg').QueryConfig;
-}
-
 /** A dedicated client outside the pool (LISTEN keeps its connection for the process's lifetime). */
 export function openClient(connectionString: string): import('pg').Client {
   return new (pg().Client)({ connectionString, application_name: 'taskdag-listen' });

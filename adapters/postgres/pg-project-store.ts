@@ -14,7 +14,7 @@ import { changeSetOf, replayChangeSets } from '../ledger-records.js';
 import { assertReplaceable } from '../replacement-order.js';
 import { invalidFile } from '../storage-error.js';
 import { pluginTableOf, type PluginRow } from './pg-plugin-rows.js';
-import { binaryQuery, codeOf, commitOutcomeUnknown, databaseError, isConnectionLost, queryFresh, withTransaction } from './pg-pool.js';
+import { codeOf, commitOutcomeUnknown, databaseError, isConnectionLost, queryFresh, withTransaction } from './pg-pool.js';
 import { PgSnapshotStore } from './pg-snapshot-store.js';
 import { isOwnedElsewhere, OwnedElsewhere } from '../../application/ports/project-owners.js';
 import type { CommitFence } from './pg-project-owners.js';
@@ -559,7 +559,8 @@ export class PgProjectStore implements ProjectStore {
     if (!row) throw noState(this.projectId);
     const checkpoint = (
       await client.query<{ revision: number; checkpoint: Buffer }>(
-        binaryQuery('SELECT revision::int, checkpoint FROM taskdag_checkpoints WHERE project = $1 AND incarnation = $2 ORDER BY revision DESC LIMIT 1', [this.projectId, row.incarnation]),
+        'SELECT revision::int, checkpoint FROM taskdag_checkpoints WHERE project = $1 AND incarnation = $2 ORDER BY revision DESC LIMIT 1',
+        [this.projectId, row.incarnation],
       )
     ).rows[0];
     type ChangeRow = { revision: number; change: unknown; bytes: number };

@@ -23,7 +23,6 @@ import { NOW, addTask, newDraft } from '../support/graphs.js';
 import { InMemoryProjectStores } from '../support/in-memory-stores.js';
 import { sampleState } from '../support/states.js';
 import { useTempDir } from '../support/temp-dir.js';
-import { binaryQuery } from '../../adapters/postgres/pg-pool.js';
 import { PgProjectStoreFactory, type PgProjectStore } from '../../adapters/postgres/pg-project-store.js';
 import { freshPool } from '../support/postgres.js';
 
@@ -408,7 +407,7 @@ describe('PostgreSQL store', function () {
   afterEach(async () => close());
   let pool: Awaited<ReturnType<typeof freshPool>>['pool'];
   const NEWEST_CHECKPOINT = "SELECT revision::int, checkpoint FROM taskdag_checkpoints WHERE project = 'p' ORDER BY revision DESC LIMIT 1";
-  const newestCheckpoint = async () => (await pool.query<{ revision: number; checkpoint: Buffer }>(binaryQuery(NEWEST_CHECKPOINT, []))).rows[0]!;
+  const newestCheckpoint = async () => (await pool.query<{ revision: number; checkpoint: Buffer }>(NEWEST_CHECKPOINT)).rows[0]!;
   const tempDir = useTempDir('taskdag-contract-pg-');
   // The heads of the newest checkpoint row, edited as the file store's tasks.json is.
   const checkpointRowHeads: SavedDerivedData = {
