@@ -84,15 +84,30 @@ export function* headsLine(sections: readonly (readonly [string, Buffer])[]): Ge
   return { line: Buffer.concat([head, ...pieces, Buffer.from('}},\n')]), crc: hex(crc32(head)) };
 }
 
-/** How many heads a page of a status bucket holds: `status --limit 20` reads the first page of each group it lists. */
-export const BUCKET_PAGE = 200;
+/**
+ * Where a status bucket's pages end (heads from its start): the first pages small, so that a
+ * `status --limit 20` reads 20 heads a group and the default `--limit 100` reads 100, then
+ * `BUCKET_PAGE` a page. A reader takes pages in order until it has enough, whatever their sizes.
+ */
+const FIRST_PAGE_ENDS = [20, 100] as const;
+const BUCKET_PAGE = 200;
+
+function pageBounds(count: number): [number, number][] {
+  const bounds: [number, number][] = [];
+  for (let start = 0; start < count; ) {
+    const end = Math.min(count, FIRST_PAGE_ENDS.find((first) => first > start) ?? start + BUCKET_PAGE);
+    bounds.push([start, end]);
+    start = end;
+  }
+  return bounds;
+}
 
 /**
  * The sections that keep the status buckets apart (what `status` reads without every head):
  * `buckets` (their names, `<type> <status>`, their counts and pages), `bucket_of` (one character
  * per node, in the order of the ids: the number of its bucket, from `0`), `claims` (the claimed
  * tasks in progress, the longest-held first) and `bucket <n> <page>` (a bucket's heads, oldest
- * first, `BUCKET_PAGE` a page). A head is `[id, created_at, initiative, domain, claim, priority, scope]`.
+ * first, in pages of `pageBounds`). A head is `[id, created_at, initiative, domain, claim, priority, scope]`.
  */
 export function bucketSections(groups: readonly (readonly [string, readonly NodeHead[]])[], order: readonly NodeHead[], claimed: readonly NodeHead[]): [string, Buffer][] | null {
   if (groups.length > BUCKET_CODES.length) return null;
@@ -105,14 +120,15 @@ export function bucketSections(groups: readonly (readonly [string, readonly Node
   }
   const names = groups.map(([key]) => key);
   const counts = groups.map(([, heads]) => heads.length);
-  const pages = groups.map(([, heads]) => Math.ceil(heads.length / BUCKET_PAGE));
+  const bounds = groups.map(([, heads]) => pageBounds(heads.length));
+  const pages = bounds.map((pagesOf) => pagesOf.length);
   const sections: [string, Buffer][] = [
     ['buckets', Buffer.from(JSON.stringify({ names, counts, pages }))],
     ['bucket_of', Buffer.from(JSON.stringify(of))],
     ['claims', Buffer.from(JSON.stringify(claimed.map(entryOf)))],
   ];
   for (const [at, [, heads]] of groups.entries()) {
-    for (let page = 0; page * BUCKET_PAGE < heads.length; page++) sections.push([`bucket ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(page * BUCKET_PAGE, (page + 1) * BUCKET_PAGE).map(entryOf)))]);
+    for (const [page, [start, end]] of bounds[at]!.entries()) sections.push([`bucket ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(start, end).map(entryOf)))]);
   }
   return sections;
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import sinon from 'sinon';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { SavedEndpoints } from '../../adapters/edge-endpoints.js';
+import { SavedHeadsLine } from '../../adapters/heads-line.js';
 import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
 import { nodeContext } from '../../domain/context.js';
@@ -164,6 +165,36 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(answer).to.deep.equal(expected);
     expect(answer.summary.blocked).to.be.greaterThan(500);
     expect(used.derivations).to.be.within(1, 6);
+  });
+
+  it('status --limit 20 reads about 20 heads of each group from its saved pages, not a page of 200', async () => {
+    const sut = await project();
+    const read = new Map<string, number>();
+    const buckets = SavedHeadsLine.prototype.buckets;
+    const counting = sinon.stub(SavedHeadsLine.prototype, 'buckets').callsFake(function (this: SavedHeadsLine, ...args: Parameters<typeof buckets>) {
+      const saved = buckets.apply(this, args);
+      return (
+        saved && {
+          ...saved,
+          page: (key: string, page: number) => {
+            const heads = saved.page(key, page);
+            read.set(key, (read.get(key) ?? 0) + (heads?.length ?? 0));
+            return heads;
+          },
+        }
+      );
+    });
+    try {
+      const filters = { staleMs: 1000, limit: 20, all: false };
+      const { answer, expected } = await sut.readGraph((graph) => ({ answer: statusReport(new GraphDraft(graph, NOW, null), NOW, filters), expected: statusReport(fresh(graph), NOW, filters) }));
+      expect(JSON.stringify(answer)).to.equal(JSON.stringify(expected));
+      expect(answer.summary.blocked).to.be.greaterThan(500);
+      // The first page holds 20 heads: a group whose first page lost a head to the ledger tail
+      // (T-0-0 left ready, T-0-1 left blocked) reads the next, of 80; the 570 blocked are never read 200 at a time.
+      expect(Object.fromEntries(read)).to.deep.equal({ 'task ready': 30, 'task in_progress': 0, 'task blocked': 100, 'task backlog': 0, 'task submitted': 0, 'gate open': 20 });
+    } finally {
+      counting.restore();
+    }
   });
 
   it("status --limit 20 reads each changed node's saved bucket once, however many groups it counts", async () => {
