@@ -1,0 +1,38 @@
+import { expect } from 'chai';
+import sinon from 'sinon';
+import { knowledgeSection, scopedKnowledge } from '../../adapters/head-columns.js';
+import type { NodeHead } from '../../domain/status-index.js';
+
+/** A knowledge head scoped as given, of initiative `core`. */
+function knowledgeHead(id: string, scope: Partial<NonNullable<NodeHead['scope']>>): NodeHead {
+  return { id, type: 'knowledge', status: 'active', initiative: 'core', domain: null, created_at: '2026-01-02T03:04:05.678Z', claim: null, priority: null, scope: { domains: [], initiatives: [], tags: [], node_ids: [], ...scope } };
+}
+
+describe('the knowledge section read by scope value', () => {
+  const heads = [knowledgeHead('K-1', { tags: ['tag-x'] }), knowledgeHead('K-2', { domains: ['billing'] }), knowledgeHead('K-3', { tags: ['tag-y'], node_ids: ['T-9'] })];
+  const ends = [100, 200, 300];
+  const section = knowledgeSection(heads, ends);
+
+  it('finds the entries holding a value, with where their lines are', () => {
+    const found = scopedKnowledge(section, ['tag-x', 'T-9']);
+    expect(found?.map(({ head, line }) => [head.id, line])).to.deep.equal([
+      ['K-1', { key: 0, end: 100 }],
+      ['K-3', { key: 202, end: 300 }],
+    ]);
+    expect(scopedKnowledge(section, ['nowhere'])).to.deep.equal([]);
+  });
+
+  it('parses the entries it found at once, not one parse each', () => {
+    const parse = sinon.spy(JSON, 'parse');
+    const found = scopedKnowledge(section, ['tag-x', 'billing', 'T-9']);
+    expect(found?.map(({ head }) => head.id)).to.deep.equal(['K-1', 'K-2', 'K-3']);
+    expect(parse.callCount).to.equal(1);
+  });
+
+  it('answers null (read the section whole) when the entries are not after tabs or the section holds an escape', () => {
+    const untabbed = Buffer.from(JSON.stringify(JSON.parse(section.toString('utf8'))));
+    expect(scopedKnowledge(untabbed, ['tag-x'])).to.equal(null);
+    const escaped = Buffer.from(section.toString('utf8').replace('"tag-x"', '"tag\\u002dx"'));
+    expect(scopedKnowledge(escaped, ['tag-x'])).to.equal(null);
+  });
+});
