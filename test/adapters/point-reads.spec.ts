@@ -9,7 +9,6 @@ import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
 import { nodeContext } from '../../domain/context.js';
 import { GraphDraft } from '../../domain/draft.js';
-import { SavedHeadsLine } from '../../adapters/heads-line.js';
 import { accept, addNote, deprecateKnowledge, submit, take } from '../../domain/lifecycle.js';
 import { updateNode } from '../../domain/update.js';
 import type { Graph } from '../../domain/model.js';
