@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'graceful-fs';
 import path from 'node:path';
 import { flock } from './flock.js';
@@ -34,6 +35,9 @@ export interface LockTicket {
  * named by the lock file's device and inode (`queueFor`): the state directory holds the state
  * only, so a refused command still leaves it byte for byte as it was. Processes of another user
  * (or another TMPDIR) queue apart; the lock's flock still excludes them.
+ *
+ * The same line orders the processes waiting for a project to change (`waitingLineFor`,
+ * fs-commit-signals.ts): there the first in line is the one that watches for commits.
  */
 export class LockQueue {
   private static sequence = 0;
@@ -155,10 +159,29 @@ let usersQueues: string | null | undefined;
  * caller then waits without a line.
  */
 export function queueFor(lockFd: number): LockQueue | null {
-  usersQueues ??= privateDirectory(path.join(process.env.TMPDIR || '/tmp', `taskdag-locks-${process.getuid?.() ?? 'user'}`));
-  if (usersQueues === null) return null;
   const { dev, ino } = fs.fstatSync(lockFd);
-  return new LockQueue(path.join(usersQueues, `${dev}-${ino}`));
+  return queueNamed(`${dev}-${ino}`);
+}
+
+/**
+ * A line of calls waiting for `stateDir`'s project to change (`next --wait`), one per `line`
+ * (fs-commit-signals.ts), beside the lock's: named by the directory's device and inode and a hash
+ * of the line. Null as `queueFor`, or when the directory cannot be read.
+ */
+export function waitingLineFor(stateDir: string, line: string): LockQueue | null {
+  let stats: fs.Stats;
+  try {
+    stats = fs.statSync(stateDir);
+  } catch {
+    return null;
+  }
+  const hash = createHash('sha256').update(line).digest('hex').slice(0, 16);
+  return queueNamed(`${stats.dev}-${stats.ino}-waiting-${hash}`);
+}
+
+function queueNamed(name: string): LockQueue | null {
+  usersQueues ??= privateDirectory(path.join(process.env.TMPDIR || '/tmp', `taskdag-locks-${process.getuid?.() ?? 'user'}`));
+  return usersQueues === null ? null : new LockQueue(path.join(usersQueues, name));
 }
 
 /** `dir`, made if need be, when it is a directory of this user's that nobody else may write in. */

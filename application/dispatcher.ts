@@ -129,7 +129,7 @@ export function waitingIfAsked(
   const waiting = operation.waiting;
   const ms = waiting?.ms(args) ?? 0;
   if (!waiting || ms <= 0 || !services.commits) return attempt();
-  return untilFound(services.commits, project, ms, {
+  return untilFound(services.commits, project, ms, `${operation.name} ${waiting.line(args)}`, {
     attempt,
     found: (result) => waiting.found(result),
     worthTrying: () => store.readGraph((graph, plugins) => waiting.worthTrying(graphContext(services, agent, graph, [], plugins), args)),

@@ -43,12 +43,18 @@ export interface GraphOperation<S extends ArgsSpec = any, R = any, P = any> exte
 
 /**
  * How a mutation that found nothing to do waits for work (`next --wait`, application/waiting.ts):
- * for how long its arguments ask, whether an answer is that nothing, and a look at a committed
- * graph (no lock, no change) that says whether trying again could find something.
+ * for how long its arguments ask, which waits would find the same work, whether an answer is
+ * that nothing, and a look at a committed graph (no lock, no change) that says whether trying
+ * again could find something.
  */
 export interface OperationWaiting<A, R> {
   /** Milliseconds to wait at most; 0 answers at once. */
   ms(args: A): number;
+  /**
+   * The same text for two calls exactly when whatever one could find the other could too (its
+   * filters, not who asks): such waits stand in one line, and a commit wakes only its first.
+   */
+  line(args: A): string;
   found(result: R): boolean;
   worthTrying(context: GraphContext, args: A): boolean;
 }

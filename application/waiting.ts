@@ -1,21 +1,27 @@
 import type { CommitSignals } from './ports/commit-signals.js';
 
 /**
- * A call that found nothing to do and may wait for the project to change (`next --wait`): `attempt`
- * again after each commit that `worthTrying` (a read, no lock) says could have given it something,
- * until `found` or `waitMs` is over; then its last answer (the one that found nothing, its shape
- * unchanged). The watch begins before the first attempt, so a commit between that attempt and
- * the wait is not missed.
+ * A call that found nothing to do and may wait for the project to change (`next --wait`):
+ * `attempt` once, then, in `line` with the other waits that would find the same work, again
+ * after each look (a read, no lock) that `worthTrying` says could now give it something, until
+ * `found` or `waitMs` is over; then its last answer (the one that found nothing, its shape
+ * unchanged). It joins the line after the first attempt: a commit made in between is not missed,
+ * since the first in a line looks as soon as it is first (ports/commit-signals.ts).
  */
 export async function untilFound<T>(
   signals: CommitSignals,
   project: string,
   waitMs: number,
+  line: string,
   steps: { attempt(): Promise<T>; found(result: T): boolean; worthTrying(): Promise<boolean> },
 ): Promise<T> {
-  const watch = signals.watch(project, waitMs);
+  const started = Date.now();
+  let result = await steps.attempt();
+  if (steps.found(result)) return result;
+  const left = waitMs - (Date.now() - started);
+  if (left <= 0) return result;
+  const watch = signals.watch(project, left, line);
   try {
-    let result = await steps.attempt();
     while (!steps.found(result) && (await watch.next())) {
       if (await steps.worthTrying()) result = await steps.attempt();
     }

@@ -3,37 +3,51 @@ import { TimedCommitWatch } from '../timed-commit-watch.js';
 
 /**
  * A server's word of commits: every commit it announces (its own group commits and transfers,
- * and with PostgreSQL those of the other processes it follows) wakes the calls waiting on that
- * project (`next --wait`) at once. `endAll` ends every wait when the server stops, so a waiting
- * request answers instead of holding the drain up. `watched` is told when the first wait begins
- * (true) and the last one ends (false): whether other processes' commits need to be heard.
+ * and with PostgreSQL those of the other processes it follows) wakes, at once, the first of each
+ * line of calls waiting on that project (`next --wait`; the lines: ports/commit-signals.ts). When
+ * the first leaves, the next is told to look. `endAll` ends every wait when the server stops, so
+ * a waiting request answers instead of holding the drain up. `watched` is told when the first
+ * wait begins (true) and the last one ends (false): whether other processes' commits need to be
+ * heard.
  */
 export class AnnouncedCommits implements CommitSignals {
-  private readonly watching = new Map<string, Set<TimedCommitWatch>>();
+  /** Each project's lines, each first come, first served. */
+  private readonly lines = new Map<string, Map<string, TimedCommitWatch[]>>();
   private waits = 0;
 
   constructor(private readonly watched?: (watched: boolean) => void) {}
 
   announce(project: string): void {
-    for (const watch of this.watching.get(project) ?? []) watch.commit();
+    for (const line of this.lines.get(project)?.values() ?? []) line[0]?.commit();
   }
 
-  watch(project: string, waitMs: number): CommitWatch {
-    const watches = this.watching.get(project) ?? new Set<TimedCommitWatch>();
-    this.watching.set(project, watches);
-    const watch = new TimedCommitWatch(waitMs, () => {
-      if (!watches.delete(watch)) return;
-      if (watches.size === 0) this.watching.delete(project);
-      this.waits -= 1;
-      if (this.waits === 0) this.watched?.(false);
-    });
-    watches.add(watch);
+  watch(project: string, waitMs: number, line: string): CommitWatch {
+    const lines = this.lines.get(project) ?? new Map<string, TimedCommitWatch[]>();
+    this.lines.set(project, lines);
+    const waiters = lines.get(line) ?? [];
+    lines.set(line, waiters);
+    const watch = new TimedCommitWatch(waitMs, () => this.leave(project, line, watch));
+    waiters.push(watch);
+    if (waiters.length === 1) watch.commit(); // first in line: look at once
     this.waits += 1;
     if (this.waits === 1) this.watched?.(true);
     return watch;
   }
 
   endAll(): void {
-    for (const watches of this.watching.values()) for (const watch of watches) watch.end();
+    for (const lines of this.lines.values()) for (const waiters of lines.values()) for (const watch of waiters) watch.end();
+  }
+
+  private leave(project: string, line: string, watch: TimedCommitWatch): void {
+    const lines = this.lines.get(project);
+    const waiters = lines?.get(line);
+    const at = waiters?.indexOf(watch) ?? -1;
+    if (!lines || !waiters || at < 0) return;
+    waiters.splice(at, 1);
+    if (at === 0) waiters[0]?.commit(); // the next is first now: it looks
+    if (waiters.length === 0) lines.delete(line);
+    if (lines.size === 0) this.lines.delete(project);
+    this.waits -= 1;
+    if (this.waits === 0) this.watched?.(false);
   }
 }

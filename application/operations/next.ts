@@ -61,6 +61,7 @@ export const next = graphOperation({
         },
   waiting: {
     ms: ({ wait }) => (wait ?? 0) * 1000,
+    line: ({ initiative, domain, tags }) => JSON.stringify([initiative ?? null, domain ?? null, [...new Set(tags ?? [])].sort()]),
     found: (answer) => answer.node !== null,
     worthTrying: ({ draft }, { lease: _lease, wait: _wait, ...filters }) => hasReadyMatch(draft, filters),
   },

@@ -53,6 +53,25 @@ describe('e2e: next --wait', function () {
       expect(answeredAt - started).to.be.below(30_000);
     });
 
+    it('waiting processes in line: an accept that readies three tasks gives one to each of three of five, at once; the other two answer no task when their wait ends', async () => {
+      const task = (id: string) => ({ op: 'add-task', args: { id, initiative: 'work', title: id, body: 'b', acceptance: 'a', blocked_by: ['T-first'] } });
+      await sandbox.ok(['batch', '--stdin', '--as', 'planner'], { input: JSON.stringify({ operations: [task('T-a'), task('T-b')] }) });
+      const agents = ['w1', 'w2', 'w3', 'w4', 'w5'];
+      const waits = agents.map((agent) => sandbox.run(['next', '--wait', '12', '--as', agent], { timeoutMs: 90_000 }).then((answer) => ({ answer, answeredAt: Date.now() })));
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const unblockedAt = await finishFirst(sandbox);
+      const answers = await Promise.all(waits);
+      const claimed = answers.filter(({ answer }) => answer.json.node !== null);
+      expect(answers.map(({ answer }) => answer.code)).to.deep.equal([0, 0, 0, 0, 0]);
+      expect(claimed.map(({ answer }) => answer.json.node.id).sort()).to.deep.equal(['T-a', 'T-b', 'T-then']);
+      expect(new Set(claimed.map(({ answer }) => answer.json.node.claim.by)).size).to.equal(3);
+      for (const { answeredAt } of claimed) expect(answeredAt - unblockedAt, 'a claim after the accept, ms').to.be.below(6_000);
+      const empty = answers.filter(({ answer }) => answer.json.node === null);
+      expect(empty.map(({ answer }) => answer.json)).to.deep.equal([EMPTY, EMPTY]);
+      const status = await sandbox.ok(['status', '--limit', '10']);
+      expect(status.summary).to.include({ ready: 0, in_progress: 3 });
+    });
+
     it('times out with the answer of no task (node, context and why null, exit 0), having changed nothing', async () => {
       const before = await sandbox.ok(['state']);
       const started = Date.now();
