@@ -182,8 +182,14 @@ export function useTwoProcesses(seed: (first: TwoProcesses['first']) => Promise<
 /** Counts the statements a pool sends from now on (each is a round trip), through the pool or its clients. */
 export function statementsOf(pool: import('pg').Pool): () => number {
   let count = 0;
+  watchStatements(pool, () => count++);
+  return () => count;
+}
+
+/** Hands `seen` the arguments of each statement a pool sends from now on (its text and values), through the pool or its clients. */
+export function watchStatements(pool: import('pg').Pool, seen: (args: unknown[]) => void): void {
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as unknown as { query: unknown }).query = (...args: unknown[]) => (count++, query(...args));
+  (pool as unknown as { query: unknown }).query = (...args: unknown[]) => (seen(args), query(...args));
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<import('pg').PoolClient>;
   // pool.query checks a client out with a callback, already counted; a transaction's client counts each statement.
   const counted = new WeakSet<import('pg').PoolClient>();
@@ -194,9 +200,8 @@ export function statementsOf(pool: import('pg').Pool): () => number {
       if (counted.has(client)) return client;
       counted.add(client);
       const clientQuery = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: unknown }).query = (...args: unknown[]) => (count++, clientQuery(...args));
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => (seen(args), clientQuery(...args));
       return client;
     });
   };
-  return () => count;
 }

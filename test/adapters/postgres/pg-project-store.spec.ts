@@ -2,13 +2,13 @@ import { deleteNode, hasNode, nodeIds, nodeOf, plainGraph, setNode } from '../..
 import { expect } from 'chai';
 import type { Pool } from 'pg';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
-import { PgProjectStoreFactory, type PgProjectStore } from '../../../adapters/postgres/pg-project-store.js';
+import { CHECKPOINT_PIECE_BYTES, PgProjectStoreFactory, piecesOf, type PgProjectStore } from '../../../adapters/postgres/pg-project-store.js';
 import { migrate, schemaVersion, SCHEMA_VERSION } from '../../../adapters/postgres/pg-schema.js';
 import { GraphDraft } from '../../../domain/draft.js';
 import type { Graph, State } from '../../../domain/model.js';
 import { rejectionOf } from '../../support/failures.js';
 import { NOW, addTask } from '../../support/graphs.js';
-import { freshDatabase, statementsOf, testPostgres, useTwoProcesses } from '../../support/postgres.js';
+import { freshDatabase, statementsOf, testPostgres, useTwoProcesses, watchStatements } from '../../support/postgres.js';
 import { sampleState } from '../../support/states.js';
 
 /** Two processes on one database: each has its own pool and its own stores (and so its own cached graph). */
@@ -115,11 +115,18 @@ describe('PgProjectStore across processes', function () {
     expect(note).to.equal((await graphOf(db.first)).revision);
   });
 
-  it('keeps periodic checkpoints: a process with nothing in hand loads the newest one and the change sets after it', async () => {
+  it('keeps periodic checkpoints, sent in pieces: a process with nothing in hand loads the newest one and the change sets after it', async () => {
+    // Each statement's values are copied into one message on the event loop: a checkpoint of 4.8 MB goes in pieces.
+    let largest = 0;
+    watchStatements(db.pools[0]!, ([, values]) => {
+      for (const value of Array.isArray(values) ? values : []) if (Buffer.isBuffer(value) || typeof value === 'string') largest = Math.max(largest, value.length);
+    });
     // Past the threshold of an empty checkpoint (4 MiB of change sets), a commit saves one.
     const body = 'x'.repeat(600 * 1024);
     for (let index = 0; index < 8; index++) await change(db.first, (draft) => addTask(draft, `T-big-${index}`, { body }));
-    await until(() => testPostgres().sql(dbName(db.url), "SELECT count(*) FROM taskdag_checkpoints WHERE project = 'p'").trim() === '1');
+    await db.first.checkpointed();
+    expect(testPostgres().sql(dbName(db.url), "SELECT count(*), min(octet_length(checkpoint)) > 4 * 1024 * 1024 FROM taskdag_checkpoints WHERE project = 'p'").trim()).to.equal('1|t');
+    expect(largest).to.be.at.most(CHECKPOINT_PIECE_BYTES);
     await change(db.first, (draft) => addTask(draft, 'T-after'));
     const third = openPool(db.url);
     db.pools.push(third);
@@ -185,6 +192,15 @@ describe('PgProjectStore across processes', function () {
     expect(error.details.cause).to.equal('23514');
     expect(await stateOf(db.second)).to.deep.equal(before);
     expect(await stateOf(db.first)).to.deep.equal(before);
+  });
+});
+
+describe('piecesOf', () => {
+  it('cuts and joins buffers into pieces of at most the size, in order, every byte once', () => {
+    const buffers = [Buffer.from('abc'), Buffer.from('defghij'), Buffer.from(''), Buffer.from('k'), Buffer.from('lmnopqrs')];
+    const pieces = [...piecesOf(buffers, 4)].map((piece) => piece.toString());
+    expect(pieces).to.deep.equal(['abcd', 'efgh', 'ijkl', 'mnop', 'qrs']);
+    expect([...piecesOf([], 4)]).to.deep.equal([]);
   });
 });
 
@@ -289,14 +305,6 @@ async function writeSchema4Project(pool: Pool, project: string, state: State, pl
     'INSERT INTO taskdag_plugin_data (project, plugin, key, value) SELECT $1, plugin.key, field.key, field.value FROM json_each($2::json) plugin, json_each(plugin.value) field',
     [project, JSON.stringify(plugins)],
   );
-}
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 function dbName(url: string): string {
