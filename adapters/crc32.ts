@@ -16,43 +16,11 @@ function crcTable(): Uint32Array {
   return table;
 }
 
-/**
- * The tables of slicing-by-8 (eight bytes a step, as zlib's braided loop does): table `k`, at
- * `k * 256`, is the CRC-32 of a byte followed by `k` zero bytes. A command checks the sections it
- * reads (the knowledge heads are 0.7 MB at 50k nodes), and a byte a step cost it milliseconds.
- */
-let slices: Uint32Array | null = null;
-
-function sliceTables(): Uint32Array {
-  if (slices) return slices;
-  const first = crcTable();
-  slices = new Uint32Array(8 * 256);
-  slices.set(first);
-  for (let at = 256; at < 8 * 256; at++) {
-    const previous = slices[at - 256]!;
-    slices[at] = (previous >>> 8) ^ first[previous & 0xff]!;
-  }
-  return slices;
-}
-
 /** The CRC-32 of `data`; `previous`, the CRC-32 of the bytes before it, continues that one. */
 export function crc32(data: Uint8Array, previous = 0): number {
-  const lookup = sliceTables();
+  const lookup = crcTable();
   let crc = (previous ^ 0xffffffff) >>> 0;
-  let index = 0;
-  for (const whole = data.length - (data.length % 8); index < whole; index += 8) {
-    const low = (crc ^ (data[index]! | (data[index + 1]! << 8) | (data[index + 2]! << 16) | (data[index + 3]! << 24))) >>> 0;
-    crc =
-      lookup[1792 + (low & 0xff)]! ^
-      lookup[1536 + ((low >>> 8) & 0xff)]! ^
-      lookup[1280 + ((low >>> 16) & 0xff)]! ^
-      lookup[1024 + (low >>> 24)]! ^
-      lookup[768 + data[index + 4]!]! ^
-      lookup[512 + data[index + 5]!]! ^
-      lookup[256 + data[index + 6]!]! ^
-      lookup[data[index + 7]!]!;
-  }
-  for (; index < data.length; index++) crc = lookup[(crc ^ data[index]!) & 0xff]! ^ (crc >>> 8);
+  for (let index = 0; index < data.length; index++) crc = lookup[(crc ^ data[index]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
 

@@ -12,13 +12,6 @@ describe('crc32', () => {
     }
   });
 
-  it('is the CRC-32 zlib computes on long data at every offset and length modulo eight', () => {
-    const data = Buffer.from(Array.from({ length: 70_000 }, (_, index) => (index * 2_654_435_761) >>> 24));
-    for (let start = 0; start < 8; start++) {
-      for (let end = data.length - 8; end <= data.length; end++) expect(crc32(data.subarray(start, end)), `${start}-${end}`).to.equal(zlibCrc32(data.subarray(start, end)));
-    }
-  });
-
   it('continues the CRC-32 of the bytes before, as zlib does: a long line is checksummed in slices', () => {
     const data = Buffer.from(Array.from({ length: 5_000 }, (_, index) => (index * 31) % 256));
     for (const cut of [0, 1, 1_000, 4_999, 5_000]) {
