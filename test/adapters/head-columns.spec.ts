@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { knowledgeSection, scopedKnowledge } from '../../adapters/head-columns.js';
+import { knowledgeHeadsOf, knowledgeSection, scopedKnowledge } from '../../adapters/head-columns.js';
 import type { NodeHead } from '../../domain/status-index.js';
 
 /** A knowledge head scoped as given, of initiative `core`. */
@@ -34,5 +34,26 @@ describe('the knowledge section read by scope value', () => {
     expect(scopedKnowledge(untabbed, ['tag-x'])).to.equal(null);
     const escaped = Buffer.from(section.toString('utf8').replace('"tag-x"', '"tag\\u002dx"'));
     expect(scopedKnowledge(escaped, ['tag-x'])).to.equal(null);
+  });
+
+  it('takes an entry only when every item has its type: each one wrong makes the section unusable', () => {
+    const scope = { domains: ['d'], initiatives: [], tags: ['t'], node_ids: [] };
+    const entry = ['K-1', 'active', 'core', null, '2026-01-02T03:04:05.678Z', scope, 0, 100];
+    expect(knowledgeHeadsOf([entry])?.map(({ head, line }) => [head.id, head.scope, line])).to.deep.equal([['K-1', scope, { key: 0, end: 100 }]]);
+    // An entry of a file written before the line spans: the head, no line.
+    expect(knowledgeHeadsOf([entry.slice(0, 6)])?.map(({ line }) => line)).to.deep.equal([null]);
+    const wrong: unknown[][] = [
+      [1, 'active', 'core', null, 'at', scope, 0, 100],
+      ['K-1', null, 'core', null, 'at', scope, 0, 100],
+      ['K-1', 'active', 2, null, 'at', scope, 0, 100],
+      ['K-1', 'active', 'core', 3, 'at', scope, 0, 100],
+      ['K-1', 'active', 'core', null, 4, scope, 0, 100],
+      ['K-1', 'active', 'core', null, 'at', { ...scope, tags: ['t', 5] }, 0, 100],
+      ['K-1', 'active', 'core', null, 'at', { ...scope, node_ids: 'T-1' }, 0, 100],
+      ['K-1', 'active', 'core', null, 'at', scope, 100, 100],
+      ['K-1', 'active', 'core', null, 'at', scope, -1, 100],
+      ['K-1', 'active', 'core', null, 'at', scope, 0],
+    ];
+    for (const malformed of wrong) expect(knowledgeHeadsOf([entry, malformed]), JSON.stringify(malformed)).to.equal(null);
   });
 });
