@@ -4,9 +4,13 @@
 // machine noise hits them and the floor alike. Each build writes its own project with its own
 // generator (same seed, same content), so each reads the checkpoint layout it writes.
 // Usage (after npm run build here and there):
-//   node bench/point-pairs.mjs <other checkout>... [--sizes 10000,50000] [--runs 9] [--commands 'status --limit 20,search (one match)']
+//   node bench/point-pairs.mjs <other checkout>... [--sizes 10000,50000] [--runs 9] [--commands 'status --limit 20,search (one match)'] [--answer-floor]
 // (`--commands`: scenario names of bench/scenarios.mjs, comma-separated; default the point commands.)
-import { mkdtempSync, rmSync } from 'node:fs';
+// `--answer-floor`: each read is also timed against Node parsing and printing an answer of the
+// same size (its answer of the first round, read from a file, `JSON.parse`, `JSON.stringify`,
+// written to stdout), run right after it in the same round: issue 28's reference for commands whose
+// answer grows with the graph (`status` without a limit: within 2x of that).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { median, timed } from './measure.mjs';
@@ -34,6 +38,9 @@ const builds = [{ name: 'this', root: ROOT }, ...OTHERS.map((root) => ({ name: p
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-point-pairs-'));
 const floor = { file: process.execPath, args: ['-e', '0'], options: { cwd: scratch, env: { PATH: process.env.PATH } } };
 const round = (value) => Number(value.toFixed(2));
+const ANSWER_FLOOR = process.argv.includes('--answer-floor');
+/** Node parsing and printing the answer saved in the file it is given. */
+const PARSE_AND_PRINT = "const fs = require('node:fs'); process.stdout.write(JSON.stringify(JSON.parse(fs.readFileSync(process.argv[1], 'utf8'))) + '\\n')";
 
 try {
   const report = [];
@@ -60,6 +67,12 @@ try {
           if (result.status !== 0) throw new Error(`${build.name} ${scenario.name} at ${size}: exit ${result.status} ${result.stdout.slice(0, 300)}`);
           const key = `${scenario.name}/${build.name}`;
           samples.set(key, [...(samples.get(key) ?? []), result]);
+          if (ANSWER_FLOOR && scenario.group === 'read') {
+            const answer = path.join(scratch, `answer-${build.name}-${size}-${scenario.name.replace(/\W+/g, '-')}.json`);
+            if (run === 1) writeFileSync(answer, result.stdout);
+            const floorKey = `${scenario.name}/${build.name}/answer`;
+            samples.set(floorKey, [...(samples.get(floorKey) ?? []), timed(process.execPath, ['-e', PARSE_AND_PRINT, answer], floor.options)]);
+          }
         }
       }
     }
@@ -72,6 +85,11 @@ try {
         const wall = median(runs.map((run) => run.ms));
         const cpu = median(runs.map((run) => run.cpuMs));
         Object.assign(row, { [`${build.name}_ms`]: round(wall), [`${build.name}_ratio`]: round(wall / floorWall), [`${build.name}_cpu_ratio`]: round(cpu / floorCpu) });
+        const answered = samples.get(`${scenario.name}/${build.name}/answer`);
+        if (answered) {
+          const [answerWall, answerCpu] = [median(answered.map((run) => run.ms)), median(answered.map((run) => run.cpuMs))];
+          Object.assign(row, { [`${build.name}_answer_bytes`]: Buffer.byteLength(runs[0].stdout), [`${build.name}_answer_cpu_ms`]: round(answerCpu), [`${build.name}_vs_answer_cpu_ratio`]: round(cpu / answerCpu), [`${build.name}_vs_answer_ratio`]: round(wall / answerWall) });
+        }
       }
       report.push(row);
       console.error(JSON.stringify(row));
