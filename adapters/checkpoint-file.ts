@@ -1,13 +1,14 @@
 import fs from 'graceful-fs';
 import { EDGE_TYPES, type Edge, type Graph, type GraphNode, type NodeId } from '../domain/model.js';
 import { edgesOf, nodeIds, nodeOf, plainGraph, type Nodes } from '../domain/node-map.js';
+import type { NodeListing } from '../domain/node-summary.js';
 import type { NodeHead } from '../domain/status-index.js';
 import { indexesOf, isProjectState, projectState, type ProjectState, type SavedIndexes } from '../domain/project-state.js';
 import { isRememberedRequest, type RememberedRequest } from '../domain/request-window.js';
 import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse } from './edge-endpoints.js';
 import { headColumns, knowledgeSection } from './head-columns.js';
-import { bucketSections, headsLine, SavedHeadsLine } from './heads-line.js';
+import { bucketSections, headsLine, listedIds, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
 import { assertGraphHeaderShape } from './state-validation.js';
@@ -168,12 +169,16 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const { ids, heads, record, nodes } = copy.frozen ? yield* thawed(copy.frozen, copy.heads) : { ids: copy.ids!, heads: copy.heads, record: copy.record, nodes: loadedNodes };
   const lines: Buffer[] = [];
   const ends: number[] = [];
+  // What status lists of the first heads of each bucket, saved with them (a few hundred nodes read, whatever the graph's size).
+  const listed = listedIds(copy.groups);
+  const listings = new Map<NodeId, NodeListing>();
   let offset = 0;
   for (let position = 0; position < ids.length; position++) {
     if (position > 0 && position % SLICE === 0) yield;
     const id = ids[position]!;
     // A node of the lazy map itself is left to it (one never read is copied unparsed); any other map's is read.
     const node = copy.nodes ? copy.nodes[position]! : record === nodes ? undefined : nodeOf({ nodes: record! }, id)!;
+    if (listed.has(id)) noteListing(listings, id, () => node ?? nodeOf({ nodes: record! }, id));
     const entry = nodes ? nodes.entry(id, node) : Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);
     const last = position === ids.length - 1;
     lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
@@ -187,7 +192,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const idsLine = Buffer.from(`${idsText},"ends":${JSON.stringify(ends)},\n`);
   const slots = yield* encodeSlotTable(ids, ends, offset, SLICE * 5);
   const head = JSON.stringify({ ...copy.fields, log: [] });
-  const { line: headsLine, crc: headsCrc } = yield* headsLineOf(copy, ids, heads, ends);
+  const { line: headsLine, crc: headsCrc } = yield* headsLineOf(copy, ids, heads, ends, (id) => listings.get(id) ?? null);
   const edgeSlices: string[] = [];
   for (let at = 0; Array.isArray(copy.edges) && at < copy.edges.length; at += SLICE * 5) {
     edgeSlices.push(JSON.stringify(copy.edges.slice(at, at + SLICE * 5)).slice(1, -1));
@@ -206,7 +211,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
 }
 
 /** The heads line (heads-line.ts): every head by column, the knowledge heads apart, the edges by endpoint. */
-function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[]): Generator<void, { line: Buffer; crc: string }> {
+function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], listingOf: (id: NodeId) => NodeListing | null): Generator<void, { line: Buffer; crc: string }> {
   // As JSON.stringify(columns), a member at a time.
   const columns = Object.entries(yield* headColumns(heads, SLICE * 5));
   const members: string[] = [];
@@ -218,8 +223,23 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], en
   yield;
   const endpoints = copy.endpointReuse ? yield* reusedEndpointSection(ids, copy.endpointReuse, SLICE) : yield* endpointSection(ids, edgesToIndex(copy), SLICE);
   yield;
-  const buckets = bucketSections(copy.groups, heads, copy.claimed) ?? [];
+  const buckets = bucketSections(copy.groups, heads, copy.claimed, listingOf) ?? [];
   return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ...buckets]);
+}
+
+/**
+ * Notes the listing of node `id` (`read` gives the node). A node that cannot be read (damaged in
+ * the file the graph was read from) gets none: its bytes are copied as they are, and reading it
+ * when it is listed reports the damage, as before.
+ */
+function noteListing(listings: Map<NodeId, NodeListing>, id: NodeId, read: () => GraphNode | undefined): void {
+  let node: GraphNode | undefined;
+  try {
+    node = read();
+  } catch {
+    return;
+  }
+  if (node) listings.set(id, { title: node.title, tags: node.tags, revision: node.revision });
 }
 
 /**

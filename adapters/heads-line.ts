@@ -1,4 +1,5 @@
 import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
+import type { NodeListing } from '../domain/node-summary.js';
 import type { NodeHead, SavedBuckets } from '../domain/status-index.js';
 import { crc32 } from './crc32.js';
 import { SavedEndpoints } from './edge-endpoints.js';
@@ -102,14 +103,28 @@ function pageBounds(count: number): [number, number][] {
   return bounds;
 }
 
+/** How many heads of a bucket, from its start, a save lists with their `listing` (what `status` lists by default). */
+const LISTED_HEADS = 100;
+
+/** A node's title, tags and revision as a `listing <n> <page>` entry holds them. */
+type ListingEntry = [string, string[], number];
+
 /**
  * The sections that keep the status buckets apart (what `status` reads without every head):
  * `buckets` (their names, `<type> <status>`, their counts and pages), `bucket_of` (one character
  * per node, in the order of the ids: the number of its bucket, from `0`), `claims` (the claimed
  * tasks in progress, the longest-held first) and `bucket <n> <page>` (a bucket's heads, oldest
  * first, in pages of `pageBounds`). A head is `[id, created_at, initiative, domain, claim, priority, scope]`.
+ * Given `listingOf`, the pages of a bucket's first LISTED_HEADS heads each have a `listing <n>
+ * <page>` too: each head's `[title, tags, revision]` (null where `listingOf` has none), so that
+ * `status` lists them without reading their nodes.
  */
-export function bucketSections(groups: readonly (readonly [string, readonly NodeHead[]])[], order: readonly NodeHead[], claimed: readonly NodeHead[]): [string, Buffer][] | null {
+export function bucketSections(
+  groups: readonly (readonly [string, readonly NodeHead[]])[],
+  order: readonly NodeHead[],
+  claimed: readonly NodeHead[],
+  listingOf?: (id: NodeId) => NodeListing | null,
+): [string, Buffer][] | null {
   if (groups.length > BUCKET_CODES.length) return null;
   const number = new Map(groups.map(([key], at) => [key, at]));
   let of = '';
@@ -128,7 +143,10 @@ export function bucketSections(groups: readonly (readonly [string, readonly Node
     ['claims', Buffer.from(JSON.stringify(claimed.map(entryOf)))],
   ];
   for (const [at, [, heads]] of groups.entries()) {
-    for (const [page, [start, end]] of bounds[at]!.entries()) sections.push([`bucket ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(start, end).map(entryOf)))]);
+    for (const [page, [start, end]] of bounds[at]!.entries()) {
+      sections.push([`bucket ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(start, end).map(entryOf)))]);
+      if (listingOf && start < LISTED_HEADS) sections.push([`listing ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(start, end).map((head) => listingEntry(listingOf(head.id)))))]);
+    }
   }
   return sections;
 }
@@ -140,6 +158,23 @@ type HeadEntry = [NodeId, string, string, string | null, Claim | null, number | 
 
 function entryOf(head: NodeHead): HeadEntry {
   return [head.id, head.created_at, head.initiative, head.domain, head.claim, head.priority, head.scope];
+}
+
+/** The ids whose listing a save of these buckets holds: each bucket's first LISTED_HEADS heads. */
+export function listedIds(groups: readonly (readonly [string, readonly NodeHead[]])[]): Set<NodeId> {
+  return new Set(groups.flatMap(([, heads]) => heads.slice(0, LISTED_HEADS).map((head) => head.id)));
+}
+
+function listingEntry(listing: NodeListing | null): ListingEntry | null {
+  return listing && [listing.title, listing.tags, listing.revision];
+}
+
+/** The listing an entry of a `listing` section holds, or undefined when it holds none or is malformed. */
+function listingOfEntry(entry: unknown): NodeListing | undefined {
+  if (!Array.isArray(entry) || entry.length !== 3) return undefined;
+  const [title, tags, revision] = entry as unknown[];
+  if (typeof title !== 'string' || !Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string') || !Number.isInteger(revision)) return undefined;
+  return { title, tags: tags as string[], revision: revision as number };
 }
 
 /** The head an entry of bucket `key` holds, or null when it is malformed. */
@@ -244,7 +279,16 @@ export class SavedHeadsLine {
         const entries = this.section(`bucket ${at} ${page}`);
         if (!Array.isArray(entries)) return null;
         const heads = entries.map((entry) => headOfEntry(entry, parts.type, parts.status));
-        return heads.every((head) => head !== null) ? (heads as NodeHead[]) : null;
+        if (!heads.every((head) => head !== null)) return null;
+        // The listings, where the save holds them and they check: a head without one has its node read.
+        const listings = this.section(`listing ${at} ${page}`);
+        if (Array.isArray(listings) && listings.length === heads.length) {
+          for (const [index, head] of (heads as NodeHead[]).entries()) {
+            const listing = listingOfEntry(listings[index]);
+            if (listing) head.listing = listing;
+          }
+        }
+        return heads as NodeHead[];
       },
       bucketOf: (id) => {
         const position = positionOf(id);

@@ -1,6 +1,6 @@
 import { nodeOf } from './node-map.js';
 import type { GraphView } from './graph-view.js';
-import { isGate, type NodeId } from './model.js';
+import { isGate, type NodeId, type NodeType } from './model.js';
 import type { Blockers } from './node-summary.js';
 import { isBlockerSatisfied } from './status.js';
 
@@ -17,8 +17,9 @@ export class BlockerFinder {
 
   constructor(private readonly view: GraphView) {}
 
-  of(id: NodeId): Blockers {
-    const direct = this.waitsOn(id);
+  /** What node `id` waits on; `type`, when the caller knows it, spares reading the node to see whether it is a gate. */
+  of(id: NodeId, type?: NodeType): Blockers {
+    const direct = this.waitsOn(id, type);
     const roots: NodeId[] = [];
     const seen = new Set<NodeId>(direct);
     // Walked with a stack, not recursion: a chain of blockers can be thousands long.
@@ -39,13 +40,13 @@ export class BlockerFinder {
    * What `id` waits on directly: its blockers whose BLOCKS edge is not satisfied; for a superseded
    * gate that satisfies nothing, also its successors, since the decision now rests with them.
    */
-  private waitsOn(id: NodeId): NodeId[] {
+  private waitsOn(id: NodeId, type?: NodeType): NodeId[] {
     const known = this.waits.get(id);
     if (known) return known;
     const { graph, index } = this.view;
     const unsatisfied = (blocker: NodeId) => !isBlockerSatisfied(graph, index, blocker);
     const blockers = index.into(id, 'BLOCKS').map((edge) => edge.from);
-    const node = nodeOf(graph, id);
+    const node = type === undefined || type === 'gate' ? nodeOf(graph, id) : undefined;
     const successors = isGate(node) && node.status === 'superseded' ? index.into(id, 'SUPERSEDES').map((edge) => edge.from) : [];
     const waits = [...new Set([...blockers, ...successors])].filter(unsatisfied);
     this.waits.set(id, waits);

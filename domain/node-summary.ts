@@ -54,6 +54,39 @@ export function summarizeAs(node: GraphNode, status: string): NodeSummary {
   return summary;
 }
 
+/** The fields of a node's summary that its StatusIndex head does not hold. */
+export interface NodeListing {
+  title: string;
+  tags: string[];
+  revision: number;
+}
+
+/** What a StatusIndex head holds of a summary. */
+interface ListedHead {
+  id: NodeId;
+  type: NodeType;
+  initiative: string;
+  domain: string | null;
+  status: string;
+  claim: Claim | null;
+}
+
+/** The summary of a node from its head and the listing a saved bucket page holds: as `summarizeAs` makes it from the node. */
+export function summarizeListed(head: ListedHead, listing: NodeListing): NodeSummary {
+  const summary: NodeSummary = {
+    id: head.id,
+    type: head.type,
+    title: listing.title,
+    initiative: head.initiative,
+    domain: head.domain,
+    tags: listing.tags,
+    status: head.status,
+    revision: listing.revision,
+  };
+  if (head.type === 'task') summary.claim = head.claim;
+  return summary;
+}
+
 /** What ordering by age reads: a node, or a StatusIndex head. */
 interface Aged {
   id: string;

@@ -2,7 +2,7 @@ import { nodeIds, nodeOf } from './node-map.js';
 import type { Timestamp } from './clock.js';
 import type { GraphIndex } from './graph-index.js';
 import { isKnowledge, isTask, nodeType, type Claim, type Edge, type Graph, type GraphNode, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
-import { byAge, compareAge } from './node-summary.js';
+import { byAge, compareAge, type NodeListing } from './node-summary.js';
 import { OrderedSet, type Ordered } from './ordered-set.js';
 import { derivedStatus, readinessDependents } from './status.js';
 
@@ -21,7 +21,13 @@ export interface NodeHead {
   scope: KnowledgeScope | null;
   /** A task's own priority (domain/ranking.ts), null when it has none. */
   priority: number | null;
+  /**
+   * What `status` lists of the node besides its head, when a saved bucket page holds it (the
+   * first pages do): read only for a node nothing changed since the save, so it is the node's.
+   */
+  listing?: NodeListing;
 }
+
 
 /**
  * Heads saved with the graph (a checkpoint), read when first needed: every head, and (when the
@@ -40,7 +46,7 @@ export type SavedHeads =
 export interface SavedBuckets {
   /** How many heads each bucket (`<type> <status>`) held. */
   readonly counts: ReadonlyMap<string, number>;
-  /** Page `page` of a bucket's heads, oldest first (`[]` past the last). */
+  /** Page `page` of a bucket's heads, oldest first (`[]` past the last), with their listings where the save holds them. */
   page(key: string, page: number): readonly NodeHead[] | null;
   /** The bucket node `id` was saved in (undefined: the save does not hold it). */
   bucketOf(id: NodeId): string | undefined | null;

@@ -5,7 +5,7 @@ import { BlockerFinder } from './blockers.js';
 import { DomainError } from './errors.js';
 import type { GraphView } from './graph-view.js';
 import { GATE_STATUSES, KNOWLEDGE_STATUSES, type AgentName, type NodeType } from './model.js';
-import { summarizeAs, type NodeSummary } from './node-summary.js';
+import { summarizeAs, summarizeListed, type NodeSummary } from './node-summary.js';
 import type { NodeHead, StatusIndex } from './status-index.js';
 
 /** The statuses `--status` accepts: every derived task status, and those of gates and knowledge. */
@@ -64,8 +64,9 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   // A blocked task names what it waits on; one finder shares the chains the listed tasks have in common.
   const blockers = new BlockerFinder(view);
   const entry = (head: NodeHead): NodeSummary => {
-    const listed = summarizeAs(nodeOf(view.graph, head.id)!, head.status);
-    if (head.status === 'blocked') return { ...listed, blockers: blockers.of(head.id) };
+    // A head from a saved page may carry what the summary needs: the node is then not read.
+    const listed = head.listing ? summarizeListed(head, head.listing) : summarizeAs(nodeOf(view.graph, head.id)!, head.status);
+    if (head.status === 'blocked') return { ...listed, blockers: blockers.of(head.id, head.type) };
     const rank = filters.ranked && head.status === 'ready' ? view.ranking.rankOf(head.id) : undefined;
     return rank ? { ...listed, ranking: { priority: rank.priority, critical_path: rank.critical_path } } : listed;
   };

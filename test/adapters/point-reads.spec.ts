@@ -196,6 +196,32 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     }
   });
 
+  it('status lists the first heads of a group from their saved listings: it parses only the nodes the tail changed', async () => {
+    const sut = await project();
+    const parses = sinon.spy(CheckpointNodes.prototype as unknown as { parse(id: string): unknown }, 'parse');
+    try {
+      const filters = { staleMs: 1000, limit: 20, all: false, status: 'ready' };
+      const { answer, parsed, expected } = await sut.readGraph((graph) => {
+        const listed = statusReport(new GraphDraft(graph, NOW, null), NOW, filters);
+        return { answer: listed, parsed: parses.args.map(([id]) => id), expected: statusReport(fresh(graph), NOW, filters) };
+      });
+      expect(JSON.stringify(answer)).to.equal(JSON.stringify(expected));
+      expect(answer.tasks.ready).to.have.length(20);
+      // T-0-1 became ready in the tail (its saved head was blocked): its node is read; the other 19 are listed as saved.
+      expect(parsed.filter((id) => id.startsWith('T-'))).to.deep.equal(['T-0-1']);
+    } finally {
+      parses.restore();
+    }
+    // Where the listings do not check, each listed node is read instead: the same answer.
+    const text = readFileSync(checkpointFile(), 'utf8');
+    const damaged = text.replace(/("listing \d+ 0":\[\[")./, '$1#');
+    expect(damaged).to.not.equal(text);
+    writeFileSync(checkpointFile(), damaged);
+    const filters = { staleMs: 1000, limit: 20, all: true };
+    const again = await sut.readGraph((graph) => ({ answer: statusReport(new GraphDraft(graph, NOW, null), NOW, filters), expected: statusReport(fresh(graph), NOW, filters) }));
+    expect(JSON.stringify(again.answer)).to.equal(JSON.stringify(again.expected));
+  });
+
   it("status --limit 20 reads each changed node's saved bucket once, however many groups it counts", async () => {
     const sut = await project();
     const entries = sinon.spy(SavedEndpoints.prototype, 'of');

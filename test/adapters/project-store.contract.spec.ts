@@ -304,7 +304,7 @@ function projectStoreContract(
     }
 
     if (keptInMemory && another) {
-      it('parses only the nodes it reads, and its checkpoint copies the others as they were saved (issue 28)', async () => {
+      it('parses only the nodes it reads and those status lists first, and its checkpoint copies the others as they were saved (issue 28)', async () => {
         const draft = newDraft();
         for (let i = 0; i < 300; i++) addTask(draft, `T-seeded-${i}`);
         await open().replace({ ...plainGraph(draft.graph), log: [] });
@@ -328,8 +328,11 @@ function projectStoreContract(
         } finally {
           parse.restore();
         }
-        // Parsing every node at load made a 50k-node server's heap 80 MB larger.
-        expect(parsed).to.deep.equal(['T-seeded-5']);
+        // Parsing every node at load made a 50k-node server's heap 80 MB larger. The checkpoint
+        // reads the first 100 heads of each status bucket (their title, tags and revision go with
+        // them, for status to list): here the 100 oldest ready tasks, read in its copy, not kept.
+        const listed = [...seeded].sort().slice(0, 100);
+        expect([...parsed].sort()).to.deep.equal(['T-seeded-5', ...listed].sort());
         const nodes = await keptInMemory.checkpointNodes(sut);
         expect(Object.keys(nodes)).to.have.length(306);
         expect(nodes).to.deep.equal((await stateOf(another().open('p'))).nodes);
