@@ -13,6 +13,13 @@ const DEAD_PREDECESSOR_CHECK_MS = 100;
 const POLL_MAX_MS = 25;
 /** The longest pause between two tries to join the line. */
 const TAIL_POLL_MAX_MS = 2;
+/**
+ * How long after a writer last joined the line others keep joining it, even when it looks empty:
+ * writers contend then, and one that asked may not be in line yet (on a loaded machine a process
+ * can take hundreds of milliseconds from asking to writing its name), so the free lock is left to
+ * the line. A lone writer never joins it, so it never waits for this.
+ */
+const LINE_QUIET_MS = 1_000;
 
 /** A place in the queue: held from `enter` until `leave`. */
 export interface LockTicket {
@@ -43,6 +50,28 @@ export class LockQueue {
   private static sequence = 0;
 
   constructor(private readonly dir: string) {}
+
+  /**
+   * Whether nobody is in line nor about to be: nobody joined it for `LINE_QUIET_MS` (or ever),
+   * and the tail names a ticket whose file is gone (its owner left). A ticket file still there,
+   * even a dead owner's, counts as someone in line: joining the line is what finds a dead one
+   * out. An empty tail counts as someone joining, since a joiner empties it before writing its
+   * own name (swapTail); it is read without the tail's flock, which joiners contend for. False
+   * when the line cannot be read.
+   */
+  idle(): boolean {
+    const tail = path.join(this.dir, 'tail');
+    let last: string;
+    try {
+      const joined = fs.statSync(tail, { throwIfNoEntry: false });
+      if (joined === undefined) return true;
+      if (!(Date.now() - joined.mtimeMs > LINE_QUIET_MS)) return false;
+      last = fs.readFileSync(tail, 'utf8');
+    } catch {
+      return false;
+    }
+    return last !== '' && !fs.existsSync(path.join(this.dir, last));
+  }
 
   /** Waits for every earlier ticket to leave; throws `timedOut()` past `deadline`. */
   async enter(deadline: number, timedOut: () => Error): Promise<LockTicket> {
@@ -187,12 +216,17 @@ function queueNamed(name: string): LockQueue | null {
 /** `dir`, made if need be, when it is a directory of this user's that nobody else may write in. */
 function privateDirectory(dir: string): string | null {
   try {
-    fs.mkdirSync(dir, { mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
-  }
-  try {
-    const stats = fs.lstatSync(dir);
+    // Looked at before it is made: it is there for every command but a user's first, and a mkdir
+    // that fails EEXIST costs an error thrown.
+    let stats = fs.lstatSync(dir, { throwIfNoEntry: false });
+    if (stats === undefined) {
+      try {
+        fs.mkdirSync(dir, { mode: 0o700 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+      }
+      stats = fs.lstatSync(dir);
+    }
     const mine = process.getuid === undefined || stats.uid === process.getuid();
     return stats.isDirectory() && mine && (stats.mode & 0o077) === 0 ? dir : null;
   } catch {

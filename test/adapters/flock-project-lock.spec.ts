@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FlockProjectLock, stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { rejectionOf } from '../support/failures.js';
@@ -25,6 +25,21 @@ async function holderProcess(lockFile: string, mode: 'shared' | 'exclusive', fai
     child.on('exit', (code) => reject(new Error(`lock holder exited early (${code})`)));
   });
   return child;
+}
+
+/** Resolves once `condition` holds, looking every 10 ms; fails after 10 s. */
+async function waitUntil(what: string, condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`waited 10 s for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Whether the line in `queue` ends with a ticket of process `pid`. */
+function tailIsOf(queue: string, pid: number | undefined): boolean {
+  const tail = path.join(queue, 'tail');
+  return existsSync(tail) && readFileSync(tail, 'utf8').startsWith(`${pid}-`);
 }
 
 function release(child: ChildProcessWithoutNullStreams): Promise<void> {
@@ -198,14 +213,68 @@ describe('stateDirectoryLock (first come, first served)', function () {
     expect(readdirSync(tempDir())).to.deep.equal(['lock']);
   });
 
+  it('lets a lone writer take the lock without a place in the line: no ticket, no line made', async () => {
+    const lockFile = path.join(tempDir(), 'lock');
+    writeFileSync(lockFile, '');
+    // A line named by this file's device and inode is an earlier file's that had them: gone, as for a new lock.
+    rmSync(queueOf(lockFile), { recursive: true, force: true });
+    expect(await stateDirectoryLock(tempDir()).withLock('exclusive', () => 'alone')).to.equal('alone');
+    expect(existsSync(queueOf(lockFile))).to.equal(false);
+    expect(readdirSync(tempDir())).to.deep.equal(['lock']);
+  });
+
+  it('keeps writers in line for a second after one joined it, then lets a lone writer skip it', async () => {
+    const lock = stateDirectoryLock(tempDir());
+    const tail = () => readFileSync(path.join(queueOf(path.join(tempDir(), 'lock')), 'tail'), 'utf8');
+    // Two writers at once: the second joins the line.
+    let letGo: () => void = () => undefined;
+    const holding = lock.withLock('exclusive', () => new Promise<void>((resolve) => (letGo = resolve)));
+    const second = lock.withLock('exclusive', () => 'second');
+    await waitUntil('the second writer in line', () => existsSync(queueOf(path.join(tempDir(), 'lock'))) && tail() !== '');
+    letGo();
+    await holding;
+    expect(await second).to.equal('second');
+    // Right after, a writer finds the line empty and the lock free, but writers contended a moment ago: it joins the line.
+    const afterContention = tail();
+    expect(await lock.withLock('exclusive', () => 'third')).to.equal('third');
+    expect(tail()).to.not.equal(afterContention);
+    // Nobody joined for a second: a lone writer takes the lock without joining.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const quiet = tail();
+    expect(await lock.withLock('exclusive', () => 'fourth')).to.equal('fourth');
+    expect(tail()).to.equal(quiet);
+  });
+
+  it('puts a writer behind one already in line, though the lock is free when it asks', async () => {
+    const lockFile = path.join(tempDir(), 'lock');
+    const holder = await holderProcess(lockFile, 'exclusive', true);
+    // The first in line waits behind the holder, and says when it gets the lock.
+    const script = `require(${JSON.stringify(LOCK_MODULE)}).stateDirectoryLock(${JSON.stringify(tempDir())}).withLock('exclusive', () => new Promise((resolve) => { process.stdout.write(String(Date.now())); setTimeout(resolve, 200); }))`;
+    const first = spawn(process.execPath, ['-e', script]);
+    let firstGot = '';
+    first.stdout.on('data', (chunk: Buffer) => (firstGot += chunk));
+    const firstExited = new Promise((resolve) => first.on('exit', resolve));
+    try {
+      await waitUntil('the first in line', () => tailIsOf(queueOf(lockFile), first.pid));
+    } finally {
+      await release(holder);
+    }
+    // The lock is free, or about to be, and the first in line may not have taken it yet: this writer still goes second.
+    const secondGot = await stateDirectoryLock(tempDir()).withLock('exclusive', () => Date.now());
+    await firstExited;
+    expect(firstGot).to.match(/^\d+$/);
+    expect(Number(firstGot)).to.be.at.most(secondGot);
+    expect(readdirSync(queueOf(lockFile))).to.deep.equal(['tail']);
+  });
+
   it('passes the lock on when a process waiting in line is killed, and leaves no ticket of it', async () => {
     const lockFile = path.join(tempDir(), 'lock');
     const holder = await holderProcess(lockFile, 'exclusive', true);
     // A second process waits in line behind the holder; it is killed while it waits.
     const queue = queueOf(lockFile);
     const waiter = spawn(process.execPath, ['-e', `require(${JSON.stringify(LOCK_MODULE)}).stateDirectoryLock(${JSON.stringify(tempDir())}).withLock('exclusive', () => null)`]);
-    const waitersTicket = new RegExp(`^${waiter.pid}-`);
-    while (!waitersTicket.test(readFileSync(path.join(queue, 'tail'), 'utf8'))) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The holder took the lock without a ticket (nobody was in line): the waiter may be the first to make the line.
+    await waitUntil('the waiter in line', () => tailIsOf(queue, waiter.pid));
     await new Promise((resolve) => {
       waiter.on('exit', resolve);
       waiter.kill('SIGKILL');
