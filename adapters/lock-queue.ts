@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fs from 'graceful-fs';
 import path from 'node:path';
 import { flock } from './flock.js';
@@ -204,7 +203,9 @@ export function waitingLineFor(stateDir: string, line: string): LockQueue | null
   } catch {
     return null;
   }
-  const hash = createHash('sha256').update(line).digest('hex').slice(0, 16);
+  // node:crypto is required here, not imported: every command that takes a project's lock loads
+  // this module, and only `next --wait` hashes (loading node:crypto costs a command milliseconds).
+  const hash = (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(line).digest('hex').slice(0, 16);
   return queueNamed(`${stats.dev}-${stats.ino}-waiting-${hash}`);
 }
 

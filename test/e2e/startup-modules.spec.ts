@@ -5,10 +5,11 @@ import { Sandbox } from '../support/cli.js';
 
 /**
  * Start-up is what an agent pays on every call. Node's heavier built-ins (child_process pulls in
- * net and stream, zlib its stream machinery) cost milliseconds to load; a local command needs
+ * net and stream, zlib its stream machinery, crypto some thirty modules of its own) cost
+ * milliseconds to load; a local command needs
  * none of them, so one that appears here is an import that should have been lazy.
  */
-const HEAVY_BUILTINS = ['child_process', 'net', 'zlib', 'http', 'https', 'tty', 'worker_threads'];
+const HEAVY_BUILTINS = ['child_process', 'net', 'zlib', 'http', 'https', 'tty', 'worker_threads', 'crypto'];
 /** Lighter, yet needed only without TASKDAG_HOME (the home directory) or by a linked checkout (the host name). */
 const ON_DEMAND_BUILTINS = ['os'];
 
