@@ -1,6 +1,7 @@
 import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
 import type { NodeListing } from '../domain/node-summary.js';
 import type { NodeHead, SavedBuckets } from '../domain/status-index.js';
+import { LISTED_BY_DEFAULT } from '../domain/status-report.js';
 import { crc32 } from './crc32.js';
 import { SavedEndpoints } from './edge-endpoints.js';
 import { headsOf, knowledgeHeadsOf, scopedKnowledge, type KnowledgeRecord, type LineSpan } from './head-columns.js';
@@ -115,9 +116,10 @@ type ListingEntry = [string, string[], number];
  * per node, in the order of the ids: the number of its bucket, from `0`), `claims` (the claimed
  * tasks in progress, the longest-held first) and `bucket <n> <page>` (a bucket's heads, oldest
  * first, in pages of `pageBounds`). A head is `[id, created_at, initiative, domain, claim, priority, scope]`.
- * Given `listingOf`, the pages of a bucket's first LISTED_HEADS heads each have a `listing <n>
- * <page>` too: each head's `[title, tags, revision]` (null where `listingOf` has none), so that
- * `status` lists them without reading their nodes.
+ * Given `listingOf`, the pages of the first LISTED_HEADS heads of each bucket `status` lists
+ * without `--all` (LISTED_BY_DEFAULT) each have a `listing <n> <page>` too: each head's
+ * `[title, tags, revision]` (null where `listingOf` has none), so that `status` lists them
+ * without reading their nodes.
  */
 export function bucketSections(
   groups: readonly (readonly [string, readonly NodeHead[]])[],
@@ -145,7 +147,7 @@ export function bucketSections(
   for (const [at, [, heads]] of groups.entries()) {
     for (const [page, [start, end]] of bounds[at]!.entries()) {
       sections.push([`bucket ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(start, end).map(entryOf)))]);
-      if (listingOf && start < LISTED_HEADS) sections.push([`listing ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(start, end).map((head) => listingEntry(listingOf(head.id)))))]);
+      if (listingOf && start < LISTED_HEADS && LISTED_BY_DEFAULT.has(groups[at]![0])) sections.push([`listing ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(start, end).map((head) => listingEntry(listingOf(head.id)))))]);
     }
   }
   return sections;
@@ -160,9 +162,9 @@ function entryOf(head: NodeHead): HeadEntry {
   return [head.id, head.created_at, head.initiative, head.domain, head.claim, head.priority, head.scope];
 }
 
-/** The ids whose listing a save of these buckets holds: each bucket's first LISTED_HEADS heads. */
+/** The ids whose listing a save of these buckets holds: the first LISTED_HEADS heads of each bucket `status` lists by default. */
 export function listedIds(groups: readonly (readonly [string, readonly NodeHead[]])[]): Set<NodeId> {
-  return new Set(groups.flatMap(([, heads]) => heads.slice(0, LISTED_HEADS).map((head) => head.id)));
+  return new Set(groups.flatMap(([key, heads]) => (LISTED_BY_DEFAULT.has(key) ? heads.slice(0, LISTED_HEADS).map((head) => head.id) : [])));
 }
 
 function listingEntry(listing: NodeListing | null): ListingEntry | null {

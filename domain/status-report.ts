@@ -33,6 +33,9 @@ const TASK_GROUPS = ['ready', 'in_progress', 'blocked', 'backlog', 'submitted'] 
 const TASK_GROUPS_ALL = [...TASK_GROUPS, 'done', 'archived', 'canceled'] as const;
 const GATE_GROUPS = ['open'] as const;
 
+/** The status buckets (`<type> <status>`) whose nodes `status` lists without `--all`: what a save lists beside their heads. */
+export const LISTED_BY_DEFAULT: ReadonlySet<string> = new Set([...TASK_GROUPS.map((status) => `task ${status}`), ...GATE_GROUPS.map((status) => `gate ${status}`)]);
+
 export interface StatusReport {
   summary: { ready: number; in_progress: number; blocked: number; backlog: number; submitted: number; open_gates: number; active_knowledge: number };
   tasks: Record<string, NodeSummary[]>;
