@@ -8,7 +8,8 @@ import { isRememberedRequest, type RememberedRequest } from '../domain/request-w
 import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse } from './edge-endpoints.js';
 import { headColumns, knowledgeSection } from './head-columns.js';
-import { bucketSections, headsLine, listedIds, SavedHeadsLine } from './heads-line.js';
+import { crc32 } from './crc32.js';
+import { bucketSections, headsLine, lineChecksumSection, listedIds, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
 import { assertGraphHeaderShape } from './state-validation.js';
@@ -67,6 +68,12 @@ interface CheckpointMember {
    */
   heads_rules: number;
   heads_crc32: string;
+  /**
+   * Where the heads line's `line_crc32` section is (its bytes from the line's start, and its
+   * CRC-32), as the directory says: a command that reads a few nodes checks their lines against it
+   * without reading the directory.
+   */
+  line_crc32?: [number, number, string];
   /** The requests the graph answered recently (request-window.ts), oldest first; absent when none. */
   requests?: RememberedRequest[];
 }
@@ -172,6 +179,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   // What status lists of the first heads of each bucket, saved with them (a few hundred nodes read, whatever the graph's size).
   const listed = listedIds(copy.groups);
   const listings = new Map<NodeId, NodeListing>();
+  const crcs: number[] = [];
   let offset = 0;
   for (let position = 0; position < ids.length; position++) {
     if (position > 0 && position % SLICE === 0) yield;
@@ -179,9 +187,10 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     // A node of the lazy map itself is left to it (one never read is copied unparsed); any other map's is read.
     const node = copy.nodes ? copy.nodes[position]! : record === nodes ? undefined : nodeOf({ nodes: record! }, id)!;
     if (listed.has(id)) noteListing(listings, id, () => node ?? nodeOf({ nodes: record! }, id));
-    const entry = nodes ? nodes.entry(id, node) : Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);
+    const { bytes: entry, crc } = nodes ? nodes.entry(id, node) : encodedEntry(id, node!);
     const last = position === ids.length - 1;
     lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
+    crcs.push(crc);
     offset += entry.length;
     ends.push(offset);
     offset += last ? 1 : 2;
@@ -192,7 +201,8 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const idsLine = Buffer.from(`${idsText},"ends":${JSON.stringify(ends)},\n`);
   const slots = yield* encodeSlotTable(ids, ends, offset, SLICE * 5);
   const head = JSON.stringify({ ...copy.fields, log: [] });
-  const { line: headsLine, crc: headsCrc } = yield* headsLineOf(copy, ids, heads, ends, (id) => listings.get(id) ?? null);
+  const { line: headsLine, crc: headsCrc, bounds: headsBounds } = yield* headsLineOf(copy, ids, heads, ends, crcs, (id) => listings.get(id) ?? null);
+  const lineCrcs = headsBounds.get('line_crc32')!;
   const edgeSlices: string[] = [];
   for (let at = 0; Array.isArray(copy.edges) && at < copy.edges.length; at += SLICE * 5) {
     edgeSlices.push(JSON.stringify(copy.edges.slice(at, at + SLICE * 5)).slice(1, -1));
@@ -204,14 +214,22 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const lineBytes = { ids: idsLine.length, ...(slots ? { slots: slots.line.length } : {}), heads: headsLine.length, edges: edgesLine.length };
   const requests = copy.requests.length > 0 ? { requests: copy.requests } : {};
   const slotLayout = slots ? { slot_layout: slots.layout } : {};
-  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: headsCrc, ...requests, ...slotLayout });
+  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: headsCrc, line_crc32: [lineCrcs.start, lineCrcs.end, lineCrcs.crc], ...requests, ...slotLayout });
   yield;
   const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
   return [Buffer.from(top), idsLine, ...(slots ? [slots.line] : []), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
 }
 
-/** The heads line (heads-line.ts): every head by column, the knowledge heads apart, the edges by endpoint. */
-function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], listingOf: (id: NodeId) => NodeListing | null): Generator<void, { line: Buffer; crc: string }> {
+function encodedEntry(id: NodeId, node: GraphNode): { bytes: Buffer; crc: number } {
+  const bytes = Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);
+  return { bytes, crc: crc32(bytes) };
+}
+
+/**
+ * The heads line (heads-line.ts): every head by column, the knowledge heads apart, the edges by
+ * endpoint, and the checksum of each node line (`crcs`, in the order of `ids`) the heads go with.
+ */
+function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], listingOf: (id: NodeId) => NodeListing | null): ReturnType<typeof headsLine> {
   // As JSON.stringify(columns), a member at a time.
   const columns = Object.entries(yield* headColumns(heads, SLICE * 5));
   const members: string[] = [];
@@ -224,7 +242,9 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], en
   const endpoints = copy.endpointReuse ? yield* reusedEndpointSection(ids, copy.endpointReuse, SLICE) : yield* endpointSection(ids, edgesToIndex(copy), SLICE);
   yield;
   const buckets = bucketSections(copy.groups, heads, copy.claimed, listingOf) ?? [];
-  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ...buckets]);
+  const lineCrcs = lineChecksumSection(crcs);
+  yield;
+  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ...buckets]);
 }
 
 /**
@@ -379,23 +399,27 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
 
 /**
  * The indexes the heads line saved (heads-line.ts), read when first used: the heads when the rules
- * that derived them are this release's, the edges by endpoint whatever the rules. What does not
- * check is derived again from the nodes and the edge list.
+ * that derived them are this release's and the line saves the checksum of each node line (every
+ * node read is then checked against it, so the heads are never used beside a line edited since),
+ * the edges by endpoint whatever the rules. What does not check is derived again from the nodes
+ * and the edge list.
  */
 function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNodes, heads: { start: number; end: number }): SavedIndexes | null {
   if (typeof checkpoint.heads_crc32 !== 'string') return null;
   const read = (start: number, end: number) => nodes.bytes(heads.start + start, heads.start + end, 'the heads');
-  const line = new SavedHeadsLine(read, heads.end - heads.start, checkpoint.heads_crc32, () => nodes.fileIds(), () => nodes.fileCount());
-  // Knowledge items are read where their section entry says their line is (checked against the line's key and end).
+  const line = new SavedHeadsLine(read, heads.end - heads.start, checkpoint.heads_crc32, () => nodes.fileIds(), () => nodes.fileCount(), checkpoint.line_crc32);
+  // Knowledge items are read where their section entry says their line is (checked against the line's key, end and checksum).
   nodes.hintLines((id) => line.knowledgeLine(id));
+  nodes.checkLines(() => line.lineChecksums());
+  const checked = <A extends unknown[], T>(use: (...args: A) => T | null) => (...args: A) => (line.lineChecksums() ? use(...args) : null);
   return {
     heads:
       checkpoint.heads_rules === STATUS_RULES_VERSION
         ? {
-            all: () => line.all(),
-            knowledge: () => line.knowledge(),
-            knowledgeHolding: (values) => line.knowledgeHolding(values),
-            buckets: () => line.buckets((known) => nodes.filePosition(known)),
+            all: checked(() => line.all()),
+            knowledge: checked(() => line.knowledge()),
+            knowledgeHolding: checked((values: readonly string[]) => line.knowledgeHolding(values)),
+            buckets: checked(() => line.buckets((known) => nodes.filePosition(known))),
           }
         : null,
     edges: new CheckpointEndpoints(() => line.endpoints((known) => nodes.filePosition(known))),

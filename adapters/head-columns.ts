@@ -143,16 +143,18 @@ function isTextList(value: unknown): boolean {
 
 /**
  * A knowledge node's head as its own section keeps it, with where its line is in the node section
- * (its key's first byte and its JSON's end, from the first node line's start; `ends` as the
- * checkpoint's): `[id, status, initiative, domain, created_at, scope, key, end]`. A file written
- * before the line was kept here has the first six alone.
+ * (its key's first byte and its JSON's end, from the first node line's start, `ends` as the
+ * checkpoint's; and its position among the ids, where its line's checksum is):
+ * `[id, status, initiative, domain, created_at, scope, key, end, position]`. A file written before
+ * the line was kept here has the first six alone.
  */
-type KnowledgeEntry = [NodeId, string, string, string | null, string, KnowledgeScope, number, number];
+type KnowledgeEntry = [NodeId, string, string, string | null, string, KnowledgeScope, number, number, number];
 
-/** Where a knowledge node's line is in the node section. */
+/** Where a knowledge node's line is in the node section, and its position among the ids. */
 export interface LineSpan {
   key: number;
   end: number;
+  position: number;
 }
 
 /** A knowledge head as its section keeps it, and where its line is (null in a file that does not say). */
@@ -177,7 +179,7 @@ export function knowledgeSection(heads: readonly NodeHead[], ends: readonly numb
   for (const [position, head] of heads.entries()) {
     if (head.scope === null) continue;
     const key = position === 0 ? 0 : ends[position - 1]! + 2;
-    const entry: KnowledgeEntry = [head.id, head.status, head.initiative, head.domain, head.created_at, head.scope, key, ends[position]!];
+    const entry: KnowledgeEntry = [head.id, head.status, head.initiative, head.domain, head.created_at, head.scope, key, ends[position]!, position];
     entries.push(`\t${JSON.stringify(entry)}`);
   }
   return Buffer.from(`[${entries.join(',')}]`);
@@ -196,7 +198,7 @@ export function knowledgeHeadsOf(value: unknown): KnowledgeRecord[] | null {
 }
 
 function knowledgeRecordOf(entry: unknown): KnowledgeRecord | null {
-  if (!Array.isArray(entry) || (entry.length !== 6 && entry.length !== 8)) return null;
+  if (!Array.isArray(entry) || (entry.length !== 6 && entry.length !== 9)) return null;
   // Read by index: destructuring goes through the iterator protocol, a call per item in code not yet optimized.
   const id: unknown = entry[0];
   const status: unknown = entry[1];
@@ -206,9 +208,11 @@ function knowledgeRecordOf(entry: unknown): KnowledgeRecord | null {
   const scope: unknown = entry[5];
   const key: unknown = entry[6];
   const end: unknown = entry[7];
+  const position: unknown = entry[8];
   if (typeof id !== 'string' || typeof status !== 'string' || typeof initiative !== 'string' || (domain !== null && typeof domain !== 'string') || typeof created_at !== 'string' || !isScope(scope)) return null;
-  const line = entry.length === 8 && Number.isSafeInteger(key) && Number.isSafeInteger(end) && (key as number) >= 0 && (key as number) < (end as number) ? { key: key as number, end: end as number } : null;
-  if (entry.length === 8 && line === null) return null;
+  const spans = Number.isSafeInteger(key) && Number.isSafeInteger(end) && Number.isSafeInteger(position) && (key as number) >= 0 && (key as number) < (end as number);
+  const line = entry.length === 9 && spans ? { key: key as number, end: end as number, position: position as number } : null;
+  if (entry.length === 9 && line === null) return null;
   return { head: { id, type: 'knowledge', status, initiative, domain: domain as string | null, created_at, claim: null, scope: scope as KnowledgeScope, priority: null }, line };
 }
 

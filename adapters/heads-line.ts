@@ -18,6 +18,9 @@ import { headsOf, knowledgeHeadsOf, scopedKnowledge, type KnowledgeRecord, type 
  *   id, tags, domain or initiative;
  * - `endpoints`: the edges by endpoint (edge-endpoints.ts): every command that looks at a few
  *   nodes' edges (`context`, `take`, the nodes a ledger tail changed), or `null`;
+ * - `line_crc32`: the CRC-32 of every node's line (`"id":{...}`) as written, 8 hex digits each in
+ *   the order of the ids: every node read from the checkpoint is checked against it (lazy-nodes.ts),
+ *   so the heads are never used beside a line that is not the one they were derived from;
  * - the status buckets apart (`bucketSections`): what `status` lists.
  *
  * The directory gives each section's bytes (from the line's start) and CRC-32 (zeros for the
@@ -33,7 +36,8 @@ const OFFSET_DIGITS = 10;
 /** The longest directory a reader looks for (a 50k-node graph's is about 15 KB). */
 const DIRECTORY_LIMIT = 1024 * 1024;
 
-interface Bounds {
+/** Where a section of the heads line is (bytes from the line's start) and its CRC-32, in hex. */
+export interface Bounds {
   start: number;
   end: number;
   crc: string;
@@ -69,7 +73,7 @@ function* crcInSlices(bytes: Buffer): Generator<void, number> {
  * (`heads_crc32`). The endpoints are read an entry at a time, each with its own checksum: the
  * section's is zeros.
  */
-export function* headsLine(sections: readonly (readonly [string, Buffer])[]): Generator<void, { line: Buffer; crc: string }> {
+export function* headsLine(sections: readonly (readonly [string, Buffer])[]): Generator<void, { line: Buffer; crc: string; bounds: ReadonlyMap<string, Bounds> }> {
   const placeholder = { start: 0, end: 0, crc: '00000000' };
   let offset = HEADS_DIRECTORY_START.length + directoryOf(sections.map(([name]) => [name, placeholder])).length;
   const pieces: Buffer[] = [];
@@ -83,7 +87,7 @@ export function* headsLine(sections: readonly (readonly [string, Buffer])[]): Ge
     offset = start + bytes.length;
   }
   const head = Buffer.from(`${HEADS_DIRECTORY_START}${directoryOf(bounds)}`);
-  return { line: Buffer.concat([head, ...pieces, Buffer.from('}},\n')]), crc: hex(crc32(head)) };
+  return { line: Buffer.concat([head, ...pieces, Buffer.from('}},\n')]), crc: hex(crc32(head)), bounds: new Map(bounds) };
 }
 
 /**
@@ -93,6 +97,34 @@ export function* headsLine(sections: readonly (readonly [string, Buffer])[]): Ge
  */
 const FIRST_PAGE_ENDS = [20, 100] as const;
 const BUCKET_PAGE = 200;
+
+/** The `line_crc32` section: each node line's CRC-32, 8 hex digits in the order of the ids, as one JSON string. */
+export function lineChecksumSection(crcs: readonly number[]): Buffer {
+  let digits = '';
+  for (const crc of crcs) digits += hex(crc);
+  return Buffer.from(`"${digits}"`);
+}
+
+/** The CRC-32 each node line of a checkpoint was written with, by the node's position among the ids. */
+export interface LineChecksums {
+  /** As read alone (8 bytes), unchecked: a line that differs from it is damage only if the section is `intact`. */
+  at(position: number): number | undefined;
+  /** Whether the section holds its own checksum (read whole, once): else it says nothing of the lines. */
+  intact(): boolean;
+  /** From the section read whole, when it is intact (what a rewrite copies with a line it never read); undefined otherwise. */
+  checkedAt(position: number): number | undefined;
+}
+
+/** Section bounds given as `[start, end, crc]` (`checkpoint.line_crc32`), when they are that and within a line of `size` bytes. */
+function boundsOf(value: unknown, size: number): Bounds | null {
+  if (!Array.isArray(value) || value.length !== 3) return null;
+  const [start, end, crc] = value as unknown[];
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || typeof crc !== 'string' || !/^[0-9a-f]{8}$/.test(crc)) return null;
+  return (start as number) >= 0 && (start as number) < (end as number) && (end as number) <= size ? { start: start as number, end: end as number, crc } : null;
+}
+
+/** How many checksums are read one at a time before the section is read whole (a command that reads most nodes). */
+const SINGLE_CHECKSUM_READS = 64;
 
 function pageBounds(count: number): [number, number][] {
   const bounds: [number, number][] = [];
@@ -198,15 +230,16 @@ function keyParts(key: string): { type: NodeType; status: string } | null {
 /**
  * The heads a checkpoint saved, read from its heads line as they are asked for: `read` gives bytes
  * of the line (offsets from its start, `size` its length without the newline), `crc` is the
- * checkpoint's `heads_crc32`. A line written before the sections (one CRC-32 for the whole line,
- * the columns alone) is read whole. Each call answers null when what it needs cannot be used.
+ * checkpoint's `heads_crc32`. Each call answers null when what it needs cannot be used. A line
+ * written before the sections (one CRC-32 for the whole line, the columns alone: release 0.1.0)
+ * has no line checksums, so nothing in it is used: its heads are derived again from the nodes.
  */
 export class SavedHeadsLine {
   /** The directory, once read: null when the line has none that checks (or is of the older form). */
   private directory: Map<string, Bounds> | null | undefined;
-  private legacy = false;
   /** Where the knowledge nodes read from the knowledge section have their lines. */
   private readonly knowledgeLines = new Map<NodeId, LineSpan>();
+  private checksums: LineChecksums | null | undefined;
 
   constructor(
     private readonly read: (start: number, end: number) => Buffer,
@@ -215,18 +248,18 @@ export class SavedHeadsLine {
     /** The checkpoint's node ids in file order (its id list, parsed when first asked for), and how many there are. */
     private readonly ids: () => readonly NodeId[],
     private readonly count: () => number,
+    /** Where the `line_crc32` section is, as line 2 says (`checkpoint.line_crc32`), so that a point read needs no directory. */
+    private readonly lineChecksumBounds: unknown = undefined,
   ) {}
 
   /** Every node's head, in the order of the ids. */
   all(): NodeHead[] | null {
-    if (this.isLegacy()) return this.legacyHeads();
     const columns = this.section('columns');
     return columns === null ? null : headsOf(columns, this.ids());
   }
 
   /** The knowledge heads alone. */
   knowledge(): NodeHead[] | null {
-    if (this.isLegacy()) return this.legacyHeads()?.filter((head) => head.scope !== null) ?? null;
     const knowledge = this.section('knowledge');
     return knowledge === null ? null : this.noteLines(knowledgeHeadsOf(knowledge));
   }
@@ -237,8 +270,48 @@ export class SavedHeadsLine {
    * matches. Null when the section cannot be read so (the caller reads it whole).
    */
   knowledgeHolding(values: readonly string[]): NodeHead[] | null {
-    const bytes = this.isLegacy() ? null : this.sectionBytes('knowledge');
+    const bytes = this.sectionBytes('knowledge');
     return bytes === null ? null : this.noteLines(scopedKnowledge(bytes, values));
+  }
+
+  /**
+   * The CRC-32 of each node line as written (`line_crc32`), or null when the line has none of
+   * the node count's length. A command that reads a few lines reads their checksums alone (8
+   * bytes each) and checks the section whole only when a line differs, so that a damaged section
+   * (derived data, as the heads are) is not taken for damaged lines; once it has asked for many,
+   * it reads and checks the section whole.
+   */
+  lineChecksums(): LineChecksums | null {
+    if (this.checksums !== undefined) return this.checksums;
+    this.checksums = null;
+    const bounds = boundsOf(this.lineChecksumBounds, this.size);
+    const count = this.count();
+    if (!bounds || bounds.end - bounds.start !== 2 + 8 * count) return null;
+    let singles = 0;
+    let whole: string | null | undefined;
+    const checked = () => {
+      if (whole !== undefined) return whole;
+      const bytes = this.read(bounds.start, bounds.end);
+      whole = hex(crc32(bytes)) === bounds.crc ? bytes.toString('latin1', 1, bytes.length - 1) : null;
+      return whole;
+    };
+    const parse = (digits: string) => (/^[0-9a-f]{8}$/.test(digits) ? parseInt(digits, 16) : undefined);
+    const inRange = (position: number) => Number.isSafeInteger(position) && position >= 0 && position < count;
+    const checkedAt = (position: number) => {
+      const digits = inRange(position) ? checked() : null;
+      return digits === null ? undefined : parse(digits.slice(8 * position, 8 * position + 8));
+    };
+    this.checksums = {
+      at: (position) => {
+        if (!inRange(position)) return undefined;
+        if (whole !== undefined || ++singles > SINGLE_CHECKSUM_READS) return checkedAt(position);
+        const at = bounds.start + 1 + 8 * position;
+        return parse(this.read(at, at + 8).toString('latin1'));
+      },
+      intact: () => checked() !== null,
+      checkedAt,
+    };
+    return this.checksums;
   }
 
   /** The edges by endpoint, or null when the line has none (`positionOf`: a node's position among the ids). */
@@ -316,22 +389,15 @@ export class SavedHeadsLine {
     };
   }
 
-  private isLegacy(): boolean {
-    this.sections();
-    return this.legacy;
-  }
-
   private sections(): Map<string, Bounds> | null {
     if (this.directory !== undefined) return this.directory;
     this.directory = null;
     const start = this.read(0, Math.min(HEADS_DIRECTORY_START.length, this.size));
-    if (start.toString('latin1') !== HEADS_DIRECTORY_START) {
-      this.legacy = true;
-      return null;
-    }
+    if (start.toString('latin1') !== HEADS_DIRECTORY_START) return null;
     // The directory holds names and digits, no brace: it ends at the first `}`.
     let head = start;
-    for (let length = 16 * 1024; ; length *= 4) {
+    // About 56 bytes an entry: a dozen sections, and each status bucket's pages (two small ones, then one per BUCKET_PAGE heads): one read, usually.
+    for (let length = 56 * (32 + Math.ceil(this.count() / BUCKET_PAGE)); ; length *= 4) {
       head = this.read(0, Math.min(length, this.size, DIRECTORY_LIMIT));
       const end = head.indexOf(0x7d, HEADS_DIRECTORY_START.length);
       if (end >= 0) {
@@ -376,16 +442,4 @@ export class SavedHeadsLine {
     return hex(crc32(bytes)) === bounds.crc ? bytes : null;
   }
 
-  /** The heads of a line in the older form: one CRC-32 for the line, the columns alone. */
-  private legacyHeads(): NodeHead[] | null {
-    const line = this.read(0, this.size);
-    if (hex(crc32(line)) !== this.crc) return null;
-    try {
-      const text = line.toString('utf8');
-      const parsed = JSON.parse(`{${text.slice(0, text.endsWith('},') ? -2 : text.length)}}`) as Record<string, unknown>;
-      return headsOf(parsed.heads, this.ids());
-    } catch {
-      return null;
-    }
-  }
 }

@@ -1,5 +1,7 @@
 import type { Edge, GraphNode, NodeId } from '../domain/model.js';
 import { LAZY_COLLECTION, type EdgeList, type NodeMap } from '../domain/node-map.js';
+import { crc32 } from './crc32.js';
+import type { LineChecksums } from './heads-line.js';
 import { DAMAGED, SlotTable, type SlotLayout } from './node-slots.js';
 import { assertNodeShape } from './state-validation.js';
 import { invalidFile } from './storage-error.js';
@@ -57,6 +59,13 @@ export interface NodeLayout {
  * same object the entry is current, and the next checkpoint copies it instead of encoding the
  * node again (the server rewrites 59 MB at 50k nodes every few MB of ledger).
  *
+ * Every node line it parses (or hands out unparsed, `storedText`) is checked against the CRC-32
+ * the checkpoint saved for it (`line_crc32`, heads-line.ts), when the checkpoint has them: a line
+ * changed since it was written, even to the same length, is a STORAGE_ERROR naming the node, so no
+ * command answers from a line other than the one the checkpoint's heads were derived from. A
+ * checkpoint rewrite copies the saved checksum with the bytes of a node it never read, so damage
+ * copied stays damage.
+ *
  * Its source stays open until `close`: its owner (the store) closes it once nothing it handed
  * out can read a node from it any more; a read after that is a STORAGE_ERROR, never a read of a
  * descriptor reused meanwhile.
@@ -67,7 +76,7 @@ export class CheckpointNodes implements NodeMap {
   private values = new Map<NodeId, GraphNode>();
   /** Ids deleted since (a file's node set again after that comes last in `ids`, as in a record). */
   private removed = new Set<NodeId>();
-  private entries = new Map<NodeId, { node: GraphNode; entry: Buffer }>();
+  private entries = new Map<NodeId, { node: GraphNode; entry: NodeEntry }>();
   /** Positions by id, made once a command has looked up more than a few ids (a scan of the ids costs less until then). */
   private positions: Map<NodeId, number> | null = null;
   private scans = 0;
@@ -76,7 +85,9 @@ export class CheckpointNodes implements NodeMap {
   /** The id list, once parsed; until then lookups go through the slot table (when there is one that holds). */
   private list: { ids: readonly NodeId[]; ends: readonly number[] } | null = null;
   private slots: SlotTable | null;
-  private lineHints: ((id: NodeId) => { key: number; end: number } | undefined) | null = null;
+  private lineHints: ((id: NodeId) => { key: number; end: number; position: number } | undefined) | null = null;
+  /** The checksums each node line was written with (read when first needed), or null for a checkpoint without them. */
+  private lineChecksums: () => LineChecksums | null = () => null;
 
   constructor(
     private readonly source: ByteSource,
@@ -130,42 +141,62 @@ export class CheckpointNodes implements NodeMap {
   }
 
   /**
-   * The checkpoint entry of node `id` as `node` (default: as the map holds it now): its bytes as
-   * read when unread or unchanged since; else encoded now (and remembered).
+   * The checkpoint entry of node `id` as `node` (default: as the map holds it now), with its line's
+   * CRC-32: its bytes as read when unread or unchanged since, with the checksum the file saved for
+   * them (an unread line is copied unchecked, and its damage with it: its old checksum keeps it
+   * found); else encoded now (and remembered).
    */
-  entry(id: NodeId, node?: GraphNode): Buffer {
+  entry(id: NodeId, node?: GraphNode): NodeEntry {
     const unread = node === undefined && !this.values.has(id) && !this.removed.has(id) ? this.locate(id) : undefined;
-    if (unread) return this.bytes(unread.key, unread.end, `node ${id}`);
+    if (unread) {
+      const bytes = this.bytes(unread.key, unread.end, `node ${id}`);
+      return { bytes, crc: this.lineChecksums()?.checkedAt(unread.position) ?? crc32(bytes) };
+    }
     node ??= this.get(id)!;
     const known = this.entries.get(id);
     if (known?.node === node) return known.entry;
-    const entry = Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);
+    const bytes = Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(node)}`);
+    const entry = { bytes, crc: crc32(bytes) };
     this.entries.set(id, { node, entry });
     return entry;
   }
 
   /**
    * Where some nodes' lines are, as another part of the checkpoint says (offsets from the first
-   * node line): `storedText` reads such a line without looking its id up, when its key and end hold.
+   * node line, and the node's position among the ids): such a line is read without looking its id
+   * up, when its key, end and checksum hold.
    */
-  hintLines(lines: (id: NodeId) => { key: number; end: number } | undefined): void {
+  hintLines(lines: (id: NodeId) => { key: number; end: number; position: number } | undefined): void {
     this.lineHints = lines;
+  }
+
+  /** Where the CRC-32 each node line was written with is (asked for when a line is first checked). */
+  checkLines(checksums: () => LineChecksums | null): void {
+    let known: LineChecksums | null | undefined;
+    this.lineChecksums = () => (known === undefined ? (known = checksums()) : known);
   }
 
   /** Node `id`'s line as stored (its key included), while it has not been read or set; undefined otherwise. */
   storedText(id: NodeId): string | undefined {
     if (this.values.has(id) || this.removed.has(id)) return undefined;
     const hinted = this.hintedLine(id);
-    if (hinted !== undefined) return hinted.toString('utf8');
+    if (hinted !== undefined) return hinted.bytes.toString('utf8');
     const span = this.locate(id);
     if (span === undefined) return undefined;
     const line = this.bytes(span.key, span.end + 1, `node ${id}`);
-    // A span from the slot table must end its line as a node's does (its key was checked): else the id list says where it is.
-    if (span.fromSlots && (line[line.length - 1] !== (span.last ? 0x0a : 0x2c) || line.indexOf(0x0a) !== (span.last ? line.length - 1 : -1))) {
-      this.slots = null;
-      return this.storedText(id);
+    const entry = line.subarray(0, line.length - 1);
+    if (span.fromSlots) {
+      // A span from the slot table must end its line as a node's does (its key was checked), and be
+      // the line its position's checksum describes: else the id list says where it is.
+      const endsThere = line[line.length - 1] === (span.last ? 0x0a : 0x2c) && line.indexOf(0x0a) === (span.last ? line.length - 1 : -1);
+      if (!endsThere || !this.checksumHolds(span.position, entry)) {
+        this.slots = null;
+        return this.storedText(id);
+      }
+    } else {
+      this.assertChecksum(id, span.position, entry);
     }
-    return line.toString('utf8', 0, line.length - 1);
+    return entry.toString('utf8');
   }
 
   /**
@@ -177,7 +208,7 @@ export class CheckpointNodes implements NodeMap {
     if (line === undefined) return undefined;
     let node: unknown;
     try {
-      node = JSON.parse(line.toString('utf8', Buffer.byteLength(JSON.stringify(id)) + 1));
+      node = JSON.parse(line.bytes.toString('utf8', Buffer.byteLength(JSON.stringify(id)) + 1));
       assertNodeShape(node, id, this.path);
     } catch {
       return undefined;
@@ -187,8 +218,12 @@ export class CheckpointNodes implements NodeMap {
     return node;
   }
 
-  /** Node `id`'s stored line (without its ending) where the hints say it is, when it is there: keyed by the id, ended as a node line is. */
-  private hintedLine(id: NodeId): Buffer | undefined {
+  /**
+   * Node `id`'s stored line (without its ending) and its checksum where the hints say it is, when
+   * it is there: keyed by the id, ended as a node line is, and the line its position's checksum
+   * describes (one that is not is left to the lookup, which reports it if it is the node's).
+   */
+  private hintedLine(id: NodeId): NodeEntry | undefined {
     const hint = this.lineHints?.(id);
     if (!hint) return undefined;
     const { sectionStart, sectionEnd } = this.layout;
@@ -202,7 +237,9 @@ export class CheckpointNodes implements NodeMap {
     const terminator = line[line.length - 1];
     const whole = around[0] === 0x0a && (terminator === 0x2c ? around[around.length - 1] === 0x0a : terminator === 0x0a && end === sectionEnd - 1);
     if (!whole || line.toString('utf8', 0, Buffer.byteLength(key)) !== key || line.indexOf(0x0a) !== (terminator === 0x0a ? line.length - 1 : -1)) return undefined;
-    return line.subarray(0, line.length - 1);
+    const entry = line.subarray(0, line.length - 1);
+    const crc = crc32(entry);
+    return this.checksumHolds(hint.position, entry, crc) ? { bytes: entry, crc } : undefined;
   }
 
   /** Node `id`'s position among the file's ids (what the checkpoint's per-node sections are ordered by); undefined when the file has none. */
@@ -237,6 +274,7 @@ export class CheckpointNodes implements NodeMap {
         copy.slotLookups = this.slotLookups;
         copy.list = this.list;
         copy.slots = this.slots;
+        copy.lineChecksums = this.lineChecksums;
         return copy;
       },
     };
@@ -361,9 +399,38 @@ export class CheckpointNodes implements NodeMap {
       throw invalidFile(this.path, `node ${id} is not JSON`);
     }
     assertNodeShape(node, id, this.path);
-    this.entries.set(id, { node, entry: line.subarray(0, line.length - 1) });
+    const entry = line.subarray(0, line.length - 1);
+    this.entries.set(id, { node, entry: { bytes: entry, crc: this.assertChecksum(id, span.position, entry) } });
     return node;
   }
+
+  /** Whether `entry` (of CRC-32 `crc`) is the line the file saved the checksum of at `position` (true when it saved none, or none that holds). */
+  private checksumHolds(position: number, entry: Buffer, crc = crc32(entry)): boolean {
+    const checksums = this.lineChecksums();
+    const saved = checksums?.at(position);
+    return saved === undefined || saved === crc || !checksums!.intact();
+  }
+
+  /**
+   * The CRC-32 of node `id`'s line `entry`, checked against the one the file saved for it: a line
+   * edited since it was written (even to the same length, a task's status letters) is damage, as
+   * a line that is not JSON is. The heads beside it were derived from the line as written, and
+   * `status`, which reads them, would answer otherwise than `take`, which reads the line. A
+   * checksum section that fails its own check says nothing (the heads line is damaged, not the node).
+   */
+  private assertChecksum(id: NodeId, position: number, entry: Buffer): number {
+    const crc = crc32(entry);
+    if (!this.checksumHolds(position, entry, crc)) {
+      throw invalidFile(this.path, `the line of node ${id} is not the one the checkpoint was written with (its CRC-32 differs from the one saved for it)`);
+    }
+    return crc;
+  }
+}
+
+/** A node's checkpoint entry (`"id":{...}`) and its CRC-32, what the line's checksum in the heads is. */
+export interface NodeEntry {
+  bytes: Buffer;
+  crc: number;
 }
 
 /** A CheckpointNodes as it was when `frozen` was called, held as lists. */

@@ -112,6 +112,8 @@ describe('a checkpoint whose derived data was edited with its checksums recomput
     const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`).checkpoint;
     member.lines.heads = Buffer.byteLength(lines[at]!) + 1;
     member.heads_crc32 = step.value.crc;
+    const lineChecksums = step.value.bounds.get('line_crc32')!;
+    member.line_crc32 = [lineChecksums.start, lineChecksums.end, lineChecksums.crc];
     lines[1] = `"checkpoint":${JSON.stringify(member).slice(0, -1)},`;
     return lines.join('\n');
   }

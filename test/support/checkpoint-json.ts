@@ -42,12 +42,16 @@ export function editSavedHeads(file: string, id: string, status: string, rules?:
   const edited = headsOf(heads, ids)!;
   const index = new StatusIndex(emptyGraph(), new GraphIndex(emptyGraph()), () => edited);
   const buckets = bucketSections(index.groups(), edited, [...index.claimed().inOrder()]) ?? [];
-  const sections: [string, Buffer][] = [['columns', Buffer.from(JSON.stringify(heads))], ['knowledge', Buffer.from(JSON.stringify(line.knowledge))], ['endpoints', Buffer.from(JSON.stringify(line.endpoints))], ...buckets];
+  const lineChecksums: [string, Buffer][] = line.line_crc32 === undefined ? [] : [['line_crc32', Buffer.from(JSON.stringify(line.line_crc32))]];
+  const sections: [string, Buffer][] = [['columns', Buffer.from(JSON.stringify(heads))], ['knowledge', Buffer.from(JSON.stringify(line.knowledge))], ['endpoints', Buffer.from(JSON.stringify(line.endpoints))], ...lineChecksums, ...buckets];
   const encoding = headsLine(sections);
   let step = encoding.next();
   while (!step.done) step = encoding.next();
   lines[at] = step.value.line.toString('utf8').slice(0, -1);
   member.lines.heads = Buffer.byteLength(lines[at]) + 1;
+  // The line checksums are kept, where they now are.
+  const moved = step.value.bounds.get('line_crc32');
+  if (moved) member.line_crc32 = [moved.start, moved.end, moved.crc];
   if (rules !== undefined) {
     member.heads_rules = rules;
     member.heads_crc32 = step.value.crc;
