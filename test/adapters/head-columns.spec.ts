@@ -16,8 +16,8 @@ describe('the knowledge section read by scope value', () => {
   it('finds the entries holding a value, with where their lines are', () => {
     const found = scopedKnowledge(section, ['tag-x', 'T-9']);
     expect(found?.map(({ head, line }) => [head.id, line])).to.deep.equal([
-      ['K-1', { key: 0, end: 100 }],
-      ['K-3', { key: 202, end: 300 }],
+      ['K-1', { key: 0, end: 100, position: 0 }],
+      ['K-3', { key: 202, end: 300, position: 2 }],
     ]);
     expect(scopedKnowledge(section, ['nowhere'])).to.deep.equal([]);
   });
@@ -38,21 +38,22 @@ describe('the knowledge section read by scope value', () => {
 
   it('takes an entry only when every item has its type: each one wrong makes the section unusable', () => {
     const scope = { domains: ['d'], initiatives: [], tags: ['t'], node_ids: [] };
-    const entry = ['K-1', 'active', 'core', null, '2026-01-02T03:04:05.678Z', scope, 0, 100];
-    expect(knowledgeHeadsOf([entry])?.map(({ head, line }) => [head.id, head.scope, line])).to.deep.equal([['K-1', scope, { key: 0, end: 100 }]]);
+    const entry = ['K-1', 'active', 'core', null, '2026-01-02T03:04:05.678Z', scope, 0, 100, 0];
+    expect(knowledgeHeadsOf([entry])?.map(({ head, line }) => [head.id, head.scope, line])).to.deep.equal([['K-1', scope, { key: 0, end: 100, position: 0 }]]);
     // An entry of a file written before the line spans: the head, no line.
     expect(knowledgeHeadsOf([entry.slice(0, 6)])?.map(({ line }) => line)).to.deep.equal([null]);
     const wrong: unknown[][] = [
-      [1, 'active', 'core', null, 'at', scope, 0, 100],
-      ['K-1', null, 'core', null, 'at', scope, 0, 100],
-      ['K-1', 'active', 2, null, 'at', scope, 0, 100],
-      ['K-1', 'active', 'core', 3, 'at', scope, 0, 100],
-      ['K-1', 'active', 'core', null, 4, scope, 0, 100],
-      ['K-1', 'active', 'core', null, 'at', { ...scope, tags: ['t', 5] }, 0, 100],
-      ['K-1', 'active', 'core', null, 'at', { ...scope, node_ids: 'T-1' }, 0, 100],
-      ['K-1', 'active', 'core', null, 'at', scope, 100, 100],
-      ['K-1', 'active', 'core', null, 'at', scope, -1, 100],
-      ['K-1', 'active', 'core', null, 'at', scope, 0],
+      [1, 'active', 'core', null, 'at', scope, 0, 100, 0],
+      ['K-1', null, 'core', null, 'at', scope, 0, 100, 0],
+      ['K-1', 'active', 2, null, 'at', scope, 0, 100, 0],
+      ['K-1', 'active', 'core', 3, 'at', scope, 0, 100, 0],
+      ['K-1', 'active', 'core', null, 4, scope, 0, 100, 0],
+      ['K-1', 'active', 'core', null, 'at', { ...scope, tags: ['t', 5] }, 0, 100, 0],
+      ['K-1', 'active', 'core', null, 'at', { ...scope, node_ids: 'T-1' }, 0, 100, 0],
+      ['K-1', 'active', 'core', null, 'at', scope, 100, 100, 0],
+      ['K-1', 'active', 'core', null, 'at', scope, -1, 100, 0],
+      ['K-1', 'active', 'core', null, 'at', scope, 0, 100, 'first'],
+      ['K-1', 'active', 'core', null, 'at', scope, 0, 100],
     ];
     for (const malformed of wrong) expect(knowledgeHeadsOf([entry, malformed]), JSON.stringify(malformed)).to.equal(null);
   });
