@@ -84,6 +84,8 @@ export class CheckpointNodes implements NodeMap {
   private open = true;
   /** The id list, once parsed; until then lookups go through the slot table (when there is one that holds). */
   private list: { ids: readonly NodeId[]; ends: readonly number[] } | null = null;
+  /** The id list as a set, once a command has listed every id. */
+  private fileSet: ReadonlySet<NodeId> | null = null;
   private slots: SlotTable | null;
   private lineHints: ((id: NodeId) => { key: number; end: number; position: number } | undefined) | null = null;
   /** The checksums each node line was written with (read when first needed), or null for a checkpoint without them. */
@@ -122,15 +124,20 @@ export class CheckpointNodes implements NodeMap {
 
   /** The file's ids not deleted, then the others set since, in the order they were set (a record's order). */
   ids(): NodeId[] {
-    const inFile = this.fileIdSet();
+    const inFile = this.fileIdsIndexed();
     const fileIds = this.fileIds();
     const kept = this.removed.size === 0 ? fileIds : fileIds.filter((id) => !this.removed.has(id));
     const added = [...this.values.keys()].filter((id) => !inFile.has(id) || this.removed.has(id));
     return kept.concat(added);
   }
 
+  /** How many ids `ids` lists, counted without listing them. */
   get size(): number {
-    return this.ids().length;
+    const inFile = this.fileIdsIndexed();
+    let count = this.fileIds().length;
+    for (const id of this.removed) if (inFile.has(id)) count--;
+    for (const id of this.values.keys()) if (!inFile.has(id) || this.removed.has(id)) count++;
+    return count;
   }
 
   /** A plain node map of every node, each parsed (for a process that keeps its state). */
@@ -273,6 +280,7 @@ export class CheckpointNodes implements NodeMap {
         copy.scans = this.scans;
         copy.slotLookups = this.slotLookups;
         copy.list = this.list;
+        copy.fileSet = this.fileSet;
         copy.slots = this.slots;
         copy.lineChecksums = this.lineChecksums;
         return copy;
@@ -296,6 +304,12 @@ export class CheckpointNodes implements NodeMap {
   /** The ids of the file, in its order (the id list, parsed now if it was not). */
   fileIds(): readonly NodeId[] {
     return this.listed().ids;
+  }
+
+  /** The file's ids as a set, made once: the file's list never changes, and a whole-graph command asks for every id more than once. */
+  private fileIdsIndexed(): ReadonlySet<NodeId> {
+    this.fileSet ??= this.fileIdSet();
+    return this.fileSet;
   }
 
   /** The file's ids as a set, checked unique (a command that reads every id finds an id listed twice). */

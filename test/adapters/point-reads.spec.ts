@@ -12,7 +12,7 @@ import { GraphDraft } from '../../domain/draft.js';
 import { accept, addNote, deprecateKnowledge, submit, take } from '../../domain/lifecycle.js';
 import { updateNode } from '../../domain/update.js';
 import type { Graph } from '../../domain/model.js';
-import { nodeOf, plainGraph } from '../../domain/node-map.js';
+import { deleteNode, nodeCount, nodeIds, nodeOf, plainGraph, setNode } from '../../domain/node-map.js';
 import type { ProjectState } from '../../domain/project-state.js';
 import { projectState } from '../../domain/project-state.js';
 import { searchKnowledge } from '../../domain/search.js';
@@ -67,6 +67,31 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     const { indexes } = graph as ProjectState;
     return { groupings: indexes.edges.wholeGroupings, derivations: indexes.statuses.derivations };
   };
+
+  it('lists and counts every id with the file\'s ids indexed once, however often a command asks', async () => {
+    const sut = await project();
+    const indexings = sinon.spy(CheckpointNodes.prototype as unknown as { fileIdSet(): unknown }, 'fileIdSet');
+    const { lists, counts, changed } = await sut.readGraph((graph) => {
+      const lists = [nodeIds(graph), nodeIds(graph), nodeIds(graph)];
+      const counts = [nodeCount(graph), nodeCount(graph)];
+      // A node deleted, one deleted and set again (it then comes last, as in a record), one added.
+      const again = nodeOf(graph, 'T-1-1')!;
+      deleteNode(graph, 'T-1-0');
+      deleteNode(graph, 'T-1-1');
+      setNode(graph, 'T-1-1', again);
+      setNode(graph, 'T-new', again);
+      return { lists, counts, changed: { ids: nodeIds(graph), count: nodeCount(graph) } };
+    });
+    const all = CHAINS * (LENGTH + 2);
+    expect(lists[0]).to.have.length(all);
+    expect(new Set(lists[0])).to.have.property('size', all);
+    expect(lists[1]).to.deep.equal(lists[0]);
+    expect(lists[2]).to.deep.equal(lists[0]);
+    expect(counts).to.deep.equal([all, all]);
+    expect(changed.ids).to.deep.equal([...lists[0]!.filter((id) => id !== 'T-1-0' && id !== 'T-1-1'), 'T-1-1', 'T-new']);
+    expect(changed.count).to.equal(all);
+    expect(indexings.callCount).to.equal(1);
+  });
 
   it('context reads the node and its edges, not the edge list, and derives no task head', async () => {
     const sut = await project();
