@@ -88,6 +88,8 @@ export class CheckpointNodes implements NodeMap {
   private fileSet: ReadonlySet<NodeId> | null = null;
   private slots: SlotTable | null;
   private lineHints: ((id: NodeId) => { key: number; end: number; position: number } | undefined) | null = null;
+  /** The positions of the nodes read where the hints say, their lines checked there: found without the slot table. */
+  private readonly hintedPositions = new Map<NodeId, number>();
   /** The checksums each node line was written with (read when first needed), or null for a checkpoint without them. */
   private lineChecksums: () => LineChecksums | null = () => null;
 
@@ -222,6 +224,7 @@ export class CheckpointNodes implements NodeMap {
     }
     this.entries.set(id, { node, entry: line });
     this.values.set(id, node);
+    this.hintedPositions.set(id, this.lineHints!(id)!.position);
     return node;
   }
 
@@ -249,9 +252,14 @@ export class CheckpointNodes implements NodeMap {
     return this.checksumHolds(hint.position, entry, crc) ? { bytes: entry, crc } : undefined;
   }
 
-  /** Node `id`'s position among the file's ids (what the checkpoint's per-node sections are ordered by); undefined when the file has none. */
+  /**
+   * Node `id`'s position among the file's ids (what the checkpoint's per-node sections are ordered
+   * by); undefined when the file has none. A node read where the hints say has the position they
+   * gave, its line checked against that position's checksum (what is read at a position, an
+   * endpoints entry, names its node too).
+   */
   filePosition(id: NodeId): number | undefined {
-    return this.locate(id)?.position;
+    return this.hintedPositions.get(id) ?? this.locate(id)?.position;
   }
 
   /** How many nodes the file holds (the slot table says, until the id list is parsed). */

@@ -122,6 +122,24 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(lookups.args.map(([id]) => id)).to.not.include('K-5');
   });
 
+  it("context finds a deprecated match's successors by the position its entry gives, looking no knowledge id up", async () => {
+    const draft = newDraft();
+    addTask(draft, 'T-1', { tags: ['x'] });
+    addKnowledge(draft, 'K-old', { scope: { domains: [], initiatives: [], tags: ['x'], node_ids: [] } });
+    // Superseding K-old deprecates it.
+    addKnowledge(draft, 'K-new', { scope: { domains: [], initiatives: [], tags: ['x'], node_ids: [] } }, { supersedes: 'K-old' });
+    const sut = open();
+    await sut.replace({ ...plainGraph(draft.graph), log: [] });
+    const lookups = sinon.spy(CheckpointNodes.prototype as unknown as { locate(id: string): unknown }, 'locate');
+    const { answer, expected } = await sut.readGraph((graph) => ({
+      answer: nodeContext(new GraphDraft(graph, NOW, null), nodeOf(graph, 'T-1')!, NOW, { agent: null, staleMs: 1000 }),
+      expected: nodeContext(fresh(graph), nodeOf(graph, 'T-1')!, NOW, { agent: null, staleMs: 1000 }),
+    }));
+    expect(answer).to.deep.equal(expected);
+    expect(answer.alerts.map((alert) => [alert.kind, 'superseded_by' in alert ? alert.superseded_by : null])).to.deep.equal([['KNOWLEDGE_DEPRECATED_SOON', ['K-new']]]);
+    expect(lookups.args.map(([id]) => id).filter((id) => String(id).startsWith('K-'))).to.deep.equal([]);
+  });
+
   it('context matches scopes changed, added and deprecated in the ledger tail as a fresh derivation does', async () => {
     const sut = await project();
     for (const step of [
