@@ -3,12 +3,14 @@
 // files: dist/taskdag-cli.js, the whole program in one script (a command loads one file, not
 // a module tree) with its V8 code caches beside it; dist/taskdag-reads.js, the graph reads'
 // program (what `show` or `status` in plain words loads) with its own; dist/taskdag-point.js, the
-// point commands' program (what `update T-1 --title x` or `take T-1` loads) with its own; and dist/taskdag.js, the
+// point commands' program (what `update T-1 --title x` or `take T-1` loads) with one they share
+// and one for each command of the round that warms them; and dist/taskdag.js, the
 // executable: a few lines that answer --version and --help from text fixed here and load a
 // program only for a real command; and dist/taskdag-mcp.js, the MCP server that only
 // `taskdag mcp` loads. Start-up is what an agent pays on every call: see BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, chmodSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, chmodSync, existsSync } from 'node:fs';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 import { clipanionPatched } from './clipanion-patches.mjs';
@@ -130,10 +132,17 @@ await build({
 // The commands the graph reads' program serves, each with a code cache of its own.
 const graphReads = createRequire(import.meta.url)('../build/entrypoints/cli/graph-reads.js').GRAPH_READS.map((operation) => operation.name);
 const pointCommands = createRequire(import.meta.url)('../build/entrypoints/cli/point-commands.js').POINT_COMMANDS.map((operation) => operation.name);
+// A point command's own cache is there only if this build warmed it: an earlier build's, of a
+// bundle as long as this one, would run that bundle's code.
+const pointCaches = () => readdirSync('dist').filter((file) => file.startsWith(`${path.basename(POINT_PROGRAM)}.`) && file.endsWith('.cache') && file !== `${path.basename(POINT_PROGRAM)}.cache`);
+for (const file of pointCaches()) rmSync(path.join('dist', file));
 execFileSync(process.execPath, ['scripts/code-cache.mjs', PROGRAM, GRAPH_READS_PROGRAM, POINT_PROGRAM], { stdio: ['ignore', 'ignore', 'inherit'] });
 for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, ...graphReads.map((command) => `${GRAPH_READS_PROGRAM}.${command}.cache`), `${POINT_PROGRAM}.cache`]) {
   if (!existsSync(cache)) throw new Error(`build: no code cache was written at ${cache}`);
 }
+// The point commands that start from a cache of their own (the others from the one they share).
+const pointOwnCaches = pointCaches().map((file) => file.slice(`${path.basename(POINT_PROGRAM)}.`.length, -'.cache'.length));
+if (pointOwnCaches.length === 0 || pointOwnCaches.some((command) => !pointCommands.includes(command))) throw new Error(`build: the point commands' own caches are not theirs: [${pointOwnCaches.join(', ')}]`);
 
 // The commands that start from the reads' cache: the operations that only read a project's graph.
 const { OPERATIONS } = createRequire(import.meta.url)('../build/application/operations/index.js');
@@ -148,7 +157,7 @@ await build({
   entryPoints: ['entrypoints/cli/bin.ts'],
   outfile: 'dist/taskdag.js',
   plugins: [builtinDefaultsAsIs],
-  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads), TASKDAG_POINT_COMMANDS: JSON.stringify(pointCommands) },
+  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads), TASKDAG_POINT_COMMANDS: JSON.stringify(pointCommands), TASKDAG_POINT_CACHES: JSON.stringify(pointOwnCaches) },
   banner: { js: '#!/usr/bin/env node' },
 });
 chmodSync('dist/taskdag.js', 0o755);

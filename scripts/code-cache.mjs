@@ -7,7 +7,8 @@
 // reads' program too (`code-cache.mjs PROGRAM GRAPH_READS_PROGRAM POINT_PROGRAM`), a fresh Node for
 // each command it serves runs that command's reads through it and stores the command's own cache;
 // and given the point commands' program, a fresh Node runs a round of point commands through it
-// and stores its one cache.
+// and stores the cache they share, then a fresh Node for each command of the round runs it alone
+// and stores that command's own.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -49,21 +50,29 @@ const COMMANDS = [
 ];
 /** The reads, run on the project the round above made: show, status, context, search, history, state, initiatives. */
 const READS = [['show', 'T-b'], ['show', 'T-missing'], ['status'], ['context', 'T-b', ...as], ['search', 'K'], ['history', 'T-b'], ['state'], ['initiatives']];
-/** The point commands, run after the reads on the same project: a task added, changed, noted, read in context, taken, submitted, accepted. */
-const POINT = [
-  task('T-p', 'T-a'),
-  ['update', 'T-p', '--title', 'p', ...as],
-  ['add-note', 'T-p', 'noted', ...as],
-  ['context', 'T-p', ...as],
-  ['take', 'T-p', ...as],
+/**
+ * The point commands, run after the reads on the same project on task `id`: a task added,
+ * changed, noted, read in context, taken, submitted, accepted.
+ */
+const pointRound = (id) => [
+  task(id, 'T-a'),
+  ['update', id, '--title', 'p', ...as],
+  ['add-note', id, 'noted', ...as],
+  ['context', id, ...as],
+  ['take', id, ...as],
   ['take', 'T-missing', ...as],
-  ['submit', 'T-p', '--note', 'n', ...as],
-  ['accept', 'T-p', '--as', 'reviewer'],
+  ['submit', id, '--note', 'n', ...as],
+  ['accept', id, '--as', 'reviewer'],
 ];
+/**
+ * The point commands that get a cache of their own, each warmed by a fresh Node that runs only it
+ * (on a second task, in the round's order); the others start from the one the whole round warms.
+ */
+const POINT_OWN = [...new Set(pointRound('T-q').map(([word]) => word))];
 /** The cache kind that stands for the point commands' round in a child's arguments. */
 const POINT_ROUND = '--point';
 
-if (process.argv[3] === '--reads') await warmReads(process.argv[4], process.argv[5], process.argv[6]);
+if (process.argv[3] === '--reads') await warmReads(process.argv[4], process.argv[5], process.argv[6], process.argv[7]);
 else await warmAll();
 
 /** The `all` cache, from a round of every kind of command in a new scratch project; then the `reads` cache there. */
@@ -79,7 +88,10 @@ async function warmAll() {
       execFileSync(process.execPath, [fileURLToPath(import.meta.url), reader, '--reads', checkout, home, ...command], { stdio: ['ignore', 'ignore', 'inherit'] });
     warmReadsOf(program);
     if (graphReads) for (const { name } of require('../build/entrypoints/cli/graph-reads.js').GRAPH_READS) warmReadsOf(graphReads, name);
-    if (pointCommands) warmReadsOf(pointCommands, POINT_ROUND);
+    if (pointCommands) {
+      warmReadsOf(pointCommands, POINT_ROUND);
+      for (const word of POINT_OWN) warmReadsOf(pointCommands, POINT_ROUND, word);
+    }
   } finally {
     process.chdir(os.tmpdir());
     rmSync(scratch, { recursive: true, force: true });
@@ -88,12 +100,14 @@ async function warmAll() {
 
 /**
  * The `reads` cache, in a process that has run nothing else, on the project in `checkout`; given
- * a `command`, the cache of that command alone (the graph reads' program's).
+ * a `command`, the cache of that command alone (the graph reads' program's); given the point
+ * round, the point commands' program's shared cache, or with a `word` that command's own.
  */
-async function warmReads(checkout, home, command) {
+async function warmReads(checkout, home, command, word) {
   try {
     if (command === undefined) await warm('reads', READS, checkout, home);
-    else if (command === POINT_ROUND) await warm('all', POINT, checkout, home);
+    else if (command === POINT_ROUND && word === undefined) await warm('all', pointRound('T-p'), checkout, home);
+    else if (command === POINT_ROUND) await warm(word, pointRound('T-q').filter(([first]) => first === word), checkout, home);
     else await warm(command, READS.filter(([word]) => word === command), checkout, home);
   } finally {
     process.chdir(os.tmpdir());

@@ -16,6 +16,8 @@ declare const TASKDAG_READ_COMMANDS: readonly string[];
 declare const TASKDAG_GRAPH_READS: readonly string[];
 /** The commands of the point commands' own program, dist/taskdag-point.js (entrypoints/cli/point-commands.ts). */
 declare const TASKDAG_POINT_COMMANDS: readonly string[];
+/** The point commands with a code cache of their own (scripts/code-cache.mjs); the others start from the one all of them warmed. */
+declare const TASKDAG_POINT_CACHES: readonly string[];
 
 /**
  * The executable. Agents call it hundreds of times per task, so it does only what the command
@@ -24,8 +26,9 @@ declare const TASKDAG_POINT_COMMANDS: readonly string[];
  * `context`, ...) the point commands' program, each of which hands any line it does not serve
  * to the whole program; any other command loads the whole program (clipanion, every command,
  * the store). Each program starts from the V8 code cache the build made for its kind of
- * command, the graph reads' program from that of the command itself. The fixed answers go out
- * through a plain write on fd 1, which skips setting up process.stdout as a stream.
+ * command, the graph reads' and the point commands' programs from that of the command itself.
+ * The fixed answers go out through a plain write on fd 1, which skips setting up process.stdout
+ * as a stream.
  */
 const argv = process.argv.slice(2);
 const fixed = argv.length === 1 ? answers().get(argv[0]!) : undefined;
@@ -35,9 +38,10 @@ else void (programOf(splitGlobalFlags(argv).rest[0])?.run(argv, wholeProgram) ??
 /** The program of its own that serves `command`, if one does (and is there). */
 function programOf(command: string | undefined): typeof GraphReads | typeof PointCommands | null {
   if (command === undefined) return null;
-  // The graph reads' program starts from the code cache of the command it runs; the point commands' from one warmed by all of them.
+  // A program starts from the code cache of the command it runs: V8 deserializes the whole cache, so
+  // one warmed by other commands too costs more. A point command without one starts from the cache all of them warmed.
   if (new Set(TASKDAG_GRAPH_READS).has(command)) return programBeside<typeof GraphReads>('taskdag-reads.js', command);
-  if (new Set(TASKDAG_POINT_COMMANDS).has(command)) return programBeside<typeof PointCommands>('taskdag-point.js', 'all');
+  if (new Set(TASKDAG_POINT_COMMANDS).has(command)) return programBeside<typeof PointCommands>('taskdag-point.js', new Set(TASKDAG_POINT_CACHES).has(command) ? command : 'all');
   return null;
 }
 
