@@ -136,6 +136,36 @@ describe('PgProjectStore across processes', function () {
     expect(Number(saved)).to.be.lessThan((await graphOf(cold)).revision);
   });
 
+  it('a checkpoint whose connection dies between its pieces keeps none of them: the older checkpoint stays, a fresh process loads every commit, the next commit saves it', async () => {
+    const database = dbName(db.url);
+    const checkpoints = () => testPostgres().sql(database, "SELECT string_agg(revision::text, ',' ORDER BY revision) FROM taskdag_checkpoints WHERE project = 'p'").trim();
+    const before = checkpoints();
+    let pieces = 0;
+    watchStatements(db.pools[0]!, ([text]) => {
+      // As the second piece goes, the connection is cut (what the database sees when the process
+      // dies): the transaction holds the first piece and the temporary table.
+      if (typeof text !== 'string' || !text.includes('taskdag_checkpoint_pieces (position, bytes)') || ++pieces !== 2) return;
+      testPostgres().sql(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'");
+    });
+    const body = 'x'.repeat(600 * 1024);
+    for (let index = 0; index < 8; index++) await change(db.first, (draft) => addTask(draft, `T-big-${index}`, { body }));
+    await db.first.checkpointed();
+    expect(pieces).to.equal(2);
+    expect(checkpoints()).to.equal(before);
+    const fresh = () => {
+      const pool = openPool(db.url);
+      db.pools.push(pool);
+      return new PgProjectStoreFactory(pool).open('p');
+    };
+    expect(await stateOf(fresh())).to.deep.equal(await stateOf(db.first));
+    // The tail it did not save still counts: the next commit saves a checkpoint of everything.
+    await change(db.first, (draft) => addTask(draft, 'T-after'));
+    await db.first.checkpointed();
+    const revision = (await graphOf(db.first)).revision;
+    expect(checkpoints()).to.equal(String(revision));
+    expect(await stateOf(fresh())).to.deep.equal(await stateOf(db.first));
+  });
+
   it('a whole replacement by one process is seen whole by the other (a new incarnation)', async () => {
     await graphOf(db.second);
     const next = { ...sampleState(), fence_generation: sampleState().fence_generation + 1 };
