@@ -186,10 +186,17 @@ export function statementsOf(pool: import('pg').Pool): () => number {
   return () => count;
 }
 
-/** Hands `seen` the arguments of each statement a pool sends from now on (its text and values), through the pool or its clients. */
-export function watchStatements(pool: import('pg').Pool, seen: (args: unknown[]) => void): void {
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as unknown as { query: unknown }).query = (...args: unknown[]) => (seen(args), query(...args));
+/**
+ * Hands `seen` the arguments of each statement a pool sends from now on (its text and values),
+ * through the pool or its clients, and what the call returned (its result, when it is a promise).
+ */
+export function watchStatements(pool: import('pg').Pool, seen: (args: unknown[], answer: unknown) => void): void {
+  const watched = (query: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
+    const answer = query(...args);
+    seen(args, answer);
+    return answer;
+  };
+  (pool as unknown as { query: unknown }).query = watched(pool.query.bind(pool) as (...args: unknown[]) => unknown);
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<import('pg').PoolClient>;
   // pool.query checks a client out with a callback, already counted; a transaction's client counts each statement.
   const counted = new WeakSet<import('pg').PoolClient>();
@@ -199,8 +206,7 @@ export function watchStatements(pool: import('pg').Pool, seen: (args: unknown[])
       // A pooled client comes back again: counted once.
       if (counted.has(client)) return client;
       counted.add(client);
-      const clientQuery = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: unknown }).query = (...args: unknown[]) => (seen(args), clientQuery(...args));
+      (client as unknown as { query: unknown }).query = watched(client.query.bind(client) as (...args: unknown[]) => unknown);
       return client;
     });
   };

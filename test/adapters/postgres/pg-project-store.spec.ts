@@ -115,7 +115,7 @@ describe('PgProjectStore across processes', function () {
     expect(note).to.equal((await graphOf(db.first)).revision);
   });
 
-  it('keeps periodic checkpoints, sent in pieces: a process with nothing in hand loads the newest one and the change sets after it', async () => {
+  it('keeps periodic checkpoints, sent and received in pieces: a process with nothing in hand loads the newest one and the change sets after it', async () => {
     // Each statement's values are copied into one message on the event loop: a checkpoint of 4.8 MB goes in pieces.
     let largest = 0;
     watchStatements(db.pools[0]!, ([, values]) => {
@@ -130,8 +130,20 @@ describe('PgProjectStore across processes', function () {
     await change(db.first, (draft) => addTask(draft, 'T-after'));
     const third = openPool(db.url);
     db.pools.push(third);
+    // ...and is received in pieces too: a row is decoded in one turn of the event loop.
+    let largestRow = 0;
+    watchStatements(third, (_args, answer) => {
+      void Promise.resolve(answer)
+        .then((result) => {
+          for (const row of (result as { rows?: Record<string, unknown>[] } | undefined)?.rows ?? []) {
+            for (const value of Object.values(row)) if (Buffer.isBuffer(value)) largestRow = Math.max(largestRow, value.length);
+          }
+        })
+        .catch(() => undefined);
+    });
     const cold = new PgProjectStoreFactory(third).open('p');
     expect(await stateOf(cold)).to.deep.equal(await stateOf(db.first));
+    expect(largestRow).to.be.within(1, CHECKPOINT_PIECE_BYTES);
     const saved = testPostgres().sql(dbName(db.url), "SELECT revision FROM taskdag_checkpoints WHERE project = 'p'").trim();
     expect(Number(saved)).to.be.lessThan((await graphOf(cold)).revision);
   });
