@@ -2,9 +2,10 @@
 // the project until no task is left: pick a task, take it, sleep its known duration, submit it,
 // accept it. Every call goes through the real binary: a `taskdag` process per call on a local or
 // a linked checkout (`cli`), or one `taskdag mcp` session it keeps for the whole run (`mcp`).
-// argv[2] is its JSON configuration: { name, mode, cwd, env, unitMs, durations, strategy, lease, idle }
+// argv[2] is its JSON configuration: { name, mode, cwd, env, unitMs, durations, strategy, lease, idle, loop }
 // (lease: a duration such as 10s put on every claim; submit always carries the claim's fencing token;
-// idle: how an agent with nothing ready waits, see IDLE).
+// idle: how an agent with nothing ready waits, see IDLE; loop: 'calls', a call per step, or 'batch',
+// see finishAndNext).
 // It prints one JSON line when it is done: the tasks it finished (with when), the time it spent
 // in taskdag calls, and how many picks were lost to another agent.
 import { spawn } from 'node:child_process';
@@ -81,14 +82,35 @@ async function waitForReadyWork(taskdag, tally) {
   }
 }
 
-/** `taskdag op` by one process per call; arguments become the id word and flags. */
+/**
+ * `loop: 'batch'`: the finished task's submit and accept and the claim of the next task by `next`,
+ * in one `batch` (one process, one commit) instead of three calls. The task the accept readied is
+ * claimed in the same commit (ranked first when it is on the critical path), so no other agent's
+ * wake-up stands between the two. Answers the claimed node (null: nothing ready, then the agent
+ * waits in `next --wait`), or 'fenced' when the claim was swept meanwhile (nothing was applied).
+ */
+async function finishAndNext(taskdag, node) {
+  const operations = [
+    { op: 'submit', args: { id: node.id, note: 'done', claim_token: node.claim.token } },
+    { op: 'accept', args: { id: node.id } },
+    { op: 'next', args: leaseArgs() },
+  ];
+  const answer = await taskdag('batch', { stdin: JSON.stringify({ operations }) });
+  if (!answer.ok && answer.error.details?.error?.code === 'CLAIM_FENCED') return 'fenced';
+  if (!answer.ok) throw new Error(`batch for ${node.id}: ${JSON.stringify(answer.error)}`);
+  return answer.value.results[2].result.node;
+}
+
+/** `taskdag op` by one process per call; arguments become the id word and flags (`stdin`: the input, given as `--stdin`). */
 function cliCaller() {
-  return (op, args) => {
+  return (op, { stdin, ...args }) => {
     const words = [op];
     for (const [key, value] of Object.entries(args)) words.push(...(key === 'id' ? [value] : [`--${key.replaceAll('_', '-')}`, String(value)]));
+    if (stdin !== undefined) words.push('--stdin');
     words.push('--as', config.name);
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BINARY, ...words], { cwd: config.cwd, env: { ...process.env, ...config.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BINARY, ...words], { cwd: config.cwd, env: { ...process.env, ...config.env }, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+      if (stdin !== undefined) child.stdin.end(stdin);
       let out = '';
       child.stdout.on('data', (chunk) => (out += chunk));
       child.on('error', reject);
@@ -144,8 +166,11 @@ async function work() {
   };
   const pick = STRATEGIES[config.strategy];
   const done = [];
+  // The task claimed along with the last one's accept (loop: 'batch'), else picked afresh.
+  let claimed = null;
   for (;;) {
-    const node = await pick(taskdag, tally);
+    const node = claimed ?? (await pick(taskdag, tally));
+    claimed = null;
     if (node === null) {
       if ((await waitForReadyWork(taskdag, tally)) === 'finished') break;
       continue;
@@ -155,6 +180,18 @@ async function work() {
     process.stdout.write(`${JSON.stringify({ took: id })}\n`);
     const started = Date.now();
     await sleep(config.durations[id] * config.unitMs);
+    if (config.loop === 'batch') {
+      const next = await finishAndNext(taskdag, node);
+      if (next === 'fenced') {
+        tally.fenced += 1;
+        continue;
+      }
+      process.stdout.write(`${JSON.stringify({ submitted: id })}\n`);
+      done.push({ id, started, finished: Date.now() });
+      process.stdout.write(`${JSON.stringify({ progress: id })}\n`);
+      claimed = next;
+      continue;
+    }
     const submitted = await taskdag('submit', { id, note: 'done', claim_token: node.claim.token });
     if (!submitted.ok && submitted.error.code === 'CLAIM_FENCED') {
       // Our lease ended and was swept: the task is another agent's now, our work is discarded.

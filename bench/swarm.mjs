@@ -10,7 +10,9 @@
 // --strategies any,next (how agents pick: see swarm-agent.mjs), --idle wait|poll (an idle agent
 // waits in `next --wait`, or polls `status` with a backoff), --recovery (also the lease
 // recovery arm: a third of the agents killed mid-run; --lease 10s on every claim, a sweep every
-// --sweep-ms 1000).
+// --sweep-ms 1000), --loop calls|batch (each finished task's submit and accept a call each, or
+// in one batch with the claim of the next task by `next`: the cli and server arms, picking by
+// next; MCP offers no batch).
 import { execFile, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -130,7 +132,8 @@ function startAgent(config, onProgress, onTaken) {
  * is called when every agent has stopped, before that wait). The result
  * has the figures, the ids the agents report done and a checkout to read the project from.
  */
-export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, lease, idle = 'wait', duringRun, agentsDone }) {
+export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, lease, idle = 'wait', loop = 'calls', duringRun, agentsDone }) {
+  if (loop === 'batch' && (arm === 'mcp' || strategy !== 'next')) throw new Error('--loop batch needs the cli or server arm and --strategies next (MCP offers no batch)');
   const figures = planFigures(plan, agents);
   const dir = mkdtempSync(path.join(scratch, `${arm}-${agents}-${strategy}-`));
   const setup = await SETUPS[arm](dir, plan, agents);
@@ -152,7 +155,7 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
     };
     const children = setup.places.map((place, index) =>
       startAgent(
-        { name: `agent-${index}`, mode: arm === 'mcp' ? 'mcp' : 'cli', ...place, unitMs, strategy, lease, idle, durations: figures.durations },
+        { name: `agent-${index}`, mode: arm === 'mcp' ? 'mcp' : 'cli', ...place, unitMs, strategy, lease, idle, loop, durations: figures.durations },
         (id, child) => {
           adopt(id);
           child.freeSince = Date.now();
@@ -176,7 +179,7 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
     return {
       arm,
       agents,
-      strategy: idle === 'wait' && strategy === 'next' ? 'next --wait' : strategy,
+      strategy: `${idle === 'wait' && strategy === 'next' ? 'next --wait' : strategy}${loop === 'batch' ? ', then submit + accept + next in one batch' : ''}`,
       tasks: figures.ids.length,
       unit_ms: unitMs,
       critical_path: figures.criticalPath,
@@ -363,6 +366,7 @@ async function main() {
       'unit-ms': { type: 'string', default: '50' },
       strategies: { type: 'string', default: 'any,next' },
       idle: { type: 'string', default: 'wait' },
+      loop: { type: 'string', default: 'calls' },
       recovery: { type: 'boolean', default: false },
       lease: { type: 'string', default: '10s' },
       'sweep-ms': { type: 'string', default: '1000' },
@@ -377,7 +381,7 @@ async function main() {
   try {
     for (const arm of options.arms.split(',')) {
       for (const agents of options.agents.split(',').map(Number)) {
-        const runs = strategies.map((strategy) => () => runSwarm({ arm, agents, strategy, plan, unitMs, scratch, idle: options.idle }));
+        const runs = strategies.map((strategy) => () => runSwarm({ arm, agents, strategy, plan, unitMs, scratch, idle: options.idle, loop: options.loop }));
         if (options.recovery) runs.push(() => runRecovery({ arm, agents, plan, unitMs, scratch, lease: options.lease, sweepMs: Number(options['sweep-ms']), idle: options.idle }));
         for (const run of runs) {
           const { finishedAt, done, place, ...result } = await run();

@@ -46,6 +46,25 @@ describe('swarm bench (bench/swarm.mjs)', function () {
     expect(result).to.include({ arm: 'mcp', agents: 3, tasks: 30 });
   });
 
+  it('runs CLI agents that hand a task in, accept it and claim the next in one batch, each task exactly once', async () => {
+    const { runSwarm, swarmPlan } = await import(SWARM);
+    const plan = swarmPlan(20);
+    const result = await runSwarm({ arm: 'cli', agents: 3, strategy: 'next', loop: 'batch', plan, unitMs: 5, scratch });
+    const ids = plan.map((_: unknown, i: number) => `T-${String(i).padStart(5, '0')}`);
+    expect([...result.done].sort()).to.deep.equal(ids);
+    expect(result.by_op.batch.calls, 'a batch per task').to.equal(20);
+    expect(result.by_op).to.not.have.any.keys('submit', 'accept');
+    const status = await runCli(['status', '--all', '--limit', '100'], { ...result.place, timeoutMs: 30_000 });
+    expect(status.json.tasks.done.map((task: { id: string }) => task.id).sort()).to.deep.equal(ids);
+    expect(status.json.summary).to.include({ ready: 0, in_progress: 0, submitted: 0, blocked: 0 });
+  });
+
+  it('refuses the batch loop over MCP, which offers no batch', async () => {
+    const { runSwarm, swarmPlan } = await import(SWARM);
+    const failure = await runSwarm({ arm: 'mcp', agents: 1, strategy: 'next', loop: 'batch', plan: swarmPlan(2), unitMs: 5, scratch }).then(() => null, (error: Error) => error);
+    expect(failure?.message).to.match(/MCP offers no batch/);
+  });
+
   it('kills a third of the agents mid-run, and with leases swept the others still do every task exactly once', async () => {
     const { runRecovery, swarmPlan } = await import(SWARM);
     const plan = swarmPlan(30);
