@@ -138,5 +138,21 @@ describe('e2e: next --wait', function () {
       expect([empty.code, empty.json]).to.deep.equal([0, EMPTY]);
       expect(Date.now() - started).to.be.at.least(2_000);
     });
+
+    it('waiting requests in line on the server: an accept that readies two tasks gives one to each of two of four, at once; the others answer no task', async () => {
+      const first = await linkedClient(linked);
+      clients.push(first);
+      await chainOfTwo(first);
+      await first.ok(['add-task', 'T-too', '--initiative', 'work', '--title', 'too', '--body', 'b', '--acceptance', 'a', '--blocked-by', 'T-first', '--as', 'planner']);
+      const waits = ['w1', 'w2', 'w3', 'w4'].map((agent) => first.run(['next', '--wait', '10', '--as', agent], { timeoutMs: 90_000 }).then((answer) => ({ answer, answeredAt: Date.now() })));
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const unblockedAt = await finishFirst(first);
+      const answers = await Promise.all(waits);
+      expect(answers.map(({ answer }) => answer.code)).to.deep.equal([0, 0, 0, 0]);
+      const claimed = answers.filter(({ answer }) => answer.json.node !== null);
+      expect(claimed.map(({ answer }) => answer.json.node.id).sort()).to.deep.equal(['T-then', 'T-too']);
+      for (const { answeredAt } of claimed) expect(answeredAt - unblockedAt, 'a claim after the accept, ms').to.be.below(5_000);
+      expect(answers.filter(({ answer }) => answer.json.node === null).map(({ answer }) => answer.json)).to.deep.equal([EMPTY, EMPTY]);
+    });
   });
 });
