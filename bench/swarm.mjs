@@ -306,7 +306,10 @@ export async function runRecovery({ arm, agents, plan, unitMs, scratch, lease, s
       if (killedAt !== null || count < plan.length / 3) return;
       killedAt = Date.now();
       // Agents holding a claim first: a kill between two tasks would leave nothing to recover.
-      const chosen = [...children].sort((a, b) => Number(Boolean(b.holding)) - Number(Boolean(a.holding))).slice(0, Math.floor(agents / 3));
+      // Agents inside their accept last: one killed after its accept committed but before it
+      // said so would leave a task done that nobody reports.
+      const order = (child) => (child.holding ? 0 : child.submitted ? 2 : 1);
+      const chosen = [...children].sort((a, b) => order(a) - order(b)).slice(0, Math.floor(agents / 3));
       for (const child of chosen) {
         if (child.holding) held.push(child.holding);
         victims.add(child.name);
