@@ -15,7 +15,10 @@
 // chart to docs/server-bench-chart.svg), --identities bound (every request's agents checked
 // against a credential, docs/operating.md section 8; results in bench/results/server-bound.*),
 // --request-ids (every mutation carries an Idempotency-Key, as a linked checkout sends it, and the
-// server commits it with its answer: docs/remote.md; results in bench/results/server-ids.*).
+// server commits it with its answer: docs/remote.md; results in bench/results/server-ids.*),
+// --server-root <checkout> (the server, and the file store that writes the bench's projects, are
+// that built checkout's, an older revision's say, driven by this script: two builds compared under
+// one load; results in bench/results/server-at-<checkout's folder name>.*).
 import { closeSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,8 +29,6 @@ import { agentLoad, call, cpuMsOf, ledgerRecords, liveTeamClaims, runTaskdag, st
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const { FsProjectStore } = require('../build/adapters/fs-project-store.js');
-const { stateDirectoryLock } = require('../build/adapters/flock-project-lock.js');
 
 const { values: options } = parseArgs({
   options: {
@@ -40,10 +41,15 @@ const { values: options } = parseArgs({
     identities: { type: 'string', default: 'shared' },
     'request-ids': { type: 'boolean', default: false },
     runs: { type: 'string', default: '1' },
+    'server-root': { type: 'string' },
   },
 });
+// The checkout whose server and file store are measured: this one unless --server-root names another.
+const SERVER_ROOT = path.resolve(options['server-root'] ?? ROOT);
+const SERVER_BINARY = path.join(SERVER_ROOT, 'dist', 'taskdag.js');
 if (!['shared', 'bound'].includes(options.identities)) throw new Error(`--identities: ${options.identities} is not shared or bound`);
-const RESULTS = options.identities === 'bound' ? 'server-bound' : options['request-ids'] ? 'server-ids' : 'server';
+const RESULTS_OF_THIS_BUILD = options.identities === 'bound' ? 'server-bound' : options['request-ids'] ? 'server-ids' : 'server';
+const RESULTS = SERVER_ROOT === ROOT ? RESULTS_OF_THIS_BUILD : `${RESULTS_OF_THIS_BUILD}-at-${path.basename(SERVER_ROOT)}`;
 const SECONDS = Number(options.seconds);
 const RUNS = Number(options.runs);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs: ${options.runs} is not a whole number of runs`);
@@ -54,6 +60,10 @@ const SIZES = (options.quick ? ['1k'] : options.sizes.split(',')).map((name) => 
   return { name, size: SIZE_NODES[name] };
 });
 const log = (message) => process.stderr.write(`[bench:server] ${message}\n`);
+// The measured checkout's own store writes the projects, in the formats its server reads.
+const { FsProjectStore } = require(path.join(SERVER_ROOT, 'build', 'adapters', 'fs-project-store.js'));
+const { stateDirectoryLock } = require(path.join(SERVER_ROOT, 'build', 'adapters', 'flock-project-lock.js'));
+if (SERVER_ROOT !== ROOT) log(`server and file store: ${SERVER_ROOT}`);
 
 const runs = [];
 for (let run = 1; run <= RUNS; run++) {
@@ -63,6 +73,7 @@ for (let run = 1; run <= RUNS; run++) {
 // One run's figures as they are; several runs' per step as their medians (each run kept in `runs`).
 const report = {
   machine: { cpus: os.cpus().length, load: os.loadavg() },
+  server: path.relative(ROOT, SERVER_ROOT) || '.',
   identities: options.identities,
   seconds_per_step: SECONDS,
   claims: options['all-stale'] ? 'all stale' : 'live team',
@@ -88,7 +99,7 @@ async function benchRun() {
   let server = null;
   try {
     const root = path.join(scratch, 'srv');
-    runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', '--identities', options.identities]);
+    runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', '--identities', options.identities], { binary: SERVER_BINARY });
     const env = Object.fromEntries(readFileSync(path.join(root, 'server.env'), 'utf8').split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
     const dataRoot = path.join(root, 'data');
     for (const { name, size } of SIZES) {
@@ -101,7 +112,7 @@ async function benchRun() {
     result.fsync_per_second = fsyncRate(dataRoot);
     log(`single-stream append+fsync: ${result.fsync_per_second}/s`);
     const probe = serverProbe(path.join(scratch, 'probe.json'));
-    server = await startServer(path.join(root, 'server.json'), { ...env, BENCH_PROBE_FILE: probe.file }, ['--require', path.join(ROOT, 'bench', 'server-probe.cjs')]);
+    server = await startServer(path.join(root, 'server.json'), { ...env, BENCH_PROBE_FILE: probe.file }, ['--require', path.join(ROOT, 'bench', 'server-probe.cjs')], SERVER_BINARY);
     const password = options.identities === 'bound' ? benchCredential(root) : env.TASKDAG_SERVER_PASSWORD;
     const bearer = (await call(server.port, null, 'POST', '/v1/auth/login', { password })).body.bearer;
     for (const { name } of SIZES) {
@@ -166,7 +177,7 @@ function medianStep(steps) {
 /** A bound server's credential for every agent the load runs as (agent-N and the reviewer): its secret. */
 function benchCredential(root) {
   const agents = [...Array.from({ length: Math.max(...AGENTS, 8) }, (_, index) => `agent-${index}`), 'reviewer'];
-  const issued = runTaskdag(['server', 'credential', 'add', 'bench', '--agents', agents.join(','), '--config', path.join(root, 'server.json')]);
+  const issued = runTaskdag(['server', 'credential', 'add', 'bench', '--agents', agents.join(','), '--config', path.join(root, 'server.json')], { binary: SERVER_BINARY });
   return readFileSync(issued.secret_file, 'utf8').trim();
 }
 
