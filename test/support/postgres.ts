@@ -182,18 +182,22 @@ export function useTwoProcesses(seed: (first: TwoProcesses['first']) => Promise<
 /** Counts the statements a pool sends from now on (each is a round trip), through the pool or its clients. */
 export function statementsOf(pool: import('pg').Pool): () => number {
   let count = 0;
-  watchStatements(pool, () => count++);
+  watchStatements(pool, () => {
+    count++;
+  });
   return () => count;
 }
 
 /**
  * Hands `seen` the arguments of each statement a pool sends from now on (its text and values),
- * through the pool or its clients, and what the call returned (its result, when it is a promise).
+ * through the pool or its clients, before it goes; a function `seen` returns is handed what the
+ * call returned (its result, when it is a promise).
  */
-export function watchStatements(pool: import('pg').Pool, seen: (args: unknown[], answer: unknown) => void): void {
+export function watchStatements(pool: import('pg').Pool, seen: (args: unknown[]) => ((answer: unknown) => void) | void): void {
   const watched = (query: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
+    const answered = seen(args);
     const answer = query(...args);
-    seen(args, answer);
+    answered?.(answer);
     return answer;
   };
   (pool as unknown as { query: unknown }).query = watched(pool.query.bind(pool) as (...args: unknown[]) => unknown);

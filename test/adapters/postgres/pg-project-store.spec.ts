@@ -132,7 +132,7 @@ describe('PgProjectStore across processes', function () {
     db.pools.push(third);
     // ...and is received in pieces too: a row is decoded in one turn of the event loop.
     let largestRow = 0;
-    watchStatements(third, (_args, answer) => {
+    watchStatements(third, () => (answer) => {
       void Promise.resolve(answer)
         .then((result) => {
           for (const row of (result as { rows?: Record<string, unknown>[] } | undefined)?.rows ?? []) {
