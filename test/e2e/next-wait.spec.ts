@@ -72,6 +72,21 @@ describe('e2e: next --wait', function () {
       expect(status.summary).to.include({ ready: 0, in_progress: 3 });
     });
 
+    it('a waiter killed at the head of the line passes it on: the one behind it claims the task the next accept readies, at once', async () => {
+      // The first in line is the only one watching for commits; it dies (SIGKILL, its time to run
+      // over) with its ticket file left behind, before anything is ready.
+      const killed = sandbox.run(['next', '--wait', '60', '--as', 'dies'], { timeoutMs: 2_500 }).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const behind = sandbox.run(['next', '--wait', '60', '--as', 'carol'], { timeoutMs: 90_000 }).then((answer) => ({ answer, answeredAt: Date.now() }));
+      await killed;
+      const unblockedAt = await finishFirst(sandbox);
+      const { answer, answeredAt } = await behind;
+      expect(answer.code).to.equal(0);
+      expect(answer.json.node).to.include({ id: 'T-then', status: 'in_progress' });
+      expect(answer.json.node.claim.by).to.equal('carol');
+      expect(answeredAt - unblockedAt, 'answered after the accept, ms').to.be.below(5_000);
+    });
+
     it('times out with the answer of no task (node, context and why null, exit 0), having changed nothing', async () => {
       const before = await sandbox.ok(['state']);
       const started = Date.now();
