@@ -39,7 +39,7 @@ export class LocalDispatcher implements OperationDispatcher {
   }
 
   /** Runs a request `checkRequest` already passed (a caller that had to check it first), with its normalised arguments. */
-  async run({ operation, args }: CheckedRequest, request: Pick<OperationRequest, 'project' | 'agent' | 'key'>): Promise<unknown> {
+  async run({ operation, args }: CheckedRequest, request: Pick<OperationRequest, 'project' | 'agent' | 'key' | 'signal'>): Promise<unknown> {
     const { stores, clock, ids, registry, host, plugins, review } = this.services;
     if (operation.scope === 'host') {
       const services = { stores, clock, plugins, project: request.project, cwd: host.cwd, system: () => host.system(), client: () => host.client() };
@@ -51,7 +51,7 @@ export class LocalDispatcher implements OperationDispatcher {
       const key = request.key ? { key: request.key } : {};
       return operation.run({ store, clock, ids, registry, plugins, review: review ?? 'any', ...key }, args, request.agent);
     }
-    return waitingIfAsked(this.services, store, project, operation, args, request.agent, () => runGraphOperation(store, operation, args, request.agent, this.services));
+    return waitingIfAsked(this.services, store, project, operation, args, request.agent, () => runGraphOperation(store, operation, args, request.agent, this.services), request.signal);
   }
 }
 
@@ -125,6 +125,7 @@ export function waitingIfAsked(
   args: ReturnType<GraphOperation['parse']>,
   agent: AgentName | null,
   attempt: () => Promise<unknown>,
+  signal?: AbortSignal,
 ): Promise<unknown> {
   const waiting = operation.waiting;
   const ms = waiting?.ms(args) ?? 0;
@@ -133,7 +134,7 @@ export function waitingIfAsked(
     attempt,
     found: (result) => waiting.found(result),
     worthTrying: () => store.readGraph((graph, plugins) => waiting.worthTrying(graphContext(services, agent, graph, [], plugins), args)),
-  });
+  }, signal);
 }
 
 /**

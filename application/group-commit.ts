@@ -49,8 +49,8 @@ export class GroupCommitDispatcher implements OperationDispatcher {
     const checked = checkRequest(this.services.registry, request);
     const { operation, args } = checked;
     if (operation.scope !== 'graph' || !operation.mutates || request.project === null) return this.local.run(checked, request);
-    const { project, agent, key } = request;
-    return waitingIfAsked(this.services, this.services.stores.open(project), project, operation, args, agent, () => this.queueOf(project).submit(operation, args, agent, key));
+    const { project, agent, key, signal } = request;
+    return waitingIfAsked(this.services, this.services.stores.open(project), project, operation, args, agent, () => this.queueOf(project).submit(operation, args, agent, key), signal);
   }
 
   private queueOf(project: string): ProjectQueue {

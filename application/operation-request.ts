@@ -13,6 +13,11 @@ export interface OperationRequest {
    * of a committed request gets the first answer and applies nothing again (docs/remote.md).
    */
   key?: RequestKey;
+  /**
+   * Aborted when the caller has gone (an HTTP client whose connection closed before its answer):
+   * a call waiting for work (`next --wait`) stops waiting and claims nothing more.
+   */
+  signal?: AbortSignal;
 }
 
 /** The one port every driver runs operations through: local files, a server's store, or a remote server. */

@@ -59,7 +59,12 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
     const forwarded = ctx.get(FORWARDED_HEADER) !== '';
     // The forwarding process judged this one the project's owner: it takes the project if it is free.
     if (forwarded && operation.mutates) await options.ownership?.owners.takeIfFree(project);
-    const dispatch = (withKey: RequestKey | undefined) => options.dispatcher.dispatch({ project, operation: operation.name, args, agent, ...(withKey ? { key: withKey } : {}) });
+    // A client gone before its answer (its process killed, say) ends a call that waits for work, which would claim for nobody.
+    const gone = new AbortController();
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) gone.abort();
+    });
+    const dispatch = (withKey: RequestKey | undefined) => options.dispatcher.dispatch({ project, operation: operation.name, args, agent, ...(withKey ? { key: withKey } : {}), signal: gone.signal });
     let result: unknown;
     try {
       result = await dispatch(key);

@@ -154,6 +154,26 @@ describe('e2e: next --wait', function () {
       expect(Date.now() - started).to.be.at.least(2_000);
     });
 
+    it('a waiting checkout killed at the head of the line claims nothing: the request behind it gets the task the next accept readies, at once', async () => {
+      const first = await linkedClient(linked);
+      clients.push(first);
+      await chainOfTwo(first);
+      // Its process dies (SIGKILL) while its request waits on the server, before anything is ready.
+      const killed = first.run(['next', '--wait', '60', '--as', 'dies'], { timeoutMs: 2_500 }).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const behind = first.run(['next', '--wait', '60', '--as', 'carol'], { timeoutMs: 30_000 }).then((answer) => ({ answer, answeredAt: Date.now() }));
+      await killed;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const unblockedAt = await finishFirst(first);
+      const { answer, answeredAt } = await behind;
+      expect(answer.code).to.equal(0);
+      expect(answer.json.node).to.include({ id: 'T-then', status: 'in_progress' });
+      expect(answer.json.node.claim.by).to.equal('carol');
+      expect(answeredAt - unblockedAt, 'answered after the accept, ms').to.be.below(5_000);
+      // The dead client's request ended when its connection closed: nothing was ever claimed for it.
+      expect((await first.ok(['history', 'T-then'])).entries.map((entry: { by: string }) => entry.by)).to.not.include('dies');
+    });
+
     it('waiting requests in line on the server: an accept that readies two tasks gives one to each of two of four, at once; the others answer no task', async () => {
       const first = await linkedClient(linked);
       clients.push(first);
