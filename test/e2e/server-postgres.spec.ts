@@ -89,6 +89,31 @@ describe('several server processes on one PostgreSQL database (issue 15)', funct
     }
   });
 
+  it('a next --wait sent to the process that does not own the project, whose client goes away, claims nothing: the request behind it gets the task the next accept readies', async () => {
+    await ok(servers[0]!, 'gone', 'init', {}, null);
+    await ok(servers[0]!, 'gone', 'add-initiative', { name: 'core' });
+    await ok(servers[0]!, 'gone', 'add-task', task('T-first'));
+    await ok(servers[0]!, 'gone', 'add-task', { ...task('T-then'), blocked_by: ['T-first'] });
+    await ok(servers[0]!, 'gone', 'take', { id: 'T-first' });
+    // Sent to the process that does not own the project: it waits there, and forwards the claim
+    // when a task is ready. Its client goes away while it waits.
+    const owner = (await op(servers[0]!, 'gone', 'add-note', { id: 'T-first', text: 'x' })).headers['x-taskdag-owner'];
+    const other = servers.find((server) => server.origin !== owner)!;
+    const dying = http.request(`${other.origin}/v1/projects/gone/ops/next`, { method: 'POST', agent: false, headers: { 'X-Taskdag-Protocol-Version': '1', 'Content-Type': 'application/json', Authorization: `Bearer ${bearer}` } });
+    dying.on('error', () => undefined);
+    dying.end(JSON.stringify({ args: { wait: 60 }, agent: 'dies' }));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    dying.destroy();
+    const behind = op(other, 'gone', 'next', { wait: 15 }, 'carol');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await ok(servers[0]!, 'gone', 'submit', { id: 'T-first', note: 'done' });
+    await ok(servers[0]!, 'gone', 'accept', { id: 'T-first' }, 'bob');
+    const answer = await behind;
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.json.node).to.include({ id: 'T-then', status: 'in_progress' });
+    expect(answer.json.node.claim.by).to.equal('carol');
+  });
+
   it('a live-event subscriber on one process sees the commits made through another', async () => {
     await ok(servers[0]!, 'live', 'init', {}, null);
     await ok(servers[0]!, 'live', 'add-initiative', { name: 'core' });
