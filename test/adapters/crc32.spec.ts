@@ -18,4 +18,12 @@ describe('crc32', () => {
       expect(crc32(data.subarray(cut), crc32(data.subarray(0, cut))), String(cut)).to.equal(zlibCrc32(data));
     }
   });
+
+  it('past the megabyte a process checksums in plain code, goes on as zlib computes it, continuing a CRC-32 begun before', () => {
+    const data = Buffer.from(Array.from({ length: 300_000 }, (_, index) => (index * 7919) % 256));
+    const begun = crc32(data.subarray(0, 100_000));
+    // Five passes of 300 KB cross the budget whatever was checksummed before.
+    for (let pass = 0; pass < 5; pass++) expect(crc32(data), String(pass)).to.equal(zlibCrc32(data));
+    expect(crc32(data.subarray(100_000), begun)).to.equal(zlibCrc32(data));
+  });
 });
