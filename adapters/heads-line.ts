@@ -295,7 +295,11 @@ export class SavedHeadsLine {
       whole = hex(crc32(bytes)) === bounds.crc ? bytes.toString('latin1', 1, bytes.length - 1) : null;
       return whole;
     };
-    const parse = (digits: string) => (/^[0-9a-f]{8}$/.test(digits) ? parseInt(digits, 16) : undefined);
+    // No pattern test: a checksum misread (garbage digits) differs from its line's, and the section's own check then says which is damaged.
+    const parse = (digits: string) => {
+      const value = digits.length === 8 ? parseInt(digits, 16) : NaN;
+      return Number.isNaN(value) ? undefined : value;
+    };
     const inRange = (position: number) => Number.isSafeInteger(position) && position >= 0 && position < count;
     const checkedAt = (position: number) => {
       const digits = inRange(position) ? checked() : null;
