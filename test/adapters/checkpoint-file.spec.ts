@@ -8,6 +8,8 @@ import { bufferSource, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, en
 import { crc32 } from '../../adapters/crc32.js';
 import { encodeSlotTable, SlotTable } from '../../adapters/node-slots.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { take } from '../../domain/lifecycle.js';
+import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { GraphIndex } from '../../domain/graph-index.js';
 import type { ProjectState } from '../../domain/project-state.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
@@ -69,6 +71,24 @@ describe('checkpoint file', () => {
     expect(state).to.deep.equal({ ...graph, log: [] });
     expect(checkpoint.ledger).to.deep.equal(ledger);
     expect(checkpoint.note).to.include('ledger.1.jsonl');
+  });
+
+  it('reads the saved claims once, however many status reads list them (each read parsed them again: 1 ms at 50k nodes)', () => {
+    const draft = newDraft();
+    addTask(draft, 'T-1');
+    take(draft, 'T-1');
+    const { graph } = decodeCheckpoint(bufferSource(encodeCheckpoint(draft.graph, { file: 'ledger.1.jsonl', bytes: 0 })), 'tasks.json');
+    const reads = sinon.spy(CheckpointNodes.prototype, 'bytes');
+    try {
+      const headsRead = () => reads.getCalls().filter((call) => call.args[2] === 'the heads').length;
+      expect(graph.indexes.statuses.claimedInOrder().map((head) => head.id)).to.deep.equal(['T-1']);
+      const afterFirst = headsRead();
+      expect(graph.indexes.statuses.claimedInOrder().map((head) => head.id)).to.deep.equal(['T-1']);
+      expect(afterFirst).to.be.above(0);
+      expect(headsRead()).to.equal(afterFirst);
+    } finally {
+      reads.restore();
+    }
   });
 
   it('parses only the nodes a reader reads, and copies the others as they were when it is written again', () => {
