@@ -22,6 +22,8 @@ export interface ForwardedRequest {
   requestId: string;
   /** How long the owner may hold it waiting for work (`next --wait`), on top of the usual bounds. */
   waitMs?: number;
+  /** Aborted when the client has gone: the forward is cut (the owner then ends a wait it holds) and not tried again. */
+  signal?: AbortSignal;
 }
 
 /** The owner's answer, relayed as it is. */
@@ -70,6 +72,7 @@ export class OwnerForwarding {
       }
       const answer = await this.send(address, request).catch(() => null);
       if (answer && !ownerMoved(answer)) return { answer };
+      if (request.signal?.aborted) throw clientGone(request.project);
       if (Date.now() > deadline) throw ownerUnreachable(request.project);
       const next = await this.owners.ownerAfter(request.project, address);
       // The owner still holds its lease: it is slow, or cut off until its lease runs out.
@@ -92,7 +95,7 @@ export class OwnerForwarding {
       'Content-Length': String(Buffer.byteLength(request.body)),
     };
     return new Promise((resolve, reject) => {
-      const outgoing = http.request(`${address}${request.path}`, { method: 'POST', headers, agent: this.agent, timeout: this.answerWithinMs + (request.waitMs ?? 0) }, (response) => {
+      const outgoing = http.request(`${address}${request.path}`, { method: 'POST', headers, agent: this.agent, timeout: this.answerWithinMs + (request.waitMs ?? 0), ...(request.signal ? { signal: request.signal } : {}) }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', reject);
@@ -128,6 +131,11 @@ function ownerMoved(answer: OwnerAnswer): boolean {
   } catch {
     return false;
   }
+}
+
+/** The client went away while its request was forwarded: nobody is left to answer (the error is never seen). */
+function clientGone(project: string): DomainError {
+  return new DomainError('STORAGE_ERROR', `The client of a request to project ${project} went away before the owner answered`, { cause: 'ECLIENT_GONE', project });
 }
 
 function ownerUnreachable(project: string): DomainError {

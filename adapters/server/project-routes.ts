@@ -76,7 +76,7 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
       const forwardKey = requestKeyOf(requestId, { operation: operation.name, args, agent });
       // The owner may hold a call that waits for work (`next --wait`) that long before it answers.
       const waitMs = operation.scope === 'graph' ? (operation.waiting?.ms(operation.parse(args)) ?? 0) : 0;
-      const request = { project, path: ctx.path, body: JSON.stringify({ args, agent }), authorization: ctx.get('Authorization'), requestId, waitMs };
+      const request = { project, path: ctx.path, body: JSON.stringify({ args, agent }), authorization: ctx.get('Authorization'), requestId, waitMs, signal: gone.signal };
       const outcome = await options.ownership.forwarding.forward(request, error.owner, () => dispatch(forwardKey));
       if ('answer' in outcome) {
         // The checkouts a client names are noted where it sent its request.

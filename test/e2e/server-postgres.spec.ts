@@ -471,6 +471,24 @@ describe('one owning process per project: forwarding and failover (issue 25)', f
     expect(status.summary).to.include({ in_progress: 2, ready: 0 });
   });
 
+  it('a next --wait forwarded to the owner, whose client goes away, claims nothing there: the request behind it gets the task made ready next', async () => {
+    const { owner, other } = await seeded('forsaken');
+    await ok(servers[owner]!, 'forsaken', 'take', { id: 'T-1' }, 'alice');
+    // Its client goes away while the owner holds the forwarded request waiting.
+    const dying = http.request(`${servers[other]!.origin}/v1/projects/forsaken/ops/next`, { method: 'POST', agent: false, headers: { 'X-Taskdag-Protocol-Version': '1', 'Content-Type': 'application/json', Authorization: `Bearer ${bearer}` } });
+    dying.on('error', () => undefined);
+    dying.end(JSON.stringify({ args: { wait: 60 }, agent: 'dies' }));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    dying.destroy();
+    const behind = op(servers[other]!, 'forsaken', 'next', { wait: 15 }, 'carol');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await ok(servers[owner]!, 'forsaken', 'add-task', task('T-2'));
+    const answer = await behind;
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.json.node).to.include({ id: 'T-2', status: 'in_progress' });
+    expect(answer.json.node.claim.by).to.equal('carol');
+  });
+
   it("every answer names the project's owner (X-Taskdag-Owner), on the owner and on the other process, so a client can send its next requests there", async () => {
     const { owner, other } = await seeded('hinted');
     const ownerOrigin = servers[owner]!.origin;
