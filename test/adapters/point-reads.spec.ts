@@ -312,7 +312,7 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(used.groupings).to.be.greaterThan(0);
   });
 
-  it('search parses only the knowledge whose stored bytes can hold the query, and checks every line it reads: a damaged item fails it whatever the query', async () => {
+  it('search parses only the knowledge whose stored bytes can hold the query, and checks the lines it parses: a damaged item fails every query it can hold', async () => {
     const sut = await project();
     const nodes = CheckpointNodes.prototype as unknown as { parse(id: string): unknown; hintedNode(id: string): unknown };
     const parses = [sinon.spy(nodes, 'parse'), sinon.spy(nodes, 'hintedNode')];
@@ -328,9 +328,26 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     // K-12 damaged in place (the same length, the layout intact): its line no longer has the checksum it was written with.
     const line = text.split('\n').find((candidate) => candidate.startsWith('"K-12":'))!;
     writeFileSync(checkpointFile(), text.replace(line, line.replace('"kind":"knowledge"', '"kind":"knowledgX"')));
-    for (const query of ['NEEDLE', 'k-7', 'plain']) {
+    for (const query of ['plain', 'K-12', 'know']) {
       const refused = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), query, false)).catch((error: { code: string; message: string }) => error);
       expect(refused, query).to.include({ code: 'STORAGE_ERROR' }).and.satisfy((error: { message: string }) => /node K-12/.test(error.message));
+    }
+    // A query its bytes cannot hold rules K-12 out unparsed, as an unread line: its damaged bytes are never printed.
+    const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
+    expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-7']);
+  });
+
+  it('search checksums only the knowledge lines it parses, not those its prefilter rules out', async () => {
+    const sut = await project();
+    const checks = sinon.spy(CheckpointNodes.prototype as unknown as { checksumHolds(position: number, entry: Buffer): boolean }, 'checksumHolds');
+    try {
+      const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
+      expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-7']);
+      // K-3 (read by the ledger tail's replay) and K-7 (the answer): the other knowledge lines are read to be ruled out, unchecked.
+      const checked = checks.args.map(([, entry]) => entry.toString('utf8').match(/^"([^"]+)":/)![1]);
+      expect([...new Set(checked)].sort()).to.deep.equal(['K-3', 'K-7']);
+    } finally {
+      checks.restore();
     }
   });
 
