@@ -45,6 +45,9 @@ export interface McpOptions {
 export async function serveMcp(options: McpOptions): Promise<number> {
   const registry = new OperationRegistry(OPERATIONS);
   const tools = mcpTools(registry);
+  // The client closing standard input ends the session (MCP's stdio shutdown): a call still waiting
+  // for work (`next` with `wait`) stops and claims nothing more, for a client that is gone.
+  const ending = new AbortController();
   const offered = new Set(tools.map((tool) => tool.name));
   const guide = agentGuide('mcp');
   const server = new Server(
@@ -63,7 +66,7 @@ export async function serveMcp(options: McpOptions): Promise<number> {
       });
     }
     try {
-      const result = await runInCheckout(options.environment, { operation: params.name, args: params.arguments ?? {}, agent: options.agent }, mcpHostPorts);
+      const result = await runInCheckout(options.environment, { operation: params.name, args: params.arguments ?? {}, agent: options.agent, signal: ending.signal }, mcpHostPorts);
       return textResult(result, false);
     } catch (error) {
       return textResult(inToolTerms(errorEnvelope(error), registry.get(params.name)), true);
@@ -78,7 +81,13 @@ export async function serveMcp(options: McpOptions): Promise<number> {
   });
 
   const transport = new JsonRpcLineTransport(options.stdin, options.stdout);
-  const closed = new Promise<void>((resolve) => (server.onclose = resolve));
+  const closed = new Promise<void>(
+    (resolve) =>
+      (server.onclose = () => {
+        ending.abort();
+        resolve();
+      }),
+  );
   await server.connect(transport);
   await closed;
   if (!transport.endedTooLarge) return 0;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Sandbox, type CliResult } from '../support/cli.js';
+import { spawn } from 'node:child_process';
+import { BINARY, Sandbox, type CliResult } from '../support/cli.js';
 import { linkedClient, startLinkedServer, type LinkedServer } from '../support/linked-server.js';
 import { callFails, callOk, startMcp } from '../support/mcp.js';
 
@@ -106,6 +107,28 @@ describe('e2e: next --wait', function () {
       expect(batch.json.error.code).to.equal('BATCH_OPERATION_FAILED');
       expect(batch.json.error.details).to.include({ index: 0, op: 'next' });
       expect(await sandbox.ok(['state'])).to.deep.equal(before);
+    });
+
+    it('over MCP: a session whose client closes its input while next waits ends at once, and claims nothing for it', async () => {
+      const mcp = spawn(process.execPath, [BINARY, 'mcp'], { cwd: sandbox.checkout, env: sandbox.env({ TASKDAG_AGENT: 'ghost' }) });
+      const exited = new Promise<{ code: number | null; at: number }>((resolve) => mcp.on('exit', (code) => resolve({ code, at: Date.now() })));
+      try {
+        const send = (message: unknown) => mcp.stdin.write(`${JSON.stringify(message)}\n`);
+        send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } });
+        send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'next', arguments: { wait: 60 } } });
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        // MCP's stdio shutdown: the client closes the server's input, then a task is made ready.
+        const closedAt = Date.now();
+        mcp.stdin.end();
+        const ended = await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5_000))]);
+        await finishFirst(sandbox);
+        expect(ended, 'the session ended within 5 s of its input closing').to.not.equal(null);
+        expect([ended!.code, ended!.at - closedAt < 5_000]).to.deep.equal([0, true]);
+        expect((await sandbox.ok(['show', 'T-then'])).node.claim).to.equal(null);
+      } finally {
+        mcp.kill('SIGKILL');
+      }
     });
 
     it('over MCP: next with wait returns the task an accept made ready', async () => {
