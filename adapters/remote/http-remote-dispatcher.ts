@@ -87,9 +87,10 @@ export class HttpRemoteDispatcher implements RemoteServer {
     const retries = this.options.retries ?? DEFAULT_REMOTE_RETRIES;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.call('POST', route, { args: request.args, agent: request.agent }, openToAdditions(result), headers, waitMs);
+        return await this.call('POST', route, { args: request.args, agent: request.agent }, openToAdditions(result), headers, waitMs, request.signal);
       } catch (error) {
-        if (!isLostAnswer(error)) throw error;
+        // A caller gone (an MCP session its client closed) cut the request: the server ends a wait it held; nothing is tried again.
+        if (!isLostAnswer(error) || request.signal?.aborted) throw error;
         if (attempt > retries) throw withAttempts(error, attempt, requestId);
         await (this.options.sleep ?? delay)(FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1));
       }
@@ -119,8 +120,8 @@ export class HttpRemoteDispatcher implements RemoteServer {
   }
 
   /** One JSON request; resolves to the body of a 2xx answer that matches `expected`, throws the envelope of any other. */
-  private async call<T>(method: string, route: string, body: unknown, expected: Schema<T>, extraHeaders: Record<string, string> = {}, waitMs = 0): Promise<T> {
-    const { status, text } = await this.send(method, route, body === null ? '' : JSON.stringify(body), extraHeaders, waitMs);
+  private async call<T>(method: string, route: string, body: unknown, expected: Schema<T>, extraHeaders: Record<string, string> = {}, waitMs = 0, signal?: AbortSignal): Promise<T> {
+    const { status, text } = await this.send(method, route, body === null ? '' : JSON.stringify(body), extraHeaders, waitMs, signal);
     const answer = this.answer(route, status, text);
     // A fresh process makes one call: the generated test is cheap on its first run, the walk is
     // not, so the walk runs only to say what is wrong with an answer the test refused.
@@ -156,7 +157,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
     throw failed(`The server answered ${route} with HTTP ${status} and no taskdag error`, { cause: 'EBADRESPONSE', status });
   }
 
-  private send(method: string, route: string, body: string, extraHeaders: Record<string, string>, waitMs: number): Promise<{ status: number; text: string }> {
+  private send(method: string, route: string, body: string, extraHeaders: Record<string, string>, waitMs: number, signal?: AbortSignal): Promise<{ status: number; text: string }> {
     const url = new URL(route.replace(/^\//, ''), this.options.origin.endsWith('/') ? this.options.origin : `${this.options.origin}/`);
     const timeoutMs = (this.options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS) + waitMs;
     const maxAnswerBytes = this.options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
@@ -178,7 +179,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
       };
       let outgoing: http.ClientRequest;
       try {
-        outgoing = transport.request(url, { method, headers, agent: this.agent }, (response) => {
+        outgoing = transport.request(url, { method, headers, agent: this.agent, ...(signal ? { signal } : {}) }, (response) => {
           // Refused on its declared length before reading, or cut off as soon as it passes the cap: never held whole past it.
           const tooLarge = () => {
             settle(reject)(failed(`The answer from ${url.origin} is larger than ${maxAnswerBytes} bytes (TASKDAG_REMOTE_MAX_ANSWER_BYTES)`, { cause: 'ETOOLARGE', origin: url.origin, limit_bytes: maxAnswerBytes }));

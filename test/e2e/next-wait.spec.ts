@@ -197,6 +197,32 @@ describe('e2e: next --wait', function () {
       expect((await first.ok(['history', 'T-then'])).entries.map((entry: { by: string }) => entry.by)).to.not.include('dies');
     });
 
+    it('over MCP in a linked checkout: a session whose client closes its input while next waits ends at once, and nothing is claimed for it on the server', async () => {
+      const first = await linkedClient(linked);
+      clients.push(first);
+      await chainOfTwo(first);
+      const mcp = spawn(process.execPath, [BINARY, 'mcp'], { cwd: first.checkout, env: first.env({ TASKDAG_AGENT: 'ghost' }) });
+      const exited = new Promise<{ code: number | null; at: number }>((resolve) => mcp.on('exit', (code) => resolve({ code, at: Date.now() })));
+      try {
+        const send = (message: unknown) => mcp.stdin.write(`${JSON.stringify(message)}\n`);
+        send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } });
+        send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'next', arguments: { wait: 60 } } });
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        const closedAt = Date.now();
+        mcp.stdin.end();
+        const ended = await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5_000))]);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await finishFirst(first);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        expect(ended, 'the session ended within 5 s of its input closing').to.not.equal(null);
+        expect([ended!.code, ended!.at - closedAt < 5_000]).to.deep.equal([0, true]);
+        expect((await first.ok(['show', 'T-then'])).node.claim).to.equal(null);
+      } finally {
+        mcp.kill('SIGKILL');
+      }
+    });
+
     it('waiting requests in line on the server: an accept that readies two tasks gives one to each of two of four, at once; the others answer no task', async () => {
       const first = await linkedClient(linked);
       clients.push(first);
