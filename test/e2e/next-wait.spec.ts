@@ -20,6 +20,32 @@ async function finishFirst(sandbox: Sandbox): Promise<number> {
   return Date.now();
 }
 
+/**
+ * Starts `taskdag mcp` in `sandbox`'s checkout as agent ghost, calls `next` with a 60 s wait, lets it wait `settleMs`,
+ * then closes its input (MCP's stdio shutdown) and makes T-then ready (`settleAfterMs` after the close).
+ * Resolves to whether the session ended within 5 s of the close and with which exit code.
+ */
+async function closeWhileNextWaits(sandbox: Sandbox, settleMs: number, settleAfterMs: number): Promise<{ code: number | null; within5s: boolean } | null> {
+  const mcp = spawn(process.execPath, [BINARY, 'mcp'], { cwd: sandbox.checkout, env: sandbox.env({ TASKDAG_AGENT: 'ghost' }) });
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => mcp.on('exit', (code) => resolve({ code, at: Date.now() })));
+  try {
+    const send = (message: unknown) => mcp.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'next', arguments: { wait: 60 } } });
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    const closedAt = Date.now();
+    mcp.stdin.end();
+    const ended = await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5_000))]);
+    if (settleAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, settleAfterMs));
+    await finishFirst(sandbox);
+    if (settleAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, 2 * settleAfterMs));
+    return ended === null ? null : { code: ended.code, within5s: ended.at - closedAt < 5_000 };
+  } finally {
+    mcp.kill('SIGKILL');
+  }
+}
+
 const EMPTY = { node: null, context: null, why: null };
 
 /** Runs `waiting` (a call that waits), lets it start waiting, then runs `meanwhile`; both results, and when each answered. */
@@ -110,25 +136,10 @@ describe('e2e: next --wait', function () {
     });
 
     it('over MCP: a session whose client closes its input while next waits ends at once, and claims nothing for it', async () => {
-      const mcp = spawn(process.execPath, [BINARY, 'mcp'], { cwd: sandbox.checkout, env: sandbox.env({ TASKDAG_AGENT: 'ghost' }) });
-      const exited = new Promise<{ code: number | null; at: number }>((resolve) => mcp.on('exit', (code) => resolve({ code, at: Date.now() })));
-      try {
-        const send = (message: unknown) => mcp.stdin.write(`${JSON.stringify(message)}\n`);
-        send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } });
-        send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-        send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'next', arguments: { wait: 60 } } });
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
-        // MCP's stdio shutdown: the client closes the server's input, then a task is made ready.
-        const closedAt = Date.now();
-        mcp.stdin.end();
-        const ended = await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5_000))]);
-        await finishFirst(sandbox);
-        expect(ended, 'the session ended within 5 s of its input closing').to.not.equal(null);
-        expect([ended!.code, ended!.at - closedAt < 5_000]).to.deep.equal([0, true]);
-        expect((await sandbox.ok(['show', 'T-then'])).node.claim).to.equal(null);
-      } finally {
-        mcp.kill('SIGKILL');
-      }
+      const ended = await closeWhileNextWaits(sandbox, 1_500, 0);
+      expect(ended, 'the session ended within 5 s of its input closing').to.not.equal(null);
+      expect([ended!.code, ended!.within5s]).to.deep.equal([0, true]);
+      expect((await sandbox.ok(['show', 'T-then'])).node.claim).to.equal(null);
     });
 
     it('over MCP: next with wait returns the task an accept made ready', async () => {
@@ -201,26 +212,10 @@ describe('e2e: next --wait', function () {
       const first = await linkedClient(linked);
       clients.push(first);
       await chainOfTwo(first);
-      const mcp = spawn(process.execPath, [BINARY, 'mcp'], { cwd: first.checkout, env: first.env({ TASKDAG_AGENT: 'ghost' }) });
-      const exited = new Promise<{ code: number | null; at: number }>((resolve) => mcp.on('exit', (code) => resolve({ code, at: Date.now() })));
-      try {
-        const send = (message: unknown) => mcp.stdin.write(`${JSON.stringify(message)}\n`);
-        send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } });
-        send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-        send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'next', arguments: { wait: 60 } } });
-        await new Promise((resolve) => setTimeout(resolve, 2_000));
-        const closedAt = Date.now();
-        mcp.stdin.end();
-        const ended = await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5_000))]);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        await finishFirst(first);
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-        expect(ended, 'the session ended within 5 s of its input closing').to.not.equal(null);
-        expect([ended!.code, ended!.at - closedAt < 5_000]).to.deep.equal([0, true]);
-        expect((await first.ok(['show', 'T-then'])).node.claim).to.equal(null);
-      } finally {
-        mcp.kill('SIGKILL');
-      }
+      const ended = await closeWhileNextWaits(first, 2_000, 500);
+      expect(ended, 'the session ended within 5 s of its input closing').to.not.equal(null);
+      expect([ended!.code, ended!.within5s]).to.deep.equal([0, true]);
+      expect((await first.ok(['show', 'T-then'])).node.claim).to.equal(null);
     });
 
     it('waiting requests in line on the server: an accept that readies two tasks gives one to each of two of four, at once; the others answer no task', async () => {
