@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Sandbox } from '../support/cli.js';
+import { distReadsProbe, type DistReads } from '../support/dist-reads.js';
 
 const DIST = path.resolve(__dirname, '../../../dist');
 // A copy under build/, so that the programs still find node_modules (fs-ext) above them.
@@ -16,24 +17,13 @@ const COPY = path.resolve(__dirname, '../../graph-reads-copy');
 describe("the graph reads' program (start-up)", function () {
   this.timeout(60_000);
   let sandbox: Sandbox;
-  let probe: string;
+  let distFilesReadBy: (args: string[]) => Promise<DistReads>;
   let task: string;
 
   before(async () => {
     sandbox = new Sandbox();
     await sandbox.init();
-    probe = path.join(sandbox.root, 'probe.js');
-    // Every program the executable loads is read with fs.readFileSync (entrypoints/cli/code-cache.ts).
-    writeFileSync(
-      probe,
-      [
-        "const fs = require('node:fs');",
-        'const read = fs.readFileSync;',
-        'const files = [];',
-        'fs.readFileSync = function (file, ...rest) { files.push(String(file)); return read.call(this, file, ...rest); };',
-        "process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(files)));",
-      ].join('\n'),
-    );
+    distFilesReadBy = distReadsProbe(sandbox);
     await sandbox.ok(['add-initiative', 'reads', '--as', 'probe']);
     const added = await sandbox.ok(['add-task', '--initiative', 'reads', '--title', 'T', '--body', 'B', '--acceptance', 'A', '--blocked-by', '', '--as', 'probe']);
     task = added.node.id as string;
@@ -42,16 +32,8 @@ describe("the graph reads' program (start-up)", function () {
 
   /** The programs (the dist/ bundles the executable, dist/taskdag.js, loads) a command line loads, and its exit status. */
   async function programsLoadedBy(args: string[]): Promise<{ code: number | null; programs: string[] }> {
-    const { code, read } = await distFilesReadBy(args);
-    return { code, programs: read.filter((file) => file.endsWith('.js') && file !== 'taskdag.js') };
-  }
-
-  /** The files of dist/ a command line reads, by name, and its exit status. */
-  async function distFilesReadBy(args: string[]): Promise<{ code: number | null; read: string[] }> {
-    const out = path.join(sandbox.root, 'files.json');
-    const result = await sandbox.run(args, { env: { NODE_OPTIONS: `--require ${probe}`, PROBE_OUT: out } });
-    const files = JSON.parse(readFileSync(out, 'utf8')) as string[];
-    return { code: result.code, read: files.filter((file) => path.dirname(file) === DIST).map((file) => path.basename(file)) };
+    const { code, programs } = await distFilesReadBy(args);
+    return { code, programs };
   }
 
   it('is all that a graph read in plain words loads, whatever its answer', async () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ACTIONS } from '../../domain/permissions.js';
 import { POINT_COMMANDS } from '../../entrypoints/cli/point-commands.js';
 import { Sandbox } from '../support/cli.js';
+import { distReadsProbe, type DistReads } from '../support/dist-reads.js';
 
 const DIST = path.resolve(__dirname, '../../../dist');
 
@@ -17,39 +18,20 @@ const DIST = path.resolve(__dirname, '../../../dist');
 describe("the point commands' program (start-up)", function () {
   this.timeout(60_000);
   let sandbox: Sandbox;
-  let probe: string;
+  let distFilesReadBy: (args: string[]) => Promise<DistReads>;
 
   before(async () => {
     sandbox = new Sandbox();
     await sandbox.init();
-    probe = path.join(sandbox.root, 'probe.js');
-    // Every program the executable loads is read with fs.readFileSync (entrypoints/cli/code-cache.ts).
-    writeFileSync(
-      probe,
-      [
-        "const fs = require('node:fs');",
-        'const read = fs.readFileSync;',
-        'const files = [];',
-        'fs.readFileSync = function (file, ...rest) { files.push(String(file)); return read.call(this, file, ...rest); };',
-        "process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(files)));",
-      ].join('\n'),
-    );
+    distFilesReadBy = distReadsProbe(sandbox);
     await sandbox.ok(['add-initiative', 'point', '--as', 'probe']);
   });
   after(() => sandbox.remove());
 
-  /** The files of dist/ a command line reads, by name, its exit status and its answer. */
-  async function distFilesReadBy(args: string[]): Promise<{ code: number | null; read: string[]; json: any }> {
-    const out = path.join(sandbox.root, 'files.json');
-    const result = await sandbox.run(args, { env: { NODE_OPTIONS: `--require ${probe}`, PROBE_OUT: out } });
-    const files = JSON.parse(readFileSync(out, 'utf8')) as string[];
-    return { code: result.code, json: result.json, read: files.filter((file) => path.dirname(file) === DIST).map((file) => path.basename(file)).filter((file) => file !== 'taskdag.js') };
-  }
-
   /** The programs (the dist/ bundles besides the executable) a command line loads, and its exit status. */
   async function programsLoadedBy(args: string[]): Promise<{ code: number | null; programs: string[] }> {
-    const { code, read } = await distFilesReadBy(args);
-    return { code, programs: read.filter((file) => file.endsWith('.js')) };
+    const { code, programs } = await distFilesReadBy(args);
+    return { code, programs };
   }
 
   const addTask = (title: string) => ['add-task', '--initiative', 'point', '--title', title, '--body', 'B', '--acceptance', 'A', '--blocked-by', '', '--as', 'probe'];
