@@ -40,18 +40,8 @@ export function summarize(graph: Graph, index: GraphIndex, node: GraphNode): Nod
 
 /** The summary of `node` whose derived status is known already (from a StatusIndex head). */
 export function summarizeAs(node: GraphNode, status: string): NodeSummary {
-  const summary: NodeSummary = {
-    id: node.id,
-    type: nodeType(node),
-    title: node.title,
-    initiative: node.initiative,
-    domain: node.domain,
-    tags: node.tags,
-    status,
-    revision: node.revision,
-  };
-  if (isTask(node)) summary.claim = node.claim;
-  return summary;
+  const head = { id: node.id, type: nodeType(node), initiative: node.initiative, domain: node.domain, status, claim: isTask(node) ? node.claim : null };
+  return summarizeListed(head, node);
 }
 
 /** The fields of a node's summary that its StatusIndex head does not hold. */
@@ -71,7 +61,7 @@ interface ListedHead {
   claim: Claim | null;
 }
 
-/** The summary of a node from its head and the listing a saved bucket page holds: as `summarizeAs` makes it from the node. */
+/** The summary of a node from its head and the listing a saved bucket page holds; `summarizeAs` makes it from the node through this one, so both print the same fields in the same order. */
 export function summarizeListed(head: ListedHead, listing: NodeListing): NodeSummary {
   const summary: NodeSummary = {
     id: head.id,
