@@ -130,7 +130,7 @@ export interface CheckpointCopy {
   /** Instead of `edges`, when the checkpoint's edges were never read: their bytes, copied, and the edges appended since. */
   unreadEdges?: { bytes: Buffer; appended: readonly Edge[] } | null;
   /** The endpoints of the checkpoint read, to copy those of nodes whose edges did not change (a rewrite of a lazily read graph). */
-  endpointReuse?: EndpointReuse | null;
+  endpointReuse?: SavedEndpointsToCopy | null;
   /** The heads in the order of `ids` (in any order with `frozen`: each names its node). */
   heads: NodeHead[];
   /** The status buckets (`<type> <status>`, heads oldest first) and the claimed tasks in progress, longest-held first. */
@@ -163,9 +163,10 @@ export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCop
     // Remembered requests are never changed in place either: the list is the copy.
     requests: isProjectState(graph) ? graph.requests.entries() : [],
   };
-  if (withNodes && graph.nodes instanceof CheckpointNodes) return { ...held, ids: null, nodes: null, frozen: graph.nodes.frozen(), heads: [...heads.values()] };
+  // A server's copy (frozen) copies the saved endpoints too: encoded afresh, they cost 100+ ms of CPU a checkpoint at 50k nodes.
+  if (withNodes && graph.nodes instanceof CheckpointNodes) return { ...held, ids: null, nodes: null, frozen: graph.nodes.frozen(), endpointReuse: reusableEndpoints(graph), heads: [...heads.values()] };
   const ids = nodeIds(graph);
-  return { ...held, ids, nodes: withNodes ? ids.map((id) => nodeOf(graph, id)!) : null, endpointReuse: withNodes ? null : reusableEndpoints(graph, ids), heads: ids.map((id) => heads.get(id)!) };
+  return { ...held, ids, nodes: withNodes ? ids.map((id) => nodeOf(graph, id)!) : null, endpointReuse: withNodes ? null : reusableEndpoints(graph), heads: ids.map((id) => heads.get(id)!) };
 }
 
 /** How many nodes or edges are encoded between two yields: a few milliseconds of work. */
@@ -239,7 +240,8 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], en
   }
   const knowledge = knowledgeSection(heads, ends);
   yield;
-  const endpoints = copy.endpointReuse ? yield* reusedEndpointSection(ids, copy.endpointReuse, SLICE) : yield* endpointSection(ids, edgesToIndex(copy), SLICE);
+  const reuse = copy.endpointReuse ? reuseOf(copy.endpointReuse, ids) : null;
+  const endpoints = reuse ? yield* reusedEndpointSection(ids, reuse, SLICE) : yield* endpointSection(ids, edgesToIndex(copy), SLICE);
   yield;
   const buckets = bucketSections(copy.groups, heads, copy.claimed, listingOf) ?? [];
   const lineCrcs = lineChecksumSection(crcs);
@@ -263,21 +265,38 @@ function noteListing(listings: Map<NodeId, NodeListing>, id: NodeId, read: () =>
 }
 
 /**
- * What a rewrite of the checkpoint `graph` was read from can copy of its endpoints: every entry of
- * a node still at its position whose edges did not change (the file's ids come first, in order,
- * when no node was removed). Null when the graph reads no saved endpoints.
+ * The endpoints section of the checkpoint a graph was read from, and the edges of every node
+ * whose edges changed since, as they were when copied: its bytes are read only as the encoding
+ * begins (they never change; taking the copy reads nothing).
  */
-function reusableEndpoints(graph: Graph, ids: readonly NodeId[]): EndpointReuse | null {
+interface SavedEndpointsToCopy {
+  entries(): { count: number; entry(position: number): Buffer } | null;
+  fileIds(): readonly NodeId[];
+  changed: ReadonlyMap<NodeId, { into: readonly Edge[]; outOf: readonly Edge[] }>;
+}
+
+/** What a rewrite of the checkpoint `graph` was read from can copy of its endpoints; null when the graph reads no saved endpoints. */
+function reusableEndpoints(graph: Graph): SavedEndpointsToCopy | null {
   const index = indexesOf(graph).edges;
   const saved = index.savedChanges();
-  if (!saved || !(saved.saved instanceof CheckpointEndpoints) || !(graph.nodes instanceof CheckpointNodes)) return null;
-  const entries = saved.saved.entries();
-  const fileIds = graph.nodes.fileIds();
-  if (!entries || entries.count !== fileIds.length || ids.length < fileIds.length) return null;
-  for (let position = 0; position < fileIds.length; position++) if (ids[position] !== fileIds[position]) return null;
+  const nodes = graph.nodes;
+  if (!saved || !(saved.saved instanceof CheckpointEndpoints) || !(nodes instanceof CheckpointNodes)) return null;
+  const endpoints = saved.saved;
   const changed = new Map<NodeId, { into: Edge[]; outOf: Edge[] }>();
   for (const id of saved.changed) changed.set(id, { into: EDGE_TYPES.flatMap((type) => index.into(id, type)), outOf: EDGE_TYPES.flatMap((type) => index.outOf(id, type)) });
-  return { ...entries, changed };
+  return { entries: () => endpoints.entries(), fileIds: () => nodes.fileIds(), changed };
+}
+
+/**
+ * Every entry of `saved` of a node still at its position whose edges did not change, for a
+ * rewrite over `ids`: when `ids` lists the file's ids first, in order (no node was removed).
+ */
+function reuseOf(saved: SavedEndpointsToCopy, ids: readonly NodeId[]): EndpointReuse | null {
+  const fileIds = saved.fileIds();
+  if (ids.length < fileIds.length) return null;
+  for (let position = 0; position < fileIds.length; position++) if (ids[position] !== fileIds[position]) return null;
+  const entries = saved.entries();
+  return entries && entries.count === fileIds.length ? { count: entries.count, entry: entries.entry, changed: saved.changed } : null;
 }
 
 /** The edges the endpoints are saved for: those never read are parsed here (a list that is not JSON gets no endpoints). */

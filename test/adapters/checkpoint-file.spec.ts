@@ -556,4 +556,24 @@ describe('checkpoint file: edges by endpoint', () => {
     expect(entryOf(rewritten, 'T15')).to.be.a('string').and.equal(entryOf(encodeCheckpoint(draft.graph, ledger), 'T15'));
     expect(entryOf(rewritten, 'T5')).to.not.equal(entryOf(encodeCheckpoint(draft.graph, ledger), 'T5'));
   });
+
+  it("a server's copy, encoded in slices, copies the entries of nodes whose edges did not change as they were, a damaged one too", async () => {
+    const draft = newDraft('orchestrator');
+    for (let at = 0; at < 30; at++) addTask(draft, `T${at}`, {}, { blocked_by: at === 0 ? [] : [`T${at - 1}`] });
+    const entryOf = (bytes: Buffer, id: string) => new RegExp(`\\["[0-9a-f]{8}","${id}",[^\\]]*\\],[^\\]]*\\]\\]`).exec(bytes.toString())?.[0];
+    const saved = encodeCheckpoint(draft.graph, ledger).toString();
+    // T15's entry with its checksum changed (same length): copied, it stays so; encoded afresh, it would be right again.
+    const entry = entryOf(Buffer.from(saved), 'T15')!;
+    const damaged = `["${entry[2] === '0' ? '1' : '0'}${entry.slice(3)}`;
+    const first = decodeCheckpoint(bufferSource(Buffer.from(saved.replace(entry, damaged))), 'tasks.json');
+    const work = new GraphDraft(first.graph, NOW, 'orchestrator');
+    work.removeEdge({ from: 'T4', to: 'T5', type: 'BLOCKS' });
+    addTask(work, 'T-new', {}, { blocked_by: ['T20'] });
+    const rewritten = Buffer.concat(await encodeCheckpointInSlices(copyForCheckpoint(first.graph), ledger, first.nodes));
+    expect(entryOf(rewritten, 'T15')).to.equal(damaged);
+    const second = decodeCheckpoint(bufferSource(rewritten), 'tasks.json').graph as ProjectState;
+    expect((second.indexes.edges as GraphIndex).into('T21', 'BLOCKS')).to.deep.equal([{ from: 'T20', to: 'T21', type: 'BLOCKS' }]);
+    expect(second.indexes.edges.into('T5', 'BLOCKS')).to.deep.equal([]);
+    expect(second.indexes.edges.outOf('T20', 'BLOCKS').map((edge) => edge.to)).to.have.members(['T21', 'T-new']);
+  });
 });
