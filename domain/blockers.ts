@@ -1,6 +1,6 @@
 import { nodeOf } from './node-map.js';
 import type { GraphView } from './graph-view.js';
-import { isGate, type NodeId, type NodeType } from './model.js';
+import { isGate, type Edge, type NodeId, type NodeType } from './model.js';
 import type { Blockers } from './node-summary.js';
 import { isBlockerSatisfied } from './status.js';
 
@@ -33,7 +33,9 @@ export class BlockerFinder {
         pending.push(next);
       }
     }
-    return { ...listed('direct', direct), ...listed('open_roots', roots) };
+    const directSorted = sortedIds(direct);
+    const rootsSorted = sortedIds(roots);
+    return { direct: directSorted.slice(0, BLOCKER_LIST_LIMIT), direct_count: directSorted.length, open_roots: rootsSorted.slice(0, BLOCKER_LIST_LIMIT), open_roots_count: rootsSorted.length };
   }
 
   /**
@@ -44,17 +46,27 @@ export class BlockerFinder {
     const known = this.waits.get(id);
     if (known) return known;
     const { graph, index } = this.view;
-    const unsatisfied = (blocker: NodeId) => !isBlockerSatisfied(graph, index, blocker);
-    const blockers = index.into(id, 'BLOCKS').map((edge) => edge.from);
     const node = type === undefined || type === 'gate' ? nodeOf(graph, id) : undefined;
-    const successors = isGate(node) && node.status === 'superseded' ? index.into(id, 'SUPERSEDES').map((edge) => edge.from) : [];
-    const waits = [...new Set([...blockers, ...successors])].filter(unsatisfied);
+    const successors = isGate(node) && node.status === 'superseded' ? index.into(id, 'SUPERSEDES') : NONE;
+    // Each id once, in the order first named (blockers, then successors): a loop, not the spreads
+    // and filters it reads as, since `status` asks this for every blocked task it lists.
+    const waits: NodeId[] = [];
+    const named = new Set<NodeId>();
+    for (const edges of [index.into(id, 'BLOCKS'), successors]) {
+      for (const { from } of edges) {
+        if (named.has(from)) continue;
+        named.add(from);
+        if (!isBlockerSatisfied(graph, index, from)) waits.push(from);
+      }
+    }
     this.waits.set(id, waits);
     return waits;
   }
 }
 
-function listed<K extends 'direct' | 'open_roots'>(key: K, ids: NodeId[]): Record<K, NodeId[]> & Record<`${K}_count`, number> {
-  const sorted = [...ids].sort();
-  return { [key]: sorted.slice(0, BLOCKER_LIST_LIMIT), [`${key}_count`]: sorted.length } as Record<K, NodeId[]> & Record<`${K}_count`, number>;
+const NONE: readonly Edge[] = [];
+
+/** `ids` sorted, as a copy (the lists `waitsOn` keeps are shared by every task that asks). */
+function sortedIds(ids: readonly NodeId[]): NodeId[] {
+  return ids.length < 2 ? ids.slice() : ids.slice().sort();
 }

@@ -68,10 +68,12 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
   const blockers = new BlockerFinder(view);
   const entry = (head: NodeHead): NodeSummary => {
     // A head from a saved page may carry what the summary needs: the node is then not read.
+    // Each summary is made here, so the fields that follow are set on it, not spread into a copy.
     const listed = head.listing ? summarizeListed(head, head.listing) : summarizeAs(nodeOf(view.graph, head.id)!, head.status);
-    if (head.status === 'blocked') return { ...listed, blockers: blockers.of(head.id, head.type) };
+    if (head.status === 'blocked') listed.blockers = blockers.of(head.id, head.type);
     const rank = filters.ranked && head.status === 'ready' ? view.ranking.rankOf(head.id) : undefined;
-    return rank ? { ...listed, ranking: { priority: rank.priority, critical_path: rank.critical_path } } : listed;
+    if (rank) listed.ranking = { priority: rank.priority, critical_path: rank.critical_path };
+    return listed;
   };
   const list = ({ heads }: Matched) => heads().slice(0, filters.limit).map(entry);
   const listed = (map: Map<string, Matched>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));

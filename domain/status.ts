@@ -25,6 +25,10 @@ export type DerivedTaskStatus =
  * Knowledge never blocks, so it never satisfies either.
  */
 export function isBlockerSatisfied(graph: Graph, index: GraphIndex, blockerId: NodeId): boolean {
+  // Most blockers are a task or a gate that is not superseded: answered without the walk below,
+  // which allocates (every head derived and every blocked task listed asks, so it counts).
+  const blocker = nodeOf(graph, blockerId);
+  if (!isGate(blocker) || blocker.status !== 'superseded') return isTask(blocker) ? blocker.status === 'done' || blocker.status === 'archived' : isGate(blocker) && blocker.status === 'resolved';
   // Successors point at the gate they replace (new -SUPERSEDES-> old); any one chain that ends
   // in a resolved gate carries the decision. Chains are walked with a stack, not recursion: a
   // chain can be thousands of gates long.
