@@ -25,13 +25,20 @@ function crcTable(): Uint32Array {
  * checkpoint rewrite) pays the load once and then runs about ten times faster.
  */
 const NATIVE_AFTER = 1024 * 1024;
+/**
+ * A buffer this long goes to zlib at once, whatever was checksummed before: the plain loop runs
+ * cold in a short process (a megabyte cost it 3.5-9 ms, zlib's load and crc32 together 1-2 ms),
+ * and from about this length loading zlib costs less. A point command checks no section this long;
+ * `search`, `context` and `take` check the knowledge section, a megabyte at 50k nodes (issue 28).
+ */
+const NATIVE_AT_ONCE = 128 * 1024;
 let checkedInPlainCode = 0;
 /** zlib's crc32 (Node 20.15 and later; undefined before, where the plain loop goes on). */
 const nativeCrc32 = onFirstUse(() => (require('node:zlib') as { crc32?: (data: Uint8Array, value?: number) => number }).crc32);
 
 /** The CRC-32 of `data`; `previous`, the CRC-32 of the bytes before it, continues that one. */
 export function crc32(data: Uint8Array, previous = 0): number {
-  if (checkedInPlainCode > NATIVE_AFTER) {
+  if (checkedInPlainCode > NATIVE_AFTER || data.length >= NATIVE_AT_ONCE) {
     const native = nativeCrc32();
     if (native) return native(data, previous);
   }

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { crc32 } from '../../adapters/crc32.js';
 
@@ -25,5 +27,20 @@ describe('crc32', () => {
     // Five passes of 300 KB cross the budget whatever was checksummed before.
     for (let pass = 0; pass < 5; pass++) expect(crc32(data), String(pass)).to.equal(zlibCrc32(data));
     expect(crc32(data.subarray(100_000), begun)).to.equal(zlibCrc32(data));
+  });
+
+  it('hands a buffer of 128 KiB or more to zlib at once (its plain loop runs cold in a short process), and loads no zlib for less', () => {
+    const crcModule = path.resolve(__dirname, '../../adapters/crc32.js');
+    const zlibLoadedAfter = (length: number) => {
+      const script = `const { crc32 } = require(${JSON.stringify(crcModule)}); const data = Buffer.alloc(${length}, 7); const crc = crc32(data);
+        process.stdout.write(JSON.stringify({ crc, zlib: process.moduleLoadList.includes('NativeModule zlib') }));`;
+      const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+      expect(run.status, run.stderr).to.equal(0);
+      const { crc, zlib } = JSON.parse(run.stdout) as { crc: number; zlib: boolean };
+      expect(crc, String(length)).to.equal(zlibCrc32(Buffer.alloc(length, 7)));
+      return zlib;
+    };
+    expect(zlibLoadedAfter(128 * 1024)).to.equal(true);
+    expect(zlibLoadedAfter(128 * 1024 - 1)).to.equal(false);
   });
 });
