@@ -10,8 +10,6 @@ import { storageError } from './storage-error.js';
 const DEAD_PREDECESSOR_CHECK_MS = 100;
 /** Without fs.watch (no inotify instance left, say), a waiter polls with this growing pause instead. */
 const POLL_MAX_MS = 25;
-/** The longest pause between two tries to join the line. */
-const TAIL_POLL_MAX_MS = 2;
 /**
  * How long after a writer last joined the line others keep joining it, even when it looks empty:
  * writers contend then, and one that asked may not be in line yet (on a loaded machine a process
@@ -38,25 +36,41 @@ export interface LockTicket {
  * and joining the line, a few microseconds, leaves an empty file nobody waits on.)
  *
  * The line lives outside the project, in a directory of this user's under the temp directory
- * named by the lock file's device and inode (`queueFor`): the state directory holds the state
- * only, so a refused command still leaves it byte for byte as it was. Processes of another user
- * (or another TMPDIR) queue apart; the lock's flock still excludes them.
+ * named by the lock file's device, inode and birth time (`queueFor`): the state directory holds
+ * the state only, so a refused command still leaves it byte for byte as it was. The birth time
+ * keeps a new lock file that got a deleted one's inode out of the deleted one's line. Processes
+ * of another user (or another TMPDIR) queue apart; the lock's flock still excludes them.
+ *
+ * A line's directory goes when its line is empty (`removeIfEmpty`): as its last ticket leaves, or,
+ * for a lock's line, which stays `keptMs` after the last writer joined it (see `idle`), at the
+ * first lone writer past that. A ticket whose process was killed before it joined (microseconds)
+ * keeps the directory until the lock file itself is gone; nothing waits on it.
  *
  * The same line orders the processes waiting for a project to change (`waitingLineFor`,
  * fs-commit-signals.ts): there the first in line is the one that watches for commits.
  */
 export class LockQueue {
   private static sequence = 0;
+  /**
+   * Each line's joiners of this process, one after another in the order they asked: the kernel
+   * grants a waited-for flock in no particular order, so two of one process waiting for the tail
+   * at once could swap their names in either order.
+   */
+  private static joining = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly dir: string) {}
+  /** `keptMs`: how long the line stays after a writer last joined it, though nobody is in it (see `idle`). */
+  constructor(
+    readonly dir: string,
+    private readonly keptMs: number,
+  ) {}
 
   /**
-   * Whether nobody is in line nor about to be: nobody joined it for `LINE_QUIET_MS` (or ever),
-   * and the tail names a ticket whose file is gone (its owner left). A ticket file still there,
-   * even a dead owner's, counts as someone in line: joining the line is what finds a dead one
-   * out. An empty tail counts as someone joining, since a joiner empties it before writing its
-   * own name (swapTail); it is read without the tail's flock, which joiners contend for. False
-   * when the line cannot be read.
+   * Whether nobody is in line nor about to be: nobody joined it for `keptMs` (or ever), and the
+   * tail names a ticket whose file is gone (its owner left); such a line is removed on the way.
+   * A ticket file still there, even a dead owner's, counts as someone in line: joining the line
+   * is what finds a dead one out. An empty tail counts as someone joining, since a joiner empties
+   * it before writing its own name (swapTail); it is read without the tail's flock, which joiners
+   * contend for. False when the line cannot be read.
    */
   idle(): boolean {
     const tail = path.join(this.dir, 'tail');
@@ -64,12 +78,14 @@ export class LockQueue {
     try {
       const joined = fs.statSync(tail, { throwIfNoEntry: false });
       if (joined === undefined) return true;
-      if (!(Date.now() - joined.mtimeMs > LINE_QUIET_MS)) return false;
+      if (!(Date.now() - joined.mtimeMs > this.keptMs)) return false;
       last = fs.readFileSync(tail, 'utf8');
     } catch {
       return false;
     }
-    return last !== '' && !fs.existsSync(path.join(this.dir, last));
+    if (last === '' || fs.existsSync(path.join(this.dir, last))) return false;
+    this.removeIfEmpty();
+    return true;
   }
 
   /** Waits for every earlier ticket to leave; throws `timedOut()` past `deadline`. */
@@ -105,39 +121,89 @@ export class LockQueue {
     return {
       name,
       // Deleted before its flock goes: a successor watching the file wakes on the delete, and one
-      // that opened it just before finds the flock gone.
+      // that opened it just before finds the flock gone. The last to leave takes the line with it.
       leave: () => {
         removeQuietly(file);
         fs.closeSync(fd);
+        this.removeIfEmpty();
       },
     };
   }
 
-  /** Writes `name` as the queue's tail and answers the ticket it replaced (null: the queue was empty). */
-  private async swapTail(name: string, deadline: number, timedOut: () => Error): Promise<string | null> {
+  /**
+   * Removes the line when nobody is in it: its tail names a ticket whose file is gone, nobody
+   * joined it for `keptMs`, and nobody holds the tail's flock (a joiner swapping its name in).
+   * Race-safe against joiners: the tail is unlinked under its flock, so a joiner that opened it
+   * before finds it unlinked once it gets the flock and opens a new one (swapTail); the directory
+   * is removed only when empty, so a joiner whose ticket is made keeps it, and one whose ticket is
+   * not yet made makes the directory again. Errors leave the line as it is: it is only tidying.
+   */
+  private removeIfEmpty(): void {
     const tail = path.join(this.dir, 'tail');
     let fd: number;
     try {
-      fd = fs.openSync(tail, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
-    } catch (error) {
-      throw storageError('Cannot join the project lock queue', error, { path: tail });
+      fd = fs.openSync(tail, fs.constants.O_RDWR);
+    } catch {
+      return; // gone already, or never made
     }
     try {
-      // Held for a read and a write, microseconds: short pauses (a long one would let later
-      // arrivals join the line first).
-      for (let pause = 0.5; !tryFlock(fd, 'exnb'); pause = Math.min(pause * 2, TAIL_POLL_MAX_MS)) {
-        if (Date.now() >= deadline) throw timedOut();
-        await sleep(pause * Math.random());
-      }
-      const before = fs.readFileSync(fd, 'utf8');
-      const bytes = Buffer.from(name);
-      fs.ftruncateSync(fd, 0);
-      fs.writeSync(fd, bytes, 0, bytes.length, 0);
-      return before === '' ? null : before;
-    } catch (error) {
-      throw storageError('Cannot join the project lock queue', error, { path: tail });
+      if (!tryFlock(fd, 'exnb')) return;
+      const stats = fs.fstatSync(fd);
+      if (stats.nlink === 0 || (this.keptMs > 0 && Date.now() - stats.mtimeMs < this.keptMs)) return;
+      const last = fs.readFileSync(fd, 'utf8');
+      if (last !== '' && fs.existsSync(path.join(this.dir, last))) return;
+      fs.unlinkSync(tail);
+    } catch {
+      return;
     } finally {
       fs.closeSync(fd);
+    }
+    try {
+      fs.rmdirSync(this.dir);
+    } catch {
+      // ENOTEMPTY: a joiner's ticket is there (it makes a new tail), or a dead one's.
+    }
+  }
+
+  /**
+   * Writes `name` as the queue's tail and answers the ticket it replaced (null: the queue was
+   * empty). A tail found unlinked once its flock is granted was removed with an empty line
+   * (removeIfEmpty): a new one is opened, and this ticket is the first of the line.
+   */
+  private async swapTail(name: string, deadline: number, timedOut: () => Error): Promise<string | null> {
+    const earlier = LockQueue.joining.get(this.dir);
+    const swapped = earlier === undefined ? this.swapTailNow(name, deadline, timedOut) : earlier.then(() => this.swapTailNow(name, deadline, timedOut));
+    const settled = swapped.catch(() => undefined);
+    LockQueue.joining.set(this.dir, settled);
+    try {
+      return await swapped;
+    } finally {
+      if (LockQueue.joining.get(this.dir) === settled) LockQueue.joining.delete(this.dir);
+    }
+  }
+
+  private async swapTailNow(name: string, deadline: number, timedOut: () => Error): Promise<string | null> {
+    const tail = path.join(this.dir, 'tail');
+    for (;;) {
+      let fd: number;
+      try {
+        fd = fs.openSync(tail, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+      } catch (error) {
+        throw storageError('Cannot join the project lock queue', error, { path: tail });
+      }
+      await lockExclusively(fd, deadline, timedOut, tail);
+      try {
+        if (fs.fstatSync(fd).nlink === 0) continue;
+        const before = fs.readFileSync(fd, 'utf8');
+        const bytes = Buffer.from(name);
+        fs.ftruncateSync(fd, 0);
+        fs.writeSync(fd, bytes, 0, bytes.length, 0);
+        return before === '' ? null : before;
+      } catch (error) {
+        throw storageError('Cannot join the project lock queue', error, { path: tail });
+      } finally {
+        fs.closeSync(fd);
+      }
     }
   }
 
@@ -187,31 +253,44 @@ let usersQueues: string | null | undefined;
  * caller then waits without a line.
  */
 export function queueFor(lockFd: number): LockQueue | null {
-  const { dev, ino } = fs.fstatSync(lockFd);
-  return queueNamed(`${dev}-${ino}`);
+  return queueNamed(identityOf(fs.fstatSync(lockFd, { bigint: true })), LINE_QUIET_MS);
 }
 
 /**
  * A line of calls waiting for `stateDir`'s project to change (`next --wait`), one per `line`
- * (fs-commit-signals.ts), beside the lock's: named by the directory's device and inode and a hash
- * of the line. Null as `queueFor`, or when the directory cannot be read.
+ * (fs-commit-signals.ts), beside the lock's: named by the project lock file's identity and a hash
+ * of the line. Removed as its last waiter leaves. Null as `queueFor`, or when the lock file
+ * cannot be read (a waiting `next` has taken the lock once before it waits, which makes it).
  */
 export function waitingLineFor(stateDir: string, line: string): LockQueue | null {
-  let stats: fs.Stats;
+  let stats: fs.BigIntStats;
   try {
-    stats = fs.statSync(stateDir);
+    stats = fs.statSync(path.join(stateDir, 'lock'), { bigint: true });
   } catch {
     return null;
   }
-  // node:crypto is required here, not imported: every command that takes a project's lock loads
-  // this module, and only `next --wait` hashes (loading node:crypto costs a command milliseconds).
-  const hash = (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(line).digest('hex').slice(0, 16);
-  return queueNamed(`${stats.dev}-${stats.ino}-waiting-${hash}`);
+  // tweetnacl is required here, not imported: every command that takes a project's lock loads
+  // this module, and only `next --wait` hashes (loading tweetnacl, and node:crypto under it for
+  // its random source, costs a command milliseconds).
+  const nacl = require('tweetnacl') as typeof import('tweetnacl');
+  const hash = Buffer.from(nacl.hash(Buffer.from(line, 'utf8')).subarray(0, 8)).toString('hex');
+  return queueNamed(`${identityOf(stats)}-waiting-${hash}`, 0);
 }
 
-function queueNamed(name: string): LockQueue | null {
+/**
+ * A lock file's identity: device, inode and birth time. The inode alone is reused as soon as a
+ * lock file is deleted (ext4 hands it to the next file made), and a line named by it would be
+ * inherited by an unrelated lock. Where the file system keeps no birth time, the change time
+ * stands in: a lock file is never written, renamed or re-permissioned, so it stays its creation's.
+ */
+function identityOf(stats: fs.BigIntStats): string {
+  const born = stats.birthtimeNs > 0n ? stats.birthtimeNs : stats.ctimeNs;
+  return `${stats.dev}-${stats.ino}-${born.toString(36)}`;
+}
+
+function queueNamed(name: string, keptMs: number): LockQueue | null {
   usersQueues ??= privateDirectory(path.join(process.env.TMPDIR || '/tmp', `taskdag-locks-${process.getuid?.() ?? 'user'}`));
-  return usersQueues === null ? null : new LockQueue(path.join(usersQueues, name));
+  return usersQueues === null ? null : new LockQueue(path.join(usersQueues, name), keptMs);
 }
 
 /** `dir`, made if need be, when it is a directory of this user's that nobody else may write in. */
@@ -245,6 +324,36 @@ export function tryFlock(fd: number, flag: 'shnb' | 'exnb'): boolean {
     if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return false;
     throw storageError('Cannot lock the project', error);
   }
+}
+
+/**
+ * An exclusive flock on `fd`, waited for in the kernel on libuv's thread pool, so the lock passes
+ * the moment its holder lets go: polling with pauses left a joiner hundreds of milliseconds
+ * behind on a loaded machine, each pause stretched by the scheduler. A free lock is taken at
+ * once, without the pool. Past `deadline` it rejects with `timedOut()`, and the grant that comes
+ * later closes `fd`; on any failure `fd` is closed here.
+ */
+function lockExclusively(fd: number, deadline: number, timedOut: () => Error, file: string): Promise<void> {
+  try {
+    if (tryFlock(fd, 'exnb')) return Promise.resolve();
+  } catch (error) {
+    fs.closeSync(fd);
+    return Promise.reject(error);
+  }
+  return new Promise((resolve, reject) => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(timedOut());
+    }, Math.max(0, deadline - Date.now()));
+    flock().flock(fd, 'ex', (error) => {
+      clearTimeout(timer);
+      if (late || error) fs.closeSync(fd);
+      if (late) return;
+      if (error) reject(storageError('Cannot join the project lock queue', error, { path: file }));
+      else resolve();
+    });
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommitSignals, CommitWatch } from '../../application/ports/commit-signals.js';
 import { FsCommitSignals } from '../../adapters/fs-commit-signals.js';
@@ -79,6 +79,8 @@ describe('CommitSignals (what a waiting next hears)', () => {
   linesOf('FsCommitSignals', () => {
     const dir = path.join(tempDir(), 'p');
     mkdirSync(dir);
+    // Its lock file, which names its lines: a waiting next has taken the project's lock once before it waits.
+    writeFileSync(path.join(dir, 'lock'), '');
     return { signals: new FsCommitSignals((project) => path.join(tempDir(), project)), commit: () => appendFileSync(path.join(dir, 'ledger'), 'a commit\n') };
   });
 

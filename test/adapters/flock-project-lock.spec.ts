@@ -1,8 +1,11 @@
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FlockProjectLock, stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { flock } from '../../adapters/flock.js';
+import { queueFor } from '../../adapters/lock-queue.js';
 import { rejectionOf } from '../support/failures.js';
 import { useTempDir } from '../support/temp-dir.js';
 
@@ -182,10 +185,25 @@ async function contendingProcesses(stateDir: string, count: number, rounds: numb
   return (await Promise.all(runs)).flat();
 }
 
-/** Where the line in front of `lockFile` is kept (LockQueue: this user's directory under TMPDIR, then the lock's device and inode). */
+/** A process that joins the line of `stateDir`'s lock (held by another) and is killed there, once its name is the tail; resolves to it, exited. */
+async function killedInLine(stateDir: string): Promise<ChildProcessWithoutNullStreams> {
+  const waiter = spawn(process.execPath, ['-e', `require(${JSON.stringify(LOCK_MODULE)}).stateDirectoryLock(${JSON.stringify(stateDir)}).withLock('exclusive', () => null)`]);
+  await waitUntil('the waiter in line', () => tailIsOf(queueOf(path.join(stateDir, 'lock')), waiter.pid));
+  await new Promise((resolve) => {
+    waiter.on('exit', resolve);
+    waiter.kill('SIGKILL');
+  });
+  return waiter;
+}
+
+/** Where the line in front of `lockFile` is kept (LockQueue: this user's directory under TMPDIR, then the lock's identity). */
 function queueOf(lockFile: string): string {
-  const { dev, ino } = statSync(lockFile);
-  return path.join(process.env.TMPDIR || '/tmp', `taskdag-locks-${process.getuid!()}`, `${dev}-${ino}`);
+  const fd = openSync(lockFile, 'r');
+  try {
+    return queueFor(fd)!.dir;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 describe('stateDirectoryLock (first come, first served)', function () {
@@ -216,14 +234,12 @@ describe('stateDirectoryLock (first come, first served)', function () {
   it('lets a lone writer take the lock without a place in the line: no ticket, no line made', async () => {
     const lockFile = path.join(tempDir(), 'lock');
     writeFileSync(lockFile, '');
-    // A line named by this file's device and inode is an earlier file's that had them: gone, as for a new lock.
-    rmSync(queueOf(lockFile), { recursive: true, force: true });
     expect(await stateDirectoryLock(tempDir()).withLock('exclusive', () => 'alone')).to.equal('alone');
     expect(existsSync(queueOf(lockFile))).to.equal(false);
     expect(readdirSync(tempDir())).to.deep.equal(['lock']);
   });
 
-  it('keeps writers in line for a second after one joined it, then lets a lone writer skip it', async () => {
+  it('keeps writers in line for a second after one joined it, then lets a lone writer skip it and removes the line', async () => {
     const lock = stateDirectoryLock(tempDir());
     const tail = () => readFileSync(path.join(queueOf(path.join(tempDir(), 'lock')), 'tail'), 'utf8');
     // Two writers at once: the second joins the line.
@@ -238,11 +254,60 @@ describe('stateDirectoryLock (first come, first served)', function () {
     const afterContention = tail();
     expect(await lock.withLock('exclusive', () => 'third')).to.equal('third');
     expect(tail()).to.not.equal(afterContention);
-    // Nobody joined for a second: a lone writer takes the lock without joining.
+    // Nobody joined for a second: a lone writer takes the lock without joining, and takes away the empty line.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const quiet = tail();
     expect(await lock.withLock('exclusive', () => 'fourth')).to.equal('fourth');
-    expect(tail()).to.equal(quiet);
+    expect(existsSync(queueOf(path.join(tempDir(), 'lock')))).to.equal(false);
+    expect(await lock.withLock('exclusive', () => 'fifth')).to.equal('fifth');
+    expect(existsSync(queueOf(path.join(tempDir(), 'lock')))).to.equal(false);
+  });
+
+  it('gives a new lock file that got a deleted one\'s inode a line of its own, not the dead line of the old', async function () {
+    const lockFile = path.join(tempDir(), 'lock');
+    const holder = await holderProcess(lockFile, 'exclusive', true);
+    const oldLine = queueOf(lockFile);
+    // A process waiting in line is killed: the old line ends with its ticket, which a writer joining would have to find dead.
+    const waiter = await killedInLine(tempDir());
+    await release(holder);
+    const { ino } = statSync(lockFile);
+    unlinkSync(lockFile);
+    writeFileSync(lockFile, ''); // ext4 hands a freed inode to the next file made
+    try {
+      if (statSync(lockFile).ino !== ino) this.skip(); // this file system did not reuse it: nothing to show
+      expect(queueOf(lockFile)).to.not.equal(oldLine);
+      expect(await stateDirectoryLock(tempDir()).withLock('exclusive', () => 'new')).to.equal('new');
+      expect(existsSync(queueOf(lockFile)), 'a line for the new lock').to.equal(false);
+      expect(tailIsOf(oldLine, waiter.pid), 'the old line untouched').to.equal(true);
+    } finally {
+      rmSync(oldLine, { recursive: true, force: true });
+    }
+  });
+
+  it('joins the line as soon as the tail is free, waiting for it in the kernel rather than polling it', async () => {
+    const lockFile = path.join(tempDir(), 'lock');
+    writeFileSync(lockFile, '');
+    const line = queueOf(lockFile);
+    mkdirSync(line, { recursive: true, mode: 0o700 });
+    // Another process holds the tail's flock, as a joiner swapping its name in does, for 300 ms.
+    const tailHolder = spawn(process.execPath, [
+      '-e',
+      `const fd = require('fs').openSync(${JSON.stringify(path.join(line, 'tail'))}, 'a+');
+       require('fs-ext').flockSync(fd, 'ex');
+       process.stdout.write('locked\\n');
+       setTimeout(() => process.stdout.write('released ' + Date.now() + '\\n'), 300);`,
+    ]);
+    let said = '';
+    await new Promise<void>((resolve) => tailHolder.stdout.on('data', (chunk: Buffer) => (said += chunk) && said.includes('locked') && resolve()));
+    const exited = new Promise((resolve) => tailHolder.on('exit', resolve));
+    const tries = sinon.spy(flock(), 'flockSync');
+    const got = await stateDirectoryLock(tempDir()).withLock('exclusive', () => Date.now());
+    await exited;
+    const released = Number(/released (\d+)/.exec(said)![1]);
+    // Polling tried the tail every 0.5-2 ms, some 150 times while it was held; now: the ticket's
+    // flock, one try at the tail, the project lock.
+    expect(tries.callCount).to.be.at.most(6);
+    expect(got - released).to.be.below(1_000);
+    expect(readdirSync(line)).to.deep.equal(['tail']);
   });
 
   it('puts a writer behind one already in line, though the lock is free when it asks', async () => {
@@ -272,13 +337,8 @@ describe('stateDirectoryLock (first come, first served)', function () {
     const holder = await holderProcess(lockFile, 'exclusive', true);
     // A second process waits in line behind the holder; it is killed while it waits.
     const queue = queueOf(lockFile);
-    const waiter = spawn(process.execPath, ['-e', `require(${JSON.stringify(LOCK_MODULE)}).stateDirectoryLock(${JSON.stringify(tempDir())}).withLock('exclusive', () => null)`]);
     // The holder took the lock without a ticket (nobody was in line): the waiter may be the first to make the line.
-    await waitUntil('the waiter in line', () => tailIsOf(queue, waiter.pid));
-    await new Promise((resolve) => {
-      waiter.on('exit', resolve);
-      waiter.kill('SIGKILL');
-    });
+    await killedInLine(tempDir());
     const third = stateDirectoryLock(tempDir()).withLock('exclusive', () => 'third');
     await new Promise((resolve) => setTimeout(resolve, 50));
     await release(holder);
