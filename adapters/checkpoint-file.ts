@@ -1,4 +1,5 @@
 import fs from 'graceful-fs';
+import { BlockerFinder, type SavedBlockers } from '../domain/blockers.js';
 import { EDGE_TYPES, type Edge, type Graph, type GraphNode, type NodeId } from '../domain/model.js';
 import { edgesOf, nodeIds, nodeOf, plainGraph, type Nodes } from '../domain/node-map.js';
 import type { NodeListing } from '../domain/node-summary.js';
@@ -9,7 +10,7 @@ import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse } from './edge-endpoints.js';
 import { headColumns, knowledgeSection } from './head-columns.js';
 import { crc32 } from './crc32.js';
-import { bucketSections, headsLine, lineChecksumSection, listedIds, SavedHeadsLine } from './heads-line.js';
+import { bucketSections, headsLine, lineChecksumSection, listedBlocked, listedIds, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
 import { assertGraphHeaderShape } from './state-validation.js';
@@ -136,6 +137,8 @@ export interface CheckpointCopy {
   /** The status buckets (`<type> <status>`, heads oldest first) and the claimed tasks in progress, longest-held first. */
   groups: [string, NodeHead[]][];
   claimed: NodeHead[];
+  /** What the first blocked tasks `status` lists wait on (`listedBlocked`), worked out as the copy is taken. */
+  blocked: ReadonlyMap<NodeId, SavedBlockers>;
   requests: RememberedRequest[];
 }
 
@@ -153,20 +156,45 @@ export function copyForCheckpoint(graph: Graph, withNodes = true): CheckpointCop
   // Edges never read are copied as they were (an encoding in slices reads them: the file is closed by then).
   const unreadEdges = !withNodes && graph.edges instanceof CheckpointEdges ? graph.edges.unread() : null;
   const edges = unreadEdges ? [] : edgesOf(graph);
+  const groups = statuses.groups();
+  // Taken before the blockers below are worked out: a damaged entry they read makes the edge index
+  // group the whole edge list, and the entries saved are still copied as they were.
+  const endpointReuse = reusableEndpoints(graph);
   const held = {
     fields: { ...fields, initiatives: { ...fields.initiatives } },
     // A graph shaped wrong (a tool writing a damaged file on purpose) is encoded as it is.
     edges: Array.isArray(edges) ? [...edges] : edges,
     unreadEdges,
-    groups: statuses.groups(),
+    groups,
     claimed: [...statuses.claimed().inOrder()],
+    blocked: savedBlockersOf(graph, listedBlocked(groups)),
     // Remembered requests are never changed in place either: the list is the copy.
     requests: isProjectState(graph) ? graph.requests.entries() : [],
   };
   // A server's copy (frozen) copies the saved endpoints too: encoded afresh, they cost 100+ ms of CPU a checkpoint at 50k nodes.
-  if (withNodes && graph.nodes instanceof CheckpointNodes) return { ...held, ids: null, nodes: null, frozen: graph.nodes.frozen(), endpointReuse: reusableEndpoints(graph), heads: [...heads.values()] };
+  if (withNodes && graph.nodes instanceof CheckpointNodes) return { ...held, ids: null, nodes: null, frozen: graph.nodes.frozen(), endpointReuse, heads: [...heads.values()] };
   const ids = nodeIds(graph);
-  return { ...held, ids, nodes: withNodes ? ids.map((id) => nodeOf(graph, id)!) : null, endpointReuse: withNodes ? null : reusableEndpoints(graph), heads: ids.map((id) => heads.get(id)!) };
+  return { ...held, ids, nodes: withNodes ? ids.map((id) => nodeOf(graph, id)!) : null, endpointReuse: withNodes ? null : endpointReuse, heads: ids.map((id) => heads.get(id)!) };
+}
+
+/**
+ * What each of `blocked` waits on, read from the graph now (commits that follow the copy change
+ * the graph, not what was saved with it): a few hundred nodes read, whatever the graph's size. A
+ * task whose blockers cannot be read (a node damaged in the file the graph was read from) gets
+ * none: `status` walks them, and reports the damage, as before.
+ */
+function savedBlockersOf(graph: Graph, blocked: readonly NodeHead[]): Map<NodeId, SavedBlockers> {
+  const finder = new BlockerFinder({ graph, index: indexesOf(graph).edges });
+  const saved = new Map<NodeId, SavedBlockers>();
+  for (const head of blocked) {
+    try {
+      const blockers = finder.saved(head.id, head.type);
+      if (blockers) saved.set(head.id, blockers);
+    } catch {
+      continue;
+    }
+  }
+  return saved;
 }
 
 /** How many nodes or edges are encoded between two yields: a few milliseconds of work. */
@@ -243,7 +271,7 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], en
   const reuse = copy.endpointReuse ? reuseOf(copy.endpointReuse, ids) : null;
   const endpoints = reuse ? yield* reusedEndpointSection(ids, reuse, SLICE) : yield* endpointSection(ids, edgesToIndex(copy), SLICE);
   yield;
-  const buckets = bucketSections(copy.groups, heads, copy.claimed, listingOf) ?? [];
+  const buckets = bucketSections(copy.groups, heads, copy.claimed, listingOf, (id) => copy.blocked.get(id) ?? null) ?? [];
   const lineCrcs = lineChecksumSection(crcs);
   yield;
   return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ...buckets]);

@@ -1,5 +1,6 @@
 import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
 import type { NodeListing } from '../domain/node-summary.js';
+import type { SavedBlockers } from '../domain/blockers.js';
 import type { NodeHead, SavedBuckets } from '../domain/status-index.js';
 import { LISTED_BY_DEFAULT } from '../domain/status-report.js';
 import { crc32 } from './crc32.js';
@@ -151,13 +152,17 @@ type ListingEntry = [string, string[], number];
  * Given `listingOf`, the pages of the first LISTED_HEADS heads of each bucket `status` lists
  * without `--all` (LISTED_BY_DEFAULT) each have a `listing <n> <page>` too: each head's
  * `[title, tags, revision]` (null where `listingOf` has none), so that `status` lists them
- * without reading their nodes.
+ * without reading their nodes. Given `blockersOf`, those of the blocked tasks have a
+ * `blockers <n> <page>` as well: each task's `[direct, direct_count, open_roots,
+ * open_roots_count, reads]` (SavedBlockers; null where `blockersOf` has none), so that `status`
+ * names what they wait on without walking their blockers.
  */
 export function bucketSections(
   groups: readonly (readonly [string, readonly NodeHead[]])[],
   order: readonly NodeHead[],
   claimed: readonly NodeHead[],
   listingOf?: (id: NodeId) => NodeListing | null,
+  blockersOf?: (id: NodeId) => SavedBlockers | null,
 ): [string, Buffer][] | null {
   if (groups.length > BUCKET_CODES.length) return null;
   const number = new Map(groups.map(([key], at) => [key, at]));
@@ -179,7 +184,10 @@ export function bucketSections(
   for (const [at, [, heads]] of groups.entries()) {
     for (const [page, [start, end]] of bounds[at]!.entries()) {
       sections.push([`bucket ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(start, end).map(entryOf)))]);
-      if (listingOf && start < LISTED_HEADS && LISTED_BY_DEFAULT.has(groups[at]![0])) sections.push([`listing ${at} ${page}`, Buffer.from(JSON.stringify(heads.slice(start, end).map((head) => listingEntry(listingOf(head.id)))))]);
+      if (start >= LISTED_HEADS || !LISTED_BY_DEFAULT.has(groups[at]![0])) continue;
+      const listed = heads.slice(start, end);
+      if (listingOf) sections.push([`listing ${at} ${page}`, Buffer.from(JSON.stringify(listed.map((head) => listingEntry(listingOf(head.id)))))]);
+      if (blockersOf && groups[at]![0] === BLOCKED) sections.push([`blockers ${at} ${page}`, Buffer.from(JSON.stringify(listed.map((head) => blockersEntry(blockersOf(head.id)))))]);
     }
   }
   return sections;
@@ -197,6 +205,31 @@ function entryOf(head: NodeHead): HeadEntry {
 /** The ids whose listing a save of these buckets holds: the first LISTED_HEADS heads of each bucket `status` lists by default. */
 export function listedIds(groups: readonly (readonly [string, readonly NodeHead[]])[]): Set<NodeId> {
   return new Set(groups.flatMap(([key, heads]) => (LISTED_BY_DEFAULT.has(key) ? heads.slice(0, LISTED_HEADS).map((head) => head.id) : [])));
+}
+
+/** The bucket of the blocked tasks, whose listed heads a save gives their blockers too. */
+const BLOCKED = 'task blocked';
+
+/** The blocked tasks whose blockers a save of these buckets holds: the first LISTED_HEADS of theirs. */
+export function listedBlocked(groups: readonly (readonly [string, readonly NodeHead[]])[]): NodeHead[] {
+  return groups.find(([key]) => key === BLOCKED)?.[1].slice(0, LISTED_HEADS) ?? [];
+}
+
+/** A blocked task's blockers as a `blockers <n> <page>` entry holds them. */
+type BlockersEntry = [NodeId[], number, NodeId[], number, NodeId[]];
+
+function blockersEntry(saved: SavedBlockers | null): BlockersEntry | null {
+  return saved && [saved.blockers.direct, saved.blockers.direct_count, saved.blockers.open_roots, saved.blockers.open_roots_count, saved.reads];
+}
+
+const isIdList = (value: unknown): value is NodeId[] => Array.isArray(value) && value.every((id) => typeof id === 'string');
+
+/** The blockers an entry of a `blockers` section holds, or undefined when it holds none or is malformed. */
+function blockersOfEntry(entry: unknown): SavedBlockers | undefined {
+  if (!Array.isArray(entry) || entry.length !== 5) return undefined;
+  const [direct, directCount, openRoots, openRootsCount, reads] = entry as unknown[];
+  if (!isIdList(direct) || !isIdList(openRoots) || !isIdList(reads) || !Number.isInteger(directCount) || !Number.isInteger(openRootsCount)) return undefined;
+  return { blockers: { direct, direct_count: directCount as number, open_roots: openRoots, open_roots_count: openRootsCount as number }, reads };
 }
 
 function listingEntry(listing: NodeListing | null): ListingEntry | null {
@@ -367,6 +400,14 @@ export class SavedHeadsLine {
           for (const [index, head] of (heads as NodeHead[]).entries()) {
             const listing = listingOfEntry(listings[index]);
             if (listing) head.listing = listing;
+          }
+        }
+        // A blocked task's saved blockers, likewise (the status index keeps them only while what they were read from is unchanged).
+        const blockers = key === BLOCKED ? this.section(`blockers ${at} ${page}`) : null;
+        if (Array.isArray(blockers) && blockers.length === heads.length) {
+          for (const [index, head] of (heads as NodeHead[]).entries()) {
+            const saved = blockersOfEntry(blockers[index]);
+            if (saved) head.blockers = saved;
           }
         }
         return heads as NodeHead[];

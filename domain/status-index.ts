@@ -1,4 +1,5 @@
 import { nodeIds, nodeOf } from './node-map.js';
+import type { SavedBlockers } from './blockers.js';
 import type { Timestamp } from './clock.js';
 import type { GraphIndex } from './graph-index.js';
 import { isKnowledge, isTask, nodeType, type Claim, type Edge, type Graph, type GraphNode, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
@@ -26,6 +27,11 @@ export interface NodeHead {
    * first pages do): read only for a node nothing changed since the save, so it is the node's.
    */
   listing?: NodeListing;
+  /**
+   * What a blocked task waits on, when a saved bucket page holds it (the first pages do): kept
+   * only while none of the nodes it was read from changed since the save (`statusGroup`).
+   */
+  blockers?: SavedBlockers;
 }
 
 
@@ -46,7 +52,7 @@ export type SavedHeads =
 export interface SavedBuckets {
   /** How many heads each bucket (`<type> <status>`) held. */
   readonly counts: ReadonlyMap<string, number>;
-  /** Page `page` of a bucket's heads, oldest first (`[]` past the last), with their listings where the save holds them. */
+  /** Page `page` of a bucket's heads, oldest first (`[]` past the last), with their listings and blockers where the save holds them. */
   page(key: string, page: number): readonly NodeHead[] | null;
   /** The bucket node `id` was saved in (undefined: the save does not hold it). */
   bucketOf(id: NodeId): string | undefined | null;
@@ -164,7 +170,8 @@ export class StatusIndex {
    * The status group of `type` and `status` as `status` shows it: its count and first heads, oldest first.
    * With saved buckets and no head read yet, it reads the bucket's count and first pages and derives
    * only the heads marked since they were saved (and the tasks whose readiness follows them), not
-   * every head.
+   * every head. A saved head keeps its saved blockers only if none of the nodes they were read
+   * from is one of those (which holds every node marked).
    */
   statusGroup(type: NodeType, status: string): GroupHead {
     const key = bucketKey(type, status);
@@ -193,7 +200,7 @@ export class StatusIndex {
           const heads = buckets.page(key, page);
           if (heads === null) return this.savedBucketsDamaged(type, status).first(limit);
           if (heads.length === 0) break;
-          for (const head of heads) if (!changes.has(head.id)) listed.push(head);
+          for (const head of heads) if (!changes.has(head.id)) listed.push(head.blockers?.reads.some((id) => changes.has(id)) ? withoutSavedBlockers(head) : head);
         }
         return [...listed, ...moved].sort(byAge).slice(0, limit);
       },
@@ -455,6 +462,11 @@ function headOf(graph: Graph, edges: GraphIndex, node: GraphNode): NodeHead {
     scope: isKnowledge(node) ? node.scope : null,
     priority: isTask(node) ? (node.priority ?? null) : null,
   };
+}
+
+/** A saved head whose saved blockers no longer hold: its blockers are walked again. */
+function withoutSavedBlockers({ blockers: _stale, ...head }: NodeHead): NodeHead {
+  return head;
 }
 
 const EMPTY: Ordered<NodeHead> = new OrderedSet<NodeHead>(byAge);

@@ -70,7 +70,8 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
     // A head from a saved page may carry what the summary needs: the node is then not read.
     // Each summary is made here, so the fields that follow are set on it, not spread into a copy.
     const listed = head.listing ? summarizeListed(head, head.listing) : summarizeAs(nodeOf(view.graph, head.id)!, head.status);
-    if (head.status === 'blocked') listed.blockers = blockers.of(head.id, head.type);
+    // A saved head may carry its blockers too, kept only while what they were read from is unchanged.
+    if (head.status === 'blocked') listed.blockers = head.blockers?.blockers ?? blockers.of(head.id, head.type);
     const rank = filters.ranked && head.status === 'ready' ? view.ranking.rankOf(head.id) : undefined;
     if (rank) listed.ranking = { priority: rank.priority, critical_path: rank.critical_path };
     return listed;

@@ -5,7 +5,8 @@ import { isGate, isTask, type Graph, type GraphNode, type NodeId, type TaskNode 
 /**
  * The version of the rules below that derive a status. Heads saved with a graph (a checkpoint)
  * carry the version that derived them and are derived again under any other: a release that
- * changes what a status derives to bumps it.
+ * changes what a status derives to, or what a blocked task waits on (domain/blockers.ts, whose
+ * answers a checkpoint saves beside the first blocked tasks), bumps it.
  */
 export const STATUS_RULES_VERSION = 2;
 
@@ -22,12 +23,14 @@ export type DerivedTaskStatus =
 /**
  * Whether a BLOCKS edge from `blockerId` is satisfied (spec 3.2): a task when done or archived,
  * a gate when resolved, a superseded gate when its chain of successors ends in a resolved gate.
- * Knowledge never blocks, so it never satisfies either.
+ * Knowledge never blocks, so it never satisfies either. `reads`, when given, gets every node the
+ * answer was read from (the blocker, and the successors walked).
  */
-export function isBlockerSatisfied(graph: Graph, index: GraphIndex, blockerId: NodeId): boolean {
+export function isBlockerSatisfied(graph: Graph, index: GraphIndex, blockerId: NodeId, reads?: Set<NodeId>): boolean {
   // Most blockers are a task or a gate that is not superseded: answered without the walk below,
   // which allocates (every head derived and every blocked task listed asks, so it counts).
   const blocker = nodeOf(graph, blockerId);
+  reads?.add(blockerId);
   if (!isGate(blocker) || blocker.status !== 'superseded') return isTask(blocker) ? blocker.status === 'done' || blocker.status === 'archived' : isGate(blocker) && blocker.status === 'resolved';
   // Successors point at the gate they replace (new -SUPERSEDES-> old); any one chain that ends
   // in a resolved gate carries the decision. Chains are walked with a stack, not recursion: a
@@ -35,6 +38,7 @@ export function isBlockerSatisfied(graph: Graph, index: GraphIndex, blockerId: N
   const pending = [blockerId];
   const seen = new Set<NodeId>();
   for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+    reads?.add(id);
     const node = nodeOf(graph, id);
     if (isTask(node) && (node.status === 'done' || node.status === 'archived')) return true;
     if (!isGate(node) || seen.has(id)) continue;

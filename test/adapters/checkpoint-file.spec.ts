@@ -339,8 +339,8 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     const decoded = decodeCheckpoint(bufferSource(editedInPlace(sampleGraph(), 'T1', '"status":"open"', '"status":"done"')), temp.file).graph;
     expect(nodeOf(decoded, 'T3')!.title).to.be.a('string');
     expect(() => nodeOf(decoded, 'T1')).to.throw().that.satisfies(isDamageOf('T1'));
-    // status lists T1 (ready) and T2 (blocked by T1): it reads T1's line.
-    expect(() => statusOf(decoded)).to.throw().that.satisfies(isDamageOf('T1'));
+    // status lists T1 (ready) and T2 (blocked by T1) as saved, reading neither line: the state as written.
+    expect(statusOf(decoded)).to.deep.equal(statusOf(sampleGraph()));
   });
 
   it("a rewrite copies an unread line with the checksum saved for it: the damage is still found in the file it writes", () => {
@@ -350,6 +350,13 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     const rewritten = decodeCheckpoint(bufferSource(encodeCheckpoint(source.graph, ledger, source.nodes)), temp.file).graph;
     expect(nodeOf(rewritten, 'T2')!.title).to.equal('changed');
     expect(() => nodeOf(rewritten, 'T3')).to.throw().that.satisfies(isDamageOf('T3'));
+  });
+
+  it("a rewrite saves no blockers for a task whose blocker's line is damaged: status then walks them, and names the damage", () => {
+    const source = decodeCheckpoint(bufferSource(editedInPlace(sampleGraph(), 'T1', '"status":"open"', '"status":"done"')), temp.file);
+    const rewritten = decodeCheckpoint(bufferSource(encodeCheckpoint(source.graph, ledger, source.nodes)), temp.file).graph;
+    const blocked = () => statusReport(new GraphDraft(rewritten, NOW, null), NOW, { staleMs: 1000, limit: 100, all: false, status: 'blocked' });
+    expect(blocked).to.throw().that.satisfies(isDamageOf('T1'));
   });
 
   it('derives the heads again from the nodes when they are missing, malformed or not JSON, with the same answer, and encodes the graph again', () => {

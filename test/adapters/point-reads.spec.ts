@@ -9,7 +9,7 @@ import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
 import { nodeContext } from '../../domain/context.js';
 import { GraphDraft } from '../../domain/draft.js';
-import { accept, addNote, deprecateKnowledge, submit, take } from '../../domain/lifecycle.js';
+import { accept, addNote, deprecateKnowledge, resolve, submit, take } from '../../domain/lifecycle.js';
 import { updateNode } from '../../domain/update.js';
 import type { Graph } from '../../domain/model.js';
 import { deleteNode, nodeCount, nodeIds, nodeOf, plainGraph, setNode } from '../../domain/node-map.js';
@@ -61,6 +61,7 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     return store;
   }
 
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, at) => from + at);
   /** The same read on a plain copy of the graph, every index derived afresh. */
   const fresh = (graph: Graph) => new GraphDraft(projectState(structuredClone(plainGraph(graph))), NOW, null);
   const counts = (graph: Graph) => {
@@ -262,6 +263,48 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     writeFileSync(checkpointFile(), damaged);
     const filters = { staleMs: 1000, limit: 20, all: true };
     const again = await sut.readGraph((graph) => ({ answer: statusReport(new GraphDraft(graph, NOW, null), NOW, filters), expected: statusReport(fresh(graph), NOW, filters) }));
+    expect(JSON.stringify(again.answer)).to.equal(JSON.stringify(again.expected));
+  });
+
+  it('status names what the listed blocked tasks wait on as saved: it walks only the blockers of those the tail changed something above', async () => {
+    const sut = await project();
+    const parses = sinon.spy(CheckpointNodes.prototype as unknown as { parse(id: string): unknown }, 'parse');
+    try {
+      const filters = { staleMs: 1000, limit: 20, all: false, status: 'blocked' };
+      const { answer, parsed, expected } = await sut.readGraph((graph) => {
+        const listed = statusReport(new GraphDraft(graph, NOW, null), NOW, filters);
+        return { answer: listed, parsed: parses.args.map(([id]) => id), expected: statusReport(fresh(graph), NOW, filters) };
+      });
+      expect(JSON.stringify(answer)).to.equal(JSON.stringify(expected));
+      // Chain 0's tasks, whose open root moved from T-0-0 to T-0-1 in the tail, chain 1 (G-1 above T-1-0 still open) and chain 10.
+      expect(answer.tasks.blocked!.map((node) => node.id)).to.deep.equal([...range(2, 10).map((step) => `T-0-${step}`), ...range(0, 10).map((step) => `T-1-${step}`), 'T-10-1', 'T-10-2']);
+      expect(answer.tasks.blocked![2]!.blockers).to.deep.equal({ direct: ['T-0-3'], direct_count: 1, open_roots: ['T-0-1'], open_roots_count: 1 });
+      // Chain 0's blockers are walked again (what they were saved from changed); chains 1 and 10 are listed as saved, their blockers never read (K-3 is the tail's note).
+      expect(new Set(parsed.filter((id) => id !== 'K-3'))).to.deep.equal(new Set(range(1, 9).map((step) => `T-0-${step}`)));
+    } finally {
+      parses.restore();
+    }
+  });
+
+  it('status walks the blockers of a task when anything it waits on up the chain changed in the tail, or its saved blockers do not check', async () => {
+    const sut = await project();
+    // G-1 resolved: T-1-0 is ready, and the open root of T-1-5, five tasks below, is T-1-0 now; nothing marks T-1-5 itself.
+    await sut.transact((graph) => {
+      const work = new GraphDraft(graph, NOW, 'bob');
+      resolve(work, 'G-1', 'go', 'decided');
+      return { result: null, changes: work.changes() };
+    });
+    const filters = { staleMs: 1000, limit: 20, all: false, status: 'blocked' };
+    const read = () => sut.readGraph((graph) => ({ answer: statusReport(new GraphDraft(graph, NOW, null), NOW, filters), expected: statusReport(fresh(graph), NOW, filters) }));
+    const { answer, expected } = await read();
+    expect(JSON.stringify(answer)).to.equal(JSON.stringify(expected));
+    expect(answer.tasks.blocked!.find((node) => node.id === 'T-1-5')!.blockers).to.deep.equal({ direct: ['T-1-4'], direct_count: 1, open_roots: ['T-1-0'], open_roots_count: 1 });
+    // Where the saved blockers do not check, each blocked task's are walked instead: the same answer.
+    const text = readFileSync(checkpointFile(), 'utf8');
+    const damaged = text.replace(/("blockers \d+ 0":\[\[\[")./, '$1#');
+    expect(damaged).to.not.equal(text);
+    writeFileSync(checkpointFile(), damaged);
+    const again = await read();
     expect(JSON.stringify(again.answer)).to.equal(JSON.stringify(again.expected));
   });
 
