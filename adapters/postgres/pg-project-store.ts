@@ -13,6 +13,7 @@ import type { CheckpointNodes } from '../lazy-nodes.js';
 import { changeSetOf, replayChangeSets } from '../ledger-records.js';
 import { assertReplaceable } from '../replacement-order.js';
 import { invalidFile } from '../storage-error.js';
+import { piecesSource } from '../pieces-source.js';
 import { pluginTableOf, type PluginRow } from './pg-plugin-rows.js';
 import { codeOf, commitOutcomeUnknown, databaseError, isConnectionLost, queryFresh, withTransaction } from './pg-pool.js';
 import { PgSnapshotStore } from './pg-snapshot-store.js';
@@ -602,7 +603,8 @@ export class PgProjectStore implements ProjectStore {
     const row = known ?? (await this.rowIfAny(client, ''));
     if (!row) throw noState(this.projectId);
     const pieces = (await client.query<{ revision: number; piece: Buffer }>(NEWEST_CHECKPOINT, [this.projectId, row.incarnation, CHECKPOINT_PIECE_BYTES])).rows;
-    const checkpoint = pieces.length === 0 ? undefined : { revision: pieces[0]!.revision, checkpoint: Buffer.concat(pieces.map((piece) => piece.piece)) };
+    // Kept in the pieces it came in (piecesSource), never joined.
+    const checkpoint = pieces.length === 0 ? undefined : { revision: pieces[0]!.revision, source: piecesSource(pieces.map((piece) => piece.piece)) };
     type ChangeRow = { revision: number; change: unknown; bytes: number };
     const changes = await client.query<ChangeRow>(
       'SELECT revision::int, change, octet_length(change::text)::int AS bytes FROM taskdag_change_sets WHERE project = $1 AND incarnation = $2 AND revision > $3 ORDER BY revision',
@@ -616,7 +618,7 @@ export class PgProjectStore implements ProjectStore {
       // first read (a 50k-node graph parsed whole at load is 80 MB more heap for every collection
       // to mark), the heads and endpoints it saved used while the rules that derived them are this
       // release's, and the nodes never read copied as bytes into the next checkpoint.
-      const decoded = decodeCheckpoint(bufferSource(checkpoint.checkpoint), `${this.location}/checkpoints/${checkpoint.revision}`, assertChangeSetsRef);
+      const decoded = decodeCheckpoint(checkpoint.source, `${this.location}/checkpoints/${checkpoint.revision}`, assertChangeSetsRef);
       graph = decoded.graph;
       checkpointNodes = decoded.nodes;
     } else {
@@ -632,7 +634,7 @@ export class PgProjectStore implements ProjectStore {
       graph: isProjectState(graph) ? graph : projectState(graph, null, changeSets.flatMap((changeSet) => changeSet.requests ?? [])),
       plugins: storedPlugins(pluginRows),
       checkpointNodes,
-      checkpointBytes: checkpoint?.checkpoint.length ?? 0,
+      checkpointBytes: checkpoint?.source.size ?? 0,
       tail: changes.rows.reduce((sum, changeRow) => sum + changeRow.bytes, 0),
     };
   }
