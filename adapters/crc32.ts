@@ -1,9 +1,10 @@
+import { wasmCrc32 } from './crc32-wasm.js';
 import { onFirstUse } from './lazy-builtin.js';
 
 /**
- * CRC-32 (IEEE 802.3, as zlib computes it), in plain code: `node:zlib` would load zlib and the
- * stream machinery (about 1.6 ms) on every command that reads a ledger record. The table-driven
- * loop checks a 256 KiB ledger tail in well under a millisecond.
+ * CRC-32 (IEEE 802.3, as zlib computes it), in a small WebAssembly module (crc32-wasm.ts), or in
+ * plain code where WebAssembly is not there: `node:zlib` would load zlib and the stream machinery
+ * (about 1.6 ms) on every command that reads a ledger record.
  */
 let table: Uint32Array | null = null;
 
@@ -19,30 +20,41 @@ function crcTable(): Uint32Array {
 }
 
 /**
- * How many bytes a process checksums in plain code before node:zlib's crc32 (native; loading
- * zlib costs about 1.6 ms) takes over: a point command never gets there, while a command that
- * checks megabytes (`search` checks every knowledge line it reads against its saved checksum, a
- * checkpoint rewrite) pays the load once and then runs about ten times faster.
+ * How many bytes a process checksums itself (the module's loop: about 3 ms a megabyte) before
+ * node:zlib's crc32 (native; loading zlib costs about 1 ms) takes over: a point command never
+ * gets there, while a command that checks megabytes (`search` checks every knowledge line it
+ * reads against its saved checksum, a checkpoint rewrite) pays the load once and then runs about
+ * ten times faster.
  */
 const NATIVE_AFTER = 1024 * 1024;
 /**
- * A buffer this long goes to zlib at once, whatever was checksummed before: the plain loop runs
- * cold in a short process (a megabyte cost it 3.5-9 ms, zlib's load and crc32 together 1-2 ms),
- * and from about this length loading zlib costs less. A point command checks no section this long;
- * `search`, `context` and `take` check the knowledge section, a megabyte at 50k nodes (issue 28).
+ * A buffer this long goes to zlib at once, whatever was checksummed before: the loop here runs
+ * cold in a short process (a megabyte cost the plain loop 3.5-9 ms; the module's, which V8 starts
+ * optimizing past some 100 KB in one call, about 2 ms at 128 KiB; zlib's load and crc32 together
+ * 1-2 ms), and from about this length loading zlib costs less. A point command checks no section
+ * this long; `search`, `context` and `take` check the knowledge section, a megabyte at 50k nodes
+ * (issue 28).
  */
 const NATIVE_AT_ONCE = 128 * 1024;
-let checkedInPlainCode = 0;
+let checkedHere = 0;
 /** zlib's crc32 (Node 20.15 and later; undefined before, where the plain loop goes on). */
 const nativeCrc32 = onFirstUse(() => (require('node:zlib') as { crc32?: (data: Uint8Array, value?: number) => number }).crc32);
+/** The module's, made on the first check (null without WebAssembly). */
+const compiledCrc32 = onFirstUse(wasmCrc32);
 
 /** The CRC-32 of `data`; `previous`, the CRC-32 of the bytes before it, continues that one. */
 export function crc32(data: Uint8Array, previous = 0): number {
-  if (checkedInPlainCode > NATIVE_AFTER || data.length >= NATIVE_AT_ONCE) {
+  if (checkedHere > NATIVE_AFTER || data.length >= NATIVE_AT_ONCE) {
     const native = nativeCrc32();
     if (native) return native(data, previous);
   }
-  checkedInPlainCode += data.length;
+  checkedHere += data.length;
+  const compiled = compiledCrc32();
+  return compiled ? compiled(data, previous) : plainCrc32(data, previous);
+}
+
+/** The table-driven loop, a byte a step: where WebAssembly is not there. */
+export function plainCrc32(data: Uint8Array, previous = 0): number {
   const lookup = crcTable();
   let crc = (previous ^ 0xffffffff) >>> 0;
   for (let index = 0; index < data.length; index++) crc = lookup[(crc ^ data[index]!) & 0xff]! ^ (crc >>> 8);

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { crc32 as zlibCrc32 } from 'node:zlib';
-import { crc32 } from '../../adapters/crc32.js';
+import { crc32, plainCrc32 } from '../../adapters/crc32.js';
+import { crc32Module, wasmCrc32 } from '../../adapters/crc32-wasm.js';
 
 describe('crc32', () => {
   it('is the CRC-32 zlib computes, on known vectors and random data', () => {
@@ -21,7 +22,7 @@ describe('crc32', () => {
     }
   });
 
-  it('past the megabyte a process checksums in plain code, goes on as zlib computes it, continuing a CRC-32 begun before', () => {
+  it('past the megabyte a process checksums itself, goes on as zlib computes it, continuing a CRC-32 begun before', () => {
     const data = Buffer.from(Array.from({ length: 300_000 }, (_, index) => (index * 7919) % 256));
     const begun = crc32(data.subarray(0, 100_000));
     // Five passes of 300 KB cross the budget whatever was checksummed before.
@@ -29,7 +30,7 @@ describe('crc32', () => {
     expect(crc32(data.subarray(100_000), begun)).to.equal(zlibCrc32(data));
   });
 
-  it('hands a buffer of 128 KiB or more to zlib at once (its plain loop runs cold in a short process), and loads no zlib for less', () => {
+  it('hands a buffer of 128 KiB or more to zlib at once (the loop here runs cold in a short process), and loads no zlib for less', () => {
     const crcModule = path.resolve(__dirname, '../../adapters/crc32.js');
     const zlibLoadedAfter = (length: number) => {
       const script = `const { crc32 } = require(${JSON.stringify(crcModule)}); const data = Buffer.alloc(${length}, 7); const crc = crc32(data);
@@ -42,5 +43,37 @@ describe('crc32', () => {
     };
     expect(zlibLoadedAfter(128 * 1024)).to.equal(true);
     expect(zlibLoadedAfter(128 * 1024 - 1)).to.equal(false);
+  });
+
+  describe('its WebAssembly module and its plain loop', () => {
+    const data = Buffer.from(Array.from({ length: 200_000 }, (_, index) => (index * 2_654_435_761) >>> 24));
+
+    it('compute what zlib does, at every length, continuing a CRC-32 begun before', () => {
+      const sut = wasmCrc32()!;
+      for (let length = 0; length < 3_000; length += 61) {
+        const bytes = data.subarray(7, 7 + length);
+        expect([sut(bytes, 0), plainCrc32(bytes)], String(length)).to.deep.equal([zlibCrc32(bytes), zlibCrc32(bytes)]);
+        const cut = length >> 1;
+        expect(sut(bytes.subarray(cut), sut(bytes.subarray(0, cut), 0)), `${length} cut`).to.equal(zlibCrc32(bytes));
+      }
+    });
+
+    it("grows the module's memory for bytes past its first page, and still checks short ones after", () => {
+      const sut = wasmCrc32()!;
+      expect(sut(data, 0)).to.equal(zlibCrc32(data));
+      expect(sut(data.subarray(0, 10), 0)).to.equal(zlibCrc32(data.subarray(0, 10)));
+    });
+
+    it('is a valid module of two functions, its table filled as it is made', () => {
+      expect(WebAssembly.validate(crc32Module())).to.equal(true);
+      expect(wasmCrc32()!(Buffer.from('123456789'), 0)).to.equal(0xcbf43926);
+    });
+
+    it('falls back to the plain loop where WebAssembly is not there (node --jitless)', () => {
+      const module = path.resolve(__dirname, '../../adapters/crc32.js');
+      const script = `const { crc32 } = require(${JSON.stringify(module)}); process.stdout.write(JSON.stringify([typeof WebAssembly, crc32(Buffer.from('123456789'))]));`;
+      const run = spawnSync(process.execPath, ['--jitless', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+      expect(JSON.parse(run.stdout)).to.deep.equal(['undefined', 0xcbf43926]);
+    });
   });
 });
