@@ -10,6 +10,7 @@ import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse } from './edge-endpoints.js';
 import { headColumns, knowledgeSection } from './head-columns.js';
 import { crc32 } from './crc32.js';
+import { trigramFilter, trigramSection } from './knowledge-trigrams.js';
 import { bucketSections, headsLine, lineChecksumSection, listedBlocked, listedIds, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
@@ -209,6 +210,8 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const listed = listedIds(copy.groups);
   const listings = new Map<NodeId, NodeListing>();
   const crcs: number[] = [];
+  // Each knowledge line's trigram filter, in the knowledge section's order (the heads of the ids' order that have a scope).
+  const trigrams: string[] = [];
   let offset = 0;
   for (let position = 0; position < ids.length; position++) {
     if (position > 0 && position % SLICE === 0) yield;
@@ -220,6 +223,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     const last = position === ids.length - 1;
     lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
     crcs.push(crc);
+    if (heads[position]!.scope !== null) trigrams.push(trigramFilter(entry));
     offset += entry.length;
     ends.push(offset);
     offset += last ? 1 : 2;
@@ -230,7 +234,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const idsLine = Buffer.from(`${idsText},"ends":${JSON.stringify(ends)},\n`);
   const slots = yield* encodeSlotTable(ids, ends, offset, SLICE * 5);
   const head = JSON.stringify({ ...copy.fields, log: [] });
-  const { line: headsLine, crc: headsCrc, bounds: headsBounds } = yield* headsLineOf(copy, ids, heads, ends, crcs, (id) => listings.get(id) ?? null);
+  const { line: headsLine, crc: headsCrc, bounds: headsBounds } = yield* headsLineOf(copy, ids, heads, ends, crcs, trigrams, (id) => listings.get(id) ?? null);
   const lineCrcs = headsBounds.get('line_crc32')!;
   const edgeSlices: string[] = [];
   for (let at = 0; Array.isArray(copy.edges) && at < copy.edges.length; at += SLICE * 5) {
@@ -256,9 +260,10 @@ function encodedEntry(id: NodeId, node: GraphNode): { bytes: Buffer; crc: number
 
 /**
  * The heads line (heads-line.ts): every head by column, the knowledge heads apart, the edges by
- * endpoint, and the checksum of each node line (`crcs`, in the order of `ids`) the heads go with.
+ * endpoint, the checksum of each node line (`crcs`, in the order of `ids`) the heads go with, and
+ * the trigram filter of each knowledge line (`trigrams`, in the knowledge section's order).
  */
-function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], listingOf: (id: NodeId) => NodeListing | null): ReturnType<typeof headsLine> {
+function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], trigrams: readonly string[], listingOf: (id: NodeId) => NodeListing | null): ReturnType<typeof headsLine> {
   // As JSON.stringify(columns), a member at a time.
   const columns = Object.entries(yield* headColumns(heads, SLICE * 5));
   const members: string[] = [];
@@ -274,7 +279,7 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], en
   const buckets = bucketSections(copy.groups, heads, copy.claimed, listingOf, (id) => copy.blocked.get(id) ?? null) ?? [];
   const lineCrcs = lineChecksumSection(crcs);
   yield;
-  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ...buckets]);
+  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ['knowledge_trigrams', trigramSection(trigrams)], ...buckets]);
 }
 
 /**
@@ -466,6 +471,7 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
             all: checked(() => line.all()),
             knowledge: checked(() => line.knowledge()),
             knowledgeHolding: checked((values: readonly string[]) => line.knowledgeHolding(values)),
+            knowledgeMayHold: checked((pieces: readonly string[]) => line.knowledgeMayHold(pieces)),
             buckets: checked(() => line.buckets((known) => nodes.filePosition(known))),
           }
         : null,

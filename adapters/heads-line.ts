@@ -6,6 +6,7 @@ import { LISTED_BY_DEFAULT } from '../domain/status-report.js';
 import { crc32 } from './crc32.js';
 import { SavedEndpoints } from './edge-endpoints.js';
 import { headsOf, knowledgeHeadsOf, scopedKnowledge, type KnowledgeRecord, type LineSpan } from './head-columns.js';
+import { knowledgeHoldingBits, trigramBits } from './knowledge-trigrams.js';
 
 /**
  * The checkpoint's heads line (line 5) in sections, so that a reader takes only what it needs:
@@ -22,6 +23,9 @@ import { headsOf, knowledgeHeadsOf, scopedKnowledge, type KnowledgeRecord, type 
  * - `line_crc32`: the CRC-32 of every node's line (`"id":{...}`) as written, 8 hex digits each in
  *   the order of the ids: every node read from the checkpoint is checked against it (lazy-nodes.ts),
  *   so the heads are never used beside a line that is not the one they were derived from;
+ * - `knowledge_trigrams`: a filter of each knowledge line's text as written, in the order of the
+ *   `knowledge` entries (knowledge-trigrams.ts): `search` rules out the lines it says cannot hold
+ *   the query without reading them (absent from a file of an earlier build: every line is read);
  * - the status buckets apart (`bucketSections`): what `status` lists.
  *
  * The directory gives each section's bytes (from the line's start) and CRC-32 (zeros for the
@@ -295,6 +299,20 @@ export class SavedHeadsLine {
   knowledge(): NodeHead[] | null {
     const knowledge = this.section('knowledge');
     return knowledge === null ? null : this.noteLines(knowledgeHeadsOf(knowledge));
+  }
+
+  /**
+   * The knowledge heads whose node's line as written may hold every one of `pieces` (lowercase runs
+   * of printable ASCII), as the `knowledge_trigrams` filters say, read without parsing the other
+   * entries. Null when the line cannot say so (no such section, one that does not check, or no piece
+   * three characters long): the caller reads every knowledge head.
+   */
+  knowledgeMayHold(pieces: readonly string[]): NodeHead[] | null {
+    const bits = trigramBits(pieces);
+    if (bits.length === 0) return null;
+    const knowledge = this.sectionBytes('knowledge');
+    const trigrams = knowledge && this.sectionBytes('knowledge_trigrams');
+    return trigrams ? this.noteLines(knowledgeHoldingBits(knowledge!, trigrams, bits)) : null;
   }
 
   /**

@@ -29,8 +29,9 @@ export function searchKnowledge(view: Pick<GraphView, 'graph' | 'statuses'>, que
   const needle = query.toLowerCase();
   const pieces = storedTextPieces(needle);
   const matches: SearchMatch[] = [];
-  // Only knowledge is read whole; the heads say which nodes are knowledge, and which deprecated.
-  for (const head of view.statuses.knowledge().values()) {
+  // Only knowledge is read whole; the heads say which nodes are knowledge, and which deprecated,
+  // and a save's index of their text rules most out unread (the text itself, the rest it can).
+  for (const head of view.statuses.knowledgeMayHold(pieces)) {
     if (head.status === 'deprecated' && !includeDeprecated) continue;
     if (cannotMatch(storedText(view.graph, head.id), pieces)) continue;
     const node = nodeOf(view.graph, head.id);

@@ -38,12 +38,13 @@ export interface NodeHead {
 /**
  * Heads saved with the graph (a checkpoint), read when first needed: every head, and (when the
  * save keeps them apart) the knowledge heads alone, or those whose saved entry holds one of some
- * strings (`knowledgeHolding`: at least every knowledge head whose scope names one of them); null
- * when they cannot be used.
+ * strings (`knowledgeHolding`: at least every knowledge head whose scope names one of them), or
+ * those whose node's saved text may hold some pieces of text (`knowledgeMayHold`: at least every
+ * knowledge head whose node's stored JSON, lowercased, holds each piece); null when they cannot be used.
  */
 export type SavedHeads =
   | (() => Iterable<NodeHead> | null)
-  | { all(): Iterable<NodeHead> | null; knowledge(): Iterable<NodeHead> | null; knowledgeHolding?(values: readonly string[]): Iterable<NodeHead> | null; buckets?(): SavedBuckets | null };
+  | { all(): Iterable<NodeHead> | null; knowledge(): Iterable<NodeHead> | null; knowledgeHolding?(values: readonly string[]): Iterable<NodeHead> | null; knowledgeMayHold?(pieces: readonly string[]): Iterable<NodeHead> | null; buckets?(): SavedBuckets | null };
 
 /**
  * Saved heads read a status bucket at a time (a checkpoint's bucket sections): what `status`
@@ -102,6 +103,8 @@ export class StatusIndex {
   private readonly knowledgeChanged = new Set<NodeId>();
   /** How many times scope matching was asked for: the first reads the saved entries that can match, later ones index every knowledge head. */
   private scopings = 0;
+  /** How many times a text search was asked for (as `scopings`, for `knowledgeMayHold`). */
+  private textSearches = 0;
   /** How many heads this index has derived (tests count them: a kept index derives only what changed). */
   derivations = 0;
   /** The saved buckets read a page at a time, while no head is read whole (null once they prove damaged). */
@@ -306,15 +309,33 @@ export class StatusIndex {
     if (this.heads || this.knowledgeOnly || !this.saved || typeof this.saved === 'function' || !this.saved.knowledgeHolding) return null;
     const values = [target.id, ...target.tags, target.initiative, ...(target.domain === null ? [] : [target.domain])];
     const saved = this.saved.knowledgeHolding(values);
-    if (!saved) return null;
-    const found = new Set<NodeHead>();
-    for (const head of saved) if (!this.changed.has(head.id) && scopeNamesAny(head, keys)) found.add(head);
+    return saved ? new Set(this.withChanged(saved, (head) => scopeNamesAny(head, keys))) : null;
+  }
+
+  /**
+   * The heads of the knowledge whose node's stored JSON, lowercased, may hold every one of `pieces`
+   * (lowercase runs of printable ASCII, as `search` looks for): the saved entries whose text filter
+   * lets them through and the nodes changed since the save, or else every knowledge head.
+   */
+  knowledgeMayHold(pieces: readonly string[]): Iterable<NodeHead> {
+    // As with scopes: a command asks once, and a process that keeps its state walks its knowledge heads.
+    if (this.textSearches++ === 0 && !this.heads && !this.knowledgeOnly && this.saved && typeof this.saved !== 'function' && this.saved.knowledgeMayHold) {
+      const saved = this.saved.knowledgeMayHold(pieces);
+      if (saved) return this.withChanged(saved, () => true);
+    }
+    return this.knowledge().values();
+  }
+
+  /** Heads `saved` (a save's) of nodes unchanged since, and the heads of the knowledge changed since, derived again: those `keep` keeps. */
+  private withChanged(saved: Iterable<NodeHead>, keep: (head: NodeHead) => boolean): NodeHead[] {
+    const found: NodeHead[] = [];
+    for (const head of saved) if (!this.changed.has(head.id) && keep(head)) found.push(head);
     for (const id of this.changed) {
       const node = nodeOf(this.graph, id);
       if (!isKnowledge(node)) continue;
       this.derivations += 1;
       const head = headOf(this.graph, this.edges, node);
-      if (scopeNamesAny(head, keys)) found.add(head);
+      if (keep(head)) found.push(head);
     }
     return found;
   }

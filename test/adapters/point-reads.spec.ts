@@ -4,7 +4,7 @@ import path from 'node:path';
 import sinon from 'sinon';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { SavedEndpoints } from '../../adapters/edge-endpoints.js';
-import { SavedHeadsLine } from '../../adapters/heads-line.js';
+import { HEADS_DIRECTORY_START, headsLine, SavedHeadsLine } from '../../adapters/heads-line.js';
 import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
 import { nodeContext } from '../../domain/context.js';
@@ -414,6 +414,44 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(again.matches.map((match) => match.id)).to.deep.equal(['K-7']);
   });
 
+  it('search reads the lines of only the knowledge its trigram filters let through (at 50k nodes, one line of 5,000 for an id)', async () => {
+    const sut = await project();
+    const stored = sinon.spy(CheckpointNodes.prototype, 'storedText');
+    try {
+      const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
+      expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-7']);
+      // K-3, changed by the ledger tail, is a node, not a stored line; no other knowledge line is read to be ruled out.
+      expect(linesRead(stored)).to.deep.equal(['K-7']);
+      const byId = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'K-12', false));
+      expect(byId.matches.map((match) => match.id)).to.deep.equal(['K-12']);
+    } finally {
+      stored.restore();
+    }
+  });
+
+  it('reads every knowledge line, as before, in a checkpoint without trigram filters (the previous build wrote none) or with damaged ones, and answers the same', async () => {
+    const sut = await project();
+    const queries = ['needle', 'KNOW 1', 'plain words', 'chain-4', 'K-12'];
+    const ask = () => sut.readGraph((graph) => queries.map((query) => searchKnowledge(new GraphDraft(graph, NOW, null), query, true)));
+    const expected = await ask();
+    const text = readFileSync(checkpointFile(), 'utf8');
+    for (const [name, edit] of [
+      ['without the section', withoutTrigrams],
+      ['with a filter cleared', (file: string) => file.replace(/("knowledge_trigrams":")([A-Za-z0-9_-])/, (_all, before: string, char: string) => `${before}${char === 'A' ? 'B' : 'A'}`)],
+    ] as const) {
+      const edited = edit(text);
+      expect(edited, name).to.not.equal(text);
+      writeFileSync(checkpointFile(), edited);
+      const stored = sinon.spy(CheckpointNodes.prototype, 'storedText');
+      try {
+        expect(await ask(), name).to.deep.equal(expected);
+        expect(new Set(linesRead(stored)).size, name).to.equal(CHAINS - 1);
+      } finally {
+        stored.restore();
+      }
+    }
+  });
+
   it('derives the knowledge heads again when their section is damaged, and finds the same', async () => {
     const sut = await project();
     const text = readFileSync(checkpointFile(), 'utf8');
@@ -425,3 +463,32 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-7']);
   });
 });
+
+/** The ids whose stored line `storedText` read. */
+function linesRead(stored: sinon.SinonSpy<[string], string | undefined>): string[] {
+  return stored.args.flatMap(([id], call) => (stored.returnValues[call] === undefined ? [] : [id]));
+}
+
+/**
+ * The checkpoint `text` as the build before the trigram filters wrote it: its heads line without
+ * the `knowledge_trigrams` section, line 2 saying where the rest now is.
+ */
+function withoutTrigrams(text: string): string {
+  const lines = text.split('\n');
+  const heads = Buffer.from(lines[4]!);
+  const directory = JSON.parse(heads.toString('latin1', HEADS_DIRECTORY_START.length, heads.indexOf('}') + 1)) as Record<string, [string, string, string]>;
+  const sections = Object.entries(directory).flatMap(([name, [start, end]]) => (name === 'knowledge_trigrams' ? [] : [[name, heads.subarray(Number(start), Number(end))] as const]));
+  const rebuilt = finished(headsLine(sections));
+  lines[4] = rebuilt.line.toString('utf8', 0, rebuilt.line.length - 1);
+  const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`) as { checkpoint: { heads_crc32: string; line_crc32: [number, number, string]; lines: { heads: number } } };
+  const crcs = rebuilt.bounds.get('line_crc32')!;
+  Object.assign(member.checkpoint, { heads_crc32: rebuilt.crc, line_crc32: [crcs.start, crcs.end, crcs.crc] });
+  member.checkpoint.lines.heads = rebuilt.line.length;
+  lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
+  return lines.join('\n');
+}
+
+/** What a generator returns, run to its end. */
+function finished<T>(generator: Generator<void, T>): T {
+  for (let step = generator.next(); ; step = generator.next()) if (step.done) return step.value;
+}
