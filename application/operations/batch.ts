@@ -26,7 +26,7 @@ interface Step {
  */
 export const batch = projectOperation({
   name: 'batch',
-  summary: 'Apply a list of operations atomically: all of them, or none (see docs/batch.md)',
+  summary: 'Apply several operations in one transaction: all of them, or none',
   details:
     "The batch is a JSON object `{\"operations\": [{\"op\": \"add-task\", \"args\": {...}}, ...]}`; `args` are the same as the command's flags, in snake_case. A failing item aborts the batch with BATCH_OPERATION_FAILED and its index.",
   examples: [
@@ -40,8 +40,8 @@ export const batch = projectOperation({
   mutates: true,
   argsFromDocument: true,
   args: {
-    operations: required(items(), 'Items {op, args, as?}: op names a mutating graph operation, args are its arguments'),
-    expect_revision: optional(nonNegativeInteger(), 'Apply only if the state is still at this revision (else STATE_REVISION_CONFLICT)'),
+    operations: required(items(), 'Items {op, args}: a mutating operation and its arguments (docs/batch.md)'),
+    expect_revision: optional(nonNegativeInteger(), 'Apply only at this state revision (else STATE_REVISION_CONFLICT)'),
   },
   result: () => object({
     revision: integer('The state revision after the batch (unchanged when no item changed anything)'),

@@ -9,7 +9,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { agentGuide } from '../../application/agent-guide.js';
-import { inToolTerms, mcpTools } from '../../application/contract/mcp-tools.js';
+import { checkMcpBatch, inToolTerms, mcpTools } from '../../application/contract/mcp-tools.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import { OperationRegistry } from '../../application/registry.js';
 import type { AgentName } from '../../domain/model.js';
@@ -66,10 +66,12 @@ export async function serveMcp(options: McpOptions): Promise<number> {
       });
     }
     try {
+      if (params.name === 'batch') checkMcpBatch(params.arguments);
       const result = await runInCheckout(options.environment, { operation: params.name, args: params.arguments ?? {}, agent: options.agent, signal: ending.signal }, mcpHostPorts);
       return textResult(result, false);
     } catch (error) {
-      return textResult(inToolTerms(errorEnvelope(error), registry.get(params.name)), true);
+      const itemTool = (name: string) => (offered.has(name) ? registry.get(name) : undefined);
+      return textResult(inToolTerms(errorEnvelope(error), registry.get(params.name), itemTool), true);
     }
   });
   server.setRequestHandler(ListPromptsRequestSchema, () => ({

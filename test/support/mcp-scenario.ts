@@ -111,6 +111,38 @@ export function agentLoopOverMcp(where: string, prepare: PrepareCheckout): void 
       }
     });
 
+    it('hands in a task and claims the next in one call and one commit (batch); refuses items of another agent or of tools it does not offer, in its own terms', async () => {
+      for (const id of ['T-1', 'T-2']) await sandbox.ok(['add-task', id, '--initiative', 'billing', '--title', id, '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'lead']);
+      const first = await callOk(alice, 'next', { lease: '15m' });
+      expect(first.node.id).to.equal('T-1');
+      const both = await callOk(alice, 'batch', {
+        operations: [
+          { op: 'submit', args: { id: 'T-1', note: 'Done; tests pass', claim_token: first.node.claim.token } },
+          { op: 'next', args: { lease: '15m' } },
+        ],
+      });
+      expect(both.results.map((item: { op: string }) => item.op)).to.deep.equal(['submit', 'next']);
+      expect(both.results[1].result.node).to.include({ id: 'T-2' });
+      const after = await state();
+      expect(both.revision).to.equal(after.revision);
+      expect(after.nodes['T-1'].status).to.equal('submitted');
+      expect(after.nodes['T-2'].claim.by).to.equal('alice');
+
+      const before = await state();
+      const asAnother = await callFails(alice, 'batch', { operations: [{ op: 'add-note', args: { id: 'T-2', text: 'x' } }, { op: 'release', args: { id: 'T-2' }, as: 'mallory' }] });
+      expect(asAnother).to.deep.include({ code: 'BATCH_OPERATION_FAILED' });
+      expect(asAnother.details).to.deep.include({ index: 1, op: 'release' });
+      expect(asAnother.details.error).to.deep.include({ code: 'INVALID_ARGUMENT', details: { field: 'as' } });
+      const administration = await callFails(alice, 'batch', { operations: [{ op: 'cancel', args: { id: 'T-2' } }] });
+      expect(administration.details).to.deep.include({ index: 0, op: 'cancel' });
+      expect(administration.details.error).to.deep.include({ code: 'INVALID_ARGUMENT', details: { field: 'op', op: 'cancel' } });
+      const missing = await callFails(alice, 'batch', { operations: [{ op: 'add-note', args: { id: 'T-2', text: 'x' } }, { op: 'submit', args: { id: 'T-2' } }] });
+      expect(missing.details).to.deep.include({ index: 1, op: 'submit' });
+      expect(missing.details.error.code).to.equal('MISSING_FIELD');
+      expect(missing.message).to.include('note').and.not.include('--note');
+      expect(await state()).to.deep.equal(before);
+    });
+
     it('takes every identity from the start of the server: a call cannot name another agent', async () => {
       await sandbox.ok(['add-task', 'T-1', '--initiative', 'billing', '--title', 'One', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'lead']);
       const before = await state();

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { argumentsSchema, inputSchema } from '../../../application/contract/json-schemas.js';
-import { inToolTerms, MCP_TOOL_NAMES, mcpTools } from '../../../application/contract/mcp-tools.js';
+import { checkMcpBatch, inToolTerms, MCP_TOOL_NAMES, mcpTools } from '../../../application/contract/mcp-tools.js';
 import { OPERATIONS } from '../../../application/operations/index.js';
 import { OperationRegistry } from '../../../application/registry.js';
 
@@ -29,12 +29,41 @@ describe('MCP tools (derived from the operation declarations)', () => {
     }
   });
 
-  it('are all graph operations a linked checkout can run on its server, taking named arguments', () => {
-    for (const name of MCP_TOOL_NAMES) {
+  it('are all graph operations a linked checkout can run on its server, taking named arguments, and batch, whose arguments are its document', () => {
+    for (const name of MCP_TOOL_NAMES.filter((tool) => tool !== 'batch')) {
       const operation = registry.get(name);
       expect(operation, name).to.include({ scope: 'graph', remote: true });
       expect(operation.argsFromDocument, name).to.equal(undefined);
     }
+    expect(registry.get('batch')).to.include({ scope: 'project', remote: true, argsFromDocument: true });
+  });
+
+  describe('checkMcpBatch (a batch holds the server\'s own tools, as its agent)', () => {
+    const refusal = (operations: unknown[]) => {
+      try {
+        checkMcpBatch({ operations });
+      } catch (error) {
+        return error as { code: string; details: Record<string, unknown> };
+      }
+      return null;
+    };
+
+    it('passes items of offered tools without as, and leaves every other check to the batch', () => {
+      expect(refusal([{ op: 'submit', args: { id: 'T-1' } }, { op: 'next', args: {} }])).to.equal(null);
+      expect(refusal([42, { args: {} }, { op: 7 }])).to.equal(null);
+      expect(() => checkMcpBatch({ operations: 'x' })).to.not.throw();
+    });
+
+    it('refuses an item naming another agent, or an operation it does not offer, with its index', () => {
+      expect(refusal([{ op: 'next' }, { op: 'take', args: { id: 'T-1' }, as: 'mallory' }])).to.deep.include({
+        code: 'BATCH_OPERATION_FAILED',
+        details: { index: 1, op: 'take', error: { code: 'INVALID_ARGUMENT', message: "A batch item over MCP is done as this server's agent: leave as out", details: { field: 'as' } } },
+      });
+      const administration = refusal([{ op: 'cancel', args: { id: 'T-1' } }])!;
+      expect(administration.details).to.deep.include({ index: 0, op: 'cancel' });
+      expect(administration.details.error).to.deep.include({ code: 'INVALID_ARGUMENT', details: { field: 'op', op: 'cancel' } });
+      expect(refusal([{ op: 'sumbit', args: {} }])!.details.error).to.deep.include({ details: { field: 'op', op: 'sumbit', suggestions: ['submit'] } });
+    });
   });
 
   describe('inToolTerms (a failure told as the tool would)', () => {
@@ -59,6 +88,12 @@ describe('MCP tools (derived from the operation declarations)', () => {
       const details = { operation: 'add-task', field: 'intiative', flag: '--intiative', suggestions: ['--initiative'] };
       const told = inToolTerms(envelope('INVALID_ARGUMENT', 'add-task does not take --intiative: did you mean --initiative?', details), registry.get('add-task'));
       expect(told.error).to.deep.equal({ code: 'INVALID_ARGUMENT', message: 'add-task does not take intiative: did you mean initiative?', details });
+    });
+
+    it('tells a batch item\'s failure in the terms of its own tool, leaving the details as they are', () => {
+      const details = { index: 1, op: 'submit', error: { code: 'MISSING_FIELD', message: 'submit requires --note', details: { field: 'note', flag: '--note', missing: [{ field: 'note', flag: '--note' }] } } };
+      const told = inToolTerms(envelope('BATCH_OPERATION_FAILED', 'Batch operation 1 (submit) failed: submit requires --note', details), registry.get('batch'), (name) => registry.get(name));
+      expect(told.error).to.deep.equal({ code: 'BATCH_OPERATION_FAILED', message: 'Batch operation 1 (submit) failed: submit requires the parameter note', details });
     });
   });
 });
