@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { isOwnedElsewhere, type ProjectOwners } from '../../application/ports/project-owners.js';
-import type { RequestKey } from '../../domain/request-window.js';
-import { FORWARDED_HEADER, ownerMovedError, type OwnerForwarding } from './owner-forwarding.js';
+import { FORWARDED_HEADER, ownerMovedError, type OwnerAnswer, type OwnerForwarding } from './owner-forwarding.js';
 import { apiRouter } from './api-router.js';
 import { refusedRemotely, servedRemotely } from '../../application/remote-offer.js';
 import type { Operation, OperationDispatcher } from '../../application/operation.js';
@@ -14,7 +13,7 @@ import { requireAllowedAgents } from '../../domain/agent-binding.js';
 import { DomainError } from '../../domain/errors.js';
 import { revisionOf, type BoardRoutesOptions } from './board-routes.js';
 import { projectIdOf } from './known-projects.js';
-import { readJsonBody } from './request-body.js';
+import { parseJsonBody, readBodyText } from './request-body.js';
 import { OWNER_HEADER, REQUEST_ID_HEADER } from '../protocol.js';
 import { requestKeyOf } from './request-key.js';
 import { noteCheckout, type CheckoutNotes } from './checkout-header.js';
@@ -50,47 +49,45 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
     const operation = options.registry.get(ctx.params.operation!);
     // A local-only operation is refused before its body is read; `init --force` once it is.
     if (!servedRemotely(operation)) throw notOffered(operation.name);
-    const { args, agent } = requestOf(await readJsonBody(ctx, options.maxBodyBytes));
-    const refused = refusedRemotely(operation, args);
-    if (refused !== null) throw notOffered(refused);
-    requireAllowedAgents((ctx.state.session as Principal).binding, actingAgents(operation.name, args, agent));
-    if (operation.name !== 'init') await known.require(project);
-    // Reads need no id: running one again changes nothing.
-    const key = operation.mutates ? requestKeyOf(ctx.get(REQUEST_ID_HEADER) || undefined, { operation: operation.name, args, agent }) : undefined;
+    const text = await readBodyText(ctx, options.maxBodyBytes);
     const forwarded = ctx.get(FORWARDED_HEADER) !== '';
-    // The forwarding process judged this one the project's owner: it takes the project if it is free.
-    if (forwarded && operation.mutates) await options.ownership?.owners.takeIfFree(project);
     const gone = cutWhenClientGoes(operation, options.ownership !== undefined) ? clientGone(ctx) : undefined;
-    const dispatch = (withKey: RequestKey | undefined) => options.dispatcher.dispatch({ project, operation: operation.name, args, agent, ...(withKey ? { key: withKey } : {}), signal: gone });
+    const ownership = options.ownership;
+    // A mutation of a project another process is known to own goes there as it came, its body
+    // unread: the owner checks and serves all of it, so this process does not do it all first.
+    const owner = ownership && !forwarded && relayable(operation) ? ownership.owners.elsewhere(project) : undefined;
     let result: unknown;
-    try {
-      result = await dispatch(key);
-    } catch (error) {
-      if (!isOwnedElsewhere(error) || !options.ownership) throw error;
-      if (forwarded) throw ownerMovedError(project);
-      // An id of its own when the client sent none, so a try after the owner died applies once.
+    if (ownership && owner !== undefined) {
       const requestId = ctx.get(REQUEST_ID_HEADER) || `forwarded-${randomUUID()}`;
-      const forwardKey = requestKeyOf(requestId, { operation: operation.name, args, agent });
-      // The owner may hold a call that waits for work (`next --wait`) that long before it answers.
-      const waitMs = operation.scope === 'graph' ? (operation.waiting?.ms(operation.parse(args)) ?? 0) : 0;
-      const request = { project, path: ctx.path, body: JSON.stringify({ args, agent }), authorization: ctx.get('Authorization'), requestId, waitMs, signal: gone };
-      const outcome = await options.ownership.forwarding.forward(request, error.owner, () => dispatch(forwardKey));
-      if ('answer' in outcome) {
-        // The checkouts a client names are noted where it sent its request.
-        if (outcome.answer.status === 200) noteCheckout(ctx, options.notes, project);
-        ctx.status = outcome.answer.status;
-        ctx.set(outcome.answer.headers);
-        ctx.type = outcome.answer.contentType;
-        ctx.body = outcome.answer.text;
-        return;
-      }
+      const request = { project, path: ctx.path, body: text, authorization: ctx.get('Authorization'), requestId, signal: gone };
+      // Taken over meanwhile (the owner gone): served here, checked as any request.
+      const outcome = await ownership.forwarding.forward(request, owner, async () => (await checked(ctx, options, project, operation, text, forwarded)).dispatch(requestId, gone));
+      if ('answer' in outcome) return relayed(ctx, options, project, outcome.answer);
       result = outcome.served;
+    } else {
+      const request = await checked(ctx, options, project, operation, text, forwarded);
+      try {
+        result = await request.dispatch(ctx.get(REQUEST_ID_HEADER) || undefined, gone);
+      } catch (error) {
+        if (!isOwnedElsewhere(error) || !ownership) throw error;
+        if (forwarded) throw ownerMovedError(project);
+        // An id of its own when the client sent none, so a try after the owner died applies once.
+        const requestId = ctx.get(REQUEST_ID_HEADER) || `forwarded-${randomUUID()}`;
+        // The owner may hold a call that waits for work (`next --wait`) that long before it answers.
+        const waitMs = operation.scope === 'graph' ? (operation.waiting?.ms(operation.parse(request.args)) ?? 0) : 0;
+        const body = JSON.stringify({ args: request.args, agent: request.agent });
+        const outcome = await ownership.forwarding.forward({ project, path: ctx.path, body, authorization: ctx.get('Authorization'), requestId, waitMs, signal: gone }, error.owner, () =>
+          request.dispatch(requestId, gone),
+        );
+        if ('answer' in outcome) return relayed(ctx, options, project, outcome.answer);
+        result = outcome.served;
+      }
     }
     if (operation.name === 'init') known.add(project);
     noteCheckout(ctx, options.notes, project);
     // Where the client may send the project's next requests so that none is forwarded.
-    const owner = options.ownership?.owners.knownOwner(project);
-    if (owner !== undefined) ctx.set(OWNER_HEADER, owner);
+    const knownOwner = ownership?.owners.knownOwner(project);
+    if (knownOwner !== undefined) ctx.set(OWNER_HEADER, knownOwner);
     // Group commits announce their own revisions; a whole-project change is announced here.
     if (operation.scope === 'project' && (operation.mutates || operation.name === 'init')) await announce(options, project);
     ctx.body = operation.name === 'init' ? withoutServerPaths(result) : result;
@@ -117,6 +114,52 @@ function clientGone(ctx: Context): AbortSignal {
     if (!ctx.res.writableFinished) gone.abort();
   });
   return gone.signal;
+}
+
+/** A request parsed and checked here, ready to run: `dispatch` with the request id it carries (none: a read, or a client that sent none). */
+interface CheckedRequest {
+  args: Record<string, unknown>;
+  agent: string | null;
+  dispatch(requestId: string | undefined, signal: AbortSignal | undefined): Promise<unknown>;
+}
+
+/** Parses `text` as the operation's body and checks what is checked before anything runs: the operation offered with these args, the agents the bearer may act as, the project there. */
+async function checked(ctx: Context, options: ProjectRoutesOptions, project: string, operation: Operation, text: string, forwarded: boolean): Promise<CheckedRequest> {
+  const { args, agent } = requestOf(parseJsonBody(text));
+  const refused = refusedRemotely(operation, args);
+  if (refused !== null) throw notOffered(refused);
+  requireAllowedAgents((ctx.state.session as Principal).binding, actingAgents(operation.name, args, agent));
+  if (operation.name !== 'init') await options.projects.require(project);
+  // The forwarding process judged this one the project's owner: it takes the project if it is free.
+  if (forwarded && operation.mutates) await options.ownership?.owners.takeIfFree(project);
+  return {
+    args,
+    agent,
+    dispatch: (requestId, signal) => {
+      // Reads need no id: running one again changes nothing.
+      const key = operation.mutates ? requestKeyOf(requestId, { operation: operation.name, args, agent }) : undefined;
+      return options.dispatcher.dispatch({ project, operation: operation.name, args, agent, ...(key ? { key } : {}), ...(signal ? { signal } : {}) });
+    },
+  };
+}
+
+/**
+ * Whether a mutation may be relayed to its owner unread: one of a project's graph, which waits
+ * for nothing (a `next --wait` is forwarded with its wait added to the forward's bounds, which
+ * needs its arguments read).
+ */
+function relayable(operation: Operation): boolean {
+  return operation.mutates && operation.scope === 'graph' && !operation.waiting;
+}
+
+/** The owner's answer, relayed as it is. */
+function relayed(ctx: Context, options: ProjectRoutesOptions, project: string, answer: OwnerAnswer): void {
+  // The checkouts a client names are noted where it sent its request.
+  if (answer.status === 200) noteCheckout(ctx, options.notes, project);
+  ctx.status = answer.status;
+  ctx.set(answer.headers);
+  ctx.type = answer.contentType;
+  ctx.body = answer.text;
 }
 
 function notOffered(operation: string): DomainError {

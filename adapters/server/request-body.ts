@@ -11,6 +11,11 @@ function tooLarge(limit: number, source: string): DomainError {
  * whole past the limit. An empty body is `{}`. `source` is what sets the limit, for the error.
  */
 export async function readJsonBody(ctx: Context, limit: number, source = 'TASKDAG_SERVER_MAX_BODY_BYTES'): Promise<unknown> {
+  return parseJsonBody(await readBodyText(ctx, limit, source));
+}
+
+/** The request's body as text, read with readJsonBody's cap, not parsed: what a process relays as it came. */
+export async function readBodyText(ctx: Context, limit: number, source = 'TASKDAG_SERVER_MAX_BODY_BYTES'): Promise<string> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit) throw tooLarge(limit, source);
   const chunks: Buffer[] = [];
@@ -20,7 +25,11 @@ export async function readJsonBody(ctx: Context, limit: number, source = 'TASKDA
     if (size > limit) throw tooLarge(limit, source);
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A body read by readBodyText, parsed as readJsonBody does. */
+export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);

@@ -22,6 +22,11 @@ export interface ProjectOwners {
    * date (the owner died since), so it is a hint for clients, never a decision.
    */
   knownOwner(project: string): string | undefined;
+  /**
+   * The address of the project's owner as this process last learnt it, when that is another
+   * process; undefined when this process owns it or has not learnt it. A hint, as knownOwner.
+   */
+  elsewhere(project: string): string | undefined;
 }
 
 /**

@@ -90,6 +90,7 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
       takeIfFree: (project) => owners.takeIfFree(project),
       ownerAfter: (project, unreachable) => owners.ownerAfter(project, unreachable),
       knownOwner: (project) => owners.knownOwner(project),
+      elsewhere: (project) => owners.elsewhere(project),
       register: (address) => owners.start(address),
     },
     async close() {

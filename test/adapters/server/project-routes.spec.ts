@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { cutWhenClientGoes } from '../../../adapters/server/project-routes.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { OwnerForwarding } from '../../../adapters/server/owner-forwarding.js';
+import { cutWhenClientGoes, projectRoutes, type ProjectRoutesOptions } from '../../../adapters/server/project-routes.js';
+import type { OperationDispatcher } from '../../../application/operation.js';
+import { OwnedElsewhere, type ProjectOwners } from '../../../application/ports/project-owners.js';
 import { OPERATIONS } from '../../../application/operations/index.js';
 import { OperationRegistry } from '../../../application/registry.js';
 
@@ -13,5 +19,89 @@ describe('which server requests are cut when their client goes away', () => {
 
   it('every call, where a mutation may be forwarded to its project owner', () => {
     for (const name of ['status', 'add-task', 'take', 'accept', 'next']) expect(cutWhenClientGoes(registry.get(name), true), name).to.equal(true);
+  });
+});
+
+describe('a mutation of a project another process owns (issue 25)', () => {
+  const registry = new OperationRegistry(OPERATIONS);
+  let owner: http.Server;
+  let forwarder: http.Server;
+  let forwarding: OwnerForwarding;
+  const received: { body: string; headers: http.IncomingHttpHeaders }[] = [];
+  const dispatched: string[] = [];
+
+  beforeEach(async () => {
+    received.length = 0;
+    dispatched.length = 0;
+    // The owner: records what reaches it, answers as a server does.
+    owner = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: request.headers });
+        response.writeHead(200, { 'Content-Type': 'application/json', 'X-Taskdag-Owner': ownerUrl() });
+        response.end('{"answered":"by the owner"}');
+      });
+    });
+    await new Promise<void>((resolve) => owner.listen(0, '127.0.0.1', resolve));
+    const owners: ProjectOwners = {
+      takeIfFree: async () => undefined,
+      ownerAfter: async () => ownerUrl(),
+      knownOwner: () => ownerUrl(),
+      elsewhere: () => ownerUrl(),
+    };
+    forwarding = new OwnerForwarding(owners, 5_000, 5_000);
+    const dispatcher: OperationDispatcher = {
+      dispatch: async (request) => {
+        dispatched.push(request.operation);
+        throw new OwnedElsewhere('p', ownerUrl());
+      },
+    };
+    const options = { dispatcher, registry, maxBodyBytes: 1024 * 1024, ownership: { owners, forwarding }, projects: { require: async () => undefined } } as unknown as ProjectRoutesOptions;
+    const app = new Koa();
+    app.use(async (ctx, next) => {
+      ctx.state.session = { binding: { kind: 'any' } };
+      await next();
+    });
+    app.use(projectRoutes(options).routes());
+    forwarder = http.createServer(app.callback());
+    await new Promise<void>((resolve) => forwarder.listen(0, '127.0.0.1', resolve));
+  });
+  afterEach(async () => {
+    forwarding.close();
+    await new Promise((resolve) => owner.close(resolve));
+    await new Promise((resolve) => forwarder.close(resolve));
+  });
+
+  const ownerUrl = () => `http://127.0.0.1:${(owner.address() as AddressInfo).port}`;
+  const send = (operation: string, body: string) =>
+    new Promise<{ status: number; text: string; owner: string | undefined }>((resolve, reject) => {
+      const port = (forwarder.address() as AddressInfo).port;
+      const outgoing = http.request({ host: '127.0.0.1', port, method: 'POST', path: `/v1/projects/p/ops/${operation}`, headers: { 'Content-Type': 'application/json', Authorization: 'Bearer b' } }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        response.on('end', () => resolve({ status: response.statusCode!, text, owner: response.headers['x-taskdag-owner'] as string | undefined }));
+      });
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+
+  it('is relayed to the owner as the client sent it, unread and not dispatched here, and the answer comes back as the owner gave it', async () => {
+    // Spacing and key order a parse and a serialisation would not keep.
+    const body = '{ "agent": "alice",  "args": {"id": "T-1"} }';
+    const answer = await send('take', body);
+    expect(answer).to.deep.equal({ status: 200, text: '{"answered":"by the owner"}', owner: ownerUrl() });
+    expect(received.map((one) => one.body)).to.deep.equal([body]);
+    expect(received[0]!.headers['x-taskdag-forwarded']).to.equal('1');
+    expect(received[0]!.headers['idempotency-key']).to.match(/^forwarded-/);
+    expect(received[0]!.headers.authorization).to.equal('Bearer b');
+    expect(dispatched).to.deep.equal([]);
+  });
+
+  it('a call that waits for work (next --wait) is read here, so the forward waits as long as it may', async () => {
+    const answer = await send('next', '{"args": {"wait": 1}, "agent": "alice"}');
+    expect(answer.status).to.equal(200);
+    expect(dispatched).to.deep.equal(['next']);
+    expect(JSON.parse(received[0]!.body)).to.deep.equal({ args: { wait: 1 }, agent: 'alice' });
   });
 });
