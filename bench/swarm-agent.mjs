@@ -7,8 +7,10 @@
 // idle: how an agent with nothing ready waits, see IDLE; loop: 'calls', a call per step, or 'batch',
 // see finishAndNext).
 // It prints one JSON line when it is done: the tasks it finished (with when), the time it spent
-// in taskdag calls, and how many picks were lost to another agent.
+// in taskdag calls, how many picks were lost to another agent, and the CPU time of its taskdag
+// processes (every `taskdag` it started, or its `taskdag mcp`) and its own.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -95,7 +97,8 @@ async function finishAndNext(taskdag, node) {
     { op: 'accept', args: { id: node.id } },
     { op: 'next', args: leaseArgs() },
   ];
-  const answer = await taskdag('batch', { stdin: JSON.stringify({ operations }) });
+  // The command reads the batch on its standard input; the MCP tool takes it as its arguments.
+  const answer = await taskdag('batch', config.mode === 'mcp' ? { operations } : { stdin: JSON.stringify({ operations }) });
   if (!answer.ok && answer.error.details?.error?.code === 'CLAIM_FENCED') return 'fenced';
   if (!answer.ok) throw new Error(`batch for ${node.id}: ${JSON.stringify(answer.error)}`);
   return answer.value.results[2].result.node;
@@ -133,8 +136,29 @@ async function mcpCaller() {
   // The SDK gives up on a call after 60 s by default; on a machine loaded past its cores, 32
   // agents queueing on one project's lock can wait longer than that, and the run must still end.
   const call = async (op, args) => answerOf(JSON.parse((await client.callTool({ name: op, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })).content[0].text));
-  call.close = () => client.close();
+  call.close = async () => {
+    const { pid } = transport;
+    await client.close();
+    // Its CPU time is counted once it has been waited for (reapedChildrenCpuMs).
+    for (let tries = 0; pid !== null && tries < 500 && alive(pid); tries++) await sleep(10);
+  };
   return call;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU time (ms) of this process's children that have ended and been waited for: cutime and cstime, fields 16 and 17 of proc(5). */
+function reapedChildrenCpuMs() {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  // Clock ticks of 10 ms (USER_HZ is 100 on Linux).
+  return (Number(fields[13]) + Number(fields[14])) * 10;
 }
 
 function answerOf(value) {
@@ -206,7 +230,9 @@ async function work() {
     process.stdout.write(`${JSON.stringify({ progress: id })}\n`);
   }
   await raw.close?.();
-  process.stdout.write(`${JSON.stringify({ name: config.name, done, ...tally, call_ms: Math.round(tally.call_ms) })}\n`);
+  const own = process.cpuUsage();
+  const cpu = { taskdag_cpu_ms: reapedChildrenCpuMs(), agent_cpu_ms: Math.round((own.user + own.system) / 1000) };
+  process.stdout.write(`${JSON.stringify({ name: config.name, done, ...tally, call_ms: Math.round(tally.call_ms), ...cpu })}\n`);
 }
 
 await work();

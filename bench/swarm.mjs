@@ -11,8 +11,11 @@
 // waits in `next --wait`, or polls `status` with a backoff), --recovery (also the lease
 // recovery arm: a third of the agents killed mid-run; --lease 10s on every claim, a sweep every
 // --sweep-ms 1000), --loop calls|batch (each finished task's submit and accept a call each, or
-// in one batch with the claim of the next task by `next`: the cli and server arms, picking by
-// next; MCP offers no batch).
+// in one batch with the claim of the next task by `next`, picking by next: a `taskdag batch`
+// process, or the MCP `batch` tool). Arms `server-mcp`: linked checkouts as `server`, each agent
+// through its own `taskdag mcp` session on its checkout. Each run reports the CPU time taskdag
+// spent per task done: every taskdag process the agents started (their `taskdag mcp` sessions)
+// and the server's, apart from the agents' own.
 import { execFile, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,7 +23,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { random, sharedWorkload, writeWorkloadProject } from './generate.mjs';
-import { call, envFileOf, runTaskdag, startServer } from './server-driver.mjs';
+import { call, cpuMsOf, envFileOf, runTaskdag, startServer } from './server-driver.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const AGENT = path.join(ROOT, 'bench', 'swarm-agent.mjs');
@@ -65,6 +68,7 @@ const SETUPS = {
     const places = Array.from({ length: agents }, (_, index) => linkedCheckout(path.join(dir, `agent-${index}`), origin, bearer));
     return {
       places,
+      cpuMs: () => cpuMsOf(server.pid),
       close: () =>
         new Promise((resolve) => {
           server.removeAllListeners('exit');
@@ -77,7 +81,14 @@ const SETUPS = {
   async mcp(dir, plan, agents) {
     return SETUPS.cli(dir, plan, agents);
   },
+  /** As `server`, each agent through its own `taskdag mcp` session on its linked checkout. */
+  async 'server-mcp'(dir, plan, agents) {
+    return SETUPS.server(dir, plan, agents);
+  },
 };
+
+/** Whether agents of `arm` keep one `taskdag mcp` session each. */
+const overMcp = (arm) => arm === 'mcp' || arm === 'server-mcp';
 
 /** A checkout linked to `origin` for the served project, with `bearer` stored as `taskdag login` stores it. */
 function linkedCheckout(dir, origin, bearer) {
@@ -133,7 +144,7 @@ function startAgent(config, onProgress, onTaken) {
  * has the figures, the ids the agents report done and a checkout to read the project from.
  */
 export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, lease, idle = 'wait', loop = 'calls', duringRun, agentsDone }) {
-  if (loop === 'batch' && (arm === 'mcp' || strategy !== 'next')) throw new Error('--loop batch needs the cli or server arm and --strategies next (MCP offers no batch)');
+  if (loop === 'batch' && strategy !== 'next') throw new Error('--loop batch needs --strategies next');
   const figures = planFigures(plan, agents);
   const dir = mkdtempSync(path.join(scratch, `${arm}-${agents}-${strategy}-`));
   const setup = await SETUPS[arm](dir, plan, agents);
@@ -155,7 +166,7 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
     };
     const children = setup.places.map((place, index) =>
       startAgent(
-        { name: `agent-${index}`, mode: arm === 'mcp' ? 'mcp' : 'cli', ...place, unitMs, strategy, lease, idle, loop, durations: figures.durations },
+        { name: `agent-${index}`, mode: overMcp(arm) ? 'mcp' : 'cli', ...place, unitMs, strategy, lease, idle, loop, durations: figures.durations },
         (id, child) => {
           adopt(id);
           child.freeSince = Date.now();
@@ -170,6 +181,10 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
     const reports = (await Promise.all(children.map((child) => child.finished))).filter(Boolean);
     agentsDone?.();
     await Promise.all(pending);
+    // Killed agents report nothing: their taskdag CPU is missing, so the figure is per task the reporting agents did.
+    const reported = reports.reduce((sum, report) => sum + report.done.length, 0);
+    const taskdagCpuMs = reports.reduce((sum, report) => sum + report.taskdag_cpu_ms, 0) + (setup.cpuMs?.() ?? 0);
+    const agentCpuMs = reports.reduce((sum, report) => sum + report.agent_cpu_ms, 0);
     const final = runTaskdag(['status', '--limit', '1'], setup.places[0]).summary;
     assertEachTaskOnce(figures.ids, done, final);
     const makespanMs = Math.max(...finishedAt.values()) - started;
@@ -191,6 +206,9 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
       ratio: Math.round((makespanMs / unitMs / figures.bound) * 100) / 100,
       overhead_ms_per_task: Math.round(callMs / done.length),
       overhead_units_per_task: units(callMs / done.length),
+      taskdag_cpu_ms_per_task: Math.round(taskdagCpuMs / Math.max(1, reported)),
+      agent_cpu_ms_per_task: Math.round(agentCpuMs / Math.max(1, reported)),
+      cpu_share: Math.round((taskdagCpuMs / (os.cpus().length * makespanMs)) * 100) / 100,
       calls_per_task: Math.round((reports.reduce((sum, report) => sum + report.calls, 0) / done.length) * 100) / 100,
       longest_call_ms: Math.max(0, ...reports.map((report) => report.longest_call_ms)),
       lost_picks: reports.reduce((sum, report) => sum + report.lost, 0),
@@ -342,14 +360,14 @@ function recoveryTable(runs) {
 function markdown(report) {
   const rows = report.runs.map(
     (run) =>
-      `| ${run.arm} | ${run.agents} | ${run.strategy} | ${run.critical_path} | ${run.work_per_agent} | ${run.makespan} (${run.makespan_s} s) | ${run.ratio}× | ${run.overhead_units_per_task} (${run.overhead_ms_per_task} ms) | ${run.calls_per_task} | ${run.ready_to_taken_ms.mean} / ${run.ready_to_taken_ms.p90} ms | ${run.ready_to_taken_ms.last_chain_sum} ms over ${run.ready_to_taken_ms.last_chain_tasks} | ${run.longest_call_ms} ms | ${run.lost_picks} | ${run.load.join(' → ')} |`,
+      `| ${run.arm} | ${run.agents} | ${run.strategy} | ${run.critical_path} | ${run.work_per_agent} | ${run.makespan} (${run.makespan_s} s) | ${run.ratio}× | ${run.overhead_units_per_task} (${run.overhead_ms_per_task} ms) | ${run.taskdag_cpu_ms_per_task} ms (${Math.round(run.cpu_share * 100)}%) | ${run.calls_per_task} | ${run.ready_to_taken_ms.mean} / ${run.ready_to_taken_ms.p90} ms | ${run.ready_to_taken_ms.last_chain_sum} ms over ${run.ready_to_taken_ms.last_chain_tasks} | ${run.longest_call_ms} ms | ${run.lost_picks} | ${run.load.join(' → ')} |`,
   );
   const ops = report.runs.map((run) => `| ${run.arm} | ${run.agents} | ${run.strategy} | ${Object.entries(run.by_op).map(([op, { calls, mean_ms }]) => `${op} ${calls} × ${mean_ms} ms`).join('; ')} |`);
   return [
     `${report.tasks} tasks, 1 unit = ${report.unit_ms} ms, ${report.machine.cpus} cores shared by the agents and taskdag (load ${report.machine.load.map((value) => value.toFixed(1)).join(' ')} at start).`,
     '',
-    '| arm | agents | picking | critical path | work / agents | makespan | × bound | overhead per task, units | calls per task | ready → taken, mean / p90 | ready → taken along the last chain | longest call | lost picks | load average, start → end |',
-    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| arm | agents | picking | critical path | work / agents | makespan | × bound | overhead per task, units | taskdag CPU per task (share of the cores) | calls per task | ready → taken, mean / p90 | ready → taken along the last chain | longest call | lost picks | load average, start → end |',
+    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...rows,
     '',
     '| arm | agents | picking | calls by operation: count × mean |',
@@ -389,7 +407,7 @@ async function main() {
         for (const run of runs) {
           const { finishedAt, done, place, ...result } = await run();
           report.runs.push(result);
-          log(`${arm}, ${agents} agents, ${result.strategy}: makespan ${result.makespan} units, ${result.ratio}× the bound ${result.bound}, ${result.overhead_units_per_task} units of calls per task`);
+          log(`${arm}, ${agents} agents, ${result.strategy}: makespan ${result.makespan} units, ${result.ratio}× the bound ${result.bound}, ${result.overhead_units_per_task} units of calls per task, taskdag CPU ${result.taskdag_cpu_ms_per_task} ms a task (${Math.round(result.cpu_share * 100)}% of the cores)`);
         }
       }
     }
