@@ -9,7 +9,7 @@ import { crc32 } from '../../adapters/crc32.js';
 import { encodeSlotTable, SlotTable } from '../../adapters/node-slots.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { take } from '../../domain/lifecycle.js';
-import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
+import { CheckpointEdges, CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { GraphIndex } from '../../domain/graph-index.js';
 import type { ProjectState } from '../../domain/project-state.js';
 import type { Graph, GraphNode } from '../../domain/model.js';
@@ -201,6 +201,19 @@ describe('checkpoint file', () => {
     const written = Buffer.concat(await encodeCheckpointInSlices(copy, ledger, nodes));
     expect(written.equals(asCopied)).to.equal(true);
     expect(encodeCheckpoint(kept, ledger, nodes).toString('utf8')).to.include('after the copy').and.to.include('"T-later"');
+  });
+
+  it("a server's copy of a graph whose edges were never read copies their bytes, parsing none, and writes them as they were", async () => {
+    const draft = newDraft('orchestrator');
+    for (let at = 0; at < 30; at++) addTask(draft, `T${at}`, {}, { blocked_by: at === 0 ? [] : [`T${at - 1}`] });
+    const { graph: kept, nodes } = decodeCheckpoint(bufferSource(encodeCheckpoint(draft.graph, ledger)), temp.file);
+    addTask(new GraphDraft(kept, NOW, 'orchestrator'), 'T-new', {}, { blocked_by: ['T3'] });
+    expect((kept.edges as unknown as CheckpointEdges).unread(), 'unread before the copy').to.not.equal(null);
+    const copy = copyForCheckpoint(kept);
+    expect((kept.edges as unknown as CheckpointEdges).unread(), 'unread after the copy').to.not.equal(null);
+    const written = Buffer.concat(await encodeCheckpointInSlices(copy, ledger, nodes));
+    const again = decodeCheckpoint(bufferSource(written), temp.file).graph;
+    expect(edgesOf(again)).to.deep.equal([...edgesOf(draft.graph), { from: 'T3', to: 'T-new', type: 'BLOCKS' }]);
   });
 
   for (const [name, damage] of [
