@@ -135,16 +135,17 @@ function writeHex(target: Buffer, at: number, value: number, digits: number): nu
   return at + digits;
 }
 
-/** A hex field as a number, or -1 when it is not lower-case hex. */
-function readHex(source: Buffer, at: number, digits: number): number {
-  let value = 0;
-  for (let digit = 0; digit < digits; digit++) {
-    const code = source[at + digit]!;
-    const nibble = code >= 0x30 && code <= 0x39 ? code - 0x30 : code >= 0x61 && code <= 0x66 ? code - 0x57 : -1;
-    if (nibble < 0) return -1;
-    value = value * 16 + nibble;
-  }
-  return value;
+/** A bucket's text between its quotes: lower-case hex digits, and nothing else. */
+const BUCKET_TEXT = new RegExp(`^[0-9a-f]{${BUCKET_CHARS}}$`);
+
+/**
+ * The hex field of `digits` digits at `at` of a bucket's text (checked hex already). Parsed by
+ * the engine, not digit by digit in a loop: a lookup parses some thirty fields a bucket, and such
+ * a loop got hot enough in one command for V8 to compile it with TurboFan (about 1.2 ms of CPU on
+ * a background thread, in an `accept` reading six nodes' slots).
+ */
+function hexField(text: string, at: number, digits: number): number {
+  return parseInt(text.slice(at, at + digits), 16);
 }
 
 /** The byte length of the line of a table of `buckets` buckets, newline included. */
@@ -210,16 +211,18 @@ export class SlotTable {
   private scan(bytes: Buffer, at: number, bucket: number, fingerprint: number, found: SlotHit[]): boolean | typeof DAMAGED {
     const { buckets, node_bytes: nodeBytes, nodes } = this.layout;
     if (bytes[at] !== QUOTE || bytes[at + BUCKET_CHARS + 1] !== QUOTE) return DAMAGED;
+    const text = bytes.toString('latin1', at + 1, at + 1 + BUCKET_CHARS);
+    if (!BUCKET_TEXT.test(text)) return DAMAGED;
     const body = bytes.subarray(at + 1 + CRC_CHARS, at + 1 + BUCKET_CHARS);
-    if (readHex(bytes, at + 1, CRC_CHARS) !== crc32(body, bucketSeed(bucket, buckets, nodeBytes))) return DAMAGED;
+    if (hexField(text, 0, CRC_CHARS) !== crc32(body, bucketSeed(bucket, buckets, nodeBytes))) return DAMAGED;
     for (let slot = 0; slot < SLOTS_PER_BUCKET; slot++) {
-      const entry = slot * ENTRY_CHARS;
-      const length = readHex(body, entry + 12, 8);
+      const entry = CRC_CHARS + slot * ENTRY_CHARS;
+      const length = hexField(text, entry + 12, 8);
       if (length === 0) return false;
-      const offset = readHex(body, entry + 4, 8);
-      const position = readHex(body, entry + 20, 6);
-      if (length < 0 || offset < 0 || offset + length >= nodeBytes || position < 0 || position >= nodes) return DAMAGED;
-      if (readHex(body, entry, 4) === fingerprint) found.push({ offset, length, position });
+      const offset = hexField(text, entry + 4, 8);
+      const position = hexField(text, entry + 20, 6);
+      if (offset + length >= nodeBytes || position >= nodes) return DAMAGED;
+      if (hexField(text, entry, 4) === fingerprint) found.push({ offset, length, position });
     }
     return true;
   }
