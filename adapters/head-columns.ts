@@ -217,9 +217,9 @@ function knowledgeRecordOf(entry: unknown): KnowledgeRecord | null {
 }
 
 /**
- * The entries of knowledge section `bytes` (checksum checked by the caller) whose text holds one of
+ * The entries of knowledge section `bytes` (checksum checked by the caller) whose scope holds one of
  * `values` as a JSON string, parsed: every entry whose scope names one of them, and a few others
- * (one whose initiative or domain is that string); the caller matches scopes. Null when the section
+ * (one whose scope holds it in another list); the caller matches scopes. Null when the section
  * cannot be read so: not one entry after a tab (a section written otherwise), or an escape in it
  * (a string escaped is not found by its plain text), or an entry found malformed.
  */
@@ -230,7 +230,12 @@ export function scopedKnowledge(bytes: Buffer, values: readonly string[]): Knowl
   const starts = new Set<number>();
   for (const value of values) {
     const needle = JSON.stringify(value);
-    for (let at = text.indexOf(needle, 1); at >= 0; at = text.indexOf(needle, at + needle.length)) starts.add(text.lastIndexOf(ENTRY_MARK, at));
+    for (let at = text.indexOf(needle, 1); at >= 0; at = text.indexOf(needle, at + needle.length)) {
+      const start = text.lastIndexOf(ENTRY_MARK, at);
+      // Only a hit inside the scope, the entry's one object, can be a scope's: one before its brace
+      // is the entry's own initiative or domain (a third of the hits at 50k nodes, parsed for nothing).
+      if (text.lastIndexOf('{', at) > start) starts.add(start);
+    }
   }
   const pieces: string[] = [];
   for (const start of [...starts].sort((a, b) => a - b)) {

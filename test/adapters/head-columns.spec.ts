@@ -22,6 +22,12 @@ describe('the knowledge section read by scope value', () => {
     expect(scopedKnowledge(section, ['nowhere'])).to.deep.equal([]);
   });
 
+  it("parses only the entries whose scope holds a value, not those whose own domain or initiative is that value", () => {
+    const own = [{ ...knowledgeHead('K-1', { tags: ['tag-x'] }), domain: 'billing', initiative: 'growth' }, knowledgeHead('K-2', { domains: ['billing'], initiatives: ['growth'] })];
+    const found = scopedKnowledge(knowledgeSection(own, [100, 200]), ['billing', 'growth']);
+    expect(found?.map(({ head }) => head.id)).to.deep.equal(['K-2']);
+  });
+
   it('parses the entries it found at once, not one parse each', () => {
     const parse = sinon.spy(JSON, 'parse');
     const found = scopedKnowledge(section, ['tag-x', 'billing', 'T-9']);
