@@ -109,10 +109,16 @@ export class StatusIndex {
   derivations = 0;
   /** The saved buckets read a page at a time, while no head is read whole (null once they prove damaged). */
   private savedBuckets: SavedBuckets | null | undefined;
-  /** The heads derived again over the saved buckets (null: the node is gone), for the marks they hold. */
-  private bucketChanges: { marks: number; heads: Map<NodeId, NodeHead | null> } | null = null;
-  /** How many marks were made: the heads derived over saved buckets hold while it stays. */
-  private marks = 0;
+  /**
+   * The heads marked since the save, derived again over the saved buckets (null: the node is gone),
+   * kept from one read to the next: a read derives only what was marked since the one before (a
+   * long-lived process reads status between every few commits).
+   */
+  private readonly bucketChanges = new Map<NodeId, NodeHead | null>();
+  /** Nodes marked since `bucketChanges` was last brought up to date. */
+  private readonly bucketMarks = new Set<NodeId>();
+  /** The saved bucket pages read so far, by bucket and page: the save never changes while it is read. */
+  private readonly savedPages = new Map<string, readonly NodeHead[] | null>();
   /** The bucket each node marked since the save was saved in, as the saved buckets answered (each group counted asks again). */
   private readonly savedKeys = new Map<NodeId, string | undefined | null>();
 
@@ -128,8 +134,8 @@ export class StatusIndex {
 
   /** Node `id` was written (or removed). Costs nothing now: its dependents are found when heads are next read. */
   nodeChanged(id: NodeId): void {
-    this.marks += 1;
     if (this.heads || this.saved) this.changed.add(id);
+    if (!this.heads && this.savedBuckets !== null) this.bucketMarks.add(id);
     if (this.knowledgeOnly) this.knowledgeChanged.add(id);
   }
 
@@ -150,6 +156,8 @@ export class StatusIndex {
   all(): ReadonlyMap<NodeId, NodeHead> {
     this.knowledgeOnly = false;
     this.knowledgeChanged.clear();
+    // Every head is read from here on: what was kept over the saved buckets is of no more use.
+    if (this.savedBuckets) this.dropSavedBuckets();
     if (!this.heads && this.saved) this.heads = this.readSaved();
     if (!this.heads) {
       this.heads = new Map();
@@ -200,7 +208,7 @@ export class StatusIndex {
       first: (limit) => {
         const listed: NodeHead[] = [];
         for (let page = 0; listed.length < limit; page++) {
-          const heads = buckets.page(key, page);
+          const heads = this.savedPage(buckets, key, page);
           if (heads === null) return this.savedBucketsDamaged(type, status).first(limit);
           if (heads.length === 0) break;
           for (const head of heads) if (!changes.has(head.id)) listed.push(head.blockers?.reads.some((id) => changes.has(id)) ? withoutSavedBlockers(head) : head);
@@ -215,7 +223,7 @@ export class StatusIndex {
     const changes = this.heads ? null : this.overSavedBuckets();
     const saved = changes ? this.savedBuckets!.claimed() : null;
     if (!changes || !saved) {
-      if (changes) this.savedBuckets = null;
+      if (changes) this.dropSavedBuckets();
       return this.claimed().inOrder();
     }
     const kept = saved.filter((head) => !changes.has(head.id));
@@ -230,25 +238,41 @@ export class StatusIndex {
   private overSavedBuckets(): Map<NodeId, NodeHead | null> | null {
     if (this.savedBuckets === undefined) this.savedBuckets = this.saved && typeof this.saved !== 'function' ? (this.saved.buckets?.() ?? null) : null;
     if (!this.savedBuckets) return null;
-    if (this.bucketChanges?.marks === this.marks) return this.bucketChanges.heads;
     // Past a few hundred marks (a process that keeps its state, a long tail), every head is read once and kept instead.
     if (this.changed.size > MARKS_OVER_SAVED_BUCKETS) {
-      this.savedBuckets = null;
+      this.dropSavedBuckets();
       return null;
     }
+    // As `all` keeps its heads: a head derived before stays true unless its node, or one its
+    // readiness follows, was marked since, and those are derived again here.
     const stale = new Set<NodeId>();
-    for (const id of this.changed) {
+    for (const id of this.bucketMarks) {
       stale.add(id);
       for (const dependent of readinessDependents(this.graph, this.edges, id)) stale.add(dependent);
     }
-    const heads = new Map<NodeId, NodeHead | null>();
+    this.bucketMarks.clear();
     for (const id of stale) {
       this.derivations += 1;
       const node = nodeOf(this.graph, id);
-      heads.set(id, node ? headOf(this.graph, this.edges, node) : null);
+      this.bucketChanges.set(id, node ? headOf(this.graph, this.edges, node) : null);
     }
-    this.bucketChanges = { marks: this.marks, heads };
-    return heads;
+    return this.bucketChanges;
+  }
+
+  /** Page `page` of saved bucket `key`, read once. */
+  private savedPage(buckets: SavedBuckets, key: string, page: number): readonly NodeHead[] | null {
+    const at = `${key} ${page}`;
+    if (!this.savedPages.has(at)) this.savedPages.set(at, buckets.page(key, page));
+    return this.savedPages.get(at)!;
+  }
+
+  /** The saved buckets are read no more (damaged, or every head is read instead): what was kept over them goes. */
+  private dropSavedBuckets(): void {
+    this.savedBuckets = null;
+    this.bucketChanges.clear();
+    this.bucketMarks.clear();
+    this.savedPages.clear();
+    this.savedKeys.clear();
   }
 
   /** The bucket node `id` was saved in, read once: the save never changes while it is read. */
@@ -259,7 +283,7 @@ export class StatusIndex {
 
   /** Saved buckets proved damaged: every head is read (or derived) instead, for good. */
   private savedBucketsDamaged(type: NodeType, status: string): GroupHead {
-    this.savedBuckets = null;
+    this.dropSavedBuckets();
     return this.statusGroup(type, status);
   }
 

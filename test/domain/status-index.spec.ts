@@ -172,10 +172,14 @@ describe('status groups over saved buckets', () => {
     for (let at = 0; at < count; at++) addTask(draft, `T${at}`);
     const heads = [...statusesOf(draft.graph).all().values()].map((head) => structuredClone(head));
     const groups = new Map<string, NodeHead[]>();
+    const reads: Record<string, number> = {};
     for (const head of heads) groups.set(`${head.type} ${head.status}`, [...(groups.get(`${head.type} ${head.status}`) ?? []), head]);
     const buckets = {
       counts: new Map([...groups].map(([key, list]) => [key, list.length])),
-      page: (key: string, page: number) => (groups.get(key) ?? []).slice(page * 200, (page + 1) * 200),
+      page: (key: string, page: number) => {
+        reads[`${key} ${page}`] = (reads[`${key} ${page}`] ?? 0) + 1;
+        return (groups.get(key) ?? []).slice(page * 200, (page + 1) * 200);
+      },
       bucketOf: (id: string) => {
         const head = heads.find((candidate) => candidate.id === id);
         return head && `${head.type} ${head.status}`;
@@ -183,7 +187,7 @@ describe('status groups over saved buckets', () => {
       claimed: () => [],
     };
     const state = projectState(structuredClone({ ...draft.graph }), { heads: { all: () => heads, knowledge: () => [], buckets: () => buckets } });
-    return { state, statuses: statusesOf(state) };
+    return { state, statuses: statusesOf(state), pageReads: () => reads };
   }
 
   it('answers a group from the saved count and first page, deriving only the marked heads', () => {
@@ -193,6 +197,22 @@ describe('status groups over saved buckets', () => {
     expect(statuses.statusGroup('task', 'ready').count).to.equal(299);
     expect(statuses.statusGroup('task', 'in_progress').first(20).map((head) => head.id)).to.deep.equal(['T7']);
     expect(statuses.derivations).to.equal(1);
+  });
+
+  it('in a long-lived process, a read derives only the heads marked since the read before, and reads each saved page once', () => {
+    const { state, statuses, pageReads } = seeded(300);
+    const perRead: number[] = [];
+    for (let at = 0; at < 100; at++) {
+      const before = statuses.derivations;
+      take(new GraphDraft(state, NOW, 'bob'), `T${at}`);
+      expect(statuses.statusGroup('task', 'ready').count).to.equal(299 - at);
+      const stillReady = Array.from({ length: 300 - at - 1 }, (_, index) => `T${at + 1 + index}`).sort();
+      expect(statuses.statusGroup('task', 'ready').first(5).map((head) => head.id)).to.deep.equal(stillReady.slice(0, 5));
+      expect(statuses.statusGroup('task', 'in_progress').first(100)).to.have.length(at + 1);
+      perRead.push(statuses.derivations - before);
+    }
+    expect(perRead, 'heads derived at each status').to.deep.equal(perRead.map(() => 1));
+    expect(pageReads(), 'saved pages read').to.deep.equal({ 'task ready 0': 1, 'task in_progress 0': 1 });
   });
 
   it('past 512 marked nodes, reads every head once and keeps them, instead of deriving the marks at every read', () => {
