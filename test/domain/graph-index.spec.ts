@@ -71,6 +71,28 @@ describe('graph index read from saved endpoints', () => {
     expect(new Set(asked).size).to.equal(asked.length);
   });
 
+  it('gives a node read without edges no lists of its own until an edge of its changes, and that edge to it alone', () => {
+    const draft = newDraft();
+    for (let at = 0; at < 100; at++) addTask(draft, `T${at}`);
+    const graph = draft.graph;
+    const sut = new GraphIndex(graph, { of: () => ({ into: [], outOf: [] }) });
+    for (let at = 0; at < 100; at++) expect(sut.into(`T${at}`, 'BLOCKS')).to.deep.equal([]);
+    expect(sut.ownLists, 'nodes with lists of their own').to.equal(0);
+    const added: Edge = { from: 'T1', to: 'T2', type: 'BLOCKS' };
+    (graph.edges as Edge[]).push(added);
+    sut.added(added);
+    expect(sut.ownLists).to.equal(2);
+    expect(sut.outOf('T1', 'BLOCKS')).to.deep.equal([added]);
+    expect(sut.into('T2', 'BLOCKS')).to.deep.equal([added]);
+    for (const id of ['T0', 'T3', 'T99']) expect([...sut.into(id, 'BLOCKS'), ...sut.outOf(id, 'BLOCKS')], id).to.deep.equal([]);
+    // A node first read after the change gets the change applied on lists of its own.
+    const later = new GraphIndex(graph, { of: () => ({ into: [], outOf: [] }) });
+    later.added(added);
+    expect(later.into('T2', 'BLOCKS')).to.deep.equal([added]);
+    expect(later.into('T5', 'BLOCKS')).to.deep.equal([]);
+    expect(later.ownLists).to.equal(1);
+  });
+
   it('groups the whole edge list instead once a saved entry proves damaged', () => {
     const draft = newDraft();
     for (const id of ['A', 'B']) addTask(draft, id);
