@@ -1,7 +1,7 @@
 import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
 import type { NodeListing } from '../domain/node-summary.js';
 import type { SavedBlockers } from '../domain/blockers.js';
-import type { NodeHead, SavedBuckets } from '../domain/status-index.js';
+import type { ClaimedTask, NodeHead, SavedBuckets } from '../domain/status-index.js';
 import { LISTED_BY_DEFAULT } from '../domain/status-report.js';
 import { crc32 } from './crc32.js';
 import { SavedEndpoints } from './edge-endpoints.js';
@@ -151,7 +151,8 @@ type ListingEntry = [string, string[], number];
  * The sections that keep the status buckets apart (what `status` reads without every head):
  * `buckets` (their names, `<type> <status>`, their counts and pages), `bucket_of` (one character
  * per node, in the order of the ids: the number of its bucket, from `0`), `claims` (the claimed
- * tasks in progress, the longest-held first) and `bucket <n> <page>` (a bucket's heads, oldest
+ * tasks in progress, the longest-held first, `[id, by, at]` each: what a stale-claim alert says
+ * of its task) and `bucket <n> <page>` (a bucket's heads, oldest
  * first, in pages of `pageBounds`). A head is `[id, created_at, initiative, domain, claim, priority, scope]`.
  * Given `listingOf`, the pages of the first LISTED_HEADS heads of each bucket `status` lists
  * without `--all` (LISTED_BY_DEFAULT) each have a `listing <n> <page>` too: each head's
@@ -183,7 +184,7 @@ export function bucketSections(
   const sections: [string, Buffer][] = [
     ['buckets', Buffer.from(JSON.stringify({ names, counts, pages }))],
     ['bucket_of', Buffer.from(JSON.stringify(of))],
-    ['claims', Buffer.from(JSON.stringify(claimed.map(entryOf)))],
+    ['claims', Buffer.from(JSON.stringify(claimed.map(claimEntryOf)))],
   ];
   for (const [at, [, heads]] of groups.entries()) {
     for (const [page, [start, end]] of bounds[at]!.entries()) {
@@ -204,6 +205,26 @@ type HeadEntry = [NodeId, string, string, string | null, Claim | null, number | 
 
 function entryOf(head: NodeHead): HeadEntry {
   return [head.id, head.created_at, head.initiative, head.domain, head.claim, head.priority, head.scope];
+}
+
+/** A claimed task as a `claims` entry holds it: all a stale-claim alert says of it, a third of its head's entry. */
+type ClaimEntry = [NodeId, string, string];
+
+function claimEntryOf(head: NodeHead): ClaimEntry {
+  return [head.id, head.claim!.by, head.claim!.at];
+}
+
+/**
+ * The claimed task a `claims` entry holds, or null when it is malformed: `[id, by, at]`, or a
+ * whole head entry, as checkpoints written before the entries were cut to that held them.
+ */
+function claimedOfEntry(entry: unknown): ClaimedTask | null {
+  if (!Array.isArray(entry) || entry.length !== 3) {
+    const head = headOfEntry(entry, 'task', 'in_progress');
+    return head?.claim ? head : null;
+  }
+  const [id, by, at] = entry as unknown[];
+  return typeof id === 'string' && typeof by === 'string' && typeof at === 'string' ? { id, claim: { by, at } } : null;
 }
 
 /** The ids whose listing a save of these buckets holds: the first LISTED_HEADS heads of each bucket `status` lists by default. */
@@ -401,7 +422,7 @@ export class SavedHeadsLine {
     let of: string | null | undefined;
     let endpoints: SavedEndpoints | null | undefined;
     // Read once: every status lists them, and at 50k nodes parsing the section again cost about 1 ms a status.
-    let claimed: NodeHead[] | null | undefined;
+    let claimed: ClaimedTask[] | null | undefined;
     return {
       counts: new Map((names as string[]).map((name, at) => [name, counts[at] as number])),
       page: (key, page) => {
@@ -448,8 +469,8 @@ export class SavedHeadsLine {
       claimed: () => {
         if (claimed !== undefined) return claimed;
         const entries = this.section('claims');
-        const heads = Array.isArray(entries) ? entries.map((entry) => headOfEntry(entry, 'task', 'in_progress')) : null;
-        claimed = heads?.every((head) => head !== null && head.claim !== null) ? (heads as NodeHead[]) : null;
+        const tasks = Array.isArray(entries) ? entries.map(claimedOfEntry) : null;
+        claimed = tasks?.every((task) => task !== null) ? (tasks as ClaimedTask[]) : null;
         return claimed;
       },
     };

@@ -58,8 +58,11 @@ export interface SavedBuckets {
   /** The bucket node `id` was saved in (undefined: the save does not hold it). */
   bucketOf(id: NodeId): string | undefined | null;
   /** The claimed tasks in progress, the longest-held first. */
-  claimed(): readonly NodeHead[] | null;
+  claimed(): readonly ClaimedTask[] | null;
 }
+
+/** A claimed task in progress as the stale-claim alerts read it (a head is one; a saved `claims` entry holds no more). */
+export type ClaimedTask = Pick<NodeHead, 'id' | 'claim'>;
 
 /** A status group as `status` shows it: how many heads it has, and the first few. */
 export interface GroupHead {
@@ -219,7 +222,7 @@ export class StatusIndex {
   }
 
   /** The claimed tasks in progress, the longest-held first, as `statusGroup` reads them. */
-  claimedInOrder(): readonly NodeHead[] {
+  claimedInOrder(): readonly ClaimedTask[] {
     const changes = this.heads ? null : this.overSavedBuckets();
     const saved = changes ? this.savedBuckets!.claimed() : null;
     if (!changes || !saved) {
@@ -552,6 +555,6 @@ function byExpiry(a: NodeHead, b: NodeHead): number {
 }
 
 /** The longest-held claim first, then by id: the order of stale-claim alerts. */
-function byClaimAge(a: NodeHead, b: NodeHead): number {
+function byClaimAge(a: ClaimedTask, b: ClaimedTask): number {
   return compareAge(a.claim!.at, a.id, b.claim!.at, b.id);
 }

@@ -6,7 +6,7 @@ import { DomainError } from './errors.js';
 import type { GraphView } from './graph-view.js';
 import { GATE_STATUSES, KNOWLEDGE_STATUSES, type AgentName, type NodeType } from './model.js';
 import { summarizeAs, summarizeListed, type NodeSummary } from './node-summary.js';
-import type { NodeHead, StatusIndex } from './status-index.js';
+import type { ClaimedTask, NodeHead, StatusIndex } from './status-index.js';
 
 /** The statuses `--status` accepts: every derived task status, and those of gates and knowledge. */
 export const STATUS_VALUES = [
@@ -145,7 +145,7 @@ function inScope(head: NodeHead, filters: StatusFilters): boolean {
 }
 
 /** Every stale claim of the project, the longest-held first; only `--claimed-by` narrows them. */
-function staleClaims(claimed: readonly NodeHead[], now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
+function staleClaims(claimed: readonly ClaimedTask[], now: Timestamp, filters: StatusFilters): StaleClaimAlert[] {
   const alerts: StaleClaimAlert[] = [];
   // A claim taken at or before the cutoff is stale: one string comparison, not two dates parsed, per claim.
   const cutoff = timestampBefore(now, filters.staleMs);

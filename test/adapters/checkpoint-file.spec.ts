@@ -6,14 +6,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { bufferSource, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, readCheckpoint } from '../../adapters/checkpoint-file.js';
 import { crc32 } from '../../adapters/crc32.js';
+import { SavedHeadsLine } from '../../adapters/heads-line.js';
 import { encodeSlotTable, SlotTable } from '../../adapters/node-slots.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { take } from '../../domain/lifecycle.js';
 import { CheckpointEdges, CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { GraphIndex } from '../../domain/graph-index.js';
 import type { ProjectState } from '../../domain/project-state.js';
-import type { Graph, GraphNode } from '../../domain/model.js';
+import type { Graph, GraphNode, TaskNode } from '../../domain/model.js';
 import { statusReport } from '../../domain/status-report.js';
+import { editSavedClaims } from '../support/checkpoint-json.js';
 import { seededRandom } from '../support/crash-file-system.js';
 import { NOW, addKnowledge, addTask, newDraft } from '../support/graphs.js';
 
@@ -88,6 +90,38 @@ describe('checkpoint file', () => {
       expect(headsRead()).to.equal(afterFirst);
     } finally {
       reads.restore();
+    }
+  });
+
+  it('saves each claim as what a stale-claim alert says of its task, [id, by, at]; whole heads, as earlier checkpoints saved them, give the same alerts', () => {
+    const draft = newDraft();
+    addTask(draft, 'T-1');
+    addTask(draft, 'T-2');
+    take(draft, 'T-1');
+    const later = '2026-01-02T05:00:00.000Z';
+    take(new GraphDraft(draft.graph, later, 'bob'), 'T-2', 60_000);
+    writeFileSync(temp.file, encodeCheckpoint(draft.graph, ledger));
+    expect(JSON.parse(readFileSync(temp.file, 'utf8')).checkpoint.heads.claims).to.deep.equal([
+      ['T-1', 'alice', NOW],
+      ['T-2', 'bob', later],
+    ]);
+    const alerts = () => {
+      const { graph } = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
+      return statusReport(new GraphDraft(graph, later, null), later, { staleMs: 0, limit: 1, all: false }).alerts;
+    };
+    const expected = alerts();
+    expect(expected.map((alert) => [alert.node, alert.claimed_by, alert.age_ms])).to.deep.equal([
+      ['T-1', 'alice', Date.parse(later) - Date.parse(NOW)],
+      ['T-2', 'bob', 0],
+    ]);
+    // The claims as a checkpoint written before saved them: each task's whole head, read as such, no other head read.
+    editSavedClaims(temp.file, ['T-1', 'T-2'].map((id) => [id, NOW, 'core', null, (nodeOf(draft.graph, id) as TaskNode).claim, null, null]));
+    const everyHead = sinon.spy(SavedHeadsLine.prototype, 'all');
+    try {
+      expect(alerts()).to.deep.equal(expected);
+      expect(everyHead.callCount).to.equal(0);
+    } finally {
+      everyHead.restore();
     }
   });
 
