@@ -117,7 +117,7 @@ export class StatusIndex {
    * kept from one read to the next: a read derives only what was marked since the one before (a
    * long-lived process reads status between every few commits).
    */
-  private readonly bucketChanges = new Map<NodeId, NodeHead | null>();
+  private bucketChanges = new Map<NodeId, NodeHead | null>();
   /** Nodes marked since `bucketChanges` was last brought up to date. */
   private readonly bucketMarks = new Set<NodeId>();
   /** The saved bucket pages read so far, by bucket and page: the save never changes while it is read. */
@@ -272,7 +272,8 @@ export class StatusIndex {
   /** The saved buckets are read no more (damaged, or every head is read instead): what was kept over them goes. */
   private dropSavedBuckets(): void {
     this.savedBuckets = null;
-    this.bucketChanges.clear();
+    // Replaced, not cleared: a group handed out before (`statusGroup`) lists its first heads from it later.
+    this.bucketChanges = new Map();
     this.bucketMarks.clear();
     this.savedPages.clear();
     this.savedKeys.clear();

@@ -215,6 +215,16 @@ describe('status groups over saved buckets', () => {
     expect(pageReads(), 'saved pages read').to.deep.equal({ 'task ready 0': 1, 'task in_progress 0': 1 });
   });
 
+  it('a group taken over the saved buckets lists no stale head when every head is read before its first heads are (status --claimed-by)', () => {
+    const { state, statuses } = seeded(300);
+    cancel(new GraphDraft(state, NOW, 'orchestrator'), 'T0', 'dropped');
+    const ready = statuses.statusGroup('task', 'ready');
+    // `--claimed-by` reads the in-progress bucket whole: every head is read from then on.
+    statuses.bucket('task', 'in_progress');
+    expect(ready.count).to.equal(299);
+    expect(ready.first(2).map((head) => head.id)).to.deep.equal(['T1', 'T10']);
+  });
+
   it('past 512 marked nodes, reads every head once and keeps them, instead of deriving the marks at every read', () => {
     const { state, statuses } = seeded(600);
     for (let at = 0; at < 600; at++) indexesOf(state).nodeChanged(`T${at}`);
