@@ -12,6 +12,11 @@
  * is one JSON string of FILTER_CHARS characters per entry. A line holding an escape that stores a
  * printable character otherwise (`\u0041`: never written by taskdag) gets every bit set, since
  * its text is not what its value holds.
+ *
+ * The section is read only beside heads of this release's STATUS_RULES_VERSION (the heads line is
+ * used whole or not at all): a change to which bit a run sets (the hash, the width, the runs that
+ * count) bumps it, or a file saved before would rule out lines that hold the query, and `search`
+ * would miss them. test/adapters/knowledge-trigrams.spec.ts pins a filter to the version.
  */
 import { knowledgeHeadsOf, type KnowledgeRecord } from './head-columns.js';
 

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { knowledgeSection } from '../../adapters/head-columns.js';
 import { knowledgeHoldingBits, trigramBits, trigramFilter, trigramSection } from '../../adapters/knowledge-trigrams.js';
 import type { NodeHead } from '../../domain/status-index.js';
+import { STATUS_RULES_VERSION } from '../../domain/status.js';
 import { seededRandom } from '../support/crash-file-system.js';
 
 function knowledgeHead(id: string): NodeHead {
@@ -70,5 +72,13 @@ describe("the knowledge lines' trigram filters", () => {
     // One filter short of the entries, or entries not after tabs.
     expect(knowledgeHoldingBits(knowledge, trigramSection(filters.slice(1)), trigramBits(['alpha']))).to.equal(null);
     expect(knowledgeHoldingBits(Buffer.from(JSON.stringify(JSON.parse(knowledge.toString('utf8')))), trigrams, trigramBits(['alpha']))).to.equal(null);
+  });
+
+  it('are those of the rules version that gates them: a filter that changes bumps STATUS_RULES_VERSION, so files saved before are not misread', () => {
+    // A file keeps its filters across releases; read under other bits, they would rule out lines
+    // that hold the query. Change this pair only together: the new filter's digest and a new version.
+    const filter = trigramFilter(Buffer.from('"K-1":{"title":"Zebrafish Care","body":"Keep the tank at 28 C; see docs/fish.md"}'));
+    const digest = createHash('sha256').update(filter).digest('hex').slice(0, 16);
+    expect({ rules: STATUS_RULES_VERSION, filter: digest }).to.deep.equal({ rules: 2, filter: 'f4ef0140491763d3' });
   });
 });
