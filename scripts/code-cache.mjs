@@ -66,13 +66,31 @@ const pointRound = (id) => [
 ];
 /**
  * The point commands that get a cache of their own, each warmed by a fresh Node that runs only it
- * (on a second task, in the round's order); the others start from the one the whole round warms.
+ * (in the round's order); the others start from the one the whole round warms.
  */
 const POINT_OWN = [...new Set(pointRound('T-q').map(([word]) => word))];
+/**
+ * The round that warms the point commands' own caches, on a project laid out as one that has
+ * lived a while (bench/generate.mjs, `lived` below): its nodes in a checkpoint, found through the
+ * slot table with their saved heads and edges, a short ledger tail after it. Warmed on the small
+ * project above, whose nodes were all still in the ledger, a command's cache held code a real
+ * project never runs and missed what it does run, which V8 then compiled on every command: 14 M
+ * instructions more in an `accept` on a 10k-node project, 3.5 M in an `update` (BENCHMARKS.md).
+ */
+const livedRound = ({ initiative, sample, pools }, worker, reviewer) => [
+  ['add-task', '--initiative', initiative, '--title', 'warm', '--body', 'b', '--acceptance', 'a', '--blocked-by', sample.task, '--as', worker],
+  ['update', sample.task, '--title', 'p', '--as', worker],
+  ['add-note', sample.task, 'noted', '--as', worker],
+  ['context', sample.task, '--as', worker],
+  ['take', pools.take[0], '--as', worker],
+  ['take', 'T-missing', '--as', worker],
+  ['submit', pools.submit[0], '--note', 'n', '--as', worker],
+  ['accept', pools.accept[0], '--as', reviewer],
+];
 /** The cache kind that stands for the point commands' round in a child's arguments. */
 const POINT_ROUND = '--point';
 
-if (process.argv[3] === '--reads') await warmReads(process.argv[4], process.argv[5], process.argv[6], process.argv[7]);
+if (process.argv[3] === '--reads') await warmReads(process.argv[4], process.argv[5], process.argv[6], process.argv[7], process.argv[8]);
 else await warmAll();
 
 /** The `all` cache, from a round of every kind of command in a new scratch project; then the `reads` cache there. */
@@ -90,7 +108,13 @@ async function warmAll() {
     if (graphReads) for (const { name } of require('../build/entrypoints/cli/graph-reads.js').GRAPH_READS) warmReadsOf(graphReads, name);
     if (pointCommands) {
       warmReadsOf(pointCommands, POINT_ROUND);
-      for (const word of POINT_OWN) warmReadsOf(pointCommands, POINT_ROUND, word);
+      const round = await lived(path.join(scratch, 'lived'));
+      for (const word of POINT_OWN) {
+        const commands = round.commands.filter(([first]) => first === word);
+        execFileSync(process.execPath, [fileURLToPath(import.meta.url), pointCommands, '--reads', round.checkout, round.home, POINT_ROUND, word, JSON.stringify(commands)], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+      }
     }
   } finally {
     process.chdir(os.tmpdir());
@@ -99,15 +123,33 @@ async function warmAll() {
 }
 
 /**
+ * A project of a few hundred nodes written as the bench writes its own (bench/generate.mjs), with
+ * a round of the same commands on other tasks committed after its checkpoint: a ledger tail of
+ * every kind of change to replay, and heads to derive again for the nodes it changed. The round
+ * that warms the point commands on it, and where it is.
+ */
+async function lived(dir) {
+  const { writeProject, WORKER, REVIEWER } = await import('../bench/generate.mjs');
+  const fixture = await writeProject(dir, 'warm', { size: 2_000, logEntries: 2_000, poolSize: 2 });
+  const { HOME: home } = fixture.env;
+  const { TASKDAG_AGENT: _agent, ...env } = process.env;
+  const other = { ...fixture, pools: { take: fixture.pools.take.slice(1), submit: fixture.pools.submit.slice(1), accept: fixture.pools.accept.slice(1) } };
+  for (const line of livedRound(other, WORKER, REVIEWER).filter(([word, id]) => word !== 'context' && id !== 'T-missing')) {
+    execFileSync(process.execPath, ['-e', `require(${JSON.stringify(program)}).run(${JSON.stringify(line)})`], { cwd: fixture.checkout, env: { ...env, TASKDAG_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return { checkout: fixture.checkout, home, commands: livedRound(fixture, WORKER, REVIEWER) };
+}
+
+/**
  * The `reads` cache, in a process that has run nothing else, on the project in `checkout`; given
  * a `command`, the cache of that command alone (the graph reads' program's); given the point
  * round, the point commands' program's shared cache, or with a `word` that command's own.
  */
-async function warmReads(checkout, home, command, word) {
+async function warmReads(checkout, home, command, word, commands) {
   try {
     if (command === undefined) await warm('reads', READS, checkout, home);
     else if (command === POINT_ROUND && word === undefined) await warm('all', pointRound('T-p'), checkout, home);
-    else if (command === POINT_ROUND) await warm(word, pointRound('T-q').filter(([first]) => first === word), checkout, home);
+    else if (command === POINT_ROUND) await warm(word, JSON.parse(commands), checkout, home);
     else await warm(command, READS.filter(([word]) => word === command), checkout, home);
   } finally {
     process.chdir(os.tmpdir());
