@@ -480,9 +480,17 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
   };
 }
 
+/**
+ * How much of a checkpoint's start a load reads first: its first two lines (the graph's header and
+ * the checkpoint member) take about 3 KB whatever the graph's size, unless it has many initiatives
+ * or remembers many requests. A read of 64 KB cost every command a buffer of that size and, for
+ * `checkpointPosition`, a string of it.
+ */
+const FIRST_LINES_READ = 4 * 1024;
+
 /** The file's start, read in growing chunks until it holds `count` whole lines (or the file ends). */
 function firstLines(source: ByteSource, count: number): Buffer {
-  for (let length = 64 * 1024; ; length *= 4) {
+  for (let length = FIRST_LINES_READ; ; length *= 4) {
     const bytes = source.bytes(0, Math.min(length, source.size));
     if (lineBreaks(bytes, count).length === count || bytes.length >= source.size) return bytes;
   }
@@ -566,10 +574,16 @@ function slotsLineHolds(source: ByteSource, line: LineBounds): boolean {
 /** The ledger position a checkpoint is taken at, read from its first two lines only; null when they do not say. */
 export function checkpointPosition(source: ByteSource): LedgerRef | null {
   // The member starts with its note and its ledger (encodeSlices): a few hundred bytes into line 2.
-  const start = source.bytes(0, Math.min(source.size, 64 * 1024)).toString('utf8');
-  const line2 = start.indexOf(`\n${CHECKPOINT_MEMBER}`);
-  const match = line2 < 0 ? null : /^\{"note":"(?:[^"\\]|\\.)*","ledger":\{"file":("(?:[^"\\]|\\.)*"),"bytes":(\d+)\}/.exec(start.slice(line2 + 1 + CHECKPOINT_MEMBER.length));
-  return match ? { file: JSON.parse(match[1]!) as string, bytes: Number(match[2]) } : null;
+  for (const length of [FIRST_LINES_READ, 64 * 1024]) {
+    const bytes = source.bytes(0, Math.min(source.size, length));
+    const start = bytes.toString('utf8');
+    const line2 = start.indexOf(`\n${CHECKPOINT_MEMBER}`);
+    // A read cut short cuts the match too: the ledger's closing brace is part of it.
+    const match = line2 < 0 ? null : /^\{"note":"(?:[^"\\]|\\.)*","ledger":\{"file":("(?:[^"\\]|\\.)*"),"bytes":(\d+)\}/.exec(start.slice(line2 + 1 + CHECKPOINT_MEMBER.length));
+    if (match) return { file: JSON.parse(match[1]!) as string, bytes: Number(match[2]) };
+    if (bytes.length >= source.size) break;
+  }
+  return null;
 }
 
 /** What a damaged checkpoint's first lines still tell, if they are intact: for salvage, never for loading. */

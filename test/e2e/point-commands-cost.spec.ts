@@ -68,10 +68,38 @@ describe('what a point command costs beyond its answer', function () {
     expect([...(answer.newly_ready as string[])].sort()).to.deep.equal([...dependents].sort());
   });
 
+  /** A bench project of 2,000 nodes (bench/generate.mjs): its nodes in a checkpoint of about 3 MB. */
+  let lived: Promise<any> | null = null;
+  const livedProject = () => (lived ??= import(GENERATOR).then(({ writeProject }) => writeProject(path.join(sandbox.root, 'lived'), 'lived', { size: 2_000, logEntries: 2_000, poolSize: 3 })));
+  const runIn = (fixture: any, args: string[], node: string[] = []) =>
+    spawnSync(process.execPath, [...node, BINARY, ...args], { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env }, encoding: 'utf8', timeout: 20_000 });
+
+  it("reads the first lines of its checkpoint (about 3 KB), not the first 64 KB, to open it and to check it is still the one on disk", async () => {
+    const fixture = await livedProject();
+    const probe = path.join(sandbox.root, 'checkpoint-reads.js');
+    writeFileSync(
+      probe,
+      [
+        "const fs = require('node:fs'); const open = fs.openSync; const read = fs.readSync; const checkpoints = new Set(); let bytes = 0;",
+        "fs.openSync = function (file, ...rest) { const fd = open.call(this, file, ...rest); if (String(file).endsWith('tasks.json')) checkpoints.add(fd); return fd; };",
+        'fs.readSync = function (fd, ...rest) { const got = read.call(this, fd, ...rest); if (checkpoints.has(fd)) bytes += got; return got; };',
+        "process.on('exit', () => fs.writeSync(2, JSON.stringify({ bytes })));",
+      ].join('\n'),
+    );
+    const bytesRead = (args: string[]) => {
+      const ran = runIn(fixture, args, ['--require', probe]);
+      expect(ran.status, ran.stdout).to.equal(0);
+      return (JSON.parse(ran.stderr) as { bytes: number }).bytes;
+    };
+    // Its first lines twice (before the lock and under it), a bucket of the slot table, the node's line, its heads (64 KB twice before).
+    expect(bytesRead(['update', fixture.sample.task, '--title', 'read', '--as', 'a'])).to.be.below(16 * 1024);
+    expect(bytesRead(['show', fixture.sample.task])).to.be.below(8 * 1024);
+  });
+
   it("runs on a project that has lived a while (nodes in a checkpoint, a ledger tail) from its own code cache, compiling nothing it lacks", async () => {
-    const { writeProject, WORKER, REVIEWER } = await import(GENERATOR);
-    const fixture = await writeProject(path.join(sandbox.root, 'lived'), 'lived', { size: 2_000, logEntries: 2_000, poolSize: 3 });
-    const run = (args: string[]) => spawnSync(process.execPath, [BINARY, ...args], { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env }, encoding: 'utf8', timeout: 20_000 });
+    const { WORKER, REVIEWER } = await import(GENERATOR);
+    const fixture = await livedProject();
+    const run = (args: string[]) => runIn(fixture, args);
     // A tail of every kind of change, on tasks of their own.
     for (const args of [
       ['update', fixture.sample.task, '--title', 'p', '--as', WORKER],
