@@ -115,3 +115,26 @@ describe('e2e: read commands', function () {
     });
   });
 });
+
+describe('e2e: status over a saved checkpoint and a ledger tail after it', function () {
+  this.timeout(60_000);
+  let sandbox: Sandbox;
+  afterEach(() => sandbox.remove());
+
+  it('--all --claimed-by lists a group read from the saved buckets without a task the tail moved out of it', async () => {
+    sandbox = new Sandbox();
+    const run = (...args: string[]) => sandbox.ok(args);
+    await sandbox.init();
+    await run('add-initiative', 'billing', '--as', 'planner');
+    for (const id of ['T-0', 'T-1', 'T-2']) await run('add-task', id, '--initiative', 'billing', '--title', id, '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'planner');
+    // Two notes of 20 KB pass the smallest checkpoint threshold (32 KiB): the three tasks are saved ready.
+    for (const at of [0, 1]) await run('add-note', 'T-2', `note ${at} ${'x'.repeat(20_000)}`, '--as', 'planner');
+    // The ledger tail: one ready task canceled, one taken.
+    await run('cancel', 'T-0', '--reason', 'dropped', '--as', 'orchestrator');
+    await run('take', 'T-1', '--as', 'alice');
+    const status = await run('status', '--all', '--claimed-by', 'alice');
+    const ids = (group: { id: string }[]) => group.map((task) => task.id);
+    expect({ ready: ids(status.tasks.ready), in_progress: ids(status.tasks.in_progress), canceled: ids(status.tasks.canceled) }).to.deep.equal({ ready: ['T-2'], in_progress: ['T-1'], canceled: ['T-0'] });
+    expect(status.summary.ready).to.equal(1);
+  });
+});
