@@ -152,10 +152,11 @@ export class FsProjectStore implements ProjectStore {
   }
 
   async transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R> {
-    this.ensureDirectory();
     // Loaded before the lock, as a read is: under it only what other writers appended meanwhile
     // is read (caughtUp), so agents queueing for the lock each hold it for their change alone.
     const early = this.keepHot ? null : this.loadBeforeLock();
+    // A project with a state has its directory: only a first transaction (or a server's) makes it.
+    if (early === null) this.ensureDirectory();
     let loaded: Loaded | null = null;
     try {
       const result = await this.lock.withLock('exclusive', () => this.transactLocked((loaded = this.caughtUp(early)), work));

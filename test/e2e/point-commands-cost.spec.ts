@@ -74,6 +74,19 @@ describe('what a point command costs beyond its answer', function () {
   const runIn = (fixture: any, args: string[], node: string[] = []) =>
     spawnSync(process.execPath, [...node, BINARY, ...args], { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env }, encoding: 'utf8', timeout: 20_000 });
 
+  it('makes no directory for a project that has its state (a mkdir and a stat each command before)', async () => {
+    const probe = path.join(sandbox.root, 'directories.js');
+    writeFileSync(
+      probe,
+      "const fs = require('node:fs'); const mkdir = fs.mkdirSync; let made = 0; fs.mkdirSync = function (...args) { made++; return mkdir.apply(this, args); }; process.on('exit', () => fs.writeSync(2, JSON.stringify({ made })));",
+    );
+    const task = (await sandbox.ok(['add-task', '--initiative', 'cost', '--title', 'dir', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'probe'])).node.id as string;
+    for (const args of [['update', task, '--title', 'x', '--as', 'probe'], ['add-note', task, 'noted', '--as', 'probe']]) {
+      const ran = spawnSync(process.execPath, ['--require', probe, BINARY, ...args], { cwd: sandbox.checkout, env: sandbox.env(), encoding: 'utf8', timeout: 20_000 });
+      expect({ status: ran.status, ...JSON.parse(ran.stderr) }, args.join(' ')).to.deep.equal({ status: 0, made: 0 });
+    }
+  });
+
   it("reads the first lines of its checkpoint (about 3 KB), not the first 64 KB, to open it and to check it is still the one on disk", async () => {
     const fixture = await livedProject();
     const probe = path.join(sandbox.root, 'checkpoint-reads.js');
