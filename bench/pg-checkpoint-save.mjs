@@ -12,33 +12,18 @@ import { parseArgs } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import { childrenCpuMsOf } from './server-driver.mjs';
+import { seededPgProject } from './pg-seeded-project.mjs';
 
 const { values: options } = parseArgs({ options: { nodes: { type: 'string', default: '50000' }, rounds: { type: 'string', default: '2' }, build: { type: 'string' } } });
 const ROOT = path.resolve(options.build ?? path.join(path.dirname(new URL(import.meta.url).pathname), '..'));
 const require = createRequire(path.join(ROOT, 'package.json'));
-const { openPool } = require('./build/adapters/postgres/pg-pool.js');
-const { migrate } = require('./build/adapters/postgres/pg-schema.js');
-const { PgProjectStoreFactory } = require('./build/adapters/postgres/pg-project-store.js');
-const { freshDatabase, testPostgres } = require('./build/test/support/postgres.js');
-const { GraphDraft } = require('./build/domain/draft.js');
+const { testPostgres } = require('./build/test/support/postgres.js');
 const { buildState } = await import(path.join(ROOT, 'bench', 'generate.mjs'));
 
 const databaseCpuMs = () => childrenCpuMsOf(Number(readFileSync(path.join(testPostgres().dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]));
 const rows = [];
 for (const size of options.nodes.split(',').map(Number)) {
-  const { state } = buildState({ size, logEntries: 100, poolSize: 10 });
-  const pool = openPool(freshDatabase(), 16);
-  await migrate(pool);
-  const store = new PgProjectStoreFactory(pool).open('bench');
-  await store.replace(state);
-  const task = Object.values(state.nodes).find((node) => node.kind === 'resolvable' && node.subkind === 'task');
-  const note = (text) =>
-    store.transact((graph) => {
-      const draft = new GraphDraft(graph, new Date().toISOString(), 'bench');
-      draft.appendNote(draft.requireNode(task.id), { at: new Date().toISOString(), by: 'bench', text });
-      draft.record({ op: 'add-note', node: task.id });
-      return { result: null, changes: draft.changes(), undo: () => draft.rollback() };
-    });
+  const { pool, store, note } = await seededPgProject(require, buildState, size);
   for (let index = 0; index < 20; index++) await note(`warm-up ${index}`);
   const walBytes = async () => Number((await pool.query("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS bytes")).rows[0].bytes);
   for (let round = 1; round <= Number(options.rounds); round++) {

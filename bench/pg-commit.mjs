@@ -10,25 +10,18 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
+import { seededPgProject } from './pg-seeded-project.mjs';
 
 const { values: options } = parseArgs({ options: { nodes: { type: 'string', default: '1000,10000,50000' }, commits: { type: 'string', default: '300' }, build: { type: 'string' } } });
 const ROOT = path.resolve(options.build ?? path.join(path.dirname(new URL(import.meta.url).pathname), '..'));
 const require = createRequire(path.join(ROOT, 'package.json'));
-const { openPool } = require('./build/adapters/postgres/pg-pool.js');
-const { migrate } = require('./build/adapters/postgres/pg-schema.js');
 const { PgProjectStoreFactory } = require('./build/adapters/postgres/pg-project-store.js');
-const { freshDatabase } = require('./build/test/support/postgres.js');
-const { GraphDraft } = require('./build/domain/draft.js');
 const { buildState } = await import(path.join(ROOT, 'bench', 'generate.mjs'));
 const COMMITS = Number(options.commits);
 
 const rows = [];
 for (const size of options.nodes.split(',').map(Number)) {
-  const { state } = buildState({ size, logEntries: 100, poolSize: 10 });
-  const pool = openPool(freshDatabase(), 16);
-  await migrate(pool);
-  const store = new PgProjectStoreFactory(pool).open('bench');
-  await store.replace(state);
+  const { pool, store, note } = await seededPgProject(require, buildState, size);
   // What a process that has nothing in hand pays to load the project (its first read), on this process's CPU.
   // Its longest turn of the event loop too: what a server's other requests wait for meanwhile.
   const turns = monitorEventLoopDelay({ resolution: 1 });
@@ -39,14 +32,6 @@ for (const size of options.nodes.split(',').map(Number)) {
   const loadMs = performance.now() - started;
   const loadCpu = process.cpuUsage(cpuBefore);
   turns.disable();
-  const task = Object.values(state.nodes).find((node) => node.kind === 'resolvable' && node.subkind === 'task');
-  const note = (text) =>
-    store.transact((graph) => {
-      const draft = new GraphDraft(graph, new Date().toISOString(), 'bench');
-      draft.appendNote(draft.requireNode(task.id), { at: new Date().toISOString(), by: 'bench', text });
-      draft.record({ op: 'add-note', node: task.id });
-      return { result: null, changes: draft.changes(), undo: () => draft.rollback() };
-    });
   for (let index = 0; index < 20; index++) await note(`warm-up ${index}`);
   await new Promise((resolve) => setTimeout(resolve, 8_000));
   const statements = countStatements(pool);
