@@ -99,8 +99,11 @@ export function exchangeLinesThenClose(
   const child = spawn(process.execPath, [binary, ...args], { cwd: options.cwd, env: definedOnly(options.env) });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
+  // Decoded as one stream each (cli.ts): a character split across two reads of the pipe stays whole.
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.on('data', (chunk: string) => (stderr += chunk));
   // A server that stops reading (an over-size message) closes the pipe under what is still being written.
   child.stdin.on('error', () => undefined);
   const line = (message: object) => JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n';
