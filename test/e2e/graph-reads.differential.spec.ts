@@ -20,7 +20,9 @@ describe('e2e: graph reads of the binary answer as the same state read whole', f
   // Seed 66 once failed a `state` read here: replayed at 7a7b87a (these sessions, and 120 steps
   // with 30 reads as the replay had it) every read equals the plain state's, structurally and
   // byte for byte; the replay never showed a diff because its diff printer looped forever on equal
-  // answers. It stays, in the shape of that replay.
+  // answers. It stays, in the shape of that replay. The likely cause, found later: the harness
+  // decoded each pipe read of the binary's output alone, so a character split between two reads
+  // became two U+FFFD on a loaded machine (test/e2e/cli-harness.spec.ts; fixed in test/support/cli.ts).
   for (const [seed, steps, reads] of [
     [31, 60, 20],
     [66, 120, 30],
