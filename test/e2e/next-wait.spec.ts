@@ -48,6 +48,25 @@ async function closeWhileNextWaits(sandbox: Sandbox, settleMs: number, settleAft
 
 const EMPTY = { node: null, context: null, why: null };
 
+/**
+ * The first in line (agent dies) is killed (SIGKILL, its time to run over) before anything is ready, with carol
+ * waiting behind it; `settleMs` after the kill, T-then is readied from `sandbox`. Checks that carol claims it within
+ * 5 s of the accept.
+ */
+async function killHeadOfLineThenReady(sandbox: Sandbox, behindTimeoutMs: number, settleMs: number): Promise<void> {
+  const killed = sandbox.run(['next', '--wait', '60', '--as', 'dies'], { timeoutMs: 2_500 }).catch((error: unknown) => error);
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const behind = sandbox.run(['next', '--wait', '60', '--as', 'carol'], { timeoutMs: behindTimeoutMs }).then((answer) => ({ answer, answeredAt: Date.now() }));
+  await killed;
+  if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+  const unblockedAt = await finishFirst(sandbox);
+  const { answer, answeredAt } = await behind;
+  expect(answer.code).to.equal(0);
+  expect(answer.json.node).to.include({ id: 'T-then', status: 'in_progress' });
+  expect(answer.json.node.claim.by).to.equal('carol');
+  expect(answeredAt - unblockedAt, 'answered after the accept, ms').to.be.below(5_000);
+}
+
 /** Runs `waiting` (a call that waits), lets it start waiting, then runs `meanwhile`; both results, and when each answered. */
 async function whileWaiting<T>(waiting: () => Promise<T>, meanwhile: () => Promise<number>): Promise<{ answer: T; answeredAt: number; unblockedAt: number }> {
   const pending = waiting().then((answer) => ({ answer, answeredAt: Date.now() }));
@@ -100,18 +119,8 @@ describe('e2e: next --wait', function () {
     });
 
     it('a waiter killed at the head of the line passes it on: the one behind it claims the task the next accept readies, at once', async () => {
-      // The first in line is the only one watching for commits; it dies (SIGKILL, its time to run
-      // over) with its ticket file left behind, before anything is ready.
-      const killed = sandbox.run(['next', '--wait', '60', '--as', 'dies'], { timeoutMs: 2_500 }).catch((error: unknown) => error);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const behind = sandbox.run(['next', '--wait', '60', '--as', 'carol'], { timeoutMs: 90_000 }).then((answer) => ({ answer, answeredAt: Date.now() }));
-      await killed;
-      const unblockedAt = await finishFirst(sandbox);
-      const { answer, answeredAt } = await behind;
-      expect(answer.code).to.equal(0);
-      expect(answer.json.node).to.include({ id: 'T-then', status: 'in_progress' });
-      expect(answer.json.node.claim.by).to.equal('carol');
-      expect(answeredAt - unblockedAt, 'answered after the accept, ms').to.be.below(5_000);
+      // The first in line is the only one watching for commits; it dies with its ticket file left behind.
+      await killHeadOfLineThenReady(sandbox, 90_000, 0);
     });
 
     it('times out with the answer of no task (node, context and why null, exit 0), having changed nothing', async () => {
@@ -192,18 +201,8 @@ describe('e2e: next --wait', function () {
       const first = await linkedClient(linked);
       clients.push(first);
       await chainOfTwo(first);
-      // Its process dies (SIGKILL) while its request waits on the server, before anything is ready.
-      const killed = first.run(['next', '--wait', '60', '--as', 'dies'], { timeoutMs: 2_500 }).catch((error: unknown) => error);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const behind = first.run(['next', '--wait', '60', '--as', 'carol'], { timeoutMs: 30_000 }).then((answer) => ({ answer, answeredAt: Date.now() }));
-      await killed;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const unblockedAt = await finishFirst(first);
-      const { answer, answeredAt } = await behind;
-      expect(answer.code).to.equal(0);
-      expect(answer.json.node).to.include({ id: 'T-then', status: 'in_progress' });
-      expect(answer.json.node.claim.by).to.equal('carol');
-      expect(answeredAt - unblockedAt, 'answered after the accept, ms').to.be.below(5_000);
+      // Its process dies while its request waits on the server; the server hears the connection close.
+      await killHeadOfLineThenReady(first, 30_000, 500);
       // The dead client's request ended when its connection closed: nothing was ever claimed for it.
       expect((await first.ok(['history', 'T-then'])).entries.map((entry: { by: string }) => entry.by)).to.not.include('dies');
     });
