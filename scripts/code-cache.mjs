@@ -5,10 +5,10 @@
 // and stores theirs (`reads`, see entrypoints/cli/code-cache.ts): a read starts from a cache that
 // holds no mutation's code, which V8 would otherwise deserialize on every read. Given the graph
 // reads' program too (`code-cache.mjs PROGRAM GRAPH_READS_PROGRAM POINT_PROGRAM`), a fresh Node for
-// each command it serves runs that command's reads through it and stores the command's own cache;
-// and given the point commands' program, a fresh Node runs a round of point commands through it
-// and stores the cache they share, then a fresh Node for each command of the round runs it alone
-// and stores that command's own.
+// each command it serves runs that command's reads through it, on a project that has lived a while,
+// and stores the command's own cache; and given the point commands' program, a fresh Node runs a
+// round of point commands through it and stores the cache they share, then a fresh Node for each
+// command of the round runs it alone, on the project that has lived, and stores that command's own.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -87,8 +87,30 @@ const livedRound = ({ initiative, sample, pools }, worker, reviewer) => [
   ['submit', pools.submit[0], '--note', 'n', '--as', worker],
   ['accept', pools.accept[0], '--as', reviewer],
 ];
+/**
+ * The reads that warm the graph reads' own caches, each command's in a fresh Node, on the project
+ * that has lived (`lived` below) after its round: a node read from the checkpoint alone and one the
+ * ledger tail changed, the status buckets with and without a limit, a search by word and by id.
+ * Warmed on the small project above, whose nodes were all still in the ledger, `show` compiled some
+ * 9 KB of code its cache lacked on every run on the bench's projects, `status` 6-25 KB.
+ */
+const livedReads = ({ sample, pools }) => [
+  ['show', pools.take[0]],
+  ['show', sample.task],
+  ['show', 'T-missing'],
+  ['status'],
+  ['status', '--limit', '20'],
+  ['search', sample.query],
+  ['search', sample.knowledge],
+  ['history', pools.take[0]],
+  ['history', sample.task],
+  ['state'],
+  ['initiatives'],
+];
 /** The cache kind that stands for the point commands' round in a child's arguments. */
 const POINT_ROUND = '--point';
+/** The kind that stands for one graph read of the graph reads' program in a child's arguments. */
+const GRAPH_READ = '--graph-read';
 
 if (process.argv[3] === '--reads') await warmReads(process.argv[4], process.argv[5], process.argv[6], process.argv[7], process.argv[8]);
 else await warmAll();
@@ -105,10 +127,15 @@ async function warmAll() {
     const warmReadsOf = (reader, ...command) =>
       execFileSync(process.execPath, [fileURLToPath(import.meta.url), reader, '--reads', checkout, home, ...command], { stdio: ['ignore', 'ignore', 'inherit'] });
     warmReadsOf(program);
-    if (graphReads) for (const { name } of require('../build/entrypoints/cli/graph-reads.js').GRAPH_READS) warmReadsOf(graphReads, name);
+    const round = graphReads ? await lived(path.join(scratch, 'lived')) : undefined;
+    if (graphReads) {
+      for (const { name } of require('../build/entrypoints/cli/graph-reads.js').GRAPH_READS) {
+        const reads = round.reads.filter(([word]) => word === name);
+        execFileSync(process.execPath, [fileURLToPath(import.meta.url), graphReads, '--reads', round.checkout, round.home, GRAPH_READ, name, JSON.stringify(reads)], { stdio: ['ignore', 'ignore', 'inherit'] });
+      }
+    }
     if (pointCommands) {
       warmReadsOf(pointCommands, POINT_ROUND);
-      const round = await lived(path.join(scratch, 'lived'));
       for (const word of POINT_OWN) {
         const commands = round.commands.filter(([first]) => first === word);
         execFileSync(process.execPath, [fileURLToPath(import.meta.url), pointCommands, '--reads', round.checkout, round.home, POINT_ROUND, word, JSON.stringify(commands)], {
@@ -126,7 +153,7 @@ async function warmAll() {
  * A project of a few hundred nodes written as the bench writes its own (bench/generate.mjs), with
  * a round of the same commands on other tasks committed after its checkpoint: a ledger tail of
  * every kind of change to replay, and heads to derive again for the nodes it changed. The round
- * that warms the point commands on it, and where it is.
+ * that warms the point commands on it, the reads that warm the graph reads, and where it is.
  */
 async function lived(dir) {
   const { writeProject, WORKER, REVIEWER } = await import('../bench/generate.mjs');
@@ -137,20 +164,20 @@ async function lived(dir) {
   for (const line of livedRound(other, WORKER, REVIEWER).filter(([word, id]) => word !== 'context' && id !== 'T-missing')) {
     execFileSync(process.execPath, ['-e', `require(${JSON.stringify(program)}).run(${JSON.stringify(line)})`], { cwd: fixture.checkout, env: { ...env, TASKDAG_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'] });
   }
-  return { checkout: fixture.checkout, home, commands: livedRound(fixture, WORKER, REVIEWER) };
+  return { checkout: fixture.checkout, home, commands: livedRound(fixture, WORKER, REVIEWER), reads: livedReads(fixture) };
 }
 
 /**
  * The `reads` cache, in a process that has run nothing else, on the project in `checkout`; given
- * a `command`, the cache of that command alone (the graph reads' program's); given the point
- * round, the point commands' program's shared cache, or with a `word` that command's own.
+ * the point round alone, the point commands' program's shared cache; given a program's kind of
+ * command (a graph read, the point round) with a `word` and the `commands` that warm it, the
+ * cache of that command alone.
  */
-async function warmReads(checkout, home, command, word, commands) {
+async function warmReads(checkout, home, kind, word, commands) {
   try {
-    if (command === undefined) await warm('reads', READS, checkout, home);
-    else if (command === POINT_ROUND && word === undefined) await warm('all', pointRound('T-p'), checkout, home);
-    else if (command === POINT_ROUND) await warm(word, JSON.parse(commands), checkout, home);
-    else await warm(command, READS.filter(([word]) => word === command), checkout, home);
+    if (kind === undefined) await warm('reads', READS, checkout, home);
+    else if (word === undefined) await warm('all', pointRound('T-p'), checkout, home);
+    else await warm(word, JSON.parse(commands), checkout, home);
   } finally {
     process.chdir(os.tmpdir());
   }
