@@ -133,7 +133,73 @@ export function buildState({ size, logEntries, poolSize, seed = 1 }) {
   const sample = pickSamples(rng, nodes, edges);
   state.log = buildLog(rng, order, logEntries);
   state.revision = state.log.length;
-  return { state, pools, sample };
+  // After every draw of the seeded generator, so that the rest of the project is as before.
+  const scoped = addScopedSample(tpl, nodes, edges, initiatives, poolSize, sample.task, body);
+  const scopedSample = { context: scoped.context, scoped_knowledge: scoped.knowledge };
+  return { state, pools: { ...pools, take: scoped.take, 'take-wide': pools.take }, sample: { ...sample, ...scopedSample } };
+}
+
+/**
+ * Knowledge items every task of the bench's own scope matches: as many at every size (issue 28's
+ * point commands have a small answer). The rest of the vocabulary (12 domains, 25 tags) stays the
+ * same at every size while knowledge is 10% of the nodes, so any other task's context grows with
+ * the project (about 100 items at 10k nodes, 820 at 50k): that is the large-answer case.
+ */
+export const SCOPED_SAMPLE = { active: 14, deprecated: 2, value: 'bench-scope' };
+
+/**
+ * The bench's own scope, laid on a built project without drawing from the seeded generator (so the
+ * rest of the project is the same as before it): an initiative, domain and tag named
+ * `SCOPED_SAMPLE.value`; `SCOPED_SAMPLE.active` active and `SCOPED_SAMPLE.deprecated` deprecated
+ * knowledge items spread evenly over the file, each scoped to it by one list (tags, domains or
+ * initiatives in turn) on top of its own scope; a task in that scope blocked as the large-answer
+ * sample task is (`context`), and a pool of ready tasks in that scope (`take`). A task elsewhere
+ * matches the scoped items by none of its values.
+ */
+function addScopedSample(tpl, nodes, edges, initiatives, poolSize, wideTask, offset) {
+  const { value } = SCOPED_SAMPLE;
+  initiatives[value] = { desc: 'The bench scope: a task here matches as much knowledge at every size', created_at: at(0) };
+  const knowledge = Object.values(nodes).filter((node) => node.kind === 'knowledge');
+  // Evenly over the file (a small project may hold fewer: then all it has).
+  const spread = (list, count) => [...new Set(Array.from({ length: count }, (_, k) => list[Math.floor(((k + 0.5) * list.length) / count)]))].filter(Boolean);
+  const chosen = [
+    ...spread(knowledge.filter((node) => node.status === 'active'), SCOPED_SAMPLE.active),
+    ...spread(knowledge.filter((node) => node.status === 'deprecated'), SCOPED_SAMPLE.deprecated),
+  ];
+  const lists = ['tags', 'domains', 'initiatives'];
+  chosen.forEach((node, k) => {
+    const list = lists[k % lists.length];
+    node.scope = { ...node.scope, [list]: [...node.scope[list], value] };
+  });
+  const task = (id, i) => {
+    const minute = 10 + (offset + i) * 3;
+    return {
+      ...tpl.task,
+      id,
+      title: `Work in the bench scope ${i}`,
+      body: 'A task whose context is the bench scope\'s knowledge.',
+      initiative: value,
+      domain: value,
+      tags: [value],
+      created_at: at(minute),
+      created_by: WORKER,
+      updated_at: at(minute),
+      acceptance: 'Bench acceptance',
+      status: 'open',
+    };
+  };
+  const done = Object.values(nodes).find((node) => node.status === 'done');
+  const take = [];
+  for (let k = 0; k < poolSize; k++) {
+    const id = `T-bench-scoped-${String(k).padStart(4, '0')}`;
+    nodes[id] = task(id, k);
+    edges.push({ from: done.id, to: id, type: 'BLOCKS' });
+    take.push(id);
+  }
+  const context = 'T-bench-scoped-context';
+  nodes[context] = task(context, poolSize);
+  for (const edge of edges.filter((edge) => edge.type === 'BLOCKS' && edge.to === wideTask)) edges.push({ ...edge, to: context });
+  return { take, context, knowledge: chosen.map((node) => node.id) };
 }
 
 function taskProgress(rng, progress, i) {
@@ -270,7 +336,11 @@ function buildLog(rng, order, count) {
   return log;
 }
 
-/** Nodes the read commands look at: a blocked task with several blockers, a search word, and a knowledge id (one match). */
+/**
+ * Nodes the read commands look at: a blocked task with several blockers (its context is the
+ * large-answer case: it matches knowledge by its random domain, tags and initiative), a search
+ * word, and a knowledge id (one match).
+ */
 function pickSamples(rng, nodes, edges) {
   const blockerCount = new Map();
   for (const edge of edges) if (edge.type === 'BLOCKS') blockerCount.set(edge.to, (blockerCount.get(edge.to) ?? 0) + 1);
@@ -281,25 +351,36 @@ function pickSamples(rng, nodes, edges) {
   return { task: task.id, query: 'retry', knowledge: knowledge[Math.floor(knowledge.length / 2)]?.id ?? 'K-none' };
 }
 
+/** The store of the build at `root` (a checkout built with npm run build): what writes its files. */
+export function storeOf(root) {
+  const required = createRequire(path.join(root, 'package.json'));
+  const { FsProjectStore: Store } = required('./build/adapters/fs-project-store.js');
+  const { stateDirectoryLock: lockOf } = required('./build/adapters/flock-project-lock.js');
+  return (projectId, stateDir) => new Store(projectId, stateDir, lockOf(stateDir));
+}
+
+const thisStore = (projectId, stateDir) => new FsProjectStore(projectId, stateDir, stateDirectoryLock(stateDir));
+
 /** A checkout (`dir`/checkout with .taskdag.json) and its state in `dir`/home, as the store writes it. */
-async function storeProject(dir, projectId, state) {
+async function storeProject(dir, projectId, state, store = thisStore) {
   const checkout = path.join(dir, 'checkout');
   const home = path.join(dir, 'home');
   mkdirSync(checkout, { recursive: true });
   writeFileSync(path.join(checkout, '.taskdag.json'), JSON.stringify({ project_id: projectId }, null, 2) + '\n');
   const stateDir = path.join(home, 'projects', projectId);
-  await new FsProjectStore(projectId, stateDir, stateDirectoryLock(stateDir)).replace(state);
+  await store(projectId, stateDir).replace(state);
   return { checkout, env: { HOME: home, TASKDAG_HOME: home }, projectId, stateDir };
 }
 
 /**
  * Writes a project to `dir` (checkout/ with .taskdag.json, home/ as TASKDAG_HOME) and returns
- * what the bench needs to drive it.
+ * what the bench needs to drive it. `store` (`storeOf`) writes it with another build's store: the
+ * same project in the layout that build writes, so that builds compared read the same graph.
  */
-export async function writeProject(dir, name, options) {
+export async function writeProject(dir, name, options, store = thisStore) {
   const started = performance.now();
   const { state, pools, sample } = buildState(options);
-  const location = await storeProject(dir, `bench-${name}`, state);
+  const location = await storeProject(dir, `bench-${name}`, state, store);
   const edgesByType = {};
   for (const edge of state.edges) edgesByType[edge.type] = (edgesByType[edge.type] ?? 0) + 1;
   return {

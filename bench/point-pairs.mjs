@@ -1,18 +1,20 @@
 // The point commands (show, context, and the mutations of bench/scenarios.mjs) of this checkout
 // against other builds of taskdag (BENCHMARKS.md, issue 28), in interleaved rounds: each command
 // of each build runs right after a bare `node -e 0`, the builds taking turns to go first, so
-// machine noise hits them and the floor alike. Each build writes its own project with its own
-// generator (same seed, same content), so each reads the checkpoint layout it writes.
+// machine noise hits them and the floor alike. Each build writes the project this checkout's
+// generator plans with its own store, so each reads the checkpoint layout it writes, and all read
+// the same graph (an older generator lacks the bench scope that `context` and `take` read).
 // Usage (after npm run build here and there):
 //   node bench/point-pairs.mjs <other checkout>... [--sizes 10000,50000] [--runs 9] [--commands 'status --limit 20,search (one match)'] [--answer-floor]
 // (`--commands`: scenario names of bench/scenarios.mjs, comma-separated; default the point commands.)
-// `--answer-floor`: each read is also timed against Node parsing and printing an answer of the
+// `--answer-floor`: each read (and `take (large answer)`) is also timed against Node parsing and printing an answer of the
 // same size (its answer of the first round, read from a file, `JSON.parse`, `JSON.stringify`,
 // written to stdout), run right after it in the same round: issue 28's reference for commands whose
 // answer grows with the graph (`status` without a limit: within 2x of that).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { storeOf, writeProject } from './generate.mjs';
 import { median, timed } from './measure.mjs';
 import { MUTATIONS, READS } from './scenarios.mjs';
 
@@ -47,10 +49,7 @@ try {
   for (const size of SIZES) {
     const fixtures = {};
     for (const build of builds) {
-      const { writeProject } = await import(path.join(build.root, 'bench/generate.mjs'));
-      fixtures[build.name] = await writeProject(path.join(scratch, `${build.name}-${size}`), `s${size}`, { size, logEntries: logEntriesOf(size), poolSize: poolSizeOf(size) });
-      // Same seed, same graph: an older generator's samples lack what newer scenarios name (a knowledge id).
-      fixtures[build.name].sample = { ...fixtures.this.sample, ...fixtures[build.name].sample };
+      fixtures[build.name] = await writeProject(path.join(scratch, `${build.name}-${size}`), `s${size}`, { size, logEntries: logEntriesOf(size), poolSize: poolSizeOf(size) }, storeOf(build.root));
     }
     const samples = new Map();
     const floors = [];
@@ -67,7 +66,7 @@ try {
           if (result.status !== 0) throw new Error(`${build.name} ${scenario.name} at ${size}: exit ${result.status} ${result.stdout.slice(0, 300)}`);
           const key = `${scenario.name}/${build.name}`;
           samples.set(key, [...(samples.get(key) ?? []), result]);
-          if (ANSWER_FLOOR && scenario.group === 'read') {
+          if (ANSWER_FLOOR && (scenario.group === 'read' || scenario.largeAnswer)) {
             const answer = path.join(scratch, `answer-${build.name}-${size}-${scenario.name.replace(/\W+/g, '-')}.json`);
             if (run === 1) writeFileSync(answer, result.stdout);
             const floorKey = `${scenario.name}/${build.name}/answer`;

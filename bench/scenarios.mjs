@@ -16,7 +16,11 @@ export const READS = [
   { name: 'status', group: 'read', argv: () => ['status'] },
   // Issue 28's targets name these: a status that lists at most 20 per group, and a search with one match.
   { name: 'status --limit 20', group: 'read', argv: () => ['status', '--limit', '20'] },
-  { name: 'context', group: 'read', argv: (fixture) => ['context', fixture.sample.task] },
+  // `context` and `take` on the bench scope's tasks, whose knowledge is as large at every size (a
+  // small answer: issue 28's point commands); the large-answer case apart, on a task whose context
+  // grows with the project (bench/generate.mjs, SCOPED_SAMPLE), against the answer's own floor.
+  { name: 'context', group: 'read', argv: (fixture) => ['context', fixture.sample.context] },
+  { name: 'context (large answer)', group: 'read', largeAnswer: true, argv: (fixture) => ['context', fixture.sample.task] },
   { name: 'show', group: 'read', argv: (fixture) => ['show', fixture.sample.task] },
   { name: 'search', group: 'read', argv: (fixture) => ['search', fixture.sample.query] },
   { name: 'search (one match)', group: 'read', argv: (fixture) => ['search', fixture.sample.knowledge] },
@@ -27,6 +31,7 @@ export const READS = [
 
 export const MUTATIONS = [
   { name: 'take', group: 'mutation', pool: 'take', argv: (_fixture, id) => ['take', id, '--as', WORKER] },
+  { name: 'take (large answer)', group: 'mutation', pool: 'take-wide', largeAnswer: true, argv: (_fixture, id) => ['take', id, '--as', WORKER] },
   { name: 'submit', group: 'mutation', pool: 'submit', argv: (_fixture, id) => ['submit', id, '--note', 'x', '--as', WORKER] },
   { name: 'accept', group: 'mutation', pool: 'accept', argv: (_fixture, id) => ['accept', id, '--as', REVIEWER] },
   {

@@ -21,8 +21,8 @@ interface Fixture {
   env: Record<string, string>;
   nodes: number;
   log: number;
-  pools: { take: string[]; submit: string[]; accept: string[] };
-  sample: { task: string };
+  pools: { take: string[]; 'take-wide': string[]; submit: string[]; accept: string[] };
+  sample: { task: string; context: string };
 }
 
 /** Reads the project through the store. */
@@ -56,7 +56,8 @@ describe('bench project generator (bench/generate.mjs)', () => {
     const { writeProject } = await import(GENERATOR);
     const fixture: Fixture = await writeProject(path.join(root, 'small'), 'small', { size: 400, logEntries: 900, poolSize: 3 });
     await withState(fixture, (state) => {
-      expect(nodeIds(state)).to.have.length(400);
+      // The size, and the bench scope's tasks on top: one per run of `take`, and `context`'s.
+      expect(nodeIds(state)).to.have.length(400 + 3 + 1);
       expect(state.log).to.have.length(900);
       expect(state.revision).to.equal(900);
       assertEdgesValid(state);
@@ -64,6 +65,7 @@ describe('bench project generator (bench/generate.mjs)', () => {
       const index = new GraphIndex(state);
       const statusOf = (id: string) => derivedStatus(state, index, nodeOf(state, id)!);
       expect(fixture.pools.take.map(statusOf)).to.deep.equal(['ready', 'ready', 'ready']);
+      expect(fixture.pools['take-wide'].map(statusOf)).to.deep.equal(['ready', 'ready', 'ready']);
       expect(fixture.pools.submit.map(statusOf)).to.deep.equal(['in_progress', 'in_progress', 'in_progress']);
       expect(fixture.pools.accept.map(statusOf)).to.deep.equal(['submitted', 'submitted', 'submitted']);
     });
@@ -71,6 +73,25 @@ describe('bench project generator (bench/generate.mjs)', () => {
     const shown = await runCli(['show', fixture.sample.task], { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env } });
     expect(shown.code).to.equal(0);
     expect(shown.json.node.id).to.equal(fixture.sample.task);
+  });
+
+  it("gives the bench scope's task as much knowledge at every size, and the large-answer task more as the project grows", async () => {
+    const { writeProject, SCOPED_SAMPLE } = await import(GENERATOR);
+    const counts = [];
+    for (const size of [400, 4000]) {
+      const fixture: Fixture = await writeProject(path.join(root, String(size)), `s${size}`, { size, logEntries: size, poolSize: 2 });
+      const env = { PATH: process.env.PATH, ...fixture.env };
+      const scoped = await runCli(['context', fixture.sample.context], { cwd: fixture.checkout, env });
+      const wide = await runCli(['context', fixture.sample.task], { cwd: fixture.checkout, env });
+      expect([scoped.code, wide.code]).to.deep.equal([0, 0]);
+      const deprecated = scoped.json.alerts.filter((alert: { kind: string }) => alert.kind === 'KNOWLEDGE_DEPRECATED_SOON');
+      counts.push({ active: scoped.json.knowledge.length, deprecated: deprecated.length, wide: wide.json.knowledge.length });
+    }
+    expect(counts.map(({ active, deprecated }) => [active, deprecated])).to.deep.equal([
+      [SCOPED_SAMPLE.active, SCOPED_SAMPLE.deprecated],
+      [SCOPED_SAMPLE.active, SCOPED_SAMPLE.deprecated],
+    ]);
+    expect(counts[1]!.wide).to.be.greaterThan(5 * counts[0]!.wide);
   });
 
   it('gives the shared workload the ready tasks its plan implies', async () => {
