@@ -10,6 +10,7 @@ import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse } from './edge-endpoints.js';
 import { headColumns, knowledgeSection } from './head-columns.js';
 import { crc32 } from './crc32.js';
+import { knowledgeScopesSection } from './knowledge-scopes.js';
 import { trigramFilter, trigramSection } from './knowledge-trigrams.js';
 import { bucketSections, headsLine, lineChecksumSection, listedBlocked, listedIds, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
@@ -261,8 +262,9 @@ function encodedEntry(id: NodeId, node: GraphNode): { bytes: Buffer; crc: number
 
 /**
  * The heads line (heads-line.ts): every head by column, the knowledge heads apart, the edges by
- * endpoint, the checksum of each node line (`crcs`, in the order of `ids`) the heads go with, and
- * the trigram filter of each knowledge line (`trigrams`, in the knowledge section's order).
+ * endpoint, the checksum of each node line (`crcs`, in the order of `ids`) the heads go with, the
+ * trigram filter of each knowledge line (`trigrams`, in the knowledge section's order), and the
+ * knowledge by scope value.
  */
 function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], trigrams: readonly string[], listingOf: (id: NodeId) => NodeListing | null): ReturnType<typeof headsLine> {
   // As JSON.stringify(columns), a member at a time.
@@ -280,7 +282,7 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], en
   const buckets = bucketSections(copy.groups, heads, copy.claimed, listingOf, (id) => copy.blocked.get(id) ?? null) ?? [];
   const lineCrcs = lineChecksumSection(crcs);
   yield;
-  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ['knowledge_trigrams', trigramSection(trigrams)], ...buckets]);
+  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ['knowledge_trigrams', trigramSection(trigrams)], ['knowledge_scopes', knowledgeScopesSection(heads, ends)], ...buckets]);
 }
 
 /**
@@ -472,6 +474,7 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
             all: checked(() => line.all()),
             knowledge: checked(() => line.knowledge()),
             knowledgeHolding: checked((values: readonly string[]) => line.knowledgeHolding(values)),
+            knowledgeNaming: checked((values: readonly string[]) => line.knowledgeNaming(values)),
             knowledgeMayHold: checked((pieces: readonly string[]) => line.knowledgeMayHold(pieces)),
             buckets: checked(() => line.buckets((known) => nodes.filePosition(known))),
           }

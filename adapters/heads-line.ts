@@ -6,6 +6,7 @@ import { LISTED_BY_DEFAULT } from '../domain/status-report.js';
 import { crc32 } from './crc32.js';
 import { SavedEndpoints } from './edge-endpoints.js';
 import { headsOf, knowledgeHeadsOf, scopedKnowledge, type KnowledgeRecord, type LineSpan } from './head-columns.js';
+import { scopedLines } from './knowledge-scopes.js';
 import { knowledgeHoldingBits, trigramBits } from './knowledge-trigrams.js';
 
 /**
@@ -26,6 +27,10 @@ import { knowledgeHoldingBits, trigramBits } from './knowledge-trigrams.js';
  * - `knowledge_trigrams`: a filter of each knowledge line's text as written, in the order of the
  *   `knowledge` entries (knowledge-trigrams.ts): `search` rules out the lines it says cannot hold
  *   the query without reading them (absent from a file of an earlier build: every line is read);
+ * - `knowledge_scopes`: the knowledge items by each value their scopes name, in a hash table of
+ *   buckets each with its own checksum (knowledge-scopes.ts): `context`/`take` read the buckets of
+ *   their node's values and those items' lines, not the `knowledge` section (absent from a file of
+ *   an earlier build, or a bucket that does not check: the `knowledge` section is read);
  * - the status buckets apart (`bucketSections`): what `status` lists.
  *
  * The directory gives each section's bytes (from the line's start) and CRC-32 (zeros for the
@@ -344,6 +349,21 @@ export class SavedHeadsLine {
   knowledgeHolding(values: readonly string[]): NodeHead[] | null {
     const bytes = this.sectionBytes('knowledge');
     return bytes === null ? null : this.noteLines(scopedKnowledge(bytes, values));
+  }
+
+  /**
+   * The ids of the knowledge whose scope names one of `values`, as the `knowledge_scopes` section
+   * says, reading only the buckets of those values (where each item's line is noted, for
+   * `knowledgeLine`). Null when the line has no such section or a bucket does not check: the
+   * caller reads the knowledge section.
+   */
+  knowledgeNaming(values: readonly string[]): NodeId[] | null {
+    const bounds = this.sections()?.get('knowledge_scopes');
+    if (!bounds) return null;
+    const found = scopedLines((from, to) => this.read(bounds.start + from, bounds.start + Math.min(to, bounds.end - bounds.start)), bounds.end - bounds.start, values);
+    if (found === null) return null;
+    for (const { id, line } of found) this.knowledgeLines.set(id, line);
+    return found.map(({ id }) => id);
   }
 
   /**

@@ -40,11 +40,20 @@ export interface NodeHead {
  * save keeps them apart) the knowledge heads alone, or those whose saved entry holds one of some
  * strings (`knowledgeHolding`: at least every knowledge head whose scope names one of them), or
  * those whose node's saved text may hold some pieces of text (`knowledgeMayHold`: at least every
- * knowledge head whose node's stored JSON, lowercased, holds each piece); null when they cannot be used.
+ * knowledge head whose node's stored JSON, lowercased, holds each piece), or the ids of the
+ * knowledge whose scope names one of some strings (`knowledgeNaming`: a saved index by scope value,
+ * their heads derived from their nodes); null when they cannot be used.
  */
 export type SavedHeads =
   | (() => Iterable<NodeHead> | null)
-  | { all(): Iterable<NodeHead> | null; knowledge(): Iterable<NodeHead> | null; knowledgeHolding?(values: readonly string[]): Iterable<NodeHead> | null; knowledgeMayHold?(pieces: readonly string[]): Iterable<NodeHead> | null; buckets?(): SavedBuckets | null };
+  | {
+      all(): Iterable<NodeHead> | null;
+      knowledge(): Iterable<NodeHead> | null;
+      knowledgeHolding?(values: readonly string[]): Iterable<NodeHead> | null;
+      knowledgeNaming?(values: readonly string[]): Iterable<NodeId> | null;
+      knowledgeMayHold?(pieces: readonly string[]): Iterable<NodeHead> | null;
+      buckets?(): SavedBuckets | null;
+    };
 
 /**
  * Saved heads read a status bucket at a time (a checkpoint's bucket sections): what `status`
@@ -336,8 +345,19 @@ export class StatusIndex {
   private savedScoping(target: { id: NodeId; tags: readonly string[]; domain: string | null; initiative: string }, keys: ReadonlySet<string>): Set<NodeHead> | null {
     if (this.heads || this.knowledgeOnly || !this.saved || typeof this.saved === 'function' || !this.saved.knowledgeHolding) return null;
     const values = [target.id, ...target.tags, target.initiative, ...(target.domain === null ? [] : [target.domain])];
-    const saved = this.saved.knowledgeHolding(values);
+    const named = this.saved.knowledgeNaming?.(values);
+    const saved = named ? this.headsOfUnchanged(named) : this.saved.knowledgeHolding(values);
     return saved ? new Set(this.withChanged(saved, (head) => scopeNamesAny(head, keys))) : null;
+  }
+
+  /** The heads of knowledge nodes `ids` unchanged since the save, derived from their nodes (a knowledge head depends on its node alone). */
+  private headsOfUnchanged(ids: Iterable<NodeId>): NodeHead[] {
+    const heads: NodeHead[] = [];
+    for (const id of ids) {
+      const node = this.changed.has(id) ? undefined : nodeOf(this.graph, id);
+      if (isKnowledge(node)) heads.push(headOf(this.graph, this.edges, node));
+    }
+    return heads;
   }
 
   /**

@@ -123,6 +123,64 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(lookups.args.map(([id]) => id)).to.not.include('K-5');
   });
 
+  it('context reads the saved knowledge by scope value: the buckets of its node\'s values, not the knowledge section', async () => {
+    const sut = await project();
+    const section = sinon.spy(SavedHeadsLine.prototype, 'knowledgeHolding');
+    const naming = sinon.spy(SavedHeadsLine.prototype, 'knowledgeNaming');
+    const lookups = sinon.spy(CheckpointNodes.prototype as unknown as { locate(id: string): unknown }, 'locate');
+    try {
+      const { answer, expected } = await sut.readGraph((graph) => ({
+        answer: nodeContext(new GraphDraft(graph, NOW, null), nodeOf(graph, 'T-5-1')!, NOW, { agent: null, staleMs: 1000 }),
+        expected: nodeContext(fresh(graph), nodeOf(graph, 'T-5-1')!, NOW, { agent: null, staleMs: 1000 }),
+      }));
+      expect(answer).to.deep.equal(expected);
+      expect(answer.knowledge.map((entry) => entry.node.id)).to.deep.equal(['K-5']);
+      expect(naming.returnValues).to.deep.equal([['K-5']]);
+      expect(section.callCount).to.equal(0);
+      expect(lookups.args.map(([id]) => id)).to.not.include('K-5');
+    } finally {
+      sinon.restore();
+    }
+  });
+
+  it('context reads the knowledge section, as before, without the knowledge by scope value (the previous build wrote none), with a damaged bucket, or beside heads of other rules, and answers the same', async () => {
+    const sut = await project();
+    // The tail changes what T-0-1 matches (K-5 moves into its scope, K-0 out), so the saved scopes are read beside changed nodes.
+    for (const step of [
+      (work: GraphDraft) => updateNode(work, 'K-5', { scope_tags: ['chain-0'] }, { allowUnregisteredInitiative: true }),
+      (work: GraphDraft) => updateNode(work, 'K-0', { scope_tags: ['chain-9'] }, { allowUnregisteredInitiative: true }),
+    ]) {
+      await sut.transact((graph) => {
+        const work = new GraphDraft(graph, NOW, 'bob');
+        step(work);
+        return { result: null, changes: work.changes() };
+      });
+    }
+    const ask = () =>
+      sut.readGraph((graph) => ['T-4-2', 'T-0-1', 'T-9-0'].map((id) => nodeContext(new GraphDraft(graph, NOW, null), nodeOf(graph, id)!, NOW, { agent: null, staleMs: 1000 })));
+    const expected = await sut.readGraph((graph) => ['T-4-2', 'T-0-1', 'T-9-0'].map((id) => nodeContext(fresh(graph), nodeOf(graph, id)!, NOW, { agent: null, staleMs: 1000 })));
+    expect((await ask()).map((answer) => answer.knowledge.map((entry) => entry.node.id))).to.deep.equal([['K-4'], ['K-5'], ['K-0', 'K-9']]);
+    expect(await ask()).to.deep.equal(expected);
+    const text = readFileSync(checkpointFile(), 'utf8');
+    for (const [name, edit, read] of [
+      ['without the section', (file: string) => withoutSection(file, 'knowledge_scopes'), 'knowledge section'],
+      ['with a value renamed in a bucket', (file: string) => file.replace(/("knowledge_scopes":\["[0-9a-f]{32}.*?)"chain-4"/, '$1"chain-X"'), 'knowledge section'],
+      ['beside heads of other rules', (file: string) => file.replace(/"heads_rules":\d+/, '"heads_rules":999'), 'nodes'],
+    ] as const) {
+      const edited = edit(text);
+      expect(edited, name).to.not.equal(text);
+      writeFileSync(checkpointFile(), edited);
+      const section = sinon.spy(SavedHeadsLine.prototype, 'knowledgeHolding');
+      try {
+        expect(await ask(), name).to.deep.equal(expected);
+        // A command asks once (the first context here); later asks in one read index every knowledge head.
+        expect(section.callCount, name).to.equal(read === 'knowledge section' ? 1 : 0);
+      } finally {
+        section.restore();
+      }
+    }
+  });
+
   it("context finds a deprecated match's successors by the position its entry gives, looking no knowledge id up", async () => {
     const draft = newDraft();
     addTask(draft, 'T-1', { tags: ['x'] });
@@ -474,10 +532,15 @@ function linesRead(stored: sinon.SinonSpy<[string], string | undefined>): string
  * the `knowledge_trigrams` section, line 2 saying where the rest now is.
  */
 function withoutTrigrams(text: string): string {
+  return withoutSection(text, 'knowledge_trigrams');
+}
+
+/** The checkpoint `text` with its heads line without section `omitted`, line 2 saying where the rest now is. */
+function withoutSection(text: string, omitted: string): string {
   const lines = text.split('\n');
   const heads = Buffer.from(lines[4]!);
   const directory = JSON.parse(heads.toString('latin1', HEADS_DIRECTORY_START.length, heads.indexOf('}') + 1)) as Record<string, [string, string, string]>;
-  const sections = Object.entries(directory).flatMap(([name, [start, end]]) => (name === 'knowledge_trigrams' ? [] : [[name, heads.subarray(Number(start), Number(end))] as const]));
+  const sections = Object.entries(directory).flatMap(([name, [start, end]]) => (name === omitted ? [] : [[name, heads.subarray(Number(start), Number(end))] as const]));
   const rebuilt = finished(headsLine(sections));
   lines[4] = rebuilt.line.toString('utf8', 0, rebuilt.line.length - 1);
   const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`) as { checkpoint: { heads_crc32: string; line_crc32: [number, number, string]; lines: { heads: number } } };
