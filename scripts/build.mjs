@@ -97,6 +97,15 @@ function importsDefaultOnly(importer, specifier) {
 }
 
 /**
+ * typanion (the argument validators, application/args.ts) bundled from its ES module build, which
+ * its package ships beside the CommonJS one its `main` names: esbuild then keeps only the validators
+ * the program uses, in the program's own scope. From the CommonJS build, every command ran the whole
+ * library's module body and esbuild's interop (__toESM) copied its hundred-odd exports, one getter
+ * each, onto a new object as the program loaded: about 0.6 M instructions of each start-up.
+ */
+const typanionAsModule = { typanion: 'typanion/lib/index.mjs' };
+
+/**
  * A program of the CLI: a native addon cannot be bundled (fs-ext is loaded from node_modules on
  * first lock); tweetnacl serves only `server init` here, so left in node_modules it costs other
  * commands nothing; the CLI's file I/O is synchronous, where graceful-fs adds nothing but its
@@ -108,7 +117,7 @@ const cliProgram = (entry, outfile, plugins) =>
     entryPoints: [entry],
     outfile,
     external: ['fs-ext', 'tweetnacl'],
-    alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts' },
+    alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts', ...typanionAsModule },
     plugins: [...plugins, serverRuntimeApart, builtinDefaultsAsIs],
     define: { TASKDAG_VERSION: JSON.stringify(version) },
   });

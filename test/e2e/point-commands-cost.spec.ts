@@ -163,4 +163,23 @@ describe('what a point command costs beyond its answer', function () {
       expect(compiledBeyondCache(fixture, GRAPH_READS_PROGRAM, args[0]!, args), args.join(' ')).to.be.below(1_024);
     }
   });
+
+  it("loads the argument validators' library without copying its exports, one getter each, onto a new object", () => {
+    const probe = path.join(sandbox.root, 'getters.js');
+    writeFileSync(
+      probe,
+      [
+        'const define = Object.defineProperty; const names = [];',
+        "Object.defineProperty = function (object, key, descriptor) { if (typeof descriptor?.get === 'function') names.push(String(key)); return define.call(this, object, key, descriptor); };",
+        "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify(names)));",
+      ].join('\n'),
+    );
+    for (const program of [GRAPH_READS_PROGRAM, POINT_PROGRAM]) {
+      const script = `require(${JSON.stringify(path.resolve(__dirname, '../../entrypoints/cli/code-cache.js'))}).loadWithCodeCache(${JSON.stringify(program)}, require, 'all')`;
+      const ran = spawnSync(process.execPath, ['--require', probe, '-e', script], { encoding: 'utf8', timeout: 20_000 });
+      expect(ran.status, ran.stderr).to.equal(0);
+      // esbuild's interop for a CommonJS library (__toESM) defined a getter for each of typanion's exports (`cascade`, `isString`, ...).
+      expect((JSON.parse(ran.stderr) as string[]).filter((name) => ['cascade', 'isString', 'makeValidator'].includes(name)), path.basename(program)).to.deep.equal([]);
+    }
+  });
 });
