@@ -5,11 +5,11 @@
 // program (what `show` or `status` in plain words loads) with its own; dist/taskdag-point.js, the
 // point commands' program (what `update T-1 --title x` or `take T-1` loads) with one they share
 // and one for each command of the round that warms them; and dist/taskdag.js, the
-// executable: a few lines that answer --version and --help from text fixed here and load a
-// program only for a real command; and dist/taskdag-mcp.js, the MCP server that only
+// executable: a few lines that answer --version and --help (dist/taskdag-help.txt) from text fixed
+// here and load a program only for a real command; and dist/taskdag-mcp.js, the MCP server that only
 // `taskdag mcp` loads. Start-up is what an agent pays on every call: see BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, rmSync, chmodSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, chmodSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
@@ -158,15 +158,18 @@ const { OPERATIONS } = createRequire(import.meta.url)('../build/application/oper
 const readCommands = OPERATIONS.filter((operation) => operation.scope === 'graph' && !operation.mutates).map((operation) => operation.name);
 
 // The help text is the program's own answer to `--help`, so the executable cannot drift from it.
+// It is a file of its own beside the executable, read only for `--help`: Node compiles the whole
+// executable before any command runs.
 const help = execFileSync(process.execPath, ['-e', `require(${JSON.stringify(`./${PROGRAM}`)}).run(['--help'])`], { encoding: 'utf8' });
 if (!help.includes('taskdag')) throw new Error(`build: unexpected --help output from ${PROGRAM}:\n${help}`);
+writeFileSync('dist/taskdag-help.txt', help);
 
 await build({
   ...common,
   entryPoints: ['entrypoints/cli/bin.ts'],
   outfile: 'dist/taskdag.js',
   plugins: [builtinDefaultsAsIs],
-  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_HELP: JSON.stringify(help), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads), TASKDAG_POINT_COMMANDS: JSON.stringify(pointCommands), TASKDAG_POINT_CACHES: JSON.stringify(pointOwnCaches) },
+  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads), TASKDAG_POINT_COMMANDS: JSON.stringify(pointCommands), TASKDAG_POINT_CACHES: JSON.stringify(pointOwnCaches) },
   banner: { js: '#!/usr/bin/env node' },
 });
 chmodSync('dist/taskdag.js', 0o755);

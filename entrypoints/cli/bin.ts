@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { codeCacheFor, loadWithCodeCache } from './code-cache.js';
 import { writeAllSync } from './fd-writer.js';
@@ -6,10 +7,9 @@ import type * as GraphReads from './graph-reads.js';
 import type * as PointCommands from './point-commands.js';
 import type * as Program from './program.js';
 
-// Fixed at build time (scripts/build.mjs): the version, and the program's own `--help` output,
-// captured from the bundled program so the two can never differ.
+// Fixed at build time (scripts/build.mjs): the version. The program's own `--help` output is
+// captured from the bundled program into HELP_FILE, so the two can never differ.
 declare const TASKDAG_VERSION: string;
-declare const TASKDAG_HELP: string;
 /** The commands that only read a project's graph (scripts/build.mjs): they start from the `reads` code cache. */
 declare const TASKDAG_READ_COMMANDS: readonly string[];
 /** The commands of the graph reads' own program, dist/taskdag-reads.js (entrypoints/cli/graph-reads.ts). */
@@ -18,6 +18,25 @@ declare const TASKDAG_GRAPH_READS: readonly string[];
 declare const TASKDAG_POINT_COMMANDS: readonly string[];
 /** The point commands with a code cache of their own (scripts/code-cache.mjs); the others start from the one all of them warmed. */
 declare const TASKDAG_POINT_CACHES: readonly string[];
+
+/**
+ * The help the build wrote beside the executable (scripts/build.mjs). Node compiles all of this
+ * file before any command runs, so the 8 KB of text are read only when asked for; without the
+ * file (a copy of the executable alone), the whole program prints the same text.
+ */
+const HELP_FILE = 'taskdag-help.txt';
+
+/**
+ * What a command line of one word is answered with, without a program (undefined: the program
+ * answers). A Map, so that a command word such as `constructor` is never found on Object.prototype.
+ */
+const FIXED_ANSWERS: ReadonlyMap<string, () => string | undefined> = new Map([
+  ['--version', () => `${TASKDAG_VERSION}\n`],
+  ['-v', () => `${TASKDAG_VERSION}\n`],
+  ['--help', help],
+  ['-h', help],
+  ['help', help],
+]);
 
 /**
  * The executable. Agents call it hundreds of times per task, so it does only what the command
@@ -31,7 +50,7 @@ declare const TASKDAG_POINT_CACHES: readonly string[];
  * as a stream.
  */
 const argv = process.argv.slice(2);
-const fixed = argv.length === 1 ? answers().get(argv[0]!) : undefined;
+const fixed = argv.length === 1 ? FIXED_ANSWERS.get(argv[0]!)?.() : undefined;
 if (fixed !== undefined) writeAllSync(1, fixed);
 else void (programOf(splitGlobalFlags(argv).rest[0])?.run(argv, wholeProgram) ?? wholeProgram(argv));
 
@@ -64,17 +83,11 @@ function wholeProgram(line: string[]): Promise<void> {
   return loadWithCodeCache<typeof Program>(path.join(__dirname, 'taskdag-cli.js'), require, cache).exports.run(line);
 }
 
-/** A Map, so that a command word such as `constructor` is never found on Object.prototype. */
-function answers(): Map<string, string> {
-  const version = `${TASKDAG_VERSION}\n`;
-  // Named once: the build writes the text wherever the name appears, and Node reads all of this
-  // file before any command runs.
-  const help = TASKDAG_HELP;
-  return new Map([
-    ['--version', version],
-    ['-v', version],
-    ['--help', help],
-    ['-h', help],
-    ['help', help],
-  ]);
+/** The help text, or undefined without its file (the whole program then answers). */
+function help(): string | undefined {
+  try {
+    return readFileSync(path.join(__dirname, HELP_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Script } from 'node:vm';
+import type { Script } from 'node:vm';
 import { splitGlobalFlags } from './globals.js';
 
 export interface LoadedScript<T> {
@@ -43,6 +43,9 @@ export function codeCacheFor(argv: readonly string[], readCommands: ReadonlySet<
  */
 export function loadWithCodeCache<T>(file: string, load: NodeJS.Require, cache: CodeCache = 'all'): LoadedScript<T> {
   const source = readFileSync(file, 'utf8');
+  // Required here, not where this file is loaded: the executable answers --version and --help
+  // without loading a program, and node:vm is not among the modules Node starts with.
+  const { Script } = require('node:vm') as typeof import('node:vm');
   // Same shape as Node's own module wrapper, on the first line so line numbers stay right.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,

@@ -16,11 +16,12 @@ describe('what every command line loads first (start-up)', () => {
     }
   });
 
-  it('holds the executable\'s fixed --help text once, as Node reads the whole executable before every command', () => {
+  it('holds none of the --help text in the executable, as Node reads the whole executable before every command', () => {
     const executable = readFileSync(path.join(DIST, 'taskdag.js'), 'utf8');
-    const firstLine = execFileSync(process.execPath, [path.join(DIST, 'taskdag.js'), '--help'], { encoding: 'utf8', timeout: 20_000 }).split('\n')[0]!;
-    expect(firstLine).to.match(/^taskdag /);
-    expect(executable.split(firstLine).length - 1).to.equal(1);
+    const help = execFileSync(process.execPath, [path.join(DIST, 'taskdag.js'), '--help'], { encoding: 'utf8', timeout: 20_000 }).split('\n');
+    expect(help[0]).to.match(/^taskdag /);
+    // Once, three times before that: the help is a file beside the executable, read for --help only.
+    expect(help.filter((line) => line.length > 20 && executable.includes(line.trim()))).to.deep.equal([]);
   });
 
   it('writes the whole answer to a full non-blocking pipe, waiting for the reader', async function () {

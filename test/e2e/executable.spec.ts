@@ -39,6 +39,21 @@ describe('the taskdag executable (entrypoints/cli/bin.ts)', () => {
     for (const command of allCommands()) expect(fromProgram.stdout).to.include(`taskdag ${command.paths![0]!.join(' ')}`);
   });
 
+  it('answers --version loading no module Node does not load for an empty script', async () => {
+    const probe = path.join(sut.root, 'modules.js');
+    writeFileSync(probe, "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify(process.moduleLoadList)));\n");
+    const empty = path.join(sut.root, 'empty.js');
+    writeFileSync(empty, '');
+    const modulesOf = async (binary: string, args: string[]) => {
+      const result = await sut.run(args, { binary, env: { NODE_OPTIONS: `--require ${probe}` } });
+      expect(result.code).to.equal(0);
+      return JSON.parse(result.stderr) as string[];
+    };
+    const node = new Set(await modulesOf(empty, []));
+    // node:vm (the programs' code caches) was loaded as the executable was, for --version too.
+    expect((await modulesOf(BINARY, ['--version'])).filter((module) => !node.has(module))).to.deep.equal([]);
+  });
+
   it('writes a large result whole through a pipe', async () => {
     await sut.init();
     await sut.ok(['add-initiative', 'big', '--as', 'alice']);
@@ -80,6 +95,13 @@ describe('the taskdag executable (entrypoints/cli/bin.ts)', () => {
     it('runs commands when the cache is damaged', async () => {
       writeFileSync(cache, Buffer.alloc(4096, 7));
       await runsCommands();
+    });
+
+    it('prints the help from the whole program when the help file is not beside it', async () => {
+      const binary = path.join(copy, 'taskdag.js');
+      const result = await sut.run(['--help'], { binary });
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.equal(readFileSync(path.join(path.dirname(BINARY), 'taskdag-help.txt'), 'utf8'));
     });
   });
 });
