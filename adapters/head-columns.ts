@@ -155,6 +155,8 @@ export interface LineSpan {
   key: number;
   end: number;
   position: number;
+  /** The line's CRC-32 as written, where the section that says where the line is saves it too (`knowledge_scopes`). */
+  crc?: number;
 }
 
 /** A knowledge head as its section keeps it, and where its line is (null in a file that does not say). */

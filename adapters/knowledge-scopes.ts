@@ -9,14 +9,16 @@
  * buckets, one per four values (at least one); the table holds 24 hex digits a bucket: where it
  * starts and how long it is (bytes from the section's start, 8 digits each) and its CRC-32 seeded
  * with its number and the bucket count (8), so that a bucket moved, cut or of another table fails
- * its check. A bucket is `[["<value>","<id>",key,end,position,...],...]`: each value hashed there
- * and the knowledge items whose scope names it in any list, with where each item's line is (`key`
- * its first byte and `end` its JSON's end, from the first node line; `position` its place among the
- * ids), as the knowledge section says.
+ * its check. A bucket is `[["<value>",["<id>",key,end,position,crc],...],...]`: each value hashed
+ * there and the knowledge items whose scope names it in any list, with where each item's line is
+ * (`key` its first byte and `end` its JSON's end, from the first node line; `position` its place
+ * among the ids), as the knowledge section says, and the line's CRC-32 as `line_crc32` holds it.
  *
  * A reader reads the table entries and buckets of the values it looks for and nothing else, and
- * treats what it finds as candidates: it reads each item's line (checked against its line
- * checksum) and matches the scope it holds. A bucket that does not check, or a section that is not
+ * treats what it finds as candidates: it reads each item's line, checked against the CRC-32 the
+ * bucket gives (or, when that differs, against `line_crc32`, which then says whether the line is
+ * damaged), and matches the scope it holds. At 50k nodes a context whose answer holds 820 items
+ * so checks no 400 KB `line_crc32` section. A bucket that does not check, or a section that is not
  * of this shape, answers nothing, and the reader falls back to the knowledge section. The section
  * is read only beside heads of this release's STATUS_RULES_VERSION (the heads line is used whole
  * or not at all): a change to which bucket a value falls in (the hash, the bucket count) bumps it,
@@ -42,6 +44,11 @@ function hashOf(value: string): number {
   return hash >>> 0;
 }
 
+/** The bucket of `value` in a table of `count` buckets. */
+export function bucketOf(value: string, count: number): number {
+  return hashOf(value) % count;
+}
+
 /** The CRC-32 that seeds a bucket's: its number and the bucket count. */
 function bucketSeed(bucket: number, buckets: number): number {
   const seed = Buffer.alloc(8);
@@ -56,7 +63,7 @@ const hex = (value: number) => value.toString(16).padStart(8, '0');
  * The section for `heads` (every node's, in the order of the ids; `ends` where each node's JSON
  * ends, from the first node line): the knowledge heads by the values their scopes name.
  */
-export function knowledgeScopesSection(heads: readonly NodeHead[], ends: readonly number[]): Buffer {
+export function knowledgeScopesSection(heads: readonly NodeHead[], ends: readonly number[], crcs: readonly number[]): Buffer {
   const byValue = new Map<string, unknown[]>();
   for (const [position, head] of heads.entries()) {
     // A node damaged in its file (a knowledge item without a scope, a list that is not one) names nothing.
@@ -67,12 +74,12 @@ export function knowledgeScopesSection(heads: readonly NodeHead[], ends: readonl
     for (const value of named) {
       let entry = byValue.get(value);
       if (!entry) byValue.set(value, (entry = [value]));
-      entry.push(head.id, key, ends[position]!, position);
+      entry.push([head.id, key, ends[position]!, position, crcs[position]!]);
     }
   }
   const count = Math.max(1, Math.ceil(byValue.size / VALUES_PER_BUCKET));
   const buckets: unknown[][] = Array.from({ length: count }, () => []);
-  for (const [value, entry] of byValue) buckets[hashOf(value) % count]!.push(entry);
+  for (const [value, entry] of byValue) buckets[bucketOf(value, count)]!.push(entry);
   const bodies = buckets.map((bucket) => Buffer.from(JSON.stringify(bucket)));
   let offset = OPENING + COUNT_DIGITS + ENTRY_DIGITS * count + 1;
   let table = '';
@@ -87,10 +94,10 @@ export function knowledgeScopesSection(heads: readonly NodeHead[], ends: readonl
   return Buffer.concat(pieces);
 }
 
-/** A knowledge item a scope value names, and where its line is. */
+/** A knowledge item a scope value names, where its line is, and the line's CRC-32 as written. */
 export interface ScopedLine {
   id: NodeId;
-  line: LineSpan;
+  line: LineSpan & { crc: number };
 }
 
 /**
@@ -108,19 +115,20 @@ export function scopedLines(read: (start: number, end: number) => Buffer, size: 
   const wanted = new Set(values);
   const byBucket = new Map<number, string[]>();
   for (const value of wanted) {
-    const bucket = hashOf(value) % count;
+    const bucket = bucketOf(value, count);
     byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), value]);
   }
-  const found = new Map<NodeId, LineSpan>();
+  const found = new Map<NodeId, ScopedLine['line']>();
   for (const [bucket, named] of byBucket) {
     const entries = bucketEntries(read, size, bucket, count, bodiesStart);
     if (entries === null) return null;
     for (const entry of entries) {
       if (!named.includes(entry[0] as string)) continue;
-      for (let at = 1; at < entry.length; at += 4) {
-        const line = spanOf(entry[at + 1], entry[at + 2], entry[at + 3]);
-        if (typeof entry[at] !== 'string' || line === null) return null;
-        found.set(entry[at] as NodeId, line);
+      for (let at = 1; at < entry.length; at++) {
+        const item = entry[at] as unknown[];
+        const line = Array.isArray(item) && item.length === 5 && typeof item[0] === 'string' ? spanOf(item[1], item[2], item[3], item[4]) : null;
+        if (line === null) return null;
+        found.set(item[0] as NodeId, line);
       }
     }
   }
@@ -138,14 +146,14 @@ function bucketEntries(read: (start: number, end: number) => Buffer, size: numbe
   if (crc32(body, bucketSeed(bucket, count)) !== crc) return null;
   try {
     const entries: unknown = JSON.parse(body.toString('utf8'));
-    const valid = Array.isArray(entries) && entries.every((item) => Array.isArray(item) && typeof item[0] === 'string' && item.length % 4 === 1);
+    const valid = Array.isArray(entries) && entries.every((item) => Array.isArray(item) && typeof item[0] === 'string');
     return valid ? (entries as unknown[][]) : null;
   } catch {
     return null;
   }
 }
 
-function spanOf(key: unknown, end: unknown, position: unknown): LineSpan | null {
+function spanOf(key: unknown, end: unknown, position: unknown, crc: unknown): ScopedLine['line'] | null {
   const valid = Number.isSafeInteger(key) && Number.isSafeInteger(end) && Number.isSafeInteger(position) && (key as number) >= 0 && (key as number) < (end as number) && (position as number) >= 0;
-  return valid ? { key: key as number, end: end as number, position: position as number } : null;
+  return valid && Number.isInteger(crc) && (crc as number) >= 0 && (crc as number) <= 0xffffffff ? { key: key as number, end: end as number, position: position as number, crc: crc as number } : null;
 }

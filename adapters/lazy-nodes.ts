@@ -88,7 +88,7 @@ export class CheckpointNodes implements NodeMap {
   /** The id list as a set, once a command has listed every id. */
   private fileSet: ReadonlySet<NodeId> | null = null;
   private slots: SlotTable | null;
-  private lineHints: ((id: NodeId) => { key: number; end: number; position: number } | undefined) | null = null;
+  private lineHints: ((id: NodeId) => LineHint | undefined) | null = null;
   /** The positions of the nodes read where the hints say, their lines checked there: found without the slot table. */
   private readonly hintedPositions = new Map<NodeId, number>();
   /** The checksums each node line was written with (read when first needed), or null for a checkpoint without them. */
@@ -176,7 +176,7 @@ export class CheckpointNodes implements NodeMap {
    * node line, and the node's position among the ids): such a line is read without looking its id
    * up, when its key, end and checksum hold.
    */
-  hintLines(lines: (id: NodeId) => { key: number; end: number; position: number } | undefined): void {
+  hintLines(lines: (id: NodeId) => LineHint | undefined): void {
     this.lineHints = lines;
   }
 
@@ -238,7 +238,9 @@ export class CheckpointNodes implements NodeMap {
     const entry = this.hintedEntry(id);
     if (entry === undefined) return undefined;
     const crc = crc32(entry);
-    return this.checksumHolds(this.lineHints!(id)!.position, entry, crc) ? { bytes: entry, crc } : undefined;
+    const hint = this.lineHints!(id)!;
+    // A hint that gives the line's checksum as written vouches for it when they agree; else `line_crc32` says (and whether the line is damaged).
+    return hint.crc === crc || this.checksumHolds(hint.position, entry, crc) ? { bytes: entry, crc } : undefined;
   }
 
   /** Node `id`'s stored line (without its ending) where the hints say it is, when it is there: keyed by the id and ended as a node line is (its checksum unchecked). */
@@ -454,6 +456,18 @@ export class CheckpointNodes implements NodeMap {
     }
     return crc;
   }
+}
+
+/**
+ * Where a node's line is, as a section of the heads line says (its first byte and its JSON's end,
+ * from the first node line, and its place among the ids), and, where that section saves it, the
+ * line's CRC-32 as written (checked against the line read, as `line_crc32`'s would be).
+ */
+export interface LineHint {
+  key: number;
+  end: number;
+  position: number;
+  crc?: number;
 }
 
 /** A node's checkpoint entry (`"id":{...}`) and its CRC-32, what the line's checksum in the heads is. */

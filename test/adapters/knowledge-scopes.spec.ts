@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { knowledgeScopesSection, scopedLines } from '../../adapters/knowledge-scopes.js';
+import { crc32 } from '../../adapters/crc32.js';
+import { bucketOf, knowledgeScopesSection, scopedLines } from '../../adapters/knowledge-scopes.js';
 import type { KnowledgeScope } from '../../domain/model.js';
 import type { NodeHead } from '../../domain/status-index.js';
 import { STATUS_RULES_VERSION } from '../../domain/status.js';
@@ -12,6 +13,8 @@ function head(id: string, scope: KnowledgeScope | null): NodeHead {
 
 /** Where the nodes' JSON ends (from the first node line), as a checkpoint lists them: 100 bytes a node. */
 const endsOf = (heads: readonly NodeHead[]) => heads.map((_, at) => 100 * at + 98);
+/** The lines' checksums, one made-up value a node. */
+const crcsOf = (heads: readonly NodeHead[]) => heads.map((_, at) => (0x9e3779b1 * (at + 1)) >>> 0);
 
 /** The ids `scopedLines` finds for `values` in `section`, sorted, or null. */
 function found(section: Buffer, values: readonly string[]): string[] | null {
@@ -25,7 +28,7 @@ describe('the knowledge by scope value (knowledge_scopes)', () => {
     const words = ['billing', 'auth', 'ui', 'api', 'T-1', 'T-2', 'init-0', 'init-1', 'ünïcode "quoted"', 'back\\slash'];
     const some = () => words.filter(() => random() < 0.2);
     const heads = Array.from({ length: 300 }, (_, at) => head(`${at % 5 === 0 ? 'T' : 'K'}-${at}`, at % 5 === 0 ? null : { domains: some(), initiatives: some(), tags: some(), node_ids: some() }));
-    const section = knowledgeScopesSection(heads, endsOf(heads));
+    const section = knowledgeScopesSection(heads, endsOf(heads), crcsOf(heads));
     expect(() => JSON.parse(section.toString('utf8'))).to.not.throw();
     for (let trial = 0; trial < 50; trial++) {
       const values = [...new Set(words.filter(() => random() < 0.3))];
@@ -34,13 +37,13 @@ describe('the knowledge by scope value (knowledge_scopes)', () => {
     }
     const lines = scopedLines((start, end) => section.subarray(start, end), section.length, ['ui'])!;
     const position = heads.findIndex(({ scope }) => scope?.domains.includes('ui') || scope?.tags.includes('ui') || scope?.initiatives.includes('ui') || scope?.node_ids.includes('ui'));
-    expect(lines.find(({ id }) => id === heads[position]!.id)!.line).to.deep.equal({ key: position === 0 ? 0 : 100 * (position - 1) + 100, end: 100 * position + 98, position });
+    expect(lines.find(({ id }) => id === heads[position]!.id)!.line).to.deep.equal({ key: position === 0 ? 0 : 100 * (position - 1) + 100, end: 100 * position + 98, position, crc: crcsOf(heads)[position] });
     expect(found(section, ['no such value'])).to.deep.equal([]);
   });
 
   it('answers nothing (null) from a bucket that does not check: a byte changed, a table entry moved, a section cut or of another shape', () => {
     const heads = Array.from({ length: 40 }, (_, at) => head(`K-${at}`, { domains: [`d-${at % 7}`], initiatives: [], tags: [`t-${at % 3}`], node_ids: [] }));
-    const section = knowledgeScopesSection(heads, endsOf(heads));
+    const section = knowledgeScopesSection(heads, endsOf(heads), crcsOf(heads));
     const text = section.toString('latin1');
     expect(found(section, ['d-3'])).to.have.length(6);
     // Every bucket's bytes in turn: a value renamed inside one makes that bucket fail, and only a lookup reading it sees it.
@@ -57,12 +60,23 @@ describe('the knowledge by scope value (knowledge_scopes)', () => {
     expect(found(Buffer.from(JSON.stringify(['zzzzzzzz'])), ['d-3'])).to.equal(null);
   });
 
-  it('are those of the rules version that gates them: a layout that changes bumps STATUS_RULES_VERSION, so files saved before are not misread', () => {
+  it('place values in buckets as the rules version that gates them does: a placement that changes bumps STATUS_RULES_VERSION, so files saved before are not misread', () => {
     // A file keeps its section across releases; looked up under another hash or bucket count, a
-    // value would be sought in the wrong bucket and its items missed. Change this pair only
-    // together: the new section's digest and a new version.
-    const heads = ['billing', 'auth', 'T-9', 'init-2', 'ünïcode'].map((value, at) => head(`K-${at}`, { domains: [value], initiatives: [], tags: ['x'], node_ids: [] }));
-    const digest = createHash('sha256').update(knowledgeScopesSection(heads, endsOf(heads))).digest('hex').slice(0, 16);
-    expect({ rules: STATUS_RULES_VERSION, section: digest }).to.deep.equal({ rules: 2, section: '078c7e9a3a62c926' });
+    // value would be sought in the wrong bucket and its items missed (a bucket of another shape
+    // is not read at all). Change this pair only together: the new placement's digest and a new version.
+    const placement = ['billing', 'auth', 'T-9', 'init-2', 'ünïcode', ''].map((value) => [1, 2, 7, 64, 1000].map((count) => bucketOf(value, count)));
+    const digest = createHash('sha256').update(JSON.stringify(placement)).digest('hex').slice(0, 16);
+    expect({ rules: STATUS_RULES_VERSION, placement: digest }).to.deep.equal({ rules: 2, placement: 'a9208a3112186a70' });
+  });
+
+  it('read no bucket of the earlier shape (an id, then its line, flat): the reader answers nothing and the knowledge section is read', () => {
+    const hex = (value: number) => value.toString(16).padStart(8, '0');
+    const seed = Buffer.alloc(8);
+    seed.writeUInt32BE(1, 4);
+    const bucket = Buffer.from(JSON.stringify([['d-1', 'K-1', 0, 98, 0]]));
+    const section = (body: Buffer) => Buffer.from(`["${hex(1)}${hex(2 + 8 + 24 + 2)}${hex(body.length)}${hex(crc32(body, crc32(seed)))}",${body.toString()}]`);
+    // The same bucket in this shape is read: what refuses the earlier one is its shape, not its checksum.
+    expect(found(section(Buffer.from(JSON.stringify([['d-1', ['K-1', 0, 98, 0, 7]]]))), ['d-1'])).to.deep.equal(['K-1']);
+    expect(found(section(bucket), ['d-1'])).to.equal(null);
   });
 });

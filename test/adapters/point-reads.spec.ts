@@ -181,6 +181,24 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     }
   });
 
+  it('context checks each knowledge line against the checksum its bucket gives, reading no line_crc32 for it; a line edited in place is still damage', async () => {
+    const sut = await project();
+    const holds = sinon.spy(CheckpointNodes.prototype as unknown as { checksumHolds(position: number): boolean }, 'checksumHolds');
+    const positions = await sut.readGraph((graph) => {
+      nodeContext(new GraphDraft(graph, NOW, null), nodeOf(graph, 'T-5-1')!, NOW, { agent: null, staleMs: 1000 });
+      return { checked: holds.args.map(([position]) => position), k5: (graph.nodes as unknown as CheckpointNodes).filePosition('K-5') };
+    });
+    holds.restore();
+    expect(positions.k5).to.be.a('number');
+    expect(positions.checked).to.not.include(positions.k5);
+    const text = readFileSync(checkpointFile(), 'utf8');
+    // K-5 damaged in place (the same length, the layout intact): its bucket's checksum differs, and line_crc32 says the line is damaged.
+    const line = text.split('\n').find((candidate) => candidate.startsWith('"K-5":'))!;
+    writeFileSync(checkpointFile(), text.replace(line, line.replace('"kind":"knowledge"', '"kind":"knowledgX"')));
+    const refused = await sut.readGraph((graph) => nodeContext(new GraphDraft(graph, NOW, null), nodeOf(graph, 'T-5-1')!, NOW, { agent: null, staleMs: 1000 })).catch((error: { code: string; message: string }) => error);
+    expect(refused).to.include({ code: 'STORAGE_ERROR' }).and.satisfy((error: { message: string }) => /node K-5/.test(error.message));
+  });
+
   it("context finds a deprecated match's successors by the position its entry gives, looking no knowledge id up", async () => {
     const draft = newDraft();
     addTask(draft, 'T-1', { tags: ['x'] });
