@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { codeCacheFor, loadWithCodeCache, type CodeCache } from '../../entrypoints/cli/code-cache.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -25,6 +25,27 @@ describe("the build's code cache (scripts/code-cache.mjs)", function () {
       expect(loaded.script.cachedDataRejected, cache).to.equal(false);
       expect(loaded.exports.answer(), cache).to.equal(2);
     }
+  });
+
+  it('loads a program read in one call, and one written in UTF-8 beyond ASCII as it is', function () {
+    if (!existsSync('/proc/self/io')) this.skip();
+    // A bundle's size (esbuild writes ASCII), as dist/taskdag-point.js; read as UTF-8, Node read it 8 KB a call.
+    const ascii = path.join(dir(), 'ascii.js');
+    writeFileSync(ascii, `exports.text = ${JSON.stringify('x'.repeat(200_000))};\n`);
+    const utf8 = path.join(dir(), 'utf8.js');
+    writeFileSync(utf8, "exports.text = 'café ✓';\n");
+    const script = `
+      const { readFileSync } = require('node:fs');
+      const reads = () => Number(/syscr: (\\d+)/.exec(readFileSync('/proc/self/io', 'latin1'))[1]);
+      const { loadWithCodeCache } = require(${JSON.stringify(require.resolve('../../entrypoints/cli/code-cache.js'))});
+      const first = reads();
+      const before = reads();
+      const { length } = loadWithCodeCache(${JSON.stringify(ascii)}, require).exports.text;
+      const after = reads();
+      // Less what reading the counter itself reads between two looks.
+      process.stdout.write(JSON.stringify({ length, reads: after - before - (before - first), text: loadWithCodeCache(${JSON.stringify(utf8)}, require).exports.text }));`;
+    const loaded = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 })) as { length: number; reads: number; text: string };
+    expect(loaded).to.deep.equal({ length: 200_000, reads: 1, text: 'café ✓' });
   });
 
   it('is the reads\' cache for a command line whose command only reads the graph, after any global flags', () => {
