@@ -151,10 +151,15 @@ export class FsProjectStore implements ProjectStore {
     return this.using(loaded, () => read(withMembers(loaded.graph, { log }), this.pluginReader(loaded)));
   }
 
-  async transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R> {
-    // Loaded before the lock, as a read is: under it only what other writers appended meanwhile
-    // is read (caughtUp), so agents queueing for the lock each hold it for their change alone.
-    const early = this.keepHot ? null : this.loadBeforeLock();
+  async transact<T, R = T>(
+    work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>,
+    after?: (result: T) => R | Promise<R>,
+    prepare?: (graph: Graph) => void,
+  ): Promise<R> {
+    // Loaded (and prepared) before the lock, as a read is: under it only what other writers
+    // appended meanwhile is read (caughtUp), so agents queueing for the lock each hold it for
+    // their change alone.
+    const early = this.keepHot ? null : this.loadBeforeLock(prepare);
     // A project with a state has its directory: only a first transaction (or a server's) makes it.
     if (early === null) this.ensureDirectory();
     let loaded: Loaded | null = null;
@@ -167,12 +172,23 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
-  /** The committed state as a read loads it, without the lock; null when there is none yet or it does not load (the locked load says why). */
-  private loadBeforeLock(): Loaded | null {
+  /**
+   * The committed state as a read loads it, without the lock, with what `prepare` derives from it;
+   * null when there is none yet, or it does not load or prepare (the locked load says why).
+   */
+  private loadBeforeLock(prepare?: (graph: Graph) => void): Loaded | null {
     if (!this.exists()) return null;
+    let loaded: Loaded;
     try {
-      return this.loadCommitted(() => this.load());
+      loaded = this.loadCommitted(() => this.load());
     } catch {
+      return null;
+    }
+    try {
+      prepare?.(loaded.graph);
+      return loaded;
+    } catch {
+      this.release(loaded);
       return null;
     }
   }

@@ -1,4 +1,4 @@
-import type { AgentName } from '../domain/model.js';
+import type { AgentName, Graph } from '../domain/model.js';
 import { parseArgs, type ArgsOf, type ArgsSpec } from './args.js';
 import { lazily, type Schema } from './contract/schema.js';
 import type { GraphContext, GraphOperation, HostOperation, HostServices, OperationWaiting, ProjectOperation, ProjectServices } from './operation.js';
@@ -48,6 +48,7 @@ export function graphOperation<const N extends string, S extends ArgsSpec, R, P>
     needsLog?: boolean;
     run(context: GraphContext, args: ArgsOf<S>): P;
     finish(context: GraphContext, partial: P, args: ArgsOf<S>): R;
+    prepare?(graph: Graph, args: ArgsOf<S>): void;
     waiting?: OperationWaiting<ArgsOf<S>, R>;
   },
 ): GraphOperation<S, R, P> & { readonly name: N };
@@ -60,6 +61,7 @@ export function graphOperation<N extends string, S extends ArgsSpec, R, P>(
     needsLog?: boolean;
     run(context: GraphContext, args: ArgsOf<S>): P;
     finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;
+    prepare?(graph: Graph, args: ArgsOf<S>): void;
     waiting?: OperationWaiting<ArgsOf<S>, R>;
   },
 ): GraphOperation<S, R, P> & { readonly name: N } {
@@ -70,6 +72,7 @@ export function graphOperation<N extends string, S extends ArgsSpec, R, P>(
       needsLog: definition.needsLog ?? false,
       run: definition.run,
       ...(definition.finish ? { finish: definition.finish } : {}),
+      ...(definition.prepare ? { prepare: definition.prepare } : {}),
       ...(definition.waiting ? { waiting: definition.waiting } : {}),
     },
     definition.result,

@@ -158,6 +158,7 @@ async function runGraphOperation(
         return { result: { context, partial }, changes: context.draft.changes(), undo: () => context.draft.rollback() };
       },
       ({ context, partial }) => finished(operation, context, partial, args),
+      operation.prepare && ((graph) => operation.prepare!(graph, args)),
     );
   }
   const read = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader) => wholeResult(operation, contextOver(graph, log, plugins), args);

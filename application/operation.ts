@@ -1,5 +1,5 @@
 import type { GraphDraft } from '../domain/draft.js';
-import type { AgentName, LogEntry, NodeId, ReviewRule } from '../domain/model.js';
+import type { AgentName, Graph, LogEntry, NodeId, ReviewRule } from '../domain/model.js';
 import type { RequestKey } from '../domain/request-window.js';
 import type { Action } from '../domain/permissions.js';
 import type { ArgsOf, ArgsSpec } from './args.js';
@@ -37,6 +37,12 @@ export interface GraphOperation<S extends ArgsSpec = any, R = any, P = any> exte
   parse(raw: unknown): ArgsOf<S>;
   run(context: GraphContext, args: ArgsOf<S>): P;
   finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;
+  /**
+   * Derives, on the committed graph before the lock is taken, what `run` will read (ProjectStore's
+   * `prepare`): `next` ranks the ready tasks there, and under the lock only what was committed
+   * meanwhile is ranked again.
+   */
+  prepare?(graph: Graph, args: ArgsOf<S>): void;
   /** A mutation that may wait for the project to change when it finds nothing to do (OperationWaiting). */
   readonly waiting?: OperationWaiting<ArgsOf<S>, R>;
 }

@@ -1,7 +1,8 @@
 import { nodeOf } from './node-map.js';
 import type { GraphDraft } from './draft.js';
 import { take } from './lifecycle.js';
-import type { NodeId, TaskNode } from './model.js';
+import type { Graph, NodeId, TaskNode } from './model.js';
+import { isProjectState } from './project-state.js';
 import type { RankedTask } from './ranking.js';
 
 /** What `next` may be narrowed to: one initiative, one domain, tasks carrying every one of some tags. */
@@ -41,6 +42,16 @@ export function nextTask(draft: GraphDraft, filters: NextFilters, leaseMs: numbe
   const why = reasonFor(chosen, position, order.length);
   const { node } = take(draft, chosen.id, leaseMs);
   return { node, why };
+}
+
+/**
+ * Ranks `graph`'s ready tasks ahead of a `nextTask` on it: a project state keeps the ranking from
+ * then on, change by change, so a `nextTask` after more changes ranks only what they moved. (A
+ * fresh ranking derives the critical path of every open task down the chains; done on the state
+ * loaded before the lock, the lock holder does not pay for it.)
+ */
+export function rankReadyTasks(graph: Graph): void {
+  if (isProjectState(graph)) graph.indexes.ranking.ranked();
 }
 
 /** Whether `nextTask` would find a task now: a look that claims nothing (`next --wait` between commits). */

@@ -72,7 +72,7 @@ export const batch = projectOperation({
       const result = { revision: draft.graph.revision, results };
       if (key) draft.rememberRequest({ ...key, at: now, answer: result });
       return { result, changes: draft.changes(), undo: () => draft.rollback() };
-    });
+    }, undefined, (graph) => steps.forEach((step) => step.operation.prepare?.(graph, step.args)));
   },
 });
 

@@ -1,7 +1,7 @@
 import { DEFAULT_STALE_MS } from '../../domain/alerts.js';
 import { nodeContext } from '../../domain/context.js';
 import { leaseMillis } from '../../domain/fencing.js';
-import { hasReadyMatch, nextTask } from '../../domain/next-task.js';
+import { hasReadyMatch, nextTask, rankReadyTasks } from '../../domain/next-task.js';
 import { integerIn, nonEmptyText, optional, textList } from '../args.js';
 import { contextSchema, taskSchema } from '../contract/results.js';
 import { boolean, integer, nullable, object, string, lazily } from '../contract/schema.js';
@@ -51,6 +51,7 @@ export const next = graphOperation({
     why: nullable(reasonSchema()),
   }),
   run: ({ draft }, { lease, wait: _wait, ...filters }) => nextTask(draft, filters, lease === undefined ? undefined : leaseMillis(lease)),
+  prepare: (graph) => rankReadyTasks(graph),
   finish: (context, chosen) =>
     chosen === null
       ? { node: null, context: null, why: null }

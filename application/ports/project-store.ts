@@ -70,9 +70,18 @@ export interface ProjectStore {
    * before its COMMIT), so `work` acts only through what it returns. `after`, when given, runs
    * on the result once the commit is durable and the lock released (what a command finishes
    * outside the lock, `take`'s context), still on the graph as committed; the call resolves to
-   * what it returns.
+   * what it returns. `prepare`, when given, derives what `work` will read (`next`'s ranking) on
+   * the committed state before the lock is taken, where a store loads one then (the file store
+   * in a command): under the lock that state is caught up with what others committed meanwhile,
+   * and what `prepare` derived follows change by change, so the lock is held for the change alone.
+   * A store may not call it (one that loads under the lock, or keeps its state); `work` must not
+   * depend on it having run.
    */
-  transact<T, R = T>(work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>, after?: (result: T) => R | Promise<R>): Promise<R>;
+  transact<T, R = T>(
+    work: (graph: Graph, plugins: PluginReader) => Transaction<T> | Promise<Transaction<T>>,
+    after?: (result: T) => R | Promise<R>,
+    prepare?: (graph: Graph) => void,
+  ): Promise<R>;
   /**
    * Runs `work` under the exclusive lock with whatever the directory holds (a state that does not
    * load included) and replaces the state whole with what it returns; init, restore and migrate.

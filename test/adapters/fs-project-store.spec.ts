@@ -14,8 +14,10 @@ import type { FileSystem } from '../../adapters/file-system.js';
 import { GraphDraft } from '../../domain/draft.js';
 import { DomainError } from '../../domain/errors.js';
 import { stateProblem } from '../../domain/state-shape.js';
-import { addNote } from '../../domain/lifecycle.js';
-import type { State } from '../../domain/model.js';
+import { addNote, take as takeTask } from '../../domain/lifecycle.js';
+import { nextTask, rankReadyTasks } from '../../domain/next-task.js';
+import type { ProjectState } from '../../domain/project-state.js';
+import type { State, TaskNode } from '../../domain/model.js';
 import { NOW, addTask, newDraft } from '../support/graphs.js';
 import { readCheckpointJson, writeCheckpointJson } from '../support/checkpoint-json.js';
 import { rejectionOf } from '../support/failures.js';
@@ -191,6 +193,45 @@ describe('FsProjectStore', () => {
       expect(await seenWhileAdding(sut, 'T4')).to.deep.equal(['T1', 'T2', 'T3']);
       // Loading under the lock read the ledger from the checkpoint's position: the whole tail, T1 and T2 again.
       expect(readsUnderLock).to.deep.equal([`readFrom ${ledgerName()} ${sizeBefore}`]);
+    });
+
+    it("prepares what its work reads (next's ranking) before the lock, so under it only what others committed meanwhile is ranked again", async () => {
+      // 20 chains of 5 tasks: a fresh ranking derives the critical path of every one of the 100.
+      const draft = newDraft();
+      for (let chain = 0; chain < 20; chain++) {
+        for (let link = 0; link < 5; link++) addTask(draft, `T-${chain}-${link}`, {}, link === 0 ? {} : { blocked_by: [`T-${chain}-${link - 1}`] });
+      }
+      const other = open();
+      await other.replace({ ...plainGraph(draft.graph), log: [] });
+      const best = await other.readGraph((graph) => nextTask(new GraphDraft(graph, NOW, 'x'), {}, undefined)!.node.id);
+      // Another agent claims the best task while this one waits for the lock.
+      const sut = storeWhoseLockWaitsFor(() =>
+        other.transact((graph) => {
+          const theirs = new GraphDraft(graph, NOW, 'carol');
+          takeTask(theirs, best);
+          return { result: null, changes: theirs.changes() };
+        }),
+      );
+      const derivations = (graph: unknown) => (graph as ProjectState).indexes.ranking.derivations;
+      let prepared = 0;
+      const { chosen, underLock } = await sut.transact(
+        (graph) => {
+          const before = derivations(graph);
+          const mine = new GraphDraft(graph, NOW, 'bob');
+          const chosen = nextTask(mine, {}, undefined)!.node.id;
+          return { result: { chosen, underLock: derivations(graph) - before }, changes: mine.changes() };
+        },
+        undefined,
+        (graph) => {
+          rankReadyTasks(graph);
+          prepared = derivations(graph);
+        },
+      );
+      expect(prepared).to.equal(100);
+      expect(chosen).to.not.equal(best);
+      // The task the other agent claimed is the one change: its path alone is derived again.
+      expect(underLock).to.be.at.most(2);
+      expect(Object.values((await state(open())).nodes).filter((node) => (node as TaskNode).subkind === 'task' && (node as TaskNode).claim !== null).map((node) => node.id).sort()).to.deep.equal([best, chosen].sort());
     });
 
     it('loads again when another writer wrote a new checkpoint, or replaced the state, while it waited', async () => {

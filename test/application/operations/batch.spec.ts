@@ -1,5 +1,9 @@
 import { expect } from 'chai';
+import sinon from 'sinon';
 import type { DomainError } from '../../../domain/errors.js';
+import { plainGraph } from '../../../domain/node-map.js';
+import { projectState } from '../../../domain/project-state.js';
+import type { Graph } from '../../../domain/model.js';
 import { operationsOverSample } from '../../support/services.js';
 import { rejectionOf } from '../../support/failures.js';
 
@@ -35,6 +39,24 @@ describe('batch (application, in-memory store)', () => {
     expect(error.details).to.deep.include({ index: 1, op: 'add-task' });
     expect((error.details.error as { code: string }).code).to.equal('ID_CONFLICT');
     expect((await store.inspect())).to.deep.equal(before);
+  });
+
+  it("has the store rank the ready tasks before the lock for next, alone or as an item, and derive nothing for other items", async () => {
+    const { sut, store } = await setup();
+    const transact = sinon.spy(store, 'transact');
+    await sut.run('next', {}, 'alice');
+    await sut.run('batch', { operations: [task('T-2'), { op: 'next', args: {} }] }, 'bob');
+    await sut.run('batch', { operations: [task('T-3')] }, 'alice');
+    const current = await store.inspect();
+    if (current.kind !== 'valid') throw new Error('no state');
+    // What each call's prepare derives on the committed state, as the file store runs it before taking the lock.
+    const derived = transact.getCalls().map((call) => {
+      const prepare = (call.args as unknown[])[2] as ((graph: Graph) => void) | undefined;
+      const graph = projectState(structuredClone(plainGraph(current.state)));
+      prepare?.(graph);
+      return graph.indexes.ranking.derivations > 0;
+    });
+    expect(derived).to.deep.equal([true, true, false]);
   });
 
   it('refuses a stale expect_revision with STATE_REVISION_CONFLICT, and a batch without an agent', async () => {
