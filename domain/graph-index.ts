@@ -1,5 +1,5 @@
 import type { Edge, EdgeType, Graph, NodeId } from './model.js';
-import { edgesOf } from './node-map.js';
+import { edgesOf, nodeCount } from './node-map.js';
 
 /**
  * Edges by type and then by endpoint, so a lookup returns a stored list without filtering. Keyed
@@ -24,6 +24,17 @@ interface NodeEdges {
 const NO_EDGES: NodeEdges = { into: new Map(), outOf: new Map() };
 
 /**
+ * Past this share of a graph's nodes read one by one from the saved endpoints, the rest are
+ * grouped from the edge list at once: a walk over the open part of a young project (`next`'s
+ * ranking, 2,000 open tasks) reads most nodes, and each saved entry costs a lookup, a checksum
+ * and a parse (about 40 us in a fresh process) where grouping costs a few us a node. A point read
+ * stays well under it, and so does a walk of a mature project, most of whose nodes are done.
+ */
+const WHOLE_LIST_SHARE = 1 / 16;
+/** A graph this small is read one node at a time to the end: grouping it saves nothing worth a rule. */
+const WHOLE_LIST_MIN_READS = 64;
+
+/**
  * The edges of a graph by endpoint as saved with it (a checkpoint's endpoint index): a command
  * that looks at a few nodes reads their edges, not the whole edge list.
  */
@@ -44,8 +55,9 @@ export interface SavedEdges {
  * graph's edges tells it (`added`, `removed`).
  *
  * Given edges saved by endpoint (`SavedEdges`), it reads the edges of each node it is asked
- * about, once, and applies the edge changes made since; otherwise (or once the saved ones prove
- * damaged) it groups the graph's whole edge list on first use.
+ * about, once, and applies the edge changes made since; otherwise (once the saved ones prove
+ * damaged, or once a walk has read a good share of the nodes: WHOLE_LIST_SHARE) it groups the
+ * graph's whole edge list on first use.
  */
 export class GraphIndex {
   private incoming: Adjacency | null = null;
@@ -131,6 +143,10 @@ export class GraphIndex {
     if (!this.saved) return null;
     const known = this.read.get(id);
     if (known) return known;
+    if (this.read.size >= WHOLE_LIST_MIN_READS && this.read.size >= nodeCount(this.graph) * WHOLE_LIST_SHARE) {
+      this.dropSaved();
+      return null;
+    }
     const saved = this.saved.of(id);
     if (!saved) {
       this.dropSaved();

@@ -73,7 +73,8 @@ describe('graph index read from saved endpoints', () => {
 
   it('gives a node read without edges no lists of its own until an edge of its changes, and that edge to it alone', () => {
     const draft = newDraft();
-    for (let at = 0; at < 100; at++) addTask(draft, `T${at}`);
+    // 100 nodes read of 2,000: under the share past which the whole list is grouped instead.
+    for (let at = 0; at < 2000; at++) addTask(draft, `T${at}`);
     const graph = draft.graph;
     const sut = new GraphIndex(graph, { of: () => ({ into: [], outOf: [] }) });
     for (let at = 0; at < 100; at++) expect(sut.into(`T${at}`, 'BLOCKS')).to.deep.equal([]);
@@ -91,6 +92,37 @@ describe('graph index read from saved endpoints', () => {
     expect(later.into('T2', 'BLOCKS')).to.deep.equal([added]);
     expect(later.into('T5', 'BLOCKS')).to.deep.equal([]);
     expect(later.ownLists).to.equal(1);
+  });
+
+  it('groups the whole edge list once a walk has read a sixteenth of the nodes one by one (at least 64), and answers the same', () => {
+    const chain = (length: number) => {
+      const draft = newDraft();
+      for (let at = 0; at < length; at++) addTask(draft, `T${at}`);
+      for (let at = 1; at < length; at++) draft.addEdge({ from: `T${at - 1}`, to: `T${at}`, type: 'BLOCKS' });
+      const whole = new GraphIndex(draft.graph);
+      const asked: string[] = [];
+      const saved = { of: (id: string) => (asked.push(id), { into: whole.into(id, 'BLOCKS').map((edge) => ({ ...edge })), outOf: whole.outOf(id, 'BLOCKS').map((edge) => ({ ...edge })) }) };
+      return { graph: draft.graph, sut: new GraphIndex(draft.graph, saved), asked, whole };
+    };
+    // A walk down a chain of 2,000 (next's ranking over a young project): 125 read, then the list.
+    const long = chain(2000);
+    for (let at = 0; at < 2000; at++) expect(long.sut.outOf(`T${at}`, 'BLOCKS'), `T${at}`).to.deep.equal(long.whole.outOf(`T${at}`, 'BLOCKS'));
+    expect(long.asked).to.have.length(125);
+    expect(long.sut.wholeGroupings).to.equal(1);
+    // Edge changes after the switch go to the grouped lists.
+    const added: Edge = { from: 'T5', to: 'T1999', type: 'BLOCKS' };
+    (long.graph.edges as Edge[]).push(added);
+    long.sut.added(added);
+    expect(long.sut.into('T1999', 'BLOCKS').map((edge) => edge.from)).to.deep.equal(['T1998', 'T5']);
+    // A smaller graph is read node by node up to 64.
+    const short = chain(200);
+    for (let at = 0; at < 100; at++) short.sut.outOf(`T${at}`, 'BLOCKS');
+    expect(short.asked).to.have.length(64);
+    // A point read (a few nodes) reads only theirs.
+    const point = chain(2000);
+    for (const id of ['T7', 'T8', 'T1500']) point.sut.into(id, 'BLOCKS');
+    expect(point.asked).to.deep.equal(['T7', 'T8', 'T1500']);
+    expect(point.sut.wholeGroupings).to.equal(0);
   });
 
   it('groups the whole edge list instead once a saved entry proves damaged', () => {
