@@ -133,6 +133,29 @@ function boundsOf(value: unknown, size: number): Bounds | null {
   return (start as number) >= 0 && (start as number) < (end as number) && (end as number) <= size ? { start: start as number, end: end as number, crc } : null;
 }
 
+/**
+ * Section `name`'s entry in `directory` (the directory's text from its brace, `directoryEnd` bytes
+ * from the line's start to its end), when it is there and within a line of `size` bytes: each entry
+ * is `"<name>":["<start>","<end>","<crc>"]`, after the brace or a comma.
+ */
+function boundsIn(directory: string, name: string, directoryEnd: number, size: number): Bounds | null {
+  const key = `${JSON.stringify(name)}:[`;
+  let at = directory.indexOf(key);
+  while (at > 0 && directory[at - 1] !== '{' && directory[at - 1] !== ',') at = directory.indexOf(key, at + 1);
+  if (at <= 0) return null;
+  const close = directory.indexOf(']', at);
+  let entry: unknown;
+  try {
+    entry = JSON.parse(directory.slice(at + key.length - 1, close + 1));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(entry) || entry.length !== 3 || !entry.every((item) => typeof item === 'string')) return null;
+  const [first, last, crc] = entry as [string, string, string];
+  const bounds = { start: Number(first), end: Number(last), crc };
+  return bounds.start >= directoryEnd && bounds.start <= bounds.end && bounds.end <= size ? bounds : null;
+}
+
 /** How many checksums are read one at a time before the section is read whole (a command that reads most nodes). */
 const SINGLE_CHECKSUM_READS = 64;
 
@@ -298,8 +321,10 @@ function keyParts(key: string): { type: NodeType; status: string } | null {
  * has no line checksums, so nothing in it is used: its heads are derived again from the nodes.
  */
 export class SavedHeadsLine {
-  /** The directory, once read: null when the line has none that checks (or is of the older form). */
-  private directory: Map<string, Bounds> | null | undefined;
+  /** The directory's text (from its brace), once read: null when the line has none that checks (or is of the older form). */
+  private directory: string | null | undefined;
+  /** The sections looked up in the directory so far, by name (null: not there, or not within the line). */
+  private readonly bounds = new Map<string, Bounds | null>();
   /** Where the knowledge nodes read from the knowledge section have their lines. */
   private readonly knowledgeLines = new Map<NodeId, LineSpan>();
   private checksums: LineChecksums | null | undefined;
@@ -358,7 +383,7 @@ export class SavedHeadsLine {
    * caller reads the knowledge section.
    */
   knowledgeNaming(values: readonly string[]): NodeId[] | null {
-    const bounds = this.sections()?.get('knowledge_scopes');
+    const bounds = this.sectionBounds('knowledge_scopes');
     if (!bounds) return null;
     const found = scopedLines((from, to) => this.read(bounds.start + from, bounds.start + Math.min(to, bounds.end - bounds.start)), bounds.end - bounds.start, values);
     if (found === null) return null;
@@ -412,9 +437,9 @@ export class SavedHeadsLine {
 
   /** The edges by endpoint, or null when the line has none (`positionOf`: a node's position among the ids). */
   endpoints(positionOf: (id: NodeId) => number | undefined): SavedEndpoints | null {
-    const directory = this.sections();
-    if (!directory) return null;
-    const { start, end } = directory.get('endpoints')!;
+    const bounds = this.sectionBounds('endpoints');
+    if (!bounds) return null;
+    const { start, end } = bounds;
     if (end - start < 4 || this.read(start, start + 2).toString('latin1') !== '["') return null;
     return new SavedEndpoints((from, to) => this.read(start + from, start + Math.min(to, end - start)), end - start, this.count(), positionOf);
   }
@@ -496,7 +521,25 @@ export class SavedHeadsLine {
     };
   }
 
-  private sections(): Map<string, Bounds> | null {
+  /**
+   * Where section `name` is, as the directory says; null when the line has no directory that
+   * checks, or the directory no such section within the line. Only the entries asked for are
+   * parsed: at 50k nodes the directory holds about 300 (each status bucket's pages), and parsing
+   * them all cost a `context` that reads two sections about half a millisecond.
+   */
+  private sectionBounds(name: string): Bounds | null {
+    const directory = this.directoryText();
+    if (directory === null) return null;
+    let bounds = this.bounds.get(name);
+    if (bounds === undefined) {
+      bounds = boundsIn(directory, name, HEADS_DIRECTORY_START.length + directory.length, this.size);
+      this.bounds.set(name, bounds);
+    }
+    return bounds;
+  }
+
+  /** The directory's text from its brace, checked against the line's `heads_crc32`, holding every section a line of this layout has; null otherwise. */
+  private directoryText(): string | null {
     if (this.directory !== undefined) return this.directory;
     this.directory = null;
     const start = this.read(0, Math.min(HEADS_DIRECTORY_START.length, this.size));
@@ -514,20 +557,10 @@ export class SavedHeadsLine {
       if (head.length >= Math.min(this.size, DIRECTORY_LIMIT)) return null;
     }
     if (hex(crc32(head)) !== this.crc) return null;
-    try {
-      const parsed = JSON.parse(head.toString('latin1', HEADS_DIRECTORY_START.length)) as Record<string, [string, string, string]>;
-      const bounds = new Map<string, Bounds>();
-      for (const [name, [first, last, crc]] of Object.entries(parsed)) {
-        const entry = { start: Number(first), end: Number(last), crc };
-        if (!(entry.start >= head.length && entry.start <= entry.end && entry.end <= this.size)) return null;
-        bounds.set(name, entry);
-      }
-      if (!SECTIONS.every((name) => bounds.has(name))) return null;
-      this.directory = bounds;
-    } catch {
-      return null;
-    }
-    return this.directory;
+    const text = head.toString('latin1', HEADS_DIRECTORY_START.length);
+    if (!SECTIONS.every((name) => boundsIn(text, name, head.length, this.size) !== null)) return null;
+    this.directory = text;
+    return text;
   }
 
   /** A section's value, parsed, when its checksum holds; null otherwise. */
@@ -543,7 +576,7 @@ export class SavedHeadsLine {
 
   /** A section's bytes, when its checksum holds; null otherwise. */
   private sectionBytes(name: string): Buffer | null {
-    const bounds = this.sections()?.get(name);
+    const bounds = this.sectionBounds(name);
     if (!bounds) return null;
     const bytes = this.read(bounds.start, bounds.end);
     return hex(crc32(bytes)) === bounds.crc ? bytes : null;

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sinon from 'sinon';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
+import { crc32 } from '../../adapters/crc32.js';
 import { SavedEndpoints } from '../../adapters/edge-endpoints.js';
 import { HEADS_DIRECTORY_START, headsLine, SavedHeadsLine } from '../../adapters/heads-line.js';
 import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
@@ -178,6 +179,30 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
       } finally {
         section.restore();
       }
+    }
+  });
+
+  it("parses only the directory entries a command asks for: an entry out of the line costs its own section, not the others'", async () => {
+    const sut = await project();
+    const text = readFileSync(checkpointFile(), 'utf8');
+    const lines = text.split('\n');
+    // The claims section said to end past the line's end, the directory's checksum made to hold (as a tool that rewrote it would).
+    const heads = lines[4]!.replace(/("claims":\["\d{10}",")\d{10}"/, (_all, before: string) => `${before}9999999999"`);
+    expect(heads).to.not.equal(lines[4]);
+    lines[4] = heads;
+    const directory = Buffer.from(heads.slice(0, heads.indexOf('}') + 1), 'latin1');
+    lines[1] = lines[1]!.replace(/"heads_crc32":"[0-9a-f]{8}"/, `"heads_crc32":"${crc32(directory).toString(16).padStart(8, '0')}"`);
+    writeFileSync(checkpointFile(), lines.join('\n'));
+    const naming = sinon.spy(SavedHeadsLine.prototype, 'knowledgeNaming');
+    try {
+      const { answer, expected } = await sut.readGraph((graph) => ({
+        answer: nodeContext(new GraphDraft(graph, NOW, null), nodeOf(graph, 'T-5-1')!, NOW, { agent: null, staleMs: 1000 }),
+        expected: nodeContext(fresh(graph), nodeOf(graph, 'T-5-1')!, NOW, { agent: null, staleMs: 1000 }),
+      }));
+      expect(answer).to.deep.equal(expected);
+      expect(naming.returnValues).to.deep.equal([['K-5']]);
+    } finally {
+      naming.restore();
     }
   });
 
