@@ -14,6 +14,7 @@ import { changeSetOf, replayChangeSets } from '../ledger-records.js';
 import { assertReplaceable } from '../replacement-order.js';
 import { invalidFile } from '../storage-error.js';
 import { piecesSource } from '../pieces-source.js';
+import { contentPieces, contentPiecesInSlices, dropCheckpoints, newestCheckpoint, saveCheckpointPieces } from './pg-checkpoint-pieces.js';
 import { pluginTableOf, type PluginRow } from './pg-plugin-rows.js';
 import { codeOf, commitOutcomeUnknown, databaseError, isConnectionLost, queryFresh, withTransaction } from './pg-pool.js';
 import { PgSnapshotStore } from './pg-snapshot-store.js';
@@ -98,50 +99,6 @@ const APPEND_FENCED = `
     RETURNING revision
   )
   SELECT pg_notify($6, $7) FROM appended`;
-
-/**
- * A checkpoint goes to the database in pieces of at most this many bytes, a statement each: the
- * driver copies a statement's values into one message on the event loop, and a 50k-node
- * checkpoint is 60 MB (joined and copied whole, it held the loop for about 115 ms, with 150 MB
- * of buffers allocated for it). The database joins them (SAVE_CHECKPOINT).
- */
-export const CHECKPOINT_PIECE_BYTES = 1024 * 1024;
-
-/**
- * Opens the transaction that saves a checkpoint, in one round trip: its values are compressed with
- * lz4 where the database has it (PostgreSQL 14 and later built with it; the default, pglz, cost the
- * database about 2.9 s of CPU a 50k-node checkpoint, against 0.6 s), and its pieces wait in a
- * temporary table (nothing of it is logged or kept) that stores them as they are, not compressed
- * only to be decompressed when joined.
- */
-const CHECKPOINT_PIECES = `
-  SELECT set_config('default_toast_compression', 'lz4', true) FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals);
-  CREATE TEMPORARY TABLE taskdag_checkpoint_pieces (position int PRIMARY KEY, bytes bytea NOT NULL) ON COMMIT DROP;
-  ALTER TABLE pg_temp.taskdag_checkpoint_pieces ALTER COLUMN bytes SET STORAGE EXTERNAL`;
-const CHECKPOINT_PIECE = 'INSERT INTO pg_temp.taskdag_checkpoint_pieces (position, bytes) VALUES ($1, $2)';
-
-/** Keeps a checkpoint of revision $3, its pieces joined in order, and drops the older ones of the project (kept if a newer one is there). */
-const SAVE_CHECKPOINT = `
-  WITH saved AS (
-    INSERT INTO taskdag_checkpoints (project, incarnation, revision, checkpoint)
-    SELECT $1, $2, $3, string_agg(bytes, ''::bytea ORDER BY position) FROM pg_temp.taskdag_checkpoint_pieces
-    ON CONFLICT DO NOTHING RETURNING revision
-  )
-  DELETE FROM taskdag_checkpoints WHERE project = $1 AND revision < $3 AND EXISTS (SELECT 1 FROM saved)`;
-
-/**
- * $1 the project, $2 its incarnation, $3 a piece's size: the newest checkpoint, in pieces of at
- * most $3 bytes, in order, one row each. One row of a 50k-node checkpoint (120 MB as hex) was
- * received and decoded in one turn of the event loop (about 700 ms); rows of 1 MiB are decoded
- * as they arrive. The checkpoint is read whole once (`|| ''`, a value in memory) so that each
- * piece does not decompress it again from its start.
- */
-const NEWEST_CHECKPOINT = `
-  WITH newest AS MATERIALIZED (
-    SELECT revision, checkpoint || ''::bytea AS bytes FROM taskdag_checkpoints WHERE project = $1 AND incarnation = $2 ORDER BY revision DESC LIMIT 1
-  )
-  SELECT revision::int, substring(bytes FROM position * $3 + 1 FOR $3) AS piece
-  FROM newest, generate_series(0, (octet_length(bytes) - 1) / $3) AS position ORDER BY position`;
 
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -419,23 +376,16 @@ export class PgProjectStore implements ProjectStore {
     const { tail, checkpointBytes } = current;
     current.tail = 0;
     this.checkpointing = encodeCheckpointInSlices(copy, { table: 'taskdag_change_sets', revision }, current.checkpointNodes)
-      .then(async (pieces) => {
-        current.checkpointBytes = pieces.reduce((sum, piece) => sum + piece.length, 0);
-        await withTransaction(this.pool, (client) => this.saveCheckpointRow(client, current.row.incarnation, revision, pieces));
+      .then(async (encoded) => {
+        const pieces = await contentPiecesInSlices(encoded);
+        current.checkpointBytes = pieces.reduce((sum, piece) => sum + piece.bytes.length, 0);
+        await withTransaction(this.pool, (client) => saveCheckpointPieces(client, this.projectId, current.row.incarnation, revision, pieces));
       })
       .catch(() => {
         current.tail += tail;
         current.checkpointBytes = checkpointBytes;
       })
       .finally(() => (this.checkpointing = null));
-  }
-
-  /** Saves the checkpoint of `revision` made of `pieces`, on `client` in a transaction: a statement per piece of at most CHECKPOINT_PIECE_BYTES, then one that joins them. */
-  private async saveCheckpointRow(client: PoolClient, incarnation: number, revision: number, pieces: readonly Buffer[]): Promise<void> {
-    await client.query(CHECKPOINT_PIECES);
-    let position = 0;
-    for (const piece of piecesOf(pieces, CHECKPOINT_PIECE_BYTES)) await client.query(CHECKPOINT_PIECE, [position++, piece]);
-    await client.query(SAVE_CHECKPOINT, [this.projectId, incarnation, revision]);
   }
 
   /** Resolves once no checkpoint is being saved in the background: for tests, and for a process that stops. */
@@ -602,9 +552,9 @@ export class PgProjectStore implements ProjectStore {
   private async loadWhole(client: PoolClient, known?: ProjectRow): Promise<Cached> {
     const row = known ?? (await this.rowIfAny(client, ''));
     if (!row) throw noState(this.projectId);
-    const pieces = (await client.query<{ revision: number; piece: Buffer }>(NEWEST_CHECKPOINT, [this.projectId, row.incarnation, CHECKPOINT_PIECE_BYTES])).rows;
+    const newest = await newestCheckpoint(client, this.projectId, row.incarnation, this.location);
     // Kept in the pieces it came in (piecesSource), never joined.
-    const checkpoint = pieces.length === 0 ? undefined : { revision: pieces[0]!.revision, source: piecesSource(pieces.map((piece) => piece.piece)) };
+    const checkpoint = newest ? { revision: newest.revision, source: piecesSource(newest.pieces) } : undefined;
     type ChangeRow = { revision: number; change: unknown; bytes: number };
     const changes = await client.query<ChangeRow>(
       'SELECT revision::int, change, octet_length(change::text)::int AS bytes FROM taskdag_change_sets WHERE project = $1 AND incarnation = $2 AND revision > $3 ORDER BY revision',
@@ -670,7 +620,7 @@ export class PgProjectStore implements ProjectStore {
     const existing = await this.rowIfAny(client, 'FOR UPDATE');
     const row: ProjectRow = { version: 1, fence_generation: state.fence_generation, incarnation: (existing?.incarnation ?? 0) + 1 };
     await client.query('DELETE FROM taskdag_change_sets WHERE project = $1', [project]);
-    await client.query('DELETE FROM taskdag_checkpoints WHERE project = $1', [project]);
+    await dropCheckpoints(client, project);
     await client.query('DELETE FROM taskdag_plugin_data WHERE project = $1', [project]);
     // revision, log_length and edges_revision are schema 1's: kept filled, no longer read.
     await client.query(
@@ -689,7 +639,7 @@ export class PgProjectStore implements ProjectStore {
       [project, JSON.stringify(plugins)],
     );
     const checkpoint = encodeCheckpoint(graph, { table: 'taskdag_change_sets', revision: state.revision });
-    await this.saveCheckpointRow(client, row.incarnation, state.revision, [checkpoint]);
+    await saveCheckpointPieces(client, project, row.incarnation, state.revision, [...contentPieces([checkpoint])]);
     // Kept as a load would find it (loadWhole): the checkpoint's bytes, which also copy `state` for the caller to keep.
     const { graph: loaded, nodes } = decodeCheckpoint(bufferSource(checkpoint), `${this.location}/checkpoints/${state.revision}`, assertChangeSetsRef);
     return {
@@ -711,29 +661,6 @@ export class PgProjectStore implements ProjectStore {
     run.then(settled, settled);
     return run;
   }
-}
-
-/**
- * `buffers` as pieces of at most `size` bytes, in order: small ones joined, a larger one cut (a
- * cut is a view of it, not a copy).
- */
-export function* piecesOf(buffers: readonly Buffer[], size: number): Generator<Buffer> {
-  let held: Buffer[] = [];
-  let heldBytes = 0;
-  for (const buffer of buffers) {
-    for (let at = 0; at < buffer.length; ) {
-      const part = buffer.subarray(at, at + size - heldBytes);
-      held.push(part);
-      heldBytes += part.length;
-      at += part.length;
-      if (heldBytes === size) {
-        yield held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
-        held = [];
-        heldBytes = 0;
-      }
-    }
-  }
-  if (heldBytes > 0) yield held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
 }
 
 function storedPlugins(rows: PluginRow[]): StoredPlugins {

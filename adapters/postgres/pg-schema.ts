@@ -192,6 +192,52 @@ const MIGRATIONS: readonly string[] = [
     fence bigint NOT NULL
   );
   `,
+  // 8: incremental checkpoints (docs/scaling.md, "How the store works"). A checkpoint's bytes are
+  // cut into pieces by their content, each stored once per project under its SHA-256; a manifest
+  // row per checkpoint and its references list the pieces in order, so a save writes only the
+  // pieces whose bytes changed. The references' foreign keys make a manifest naming a missing
+  // piece impossible. Each checkpoint of schema 7 becomes a manifest of pieces of 1 MiB (read
+  // whole once, not decompressed again for each piece); taskdag_checkpoints is kept as it is, no
+  // longer read, and a project's rows there go when its next checkpoint is saved.
+  `
+  CREATE TABLE taskdag_checkpoint_pieces (
+    project text NOT NULL,
+    hash bytea NOT NULL,
+    bytes bytea NOT NULL,
+    PRIMARY KEY (project, hash)
+  );
+  CREATE TABLE taskdag_checkpoint_manifests (
+    project text NOT NULL,
+    incarnation bigint NOT NULL,
+    revision bigint NOT NULL,
+    -- How many pieces, and their bytes in all: what a load checks it received.
+    pieces integer NOT NULL,
+    bytes bigint NOT NULL,
+    PRIMARY KEY (project, revision),
+    FOREIGN KEY (project, incarnation) REFERENCES taskdag_projects (id, incarnation)
+  );
+  CREATE TABLE taskdag_checkpoint_piece_refs (
+    project text NOT NULL,
+    revision bigint NOT NULL,
+    position integer NOT NULL,
+    hash bytea NOT NULL,
+    PRIMARY KEY (project, revision, position),
+    FOREIGN KEY (project, revision) REFERENCES taskdag_checkpoint_manifests (project, revision) ON DELETE CASCADE,
+    FOREIGN KEY (project, hash) REFERENCES taskdag_checkpoint_pieces (project, hash)
+  );
+  CREATE INDEX taskdag_checkpoint_piece_refs_hash ON taskdag_checkpoint_piece_refs (project, hash);
+  CREATE TEMPORARY TABLE taskdag_schema_8_pieces ON COMMIT DROP AS
+    SELECT c.project, c.revision, cut.position, substring(whole.bytes FROM cut.position * 1048576 + 1 FOR 1048576) AS bytes
+    FROM taskdag_checkpoints c,
+      LATERAL (SELECT c.checkpoint || ''::bytea AS bytes OFFSET 0) whole,
+      LATERAL generate_series(0, (octet_length(whole.bytes) - 1) / 1048576) AS cut (position);
+  INSERT INTO taskdag_checkpoint_pieces (project, hash, bytes)
+    SELECT DISTINCT ON (project, sha256(bytes)) project, sha256(bytes), bytes FROM taskdag_schema_8_pieces;
+  INSERT INTO taskdag_checkpoint_manifests (project, incarnation, revision, pieces, bytes)
+    SELECT project, incarnation, revision, (octet_length(checkpoint) + 1048575) / 1048576, octet_length(checkpoint) FROM taskdag_checkpoints;
+  INSERT INTO taskdag_checkpoint_piece_refs (project, revision, position, hash)
+    SELECT project, revision, position, sha256(bytes) FROM taskdag_schema_8_pieces;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

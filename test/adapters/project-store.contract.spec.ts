@@ -24,7 +24,7 @@ import { InMemoryProjectStores } from '../support/in-memory-stores.js';
 import { sampleState } from '../support/states.js';
 import { useTempDir } from '../support/temp-dir.js';
 import { PgProjectStoreFactory, type PgProjectStore } from '../../adapters/postgres/pg-project-store.js';
-import { freshPool } from '../support/postgres.js';
+import { freshPool, newestCheckpointRow, replaceCheckpointBytes } from '../support/postgres.js';
 
 /**
  * Six of these pass the file store's checkpoint threshold (at most 256 KiB of ledger, 4 MiB kept
@@ -409,8 +409,7 @@ describe('PostgreSQL store', function () {
   let close: () => Promise<void> = async () => undefined;
   afterEach(async () => close());
   let pool: Awaited<ReturnType<typeof freshPool>>['pool'];
-  const NEWEST_CHECKPOINT = "SELECT revision::int, checkpoint FROM taskdag_checkpoints WHERE project = 'p' ORDER BY revision DESC LIMIT 1";
-  const newestCheckpoint = async () => (await pool.query<{ revision: number; checkpoint: Buffer }>(NEWEST_CHECKPOINT)).rows[0]!;
+  const newestCheckpoint = async () => (await newestCheckpointRow(pool, 'p'))!;
   const tempDir = useTempDir('taskdag-contract-pg-');
   // The heads of the newest checkpoint row, edited as the file store's tasks.json is.
   const checkpointRowHeads: SavedDerivedData = {
@@ -419,7 +418,7 @@ describe('PostgreSQL store', function () {
       const file = path.join(tempDir(), 'checkpoint');
       writeFileSync(file, checkpoint);
       editSavedHeads(file, id, status, rules);
-      await pool.query("UPDATE taskdag_checkpoints SET checkpoint = $1 WHERE project = 'p' AND revision = $2", [readFileSync(file), revision]);
+      await replaceCheckpointBytes(pool, 'p', revision, readFileSync(file));
     },
   };
   const checkpointRow: KeptInMemory = {

@@ -215,3 +215,36 @@ export function watchStatements(pool: import('pg').Pool, seen: (args: unknown[])
     });
   };
 }
+
+/** The newest checkpoint of `project` (schema 8: its pieces joined in order), or undefined when it has none. */
+export async function newestCheckpointRow(pool: import('pg').Pool, project: string): Promise<{ revision: number; checkpoint: Buffer } | undefined> {
+  const sql = `SELECT m.revision::int, string_agg(p.bytes, ''::bytea ORDER BY r.position) AS checkpoint
+    FROM taskdag_checkpoint_manifests m JOIN taskdag_checkpoint_piece_refs r USING (project, revision) JOIN taskdag_checkpoint_pieces p USING (project, hash)
+    WHERE m.project = $1 GROUP BY m.revision ORDER BY m.revision DESC LIMIT 1`;
+  return (await pool.query<{ revision: number; checkpoint: Buffer }>(sql, [project])).rows[0];
+}
+
+/** Puts `bytes` in place of the checkpoint of `revision`, as one piece (a test editing the saved checkpoint, as one edits a file). */
+export async function replaceCheckpointBytes(pool: import('pg').Pool, project: string, revision: number, bytes: Buffer): Promise<void> {
+  await pool.query('INSERT INTO taskdag_checkpoint_pieces (project, hash, bytes) VALUES ($1, sha256($2), $2) ON CONFLICT DO NOTHING', [project, bytes]);
+  await pool.query('DELETE FROM taskdag_checkpoint_piece_refs WHERE project = $1 AND revision = $2', [project, revision]);
+  await pool.query('INSERT INTO taskdag_checkpoint_piece_refs (project, revision, position, hash) VALUES ($1, $2, 0, sha256($3))', [project, revision, bytes]);
+  await pool.query('UPDATE taskdag_checkpoint_manifests SET pieces = 1, bytes = $3 WHERE project = $1 AND revision = $2', [project, revision, bytes.length]);
+}
+
+/**
+ * A project's rows as the store of schemas 5 to 7 wrote them for a whole state (its writeWhole):
+ * the project, the change set its incarnation starts with, and its checkpoint in one row of
+ * `taskdag_checkpoints` (`checkpoint`, encoded by the caller). For tests of a migration from those schemas.
+ */
+export async function writeSchema7Project(pool: import('pg').Pool, project: string, state: import('../../domain/model.js').State, checkpoint: Buffer): Promise<void> {
+  const { log, ...graph } = state;
+  await pool.query('INSERT INTO taskdag_projects (id, version, fence_generation, revision, incarnation, log_length, edges_revision) VALUES ($1, 1, $2, $3, 1, 0, $3)', [
+    project,
+    state.fence_generation,
+    state.revision,
+  ]);
+  const start = { revision: state.revision, log, nodes: graph.nodes, notes: [], edges: graph.edges.map((edge) => ({ op: 'add', edge })), initiatives: graph.initiatives };
+  await pool.query('INSERT INTO taskdag_change_sets (project, incarnation, base_revision, revision, change) VALUES ($1, 1, -1, $2, $3)', [project, state.revision, JSON.stringify(start)]);
+  await pool.query('INSERT INTO taskdag_checkpoints (project, incarnation, revision, checkpoint) VALUES ($1, 1, $2, $3)', [project, state.revision, checkpoint]);
+}

@@ -1,16 +1,17 @@
 import { expect } from 'chai';
-import { plainGraph } from '../../../domain/node-map.js';
+import { nodeIds, plainGraph } from '../../../domain/node-map.js';
+import { encodeCheckpoint } from '../../../adapters/checkpoint-file.js';
 import type { Pool } from 'pg';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectOwners } from '../../../adapters/postgres/pg-project-owners.js';
 import { PgProjectStoreFactory, type PgProjectStore } from '../../../adapters/postgres/pg-project-store.js';
-import { migrate } from '../../../adapters/postgres/pg-schema.js';
+import { migrate, SCHEMA_VERSION } from '../../../adapters/postgres/pg-schema.js';
 import { isOwnedElsewhere } from '../../../application/ports/project-owners.js';
 import { GraphDraft } from '../../../domain/draft.js';
 import type { Graph } from '../../../domain/model.js';
 import { rejectionOf } from '../../support/failures.js';
 import { NOW, addTask } from '../../support/graphs.js';
-import { freshDatabase, statementsOf } from '../../support/postgres.js';
+import { freshDatabase, statementsOf, writeSchema7Project } from '../../support/postgres.js';
 import { sampleState } from '../../support/states.js';
 
 /** A server process's share of the database: its pool, its leases (registered at `address`) and its stores. */
@@ -200,14 +201,13 @@ describe('schema 7 (project owners) on a database of schema 6', function () {
     const owners = new PgProjectOwners(pool, url, 60_000, () => undefined);
     try {
       expect(await migrate(pool, 6)).to.deep.equal([1, 2, 3, 4, 5, 6]);
-      const old = new PgProjectStoreFactory(pool).open('p');
-      await old.replace(sampleState());
-      await change(old, 'T-5');
-      expect(await migrate(pool)).to.deep.equal([7]);
+      const { log: _log, ...graph } = sampleState();
+      await writeSchema7Project(pool, 'p', sampleState(), encodeCheckpoint(graph, { table: 'taskdag_change_sets', revision: sampleState().revision }));
+      expect(await migrate(pool)).to.deep.equal(Array.from({ length: SCHEMA_VERSION - 6 }, (_, index) => index + 7));
       await owners.start('http://127.0.0.1:1');
       const store = new PgProjectStoreFactory(pool, owners).open('p');
       await change(store, 'T-6');
-      expect(Object.keys((await graphOf(new PgProjectStoreFactory(pool).open('p'))).nodes)).to.include.members(['T-5', 'T-6']);
+      expect(nodeIds(await graphOf(new PgProjectStoreFactory(pool).open('p')))).to.include.members(['T-1', 'T-6']);
     } finally {
       await owners.close();
       await pool.end();

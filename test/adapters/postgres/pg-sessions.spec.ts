@@ -42,7 +42,7 @@ describe('sessions and revision events shared through PostgreSQL', function () {
     await pools[0]!.query(
       'DROP FUNCTION taskdag_auth_changed CASCADE; ' +
         'ALTER TABLE taskdag_sessions DROP COLUMN credential; DROP TABLE taskdag_credentials; ALTER TABLE taskdag_auth DROP COLUMN generation; ' +
-        'DROP TABLE taskdag_owners; DROP TABLE taskdag_processes; DROP TABLE taskdag_checkpoints; DROP TABLE taskdag_change_sets; ALTER TABLE taskdag_projects DROP CONSTRAINT taskdag_projects_incarnation; ' +
+        'DROP TABLE taskdag_checkpoint_piece_refs; DROP TABLE taskdag_checkpoint_manifests; DROP TABLE taskdag_checkpoint_pieces; DROP TABLE taskdag_owners; DROP TABLE taskdag_processes; DROP TABLE taskdag_checkpoints; DROP TABLE taskdag_change_sets; ALTER TABLE taskdag_projects DROP CONSTRAINT taskdag_projects_incarnation; ' +
         'DELETE FROM taskdag_schema WHERE version >= 3',
     );
     expect(await migrate(pools[1]!)).to.deep.equal(Array.from({ length: SCHEMA_VERSION - 2 }, (_, index) => index + 3));
