@@ -1,7 +1,7 @@
 import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
 import type { NodeListing } from '../domain/node-summary.js';
 import type { SavedBlockers } from '../domain/blockers.js';
-import type { ClaimedTask, NodeHead, SavedBuckets } from '../domain/status-index.js';
+import type { ClaimedTask, ClaimEntry as WrittenClaim, NodeHead, SavedBuckets } from '../domain/status-index.js';
 import { LISTED_BY_DEFAULT } from '../domain/status-report.js';
 import { crc32 } from './crc32.js';
 import { SavedEndpoints } from './edge-endpoints.js';
@@ -253,6 +253,29 @@ function claimedOfEntry(entry: unknown): ClaimedTask | null {
   }
   const [id, by, at] = entry as unknown[];
   return typeof id === 'string' && typeof by === 'string' && typeof at === 'string' ? { id, claim: { by, at } } : null;
+}
+
+/**
+ * A `claims` section's entries, when they are `[id, by, at]` and none of their strings holds an
+ * escape (so each is what `JSON.stringify` writes of it, between quotes); null otherwise: a
+ * section that holds whole heads (as checkpoints written before saved them), a name JSON escapes.
+ * Its checksum says a release wrote it, and a release writes one form throughout: the first and
+ * last entries say which, with no step taken per entry.
+ */
+function claimEntriesAsWritten(text: string): WrittenClaim[] | null {
+  if (text.includes('\\')) return null;
+  let entries: unknown;
+  try {
+    entries = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(entries)) return null;
+  return entries.length === 0 || (isClaimEntry(entries[0]) && isClaimEntry(entries[entries.length - 1])) ? (entries as WrittenClaim[]) : null;
+}
+
+function isClaimEntry(entry: unknown): boolean {
+  return Array.isArray(entry) && entry.length === 3 && entry.every((value) => typeof value === 'string');
 }
 
 /** The ids whose listing a save of these buckets holds: the first LISTED_HEADS heads of each bucket `status` lists by default. */
@@ -517,6 +540,10 @@ export class SavedHeadsLine {
         const tasks = Array.isArray(entries) ? entries.map(claimedOfEntry) : null;
         claimed = tasks?.every((task) => task !== null) ? (tasks as ClaimedTask[]) : null;
         return claimed;
+      },
+      claimsAsWritten: () => {
+        const bytes = this.sectionBytes('claims');
+        return bytes === null ? null : claimEntriesAsWritten(bytes.toString('utf8'));
       },
     };
   }

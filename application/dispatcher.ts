@@ -39,7 +39,7 @@ export class LocalDispatcher implements OperationDispatcher {
   }
 
   /** Runs a request `checkRequest` already passed (a caller that had to check it first), with its normalised arguments. */
-  async run({ operation, args }: CheckedRequest, request: Pick<OperationRequest, 'project' | 'agent' | 'key' | 'signal'>): Promise<unknown> {
+  async run({ operation, args }: CheckedRequest, request: Pick<OperationRequest, 'project' | 'agent' | 'key' | 'signal' | 'printed'>): Promise<unknown> {
     const { stores, clock, ids, registry, host, plugins, review } = this.services;
     if (operation.scope === 'host') {
       const services = { stores, clock, plugins, project: request.project, cwd: host.cwd, system: () => host.system(), client: () => host.client() };
@@ -51,7 +51,7 @@ export class LocalDispatcher implements OperationDispatcher {
       const key = request.key ? { key: request.key } : {};
       return operation.run({ store, clock, ids, registry, plugins, review: review ?? 'any', ...key }, args, request.agent);
     }
-    return waitingIfAsked(this.services, store, project, operation, args, request.agent, () => runGraphOperation(store, operation, args, request.agent, this.services), request.signal);
+    return waitingIfAsked(this.services, store, project, operation, args, request.agent, () => runGraphOperation(store, operation, args, request.agent, this.services, request.printed ?? false), request.signal);
   }
 }
 
@@ -148,6 +148,7 @@ async function runGraphOperation(
   args: ReturnType<GraphOperation['parse']>,
   agent: AgentName | null,
   services: GraphServices,
+  printed: boolean,
 ): Promise<unknown> {
   const contextOver = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader): GraphContext => graphContext(services, agent, graph, log, plugins);
   if (operation.mutates) {
@@ -161,7 +162,11 @@ async function runGraphOperation(
       operation.prepare && ((graph) => operation.prepare!(graph, args)),
     );
   }
-  const read = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader) => wholeResult(operation, contextOver(graph, log, plugins), args);
+  const read = (graph: GraphContext['draft']['graph'], log: GraphContext['log'], plugins: PluginReader) => {
+    const context = contextOver(graph, log, plugins);
+    if (printed) context.printed = true;
+    return wholeResult(operation, context, args);
+  };
   if (operation.needsLog) return store.readState((state, plugins) => read(state, state.log, plugins));
   return store.readGraph((graph, plugins) => read(graph, [], plugins));
 }

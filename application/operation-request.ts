@@ -18,6 +18,11 @@ export interface OperationRequest {
    * a call waiting for work (`next --wait`) stops waiting and claims nothing more.
    */
   signal?: AbortSignal;
+  /**
+   * The caller prints the answer as JSON at once (the command line): a read may hand back its
+   * answer as JsonText (domain/json-text.ts), written from saved bytes without making objects.
+   */
+  printed?: boolean;
 }
 
 /** The one port every driver runs operations through: local files, a server's store, or a remote server. */

@@ -24,6 +24,8 @@ export interface GraphContext {
   log: LogEntry[];
   /** Which of `actions` on node `id` the project's policy plugins allow (all of them when it has none). */
   permitted?: (actions: Action[], id: NodeId) => Action[];
+  /** The caller prints the answer at once (OperationRequest `printed`): a read may answer with JsonText. */
+  printed?: boolean;
 }
 
 /**

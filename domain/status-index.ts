@@ -2,7 +2,8 @@ import { nodeIds, nodeOf } from './node-map.js';
 import type { SavedBlockers } from './blockers.js';
 import type { Timestamp } from './clock.js';
 import type { GraphIndex } from './graph-index.js';
-import { isKnowledge, isTask, nodeType, type Claim, type Edge, type Graph, type GraphNode, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
+import { isPlainJsonString } from './json-text.js';
+import { isKnowledge, isTask, nodeType, type AgentName, type Claim, type Edge, type Graph, type GraphNode, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
 import { byAge, compareAge, type NodeListing } from './node-summary.js';
 import { OrderedSet, type Ordered } from './ordered-set.js';
 import { derivedStatus, readinessDependents } from './status.js';
@@ -68,7 +69,15 @@ export interface SavedBuckets {
   bucketOf(id: NodeId): string | undefined | null;
   /** The claimed tasks in progress, the longest-held first. */
   claimed(): readonly ClaimedTask[] | null;
+  /**
+   * The same tasks as the save wrote them, `[id, by, at]` each, when none of those strings is one
+   * JSON escapes (isPlainJsonString); null otherwise (`claimed()` reads them then).
+   */
+  claimsAsWritten?(): readonly ClaimEntry[] | null;
 }
+
+/** A claimed task in progress as the stale-claim alerts read it, in a list: its id, its holder, when it was claimed. */
+export type ClaimEntry = readonly [NodeId, AgentName, Timestamp];
 
 /** A claimed task in progress as the stale-claim alerts read it (a head is one; a saved `claims` entry holds no more). */
 export type ClaimedTask = Pick<NodeHead, 'id' | 'claim'>;
@@ -241,6 +250,28 @@ export class StatusIndex {
     const kept = saved.filter((head) => !changes.has(head.id));
     const moved = [...changes.values()].filter((head): head is NodeHead => head !== null && holdsClaim(head));
     return moved.length === 0 && kept.length === saved.length ? saved : [...kept, ...moved].sort(byClaimAge);
+  }
+
+  /**
+   * The claimed tasks in progress as `claimedInOrder` lists them, as `[id, by, at]` entries none of
+   * whose strings JSON escapes: the saved claims as written (no object made of each), those whose
+   * head the ledger tail changed replaced by their heads now; null when the saved buckets cannot
+   * give them so (the caller reads `claimedInOrder`).
+   */
+  claimsAsWritten(): readonly ClaimEntry[] | null {
+    const changes = this.heads ? null : this.overSavedBuckets();
+    const saved = changes ? (this.savedBuckets!.claimsAsWritten?.() ?? null) : null;
+    if (!changes || !saved) return null;
+    if (changes.size === 0) return saved;
+    const claims: ClaimEntry[] = [];
+    for (let at = 0; at < saved.length; at++) if (!changes.has(saved[at]![0])) claims.push(saved[at]!);
+    for (const head of changes.values()) {
+      if (head === null || !holdsClaim(head)) continue;
+      const { id, claim } = head;
+      if (!isPlainJsonString(id) || !isPlainJsonString(claim!.by) || !isPlainJsonString(claim!.at)) return null;
+      claims.splice(claimsBefore(claims, claim!.at, id), 0, [id, claim!.by, claim!.at]);
+    }
+    return claims;
   }
 
   /**
@@ -573,6 +604,17 @@ function holdsLease(head: NodeHead): boolean {
 /** The earliest expiry first, then by id: the order a lease sweep releases claims in. */
 function byExpiry(a: NodeHead, b: NodeHead): number {
   return compareAge(a.claim!.expires_at!, a.id, b.claim!.expires_at!, b.id);
+}
+
+/** How many of `claims` (the longest-held first) come before a claim taken at `at` of task `id`. */
+function claimsBefore(claims: readonly ClaimEntry[], at: Timestamp, id: NodeId): number {
+  let [low, high] = [0, claims.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareAge(claims[middle]![2], claims[middle]![0], at, id) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** The longest-held claim first, then by id: the order of stale-claim alerts. */

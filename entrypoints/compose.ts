@@ -140,7 +140,7 @@ export async function runInCheckoutOf(operations: readonly Operation[], environm
     return result;
   }
   const checkout = found ?? (operation.name === 'init' ? createCheckout(checkouts) : missingCheckout(checkouts));
-  const result = await local.run(checked, { project: checkout.project_id, agent: request.agent, ...(request.signal ? { signal: request.signal } : {}) });
+  const result = await local.run(checked, { project: checkout.project_id, agent: request.agent, ...(request.signal ? { signal: request.signal } : {}), ...(request.printed ? { printed: true } : {}) });
   if (operation.name !== 'init') return result;
   await noteLocalCheckout(home, checkout);
   return withCheckout(result as Record<string, unknown>, checkout);

@@ -1,5 +1,5 @@
 import { DEFAULT_STALE_MS } from '../../domain/alerts.js';
-import { DEFAULT_STATUS_LIMIT, statusReport } from '../../domain/status-report.js';
+import { DEFAULT_STATUS_LIMIT, statusAnswer, statusReport } from '../../domain/status-report.js';
 import { flag, nonEmptyText, nonNegativeInteger, oneOf, optional, positiveInteger } from '../args.js';
 import { nodeSummarySchema, staleClaimAlertSchema } from '../contract/results.js';
 import { array, integer, object, optional as optionalProperty, record } from '../contract/schema.js';
@@ -47,6 +47,7 @@ export const status = graphOperation({
     knowledge: optionalProperty(groups('Knowledge by status (with --all)')),
     alerts: array(staleClaimAlertSchema()),
   }),
-  run: ({ draft }, { stale_ms, limit, all, ranked, ...filters }) =>
-    statusReport(draft, draft.now, { ...filters, staleMs: stale_ms ?? DEFAULT_STALE_MS, limit: limit ?? DEFAULT_STATUS_LIMIT, all: all ?? false, ranked: ranked ?? false }),
+  // A caller that prints the answer at once gets it as JSON text, its alerts written from the saved claims.
+  run: ({ draft, printed }, { stale_ms, limit, all, ranked, ...filters }) =>
+    (printed ? statusAnswer : statusReport)(draft, draft.now, { ...filters, staleMs: stale_ms ?? DEFAULT_STALE_MS, limit: limit ?? DEFAULT_STATUS_LIMIT, all: all ?? false, ranked: ranked ?? false }),
 });

@@ -57,7 +57,7 @@ export async function main(io: Io): Promise<number> {
     colorDepth: 1,
     cwd: io.cwd,
     globals,
-    run: (operation, args, agent) => runInCheckout({ cwd: io.cwd, env: io.env, project: globals.project }, { operation, args, agent }, cliHostPorts),
+    run: (operation, args, agent) => runInCheckout({ cwd: io.cwd, env: io.env, project: globals.project }, { operation, args, agent, printed: true }, cliHostPorts),
     emit,
   };
 

@@ -35,7 +35,7 @@ export function runPlainWords(
   const answered = async () => {
     const args = operationArgs(flags, positionals, options);
     const agent = agentOf(options.as as string | undefined, globals, environment.env);
-    emit(await runInCheckoutOf(operations, environment, { operation: operation.name, args, agent }, hostPortsFor));
+    emit(await runInCheckoutOf(operations, environment, { operation: operation.name, args, agent, printed: true }, hostPortsFor));
     return 0;
   };
   return settle(answered().catch(fail));

@@ -9,12 +9,13 @@ import { crc32 } from '../../adapters/crc32.js';
 import { SavedHeadsLine } from '../../adapters/heads-line.js';
 import { encodeSlotTable, SlotTable } from '../../adapters/node-slots.js';
 import { GraphDraft } from '../../domain/draft.js';
-import { take } from '../../domain/lifecycle.js';
+import { release, submit, take } from '../../domain/lifecycle.js';
+import { JsonText } from '../../domain/json-text.js';
 import { CheckpointEdges, CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { GraphIndex } from '../../domain/graph-index.js';
 import type { ProjectState } from '../../domain/project-state.js';
 import type { Graph, GraphNode, TaskNode } from '../../domain/model.js';
-import { statusReport } from '../../domain/status-report.js';
+import { statusAnswer, statusReport, type StatusReport } from '../../domain/status-report.js';
 import { editSavedClaims } from '../support/checkpoint-json.js';
 import { seededRandom } from '../support/crash-file-system.js';
 import { NOW, addKnowledge, addTask, newDraft } from '../support/graphs.js';
@@ -123,6 +124,73 @@ describe('checkpoint file', () => {
     } finally {
       everyHead.restore();
     }
+  });
+
+  describe('status answered as JSON text, its alerts written from the saved claims', () => {
+    const minutes = (count: number) => new Date(Date.parse(NOW) + count * 60_000).toISOString();
+    const later = minutes(600);
+    const filters = { staleMs: 30 * 60_000, limit: 20, all: false };
+    /** Tasks T-0..T-7, T-0..T-5 claimed ten minutes apart by `agents` in turn, saved in the checkpoint. */
+    const save = (agents: string[]) => {
+      const draft = newDraft();
+      for (let index = 0; index < 8; index++) addTask(draft, `T-${index}`);
+      for (let index = 0; index < 6; index++) take(new GraphDraft(draft.graph, minutes(index * 10), agents[index % agents.length]!), `T-${index}`);
+      writeFileSync(temp.file, encodeCheckpoint(draft.graph, ledger));
+    };
+    /** The answer the command line prints and the report any other caller gets, each from the file read afresh, `tail` applied first (a ledger tail's changes). */
+    const answers = (tail: (graph: Graph) => void = () => {}, narrowed: { claimed_by?: string } = {}) =>
+      [statusAnswer, statusReport].map((report) => {
+        const { graph } = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
+        tail(graph);
+        return report(new GraphDraft(graph, later, null), later, { ...filters, ...narrowed });
+      });
+    const printed = (answer: unknown) => JSON.stringify(answer);
+
+    it('prints the bytes of the report, its alerts written as JSON text (with --claimed-by, which reads every head, the report)', () => {
+      save(['alice', 'bøb', '😀 team']);
+      const [answer, report] = answers();
+      expect(answer).to.be.an.instanceOf(JsonText);
+      expect((answer as JsonText).text).to.equal(printed(report));
+      expect((report as StatusReport).alerts).to.have.length(6);
+      const [narrowed, narrowedReport] = answers(undefined, { claimed_by: 'bøb' });
+      expect(printed(narrowed)).to.equal(printed(narrowedReport));
+      expect((narrowedReport as StatusReport).alerts.map((alert) => alert.node)).to.deep.equal(['T-1', 'T-4']);
+    });
+
+    it('merges in the claims a ledger tail took, and leaves out those it ended', () => {
+      save(['alice', 'bob']);
+      const tail = (graph: Graph) => {
+        // Taken between the saved claims' times, by someone else; one saved claim submitted, one released.
+        take(new GraphDraft(graph, minutes(15), 'carol'), 'T-6');
+        take(new GraphDraft(graph, minutes(-5), 'dan'), 'T-7');
+        submit(new GraphDraft(graph, minutes(20), 'bob'), 'T-1', 'done');
+        release(new GraphDraft(graph, minutes(21), 'alice'), 'T-2');
+      };
+      const [answer, report] = answers(tail);
+      expect(answer).to.be.an.instanceOf(JsonText);
+      expect((answer as JsonText).text).to.equal(printed(report));
+      expect((report as StatusReport).alerts.map((alert) => alert.node)).to.deep.equal(['T-7', 'T-0', 'T-6', 'T-3', 'T-4', 'T-5']);
+    });
+
+    it('answers with the report where a saved name holds a character JSON escapes, the claims were saved whole (an earlier form), or the section does not check', () => {
+      save(['alice', 'say "hi"']);
+      let [answer, report] = answers();
+      expect(answer).not.to.be.an.instanceOf(JsonText);
+      expect(printed(answer)).to.equal(printed(report));
+      save(['alice', 'bob']);
+      const draft = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph;
+      editSavedClaims(temp.file, ['T-0', 'T-1'].map((id) => [id, NOW, 'core', null, (nodeOf(draft, id) as TaskNode).claim, null, null]));
+      [answer, report] = answers();
+      expect(answer).not.to.be.an.instanceOf(JsonText);
+      expect(printed(answer)).to.equal(printed(report));
+      save(['alice', 'bob']);
+      // One byte of the saved claims changed, its checksum not: read from the nodes instead.
+      writeFileSync(temp.file, readFileSync(temp.file, 'utf8').replace('["T-3","bob"', '["T-3","bop"'));
+      [answer, report] = answers();
+      expect(answer).not.to.be.an.instanceOf(JsonText);
+      expect((answer as StatusReport).alerts.map((alert) => alert.claimed_by)).to.deep.equal(['alice', 'bob', 'alice', 'bob', 'alice', 'bob']);
+      expect(printed(answer)).to.equal(printed(report));
+    });
   });
 
   it('parses only the nodes a reader reads, and copies the others as they were when it is written again', () => {

@@ -4,6 +4,9 @@ import * as lifecycle from '../../domain/lifecycle.js';
 import { statusReport, type StatusFilters } from '../../domain/status-report.js';
 import { indexesOf } from '../../domain/project-state.js';
 import { GraphFixture } from '../support/graph-fixture.js';
+import { staleClaimAlertAged, staleClaimAlertsJson } from '../../domain/alerts.js';
+import type { ClaimEntry } from '../../domain/status-index.js';
+import { seededRandom } from '../support/crash-file-system.js';
 
 const HOUR = 3_600_000;
 const DEFAULTS: StatusFilters = { staleMs: 2 * HOUR, limit: 100, all: false };
@@ -149,5 +152,41 @@ describe('domain/status-report', () => {
   it('an unknown --status is INVALID_ARGUMENT', () => {
     const fixture = project();
     expect(() => statusReport(fixture.draft(null), fixture.now, { ...DEFAULTS, status: 'doing' })).to.throw().with.property('code', 'INVALID_ARGUMENT');
+  });
+});
+
+describe('domain/alerts: stale-claim alerts written as JSON text', () => {
+  const NOW_MILLIS = Date.parse('2026-06-01T00:00:00.000Z');
+  /** What `status` prints of `claims` (the longest-held first): the alerts made as objects, then JSON.stringify. */
+  const asObjects = (claims: readonly ClaimEntry[], cutoff: string, holder: string | undefined) => {
+    const alerts = [];
+    for (const [node, by, at] of claims) {
+      if (at > cutoff) break;
+      if (holder === undefined || by === holder) alerts.push(staleClaimAlertAged(node, { by, at }, NOW_MILLIS - Date.parse(at)));
+    }
+    return JSON.stringify(alerts);
+  };
+
+  it('prints the same bytes as the alerts made as objects, for names JSON leaves as they are, any age, cutoff and holder', () => {
+    const random = seededRandom(28);
+    // Names JSON writes as they are (no quote, backslash or control character), non-ASCII among them.
+    const agents = ['a', 'alice', 'bøb', 'δ-agent', '😀 team', 'x y'];
+    for (let round = 0; round < 300; round++) {
+      const times = Array.from({ length: Math.floor(random() * 12) }, () => new Date(NOW_MILLIS - Math.floor(random() * 1e11)).toISOString()).sort();
+      // A claim time that does not parse (month 13) but sorts among the others: JSON gives its age null, the message NaN.
+      if (times.length > 0 && random() < 0.2) times[Math.floor(random() * times.length)] = `${times[0]!.slice(0, 5)}13-01T00:00:00.000Z`;
+      times.sort();
+      const claims: ClaimEntry[] = times.map((at, index) => [`T-${index}`, agents[Math.floor(random() * agents.length)]!, at]);
+      const cutoff = times[Math.floor(random() * (times.length + 1))] ?? '9999';
+      const holder = random() < 0.3 ? agents[Math.floor(random() * agents.length)] : undefined;
+      expect(staleClaimAlertsJson(claims, cutoff, NOW_MILLIS, holder)).to.equal(asObjects(claims, cutoff, holder));
+    }
+  });
+
+  it('writes an alert whose age does not parse as JSON.stringify does: age_ms null, NaN in the message', () => {
+    const claims: ClaimEntry[] = [['T-1', 'a', '2026-13-01T00:00:00.000Z']];
+    const text = staleClaimAlertsJson(claims, '9999', NOW_MILLIS, undefined);
+    expect(text).to.equal(asObjects(claims, '9999', undefined));
+    expect(JSON.parse(text)[0]).to.include({ age_ms: null, message: 'T-1 has been claimed by a for NaN ms without being submitted or released' });
   });
 });
