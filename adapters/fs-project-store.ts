@@ -23,7 +23,7 @@ import { invalidFile, storageError } from './storage-error.js';
  * bytes read once when kept in memory) and the graph, a ProjectState whose indexes the ledger's change sets
  * and the transactions' drafts keep current.
  */
-interface Loaded {
+export interface Loaded {
   checkpoint: Checkpoint;
   graph: Checkpoint['graph'];
   /** Bytes of the ledger that hold complete lines; anything after is a torn append. */
@@ -43,6 +43,32 @@ interface Loaded {
 }
 
 const CHECKPOINT = 'tasks.json';
+
+/**
+ * The states a long-lived process's transactions left, one per project directory, for its next
+ * transaction there to start from (`taskdag mcp`, one session an agent): that one catches up
+ * with what others committed meanwhile, record by record, and keeps what it derived (`next`'s
+ * ranking), instead of loading the checkpoint and its tail afresh. Unlike a server's hot state
+ * it is only a head start: every transaction still catches up before and under the lock, as one
+ * loaded afresh does. A state is taken out while a call uses it, so two calls never share one.
+ */
+export class KeptStates {
+  private readonly byLocation = new Map<string, Loaded>();
+
+  /** The state kept for `location`, taken out (null: none). */
+  take(location: string): Loaded | null {
+    const kept = this.byLocation.get(location) ?? null;
+    this.byLocation.delete(location);
+    return kept;
+  }
+
+  /** Keeps `loaded` for `location`; answers the state it displaced (another call's, finished first), for its owner to close. */
+  put(location: string, loaded: Loaded): Loaded | null {
+    const displaced = this.byLocation.get(location) ?? null;
+    this.byLocation.set(location, loaded);
+    return displaced === loaded ? null : displaced;
+  }
+}
 
 /**
  * Something the store could not do that loses nothing and fails no command, but that an operator
@@ -123,6 +149,7 @@ export class FsProjectStore implements ProjectStore {
     private readonly files: FileSystem = nodeFileSystem,
     private readonly keepHot = false,
     private readonly warn: StoreWarningSink = () => {},
+    private readonly kept: KeptStates | null = null,
   ) {
     this.checkpointFile = path.join(location, CHECKPOINT);
     this.snapshots = new FsSnapshotStore(location, CHECKPOINT, files);
@@ -163,13 +190,25 @@ export class FsProjectStore implements ProjectStore {
     // A project with a state has its directory: only a first transaction (or a server's) makes it.
     if (early === null) this.ensureDirectory();
     let loaded: Loaded | null = null;
+    let kept = false;
     try {
       const result = await this.lock.withLock('exclusive', () => this.transactLocked((loaded = this.caughtUp(early)), work));
-      return after ? await after(result) : (result as unknown as R);
+      const answer = after ? await after(result) : (result as unknown as R);
+      // The graph in hand is what the ledger holds up to its end (transactLocked): the next call may start from it.
+      kept = this.keepForNextCall(loaded!);
+      return answer;
     } finally {
       if (early && early !== loaded) this.release(early);
-      if (loaded) this.release(loaded);
+      if (loaded && !kept) this.release(loaded);
     }
+  }
+
+  /** With `kept`, keeps `loaded` for this process's next transaction (closing one it displaces); false without. */
+  private keepForNextCall(loaded: Loaded): boolean {
+    if (!this.kept || this.keepHot) return false;
+    const displaced = this.kept.put(this.location, loaded);
+    if (displaced) this.release(displaced);
+    return true;
   }
 
   /**
@@ -180,7 +219,7 @@ export class FsProjectStore implements ProjectStore {
     if (!this.exists()) return null;
     let loaded: Loaded;
     try {
-      loaded = this.loadCommitted(() => this.load());
+      loaded = this.keptCaughtUp() ?? this.loadCommitted(() => this.load());
     } catch {
       return null;
     }
@@ -190,6 +229,25 @@ export class FsProjectStore implements ProjectStore {
     } catch {
       this.release(loaded);
       return null;
+    }
+  }
+
+  /**
+   * The state this process's last transaction left (KeptStates), caught up with what was
+   * committed since, as a load would give it; null when none was kept, or it cannot be caught up
+   * (the caller loads afresh).
+   */
+  private keptCaughtUp(): Loaded | null {
+    const kept = this.kept?.take(this.location) ?? null;
+    if (!kept) return null;
+    let current: Loaded | null = null;
+    try {
+      current = this.caughtUp(kept);
+      return current;
+    } catch {
+      return null;
+    } finally {
+      if (current !== kept) this.release(kept);
     }
   }
 
@@ -531,6 +589,8 @@ export class FsProjectStore implements ProjectStore {
     const due = loaded.tail + line.length >= checkpointThreshold(loaded.checkpointBytes, this.keepHot);
     if (!this.keepHot) {
       if (due) this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length);
+      // The graph in hand now holds the append: a state kept for the next call reads on from after it.
+      this.keep(loaded, line.length);
       return;
     }
     if (this.hot !== loaded) return;
@@ -699,6 +759,7 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
     private readonly files: FileSystem = nodeFileSystem,
     private readonly hot = false,
     private readonly warn: StoreWarningSink = () => {},
+    private readonly kept: KeptStates | null = null,
   ) {}
 
   /** The state directory of project `projectId`. */
@@ -710,7 +771,7 @@ export class FsProjectStoreFactory implements ProjectStoreFactory {
     const known = this.opened.get(projectId);
     if (known) return known;
     const location = this.locationOf(projectId);
-    const store = new FsProjectStore(projectId, location, this.lockFor(location), this.files, this.hot, this.warn);
+    const store = new FsProjectStore(projectId, location, this.lockFor(location), this.files, this.hot, this.warn, this.kept);
     if (this.hot) this.opened.set(projectId, store);
     return store;
   }

@@ -18,7 +18,7 @@ import { FsCommitSignals } from '../adapters/fs-commit-signals.js';
 import { FsCheckoutLocator } from '../adapters/fs-checkout-locator.js';
 import { FsCheckoutRecord } from '../adapters/fs-checkout-record.js';
 import { withCheckoutSeen } from '../application/board/checkouts.js';
-import { FsProjectStoreFactory, type StoreWarning, type StoreWarningSink } from '../adapters/fs-project-store.js';
+import { FsProjectStoreFactory, type KeptStates, type StoreWarning, type StoreWarningSink } from '../adapters/fs-project-store.js';
 import { KernelRandomIdSource } from '../adapters/kernel-random-id-source.js';
 import { NodePluginRuntime } from '../adapters/node-plugin-runtime.js';
 import { SystemClock } from '../adapters/system-clock.js';
@@ -74,11 +74,13 @@ export interface FileStoreOptions {
   hot?: boolean;
   /** Where store warnings go (docs/storage.md); by default one JSON line each on stderr, stdout keeping its one value. */
   warn?: StoreWarningSink;
+  /** The states a long-lived process's transactions left, for its next ones to start from (KeptStates: `taskdag mcp`). */
+  kept?: KeptStates;
 }
 
 /** The projects of the storage root `home`, in files. */
 export function fileStores(home: string, options: FileStoreOptions = {}): FsProjectStoreFactory {
-  return new FsProjectStoreFactory(home, stateDirectoryLock, nodeFileSystem, options.hot ?? false, options.warn ?? warnOnStderr);
+  return new FsProjectStoreFactory(home, stateDirectoryLock, nodeFileSystem, options.hot ?? false, options.warn ?? warnOnStderr, options.kept ?? null);
 }
 
 /** A host port an entrypoint does not serve: the operations that need it run from the command line. */
@@ -114,16 +116,22 @@ export type HostPortsFor = (home: string, checkouts: CheckoutLocator, environmen
  * project, except for `init`, which makes one (its `.taskdag.json`) once the request is known to
  * be valid.
  */
-export function runInCheckout(environment: Environment, request: Omit<OperationRequest, 'project'>, hostPortsFor: HostPortsFor): Promise<unknown> {
-  return runInCheckoutOf(OPERATIONS, environment, request, hostPortsFor);
+export function runInCheckout(environment: Environment, request: Omit<OperationRequest, 'project'>, hostPortsFor: HostPortsFor, kept?: KeptStates): Promise<unknown> {
+  return runInCheckoutOf(OPERATIONS, environment, request, hostPortsFor, kept);
 }
 
-/** runInCheckout for a program that serves only `operations` (see composeServicesOf). */
-export async function runInCheckoutOf(operations: readonly Operation[], environment: Environment, request: Omit<OperationRequest, 'project'>, hostPortsFor: HostPortsFor): Promise<unknown> {
+/** runInCheckout for a program that serves only `operations` (see composeServicesOf). `kept`: a long-lived caller's (KeptStates). */
+export async function runInCheckoutOf(
+  operations: readonly Operation[],
+  environment: Environment,
+  request: Omit<OperationRequest, 'project'>,
+  hostPortsFor: HostPortsFor,
+  kept?: KeptStates,
+): Promise<unknown> {
   const checkouts = new FsCheckoutLocator(environment.cwd, environment.project);
   const home = taskdagHome(environment.env);
   const host = hostPortsFor(home, checkouts, environment);
-  const stores = fileStores(home);
+  const stores = fileStores(home, kept ? { kept } : {});
   const services = composeServicesOf(operations, stores, host, { commits: new FsCommitSignals((project) => stores.locationOf(project)) });
   const checked = checkRequest(services.registry, request);
   const { operation } = checked;

@@ -14,6 +14,7 @@ import { OPERATIONS } from '../../application/operations/index.js';
 import { OperationRegistry } from '../../application/registry.js';
 import type { AgentName } from '../../domain/model.js';
 import { closestTo, didYouMean } from '../../domain/suggestions.js';
+import { KeptStates } from '../../adapters/fs-project-store.js';
 import { runInCheckout, type Environment } from '../compose.js';
 import { errorEnvelope } from '../envelope.js';
 import { mcpHostPorts } from './host-ports.js';
@@ -50,6 +51,9 @@ export async function serveMcp(options: McpOptions): Promise<number> {
   const ending = new AbortController();
   const offered = new Set(tools.map((tool) => tool.name));
   const guide = agentGuide('mcp');
+  // The session's calls each start from the state its last transaction left (KeptStates): an
+  // agent's claim catches up with the others' commits instead of loading and ranking afresh.
+  const kept = new KeptStates();
   const server = new Server(
     { name: 'taskdag', version: VERSION },
     { capabilities: { tools: {}, prompts: {} }, instructions: guide },
@@ -67,7 +71,7 @@ export async function serveMcp(options: McpOptions): Promise<number> {
     }
     try {
       if (params.name === 'batch') checkMcpBatch(params.arguments);
-      const result = await runInCheckout(options.environment, { operation: params.name, args: params.arguments ?? {}, agent: options.agent, signal: ending.signal }, mcpHostPorts);
+      const result = await runInCheckout(options.environment, { operation: params.name, args: params.arguments ?? {}, agent: options.agent, signal: ending.signal }, mcpHostPorts, kept);
       return textResult(result, false);
     } catch (error) {
       const itemTool = (name: string) => (offered.has(name) ? registry.get(name) : undefined);

@@ -7,7 +7,7 @@ import sinon from 'sinon';
 import * as checkpointFile from '../../adapters/checkpoint-file.js';
 import { FlockProjectLock, stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { nodeFileSystem as files } from '../../adapters/file-system.js';
-import { FsProjectStore, FsProjectStoreFactory, checkpointThreshold, type StoreWarning } from '../../adapters/fs-project-store.js';
+import { FsProjectStore, FsProjectStoreFactory, KeptStates, checkpointThreshold, type StoreWarning } from '../../adapters/fs-project-store.js';
 import { encodeRecord } from '../../adapters/ledger-records.js';
 import type { ChangeSet } from '../../domain/change-set.js';
 import type { FileSystem } from '../../adapters/file-system.js';
@@ -245,6 +245,63 @@ describe('FsProjectStore', () => {
       const replacing = storeWhoseLockWaitsFor(() => other.replace({ ...plainGraph(newDraft().graph), fence_generation: 2, log: [] }));
       expect(await seenWhileAdding(replacing, 'T9')).to.deep.equal([]);
       expect(Object.keys((await state(open())).nodes)).to.deep.equal(['T9']);
+    });
+  });
+
+  describe('a long-lived process keeps its last transaction\'s state for the next (KeptStates, taskdag mcp)', () => {
+    const location = () => path.join(tempDir(), 'projects', 'demo-1234');
+    const keeping = (kept: KeptStates, fileSystem: FileSystem = files) => new FsProjectStore('demo-1234', location(), stateDirectoryLock(location()), fileSystem, false, () => {}, kept);
+    /** The tasks a transaction sees, adding `id`. */
+    const seenWhileAdding = (store: FsProjectStore, id: string) =>
+      store.transact((graph) => {
+        const seen = nodeIds(graph).sort();
+        const draft = new GraphDraft(graph, NOW, 'bob');
+        addTask(draft, id);
+        return { result: seen, changes: draft.changes() };
+      });
+
+    it('starts the next transaction from it: reads only what others appended since, and sees it', async () => {
+      const other = await initialized();
+      await commitTask(other, 'T1');
+      const kept = new KeptStates();
+      const reads: string[] = [];
+      const watching: FileSystem = {
+        ...files,
+        open: (file) => (reads.push(`open ${path.basename(file)}`), files.open(file)),
+        readFrom: (file, start) => (reads.push(`readFrom ${path.basename(file)} ${start}`), files.readFrom(file, start)),
+      };
+      expect(await seenWhileAdding(keeping(kept), 'T2')).to.deep.equal(['T1']);
+      const afterMine = statSync(ledger()).size;
+      await commitTask(other, 'T3');
+      await commitTask(other, 'T4');
+      // Another store of the same process (each call is composed afresh) with the same kept states.
+      expect(await seenWhileAdding(keeping(kept, watching), 'T5')).to.deep.equal(['T1', 'T2', 'T3', 'T4']);
+      // No load of the checkpoint and its tail: the ledger from where its own commit ended, and under the lock nothing more.
+      expect(reads.filter((read) => read.startsWith('readFrom'))).to.deep.equal([`readFrom ${ledgerName()} ${afterMine}`]);
+      expect(Object.keys((await state(open())).nodes).sort()).to.deep.equal(['T1', 'T2', 'T3', 'T4', 'T5']);
+    });
+
+    it('keeps nothing from a transaction that failed: the next sees only what was committed', async () => {
+      await initialized();
+      const kept = new KeptStates();
+      expect(await seenWhileAdding(keeping(kept), 'T1')).to.deep.equal([]);
+      const failure = await rejectionOf(() =>
+        keeping(kept).transact((graph) => {
+          addTask(new GraphDraft(graph, NOW, 'bob'), 'T-phantom');
+          throw new DomainError('INVALID_ARGUMENT', 'refused after changing the graph in hand');
+        }),
+      );
+      expect(failure).to.be.instanceOf(DomainError);
+      expect(await seenWhileAdding(keeping(kept), 'T2')).to.deep.equal(['T1']);
+    });
+
+    it('loads afresh when the state was replaced whole since', async () => {
+      const other = await initialized();
+      const kept = new KeptStates();
+      expect(await seenWhileAdding(keeping(kept), 'T1')).to.deep.equal([]);
+      await other.replace({ ...plainGraph(newDraft().graph), fence_generation: 2, log: [] });
+      await commitTask(other, 'T9');
+      expect(await seenWhileAdding(keeping(kept), 'T2')).to.deep.equal(['T9']);
     });
   });
 
