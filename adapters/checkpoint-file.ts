@@ -1,6 +1,6 @@
 import fs from 'graceful-fs';
 import { BlockerFinder, type SavedBlockers } from '../domain/blockers.js';
-import { EDGE_TYPES, type Edge, type Graph, type GraphNode, type NodeId } from '../domain/model.js';
+import { EDGE_TYPES, type Edge, type Graph, type GraphNode, type KnowledgeScope, type NodeId } from '../domain/model.js';
 import { edgesOf, nodeIds, nodeOf, plainGraph, type Nodes } from '../domain/node-map.js';
 import type { NodeListing } from '../domain/node-summary.js';
 import type { NodeHead } from '../domain/status-index.js';
@@ -474,7 +474,7 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
             all: checked(() => line.all()),
             knowledge: checked(() => line.knowledge()),
             knowledgeHolding: checked((values: readonly string[]) => line.knowledgeHolding(values)),
-            knowledgeNaming: checked((values: readonly string[]) => line.knowledgeNaming(values)),
+            knowledgeNaming: checked((target: KnowledgeScope) => line.knowledgeNaming(target)),
             knowledgeMayHold: checked((pieces: readonly string[]) => line.knowledgeMayHold(pieces)),
             buckets: checked(() => line.buckets((known) => nodes.filePosition(known))),
           }

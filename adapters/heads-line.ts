@@ -400,15 +400,15 @@ export class SavedHeadsLine {
   }
 
   /**
-   * The ids of the knowledge whose scope names one of `values`, as the `knowledge_scopes` section
-   * says, reading only the buckets of those values (where each item's line is noted, for
-   * `knowledgeLine`). Null when the line has no such section or a bucket does not check: the
-   * caller reads the knowledge section.
+   * The ids of the knowledge whose scope names one of `target`'s values in the same list, as the
+   * `knowledge_scopes` section says, reading only the buckets of those values (where each item's
+   * line is noted, for `knowledgeLine`). Null when the line has no such section or a bucket does
+   * not check: the caller reads the knowledge section.
    */
-  knowledgeNaming(values: readonly string[]): NodeId[] | null {
+  knowledgeNaming(target: KnowledgeScope): NodeId[] | null {
     const bounds = this.sectionBounds('knowledge_scopes');
     if (!bounds) return null;
-    const found = scopedLines((from, to) => this.read(bounds.start + from, bounds.start + Math.min(to, bounds.end - bounds.start)), bounds.end - bounds.start, values);
+    const found = scopedLines((from, to) => this.read(bounds.start + from, bounds.start + Math.min(to, bounds.end - bounds.start)), bounds.end - bounds.start, target);
     if (found === null) return null;
     for (const { id, line } of found) this.knowledgeLines.set(id, line);
     return found.map(({ id }) => id);

@@ -9,13 +9,17 @@
  * buckets, one per four values (at least one); the table holds 24 hex digits a bucket: where it
  * starts and how long it is (bytes from the section's start, 8 digits each) and its CRC-32 seeded
  * with its number and the bucket count (8), so that a bucket moved, cut or of another table fails
- * its check. A bucket is `[["<value>",["<id>",key,end,position,crc],...],...]`: each value hashed
- * there and the knowledge items whose scope names it in any list, with where each item's line is
- * (`key` its first byte and `end` its JSON's end, from the first node line; `position` its place
- * among the ids), as the knowledge section says, and the line's CRC-32 as `line_crc32` holds it.
+ * its check. A bucket is `[["<value>",["<id>",key,end,position,crc,lists],...],...]`: each value
+ * hashed there and the knowledge items whose scope names it, with where each item's line is (`key`
+ * its first byte and `end` its JSON's end, from the first node line; `position` its place among the
+ * ids), as the knowledge section says, the line's CRC-32 as `line_crc32` holds it, and the lists
+ * of the scope that name the value (`lists`: 1 `node_ids`, 2 `tags`, 4 `domains`, 8
+ * `initiatives`), so that a reader reads only the items whose scope names a value in the list it
+ * matches that value against (a tag `api` is not a domain `api`: at 50k nodes, reading those too
+ * made a context of 820 items read a fifth more lines).
  *
  * A reader reads the table entries and buckets of the values it looks for and nothing else, and
- * treats what it finds as candidates: it reads each item's line, checked against the CRC-32 the
+ * treats the items named in the lists it asks for as candidates: it reads each item's line, checked against the CRC-32 the
  * bucket gives (or, when that differs, against `line_crc32`, which then says whether the line is
  * damaged), and matches the scope it holds. At 50k nodes a context whose answer holds 820 items
  * so checks no 400 KB `line_crc32` section. A bucket that does not check, or a section that is not
@@ -25,7 +29,7 @@
  * or a file saved before would be looked up in the wrong buckets and miss items.
  * test/adapters/knowledge-scopes.spec.ts pins a section to the version.
  */
-import type { NodeId } from '../domain/model.js';
+import type { KnowledgeScope, NodeId } from '../domain/model.js';
 import type { NodeHead } from '../domain/status-index.js';
 import { crc32 } from './crc32.js';
 import type { LineSpan } from './head-columns.js';
@@ -59,6 +63,9 @@ function bucketSeed(bucket: number, buckets: number): number {
 
 const hex = (value: number) => value.toString(16).padStart(8, '0');
 
+/** Each scope list's bit in an entry's `lists`. */
+const LIST_BITS: Readonly<Record<keyof KnowledgeScope, number>> = { node_ids: 1, tags: 2, domains: 4, initiatives: 8 };
+
 /**
  * The section for `heads` (every node's, in the order of the ids; `ends` where each node's JSON
  * ends, from the first node line): the knowledge heads by the values their scopes name.
@@ -69,12 +76,16 @@ export function knowledgeScopesSection(heads: readonly NodeHead[], ends: readonl
     // A node damaged in its file (a knowledge item without a scope, a list that is not one) names nothing.
     if (!head.scope) continue;
     const key = position === 0 ? 0 : ends[position - 1]! + 2;
-    const named = new Set<string>();
-    for (const list of Object.values(head.scope) as unknown[]) if (Array.isArray(list)) for (const value of list) if (typeof value === 'string') named.add(value);
-    for (const value of named) {
+    // Each value the scope names, and the lists that name it.
+    const named = new Map<string, number>();
+    for (const [list, bit] of Object.entries(LIST_BITS)) {
+      const values: unknown = head.scope[list as keyof KnowledgeScope];
+      if (Array.isArray(values)) for (const value of values) if (typeof value === 'string') named.set(value, (named.get(value) ?? 0) | bit);
+    }
+    for (const [value, lists] of named) {
       let entry = byValue.get(value);
       if (!entry) byValue.set(value, (entry = [value]));
-      entry.push([head.id, key, ends[position]!, position, crcs[position]!]);
+      entry.push([head.id, key, ends[position]!, position, crcs[position]!, lists]);
     }
   }
   const count = Math.max(1, Math.ceil(byValue.size / VALUES_PER_BUCKET));
@@ -101,34 +112,34 @@ export interface ScopedLine {
 }
 
 /**
- * The knowledge items whose scope names one of `values` in any list (each once), read from section
- * `read` (bytes from the section's start) of `size` bytes: null when the section is not of this
- * shape or a bucket read does not check (the caller reads the knowledge section instead).
+ * The knowledge items whose scope names one of `target`'s values in the same list (an id of its
+ * `node_ids` in `node_ids`, one of its `tags` in `tags`, ...), each once, read from section `read`
+ * (bytes from the section's start) of `size` bytes: null when the section is not of this shape or
+ * a bucket read does not check (the caller reads the knowledge section instead).
  */
-export function scopedLines(read: (start: number, end: number) => Buffer, size: number, values: readonly string[]): ScopedLine[] | null {
+export function scopedLines(read: (start: number, end: number) => Buffer, size: number, target: KnowledgeScope): ScopedLine[] | null {
   const tableStart = OPENING + COUNT_DIGITS;
   if (size < tableStart + 2) return null;
   const head = read(0, tableStart).toString('latin1');
   const count = /^\["[0-9a-f]{8}$/.test(head) ? parseInt(head.slice(OPENING), 16) : 0;
   const bodiesStart = tableStart + ENTRY_DIGITS * count + 1;
   if (count < 1 || bodiesStart + 1 > size) return null;
-  const wanted = new Set(values);
-  const byBucket = new Map<number, string[]>();
-  for (const value of wanted) {
-    const bucket = bucketOf(value, count);
-    byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), value]);
-  }
+  // Each value looked for, and the lists it is matched in.
+  const wanted = new Map<string, number>();
+  for (const [list, bit] of Object.entries(LIST_BITS)) for (const value of target[list as keyof KnowledgeScope]) wanted.set(value, (wanted.get(value) ?? 0) | bit);
+  const buckets = new Set([...wanted.keys()].map((value) => bucketOf(value, count)));
   const found = new Map<NodeId, ScopedLine['line']>();
-  for (const [bucket, named] of byBucket) {
+  for (const bucket of buckets) {
     const entries = bucketEntries(read, size, bucket, count, bodiesStart);
     if (entries === null) return null;
     for (const entry of entries) {
-      if (!named.includes(entry[0] as string)) continue;
+      const lists = wanted.get(entry[0] as string);
+      if (lists === undefined) continue;
       for (let at = 1; at < entry.length; at++) {
         const item = entry[at] as unknown[];
-        const line = Array.isArray(item) && item.length === 5 && typeof item[0] === 'string' ? spanOf(item[1], item[2], item[3], item[4]) : null;
+        const line = Array.isArray(item) && item.length === 6 && typeof item[0] === 'string' && Number.isInteger(item[5]) ? spanOf(item[1], item[2], item[3], item[4]) : null;
         if (line === null) return null;
-        found.set(item[0] as NodeId, line);
+        if ((item[5] as number) & lists) found.set(item[0] as NodeId, line);
       }
     }
   }

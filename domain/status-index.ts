@@ -42,8 +42,9 @@ export interface NodeHead {
  * strings (`knowledgeHolding`: at least every knowledge head whose scope names one of them), or
  * those whose node's saved text may hold some pieces of text (`knowledgeMayHold`: at least every
  * knowledge head whose node's stored JSON, lowercased, holds each piece), or the ids of the
- * knowledge whose scope names one of some strings (`knowledgeNaming`: a saved index by scope value,
- * their heads derived from their nodes); null when they cannot be used.
+ * knowledge whose scope names one of a node's values in the same list (`knowledgeNaming`, given
+ * them as a scope: a saved index by scope value, their heads derived from their nodes); null when
+ * they cannot be used.
  */
 export type SavedHeads =
   | (() => Iterable<NodeHead> | null)
@@ -51,7 +52,7 @@ export type SavedHeads =
       all(): Iterable<NodeHead> | null;
       knowledge(): Iterable<NodeHead> | null;
       knowledgeHolding?(values: readonly string[]): Iterable<NodeHead> | null;
-      knowledgeNaming?(values: readonly string[]): Iterable<NodeId> | null;
+      knowledgeNaming?(target: KnowledgeScope): Iterable<NodeId> | null;
       knowledgeMayHold?(pieces: readonly string[]): Iterable<NodeHead> | null;
       buckets?(): SavedBuckets | null;
     };
@@ -376,7 +377,7 @@ export class StatusIndex {
   private savedScoping(target: { id: NodeId; tags: readonly string[]; domain: string | null; initiative: string }, keys: ReadonlySet<string>): Set<NodeHead> | null {
     if (this.heads || this.knowledgeOnly || !this.saved || typeof this.saved === 'function' || !this.saved.knowledgeHolding) return null;
     const values = [target.id, ...target.tags, target.initiative, ...(target.domain === null ? [] : [target.domain])];
-    const named = this.saved.knowledgeNaming?.(values);
+    const named = this.saved.knowledgeNaming?.({ node_ids: [target.id], tags: [...target.tags], domains: target.domain === null ? [] : [target.domain], initiatives: [target.initiative] });
     const saved = named ? this.headsOfUnchanged(named) : this.saved.knowledgeHolding(values);
     return saved ? new Set(this.withChanged(saved, (head) => scopeNamesAny(head, keys))) : null;
   }

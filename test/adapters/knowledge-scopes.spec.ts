@@ -16,9 +16,9 @@ const endsOf = (heads: readonly NodeHead[]) => heads.map((_, at) => 100 * at + 9
 /** The lines' checksums, one made-up value a node. */
 const crcsOf = (heads: readonly NodeHead[]) => heads.map((_, at) => (0x9e3779b1 * (at + 1)) >>> 0);
 
-/** The ids `scopedLines` finds for `values` in `section`, sorted, or null. */
-function found(section: Buffer, values: readonly string[]): string[] | null {
-  const lines = scopedLines((start, end) => section.subarray(start, end), section.length, values);
+/** The ids `scopedLines` finds for `values` (in every list, or in those of `target`) in `section`, sorted, or null. */
+function found(section: Buffer, values: readonly string[], target: KnowledgeScope = { node_ids: [...values], tags: [...values], domains: [...values], initiatives: [...values] }): string[] | null {
+  const lines = scopedLines((start, end) => section.subarray(start, end), section.length, target);
   return lines === null ? null : lines.map(({ id }) => id).sort();
 }
 
@@ -35,10 +35,18 @@ describe('the knowledge by scope value (knowledge_scopes)', () => {
       const naming = heads.filter(({ scope }) => scope && Object.values(scope).some((list: string[]) => list.some((value) => values.includes(value)))).map(({ id }) => id).sort();
       expect(found(section, values), values.join()).to.deep.equal(naming);
     }
-    const lines = scopedLines((start, end) => section.subarray(start, end), section.length, ['ui'])!;
+    const lines = scopedLines((start, end) => section.subarray(start, end), section.length, { node_ids: ['ui'], tags: ['ui'], domains: ['ui'], initiatives: ['ui'] })!;
     const position = heads.findIndex(({ scope }) => scope?.domains.includes('ui') || scope?.tags.includes('ui') || scope?.initiatives.includes('ui') || scope?.node_ids.includes('ui'));
     expect(lines.find(({ id }) => id === heads[position]!.id)!.line).to.deep.equal({ key: position === 0 ? 0 : 100 * (position - 1) + 100, end: 100 * position + 98, position, crc: crcsOf(heads)[position] });
     expect(found(section, ['no such value'])).to.deep.equal([]);
+    // A value is matched in the lists it is asked for in only: a tag `api` is not a domain `api`.
+    for (const [list, other] of [['tags', 'domains'], ['domains', 'initiatives'], ['node_ids', 'tags'], ['initiatives', 'node_ids']] as const) {
+      const target: KnowledgeScope = { node_ids: [], tags: [], domains: [], initiatives: [], [list]: ['api', 'T-1'] };
+      const naming = heads.filter(({ scope }) => scope && scope[list].some((value) => value === 'api' || value === 'T-1')).map(({ id }) => id).sort();
+      expect(found(section, [], target), list).to.deep.equal(naming);
+      expect(naming.length, list).to.be.above(0);
+      expect(naming, list).to.not.deep.equal(heads.filter(({ scope }) => scope && scope[other].includes('api')).map(({ id }) => id).sort());
+    }
   });
 
   it('answers nothing (null) from a bucket that does not check: a byte changed, a table entry moved, a section cut or of another shape', () => {
@@ -69,14 +77,16 @@ describe('the knowledge by scope value (knowledge_scopes)', () => {
     expect({ rules: STATUS_RULES_VERSION, placement: digest }).to.deep.equal({ rules: 2, placement: 'a9208a3112186a70' });
   });
 
-  it('read no bucket of the earlier shape (an id, then its line, flat): the reader answers nothing and the knowledge section is read', () => {
+  it('read no bucket of an earlier shape (flat, or without the lists): the reader answers nothing and the knowledge section is read', () => {
     const hex = (value: number) => value.toString(16).padStart(8, '0');
     const seed = Buffer.alloc(8);
     seed.writeUInt32BE(1, 4);
     const bucket = Buffer.from(JSON.stringify([['d-1', 'K-1', 0, 98, 0]]));
     const section = (body: Buffer) => Buffer.from(`["${hex(1)}${hex(2 + 8 + 24 + 2)}${hex(body.length)}${hex(crc32(body, crc32(seed)))}",${body.toString()}]`);
-    // The same bucket in this shape is read: what refuses the earlier one is its shape, not its checksum.
-    expect(found(section(Buffer.from(JSON.stringify([['d-1', ['K-1', 0, 98, 0, 7]]]))), ['d-1'])).to.deep.equal(['K-1']);
+    // The same bucket in this shape is read: what refuses the earlier ones is their shape, not their checksum.
+    expect(found(section(Buffer.from(JSON.stringify([['d-1', ['K-1', 0, 98, 0, 7, 4]]]))), ['d-1'])).to.deep.equal(['K-1']);
     expect(found(section(bucket), ['d-1'])).to.equal(null);
+    // The shape before the lists: each item's line and checksum, not the lists that name the value.
+    expect(found(section(Buffer.from(JSON.stringify([['d-1', ['K-1', 0, 98, 0, 7]]]))), ['d-1'])).to.equal(null);
   });
 });
