@@ -190,6 +190,10 @@ export class CheckpointEndpoints implements SavedEdges {
     return this.endpoints()?.entries() ?? null;
   }
 
+  nodes(): number | null {
+    return this.endpoints()?.nodes() ?? null;
+  }
+
   private endpoints(): SavedEndpoints | null {
     if (this.opened === undefined) this.opened = this.open();
     return this.opened;
@@ -216,6 +220,11 @@ export class SavedEndpoints implements SavedEdges {
     } catch {
       return null;
     }
+  }
+
+  /** How many nodes the section has entries for (the checkpoint's, as its slot table counts them), without reading it. */
+  nodes(): number {
+    return this.count;
   }
 
   /** Every entry as stored, read at once (for a rewrite to copy), or null when the table is malformed. */

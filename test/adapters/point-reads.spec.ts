@@ -95,6 +95,26 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(indexings.callCount).to.equal(1);
   });
 
+  it('reads the saved edges of a hundred nodes one by one without parsing the id list (the share past which it groups the edge list is counted by the save)', async () => {
+    const sut = await project();
+    const ids = range(0, 50).flatMap((chain) => [`T-${chain}-3`, `T-${chain}-4`]);
+    const expected = await sut.readGraph((graph) => ids.map((id) => fresh(graph).index.into(id, 'BLOCKS').map((edge) => edge.from)));
+    const lists = sinon.spy(CheckpointNodes.prototype, 'fileIds');
+    try {
+      const { blockers, used } = await sut.readGraph((graph) => {
+        const view = new GraphDraft(graph, NOW, null);
+        return { blockers: ids.map((id) => view.index.into(id, 'BLOCKS').map((edge) => edge.from)), used: counts(graph) };
+      });
+      expect(blockers).to.deep.equal(expected);
+      expect(blockers[0]).to.deep.equal(['T-0-2']);
+      // 64 read one by one (more than a sixteenth of 720 nodes), then the rest from the edge list grouped once.
+      expect(used.groupings).to.equal(1);
+      expect(lists.callCount).to.equal(0);
+    } finally {
+      lists.restore();
+    }
+  });
+
   it('context reads the node and its edges, not the edge list, and derives no task head', async () => {
     const sut = await project();
     const { answer, expected, used } = await sut.readGraph((graph) => {
