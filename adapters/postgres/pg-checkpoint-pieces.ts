@@ -21,8 +21,8 @@ const HASH_WINDOW = 32;
 
 /** The gear table: any fixed random numbers, the same in every process and release, so equal bytes cut alike. */
 const GEAR = (() => {
-  const table = new Uint32Array(256);
-  for (let index = 0; index < 256; index++) table[index] = createHash('sha256').update(`taskdag-gear-${index}`).digest().readUInt32BE(0);
+  const table = new Int32Array(256);
+  for (let index = 0; index < 256; index++) table[index] = createHash('sha256').update(`taskdag-gear-${index}`).digest().readInt32BE(0);
   return table;
 })();
 
@@ -40,40 +40,68 @@ export interface CheckpointPiece {
  */
 export function* contentPieces(buffers: readonly Buffer[]): Generator<CheckpointPiece> {
   let held: Buffer[] = [];
-  let heldBytes = 0;
+  let size = 0;
   let hash = 0;
   const cut = (): CheckpointPiece => {
-    const bytes = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+    const bytes = held.length === 1 ? held[0]! : Buffer.concat(held, size);
     held = [];
-    heldBytes = 0;
+    size = 0;
     hash = 0;
     return { hash: createHash('sha256').update(bytes).digest('hex'), bytes };
   };
   for (const buffer of buffers) {
     let start = 0;
-    for (let at = 0; at < buffer.length; ) {
+    let at = 0;
+    while (at < buffer.length) {
       // Bytes before the window that can decide a cut are skipped unhashed.
-      const skip = MIN_PIECE - HASH_WINDOW - heldBytes - (at - start);
-      if (skip > 0) {
-        at = Math.min(buffer.length, at + skip);
+      const unhashed = MIN_PIECE - HASH_WINDOW - size;
+      if (unhashed > 0) {
+        const skipped = Math.min(unhashed, buffer.length - at);
+        at += skipped;
+        size += skipped;
         continue;
       }
-      hash = ((hash << 1) + GEAR[buffer[at]!]!) >>> 0;
-      at++;
-      const size = heldBytes + at - start;
-      if ((size >= MIN_PIECE && (hash & CUT_MASK) === 0) || size >= CHECKPOINT_PIECE_BYTES) {
+      const limit = Math.min(buffer.length, at + CHECKPOINT_PIECE_BYTES - size);
+      const found = scanForCut(buffer, at, at + Math.max(0, MIN_PIECE - size), limit, hash);
+      hash = scanned;
+      const end = found >= 0 ? found : limit;
+      size += end - at;
+      at = end;
+      if (found >= 0 || size >= CHECKPOINT_PIECE_BYTES) {
         held.push(buffer.subarray(start, at));
-        heldBytes += at - start;
         start = at;
         yield cut();
       }
     }
-    if (start < buffer.length) {
-      held.push(buffer.subarray(start));
-      heldBytes += buffer.length - start;
+    // Most parts (a node's line) lie whole in one piece: held as they are (a view costs more than the part's scan).
+    if (start < buffer.length) held.push(start === 0 ? buffer : buffer.subarray(start));
+  }
+  if (size > 0) yield cut();
+}
+
+/** The rolling hash where scanForCut stopped (a second result, kept out of an object the loop would allocate). */
+let scanned = 0;
+
+/**
+ * The gear hash from `hash` over `buffer` from `from` to `limit`: the first place at or after
+ * `testFrom` where its low bits are zero (the index after the byte), or -1; the hash it reached
+ * is left in `scanned`. A plain function, not part of the generator, and the hash kept in int32
+ * (`| 0`): a uint32 above 2^30 is a heap number, and the loop ran ten times slower.
+ */
+function scanForCut(buffer: Buffer, from: number, testFrom: number, limit: number, hash: number): number {
+  let h = hash;
+  let index = from;
+  const untested = Math.min(testFrom, limit);
+  for (; index < untested; index++) h = ((h << 1) + GEAR[buffer[index]!]!) | 0;
+  for (; index < limit; index++) {
+    h = ((h << 1) + GEAR[buffer[index]!]!) | 0;
+    if ((h & CUT_MASK) === 0) {
+      scanned = h;
+      return index + 1;
     }
   }
-  if (heldBytes > 0) yield cut();
+  scanned = h;
+  return -1;
 }
 
 /** contentPieces with a turn of the event loop after about every SLICE_BYTES: a server goes on serving while a checkpoint is cut. */
