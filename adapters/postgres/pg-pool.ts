@@ -88,11 +88,21 @@ export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) 
   }
 }
 
+/**
+ * A statement sent on every commit or read: each connection prepares it once, by its name, and
+ * then only binds its values, so the database parses and plans it once a connection, not once a
+ * call.
+ */
+export interface PreparedStatement {
+  name: string;
+  text: string;
+}
+
 /** One statement on the pool (a read), tried again on another connection when its connection had been ended while idle. */
-export async function queryFresh<R extends import('pg').QueryResultRow>(pool: Pool, sql: string, values: unknown[]): Promise<import('pg').QueryResult<R>> {
+export async function queryFresh<R extends import('pg').QueryResultRow>(pool: Pool, sql: string | PreparedStatement, values: unknown[]): Promise<import('pg').QueryResult<R>> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await pool.query<R>(sql, values);
+      return await (typeof sql === 'string' ? pool.query<R>(sql, values) : pool.query<R>({ ...sql, values }));
     } catch (error) {
       if (attempt >= STALE_CONNECTIONS || !isConnectionLost(error)) throw databaseError(error);
     }

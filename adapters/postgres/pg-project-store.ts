@@ -16,7 +16,7 @@ import { invalidFile } from '../storage-error.js';
 import { piecesSource } from '../pieces-source.js';
 import { contentPieces, contentPiecesInSlices, dropCheckpoints, newestCheckpoint, saveCheckpointPieces } from './pg-checkpoint-pieces.js';
 import { pluginTableOf, type PluginRow } from './pg-plugin-rows.js';
-import { codeOf, commitOutcomeUnknown, databaseError, isConnectionLost, queryFresh, withTransaction } from './pg-pool.js';
+import { codeOf, commitOutcomeUnknown, databaseError, isConnectionLost, queryFresh, withTransaction, type PreparedStatement } from './pg-pool.js';
 import { PgSnapshotStore } from './pg-snapshot-store.js';
 import { isOwnedElsewhere, OwnedElsewhere } from '../../application/ports/project-owners.js';
 import type { CommitFence } from './pg-project-owners.js';
@@ -66,11 +66,14 @@ const READ_ONLY = { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', re
  * made revision $2 (without its body: it proves the database still has it) and every one after,
  * in order. One statement, one snapshot, one round trip; when nothing changed, one short row.
  */
-const CHANGES_SINCE = `
+const CHANGES_SINCE: PreparedStatement = {
+  name: 'taskdag_changes_since',
+  text: `
   SELECT p.incarnation::int AS incarnation, c.revision::int AS revision,
     CASE WHEN c.revision > $2 THEN c.change END AS change, CASE WHEN c.revision > $2 THEN octet_length(c.change::text) END AS bytes
   FROM taskdag_projects p LEFT JOIN taskdag_change_sets c ON c.project = p.id AND c.revision >= $2
-  WHERE p.id = $1 ORDER BY c.revision`;
+  WHERE p.id = $1 ORDER BY c.revision`,
+};
 
 /**
  * One commit, one statement: the change set is appended, made on revision $3 of incarnation $2.
@@ -79,11 +82,14 @@ const CHANGES_SINCE = `
  * replaced meanwhile (23503). The notification is part of the same transaction, so it is
  * delivered only if the change set is in.
  */
-const APPEND = `
+const APPEND: PreparedStatement = {
+  name: 'taskdag_append',
+  text: `
   WITH appended AS (
     INSERT INTO taskdag_change_sets (project, incarnation, base_revision, revision, change) VALUES ($1, $2, $3, $4, $5) RETURNING revision
   )
-  SELECT pg_notify($6, $7) FROM appended`;
+  SELECT pg_notify($6, $7) FROM appended`,
+};
 
 /**
  * APPEND for the project's owning process (pg-project-owners.ts): the change set goes in only
@@ -91,14 +97,17 @@ const APPEND = `
  * (which raises the token) waits for this commit, and a commit after it finds the new token and
  * appends nothing (no row comes back). Still one statement, one round trip.
  */
-const APPEND_FENCED = `
+const APPEND_FENCED: PreparedStatement = {
+  name: 'taskdag_append_fenced',
+  text: `
   WITH appended AS (
     INSERT INTO taskdag_change_sets (project, incarnation, base_revision, revision, change)
     SELECT $1::text, $2::bigint, $3::bigint, $4::bigint, $5::json
     WHERE EXISTS (SELECT 1 FROM taskdag_owners WHERE project = $1 AND fence = $8 FOR SHARE)
     RETURNING revision
   )
-  SELECT pg_notify($6, $7) FROM appended`;
+  SELECT pg_notify($6, $7) FROM appended`,
+};
 
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -317,7 +326,7 @@ export class PgProjectStore implements ProjectStore {
       try {
         const number = ++this.proofsSent;
         const values = [this.projectId, current.row.incarnation, base, changes.revision, text, REVISION_CHANNEL, event];
-        const appended = fence === null ? await this.pool.query(APPEND, values) : await this.pool.query(APPEND_FENCED, [...values, fence]);
+        const appended = await this.pool.query(fence === null ? { ...APPEND, values } : { ...APPEND_FENCED, values: [...values, fence] });
         if (appended.rows.length === 0) {
           if (lost && (await this.landed(current, base, text))) return true;
           this.owners!.fenced(this.projectId, fence!);
@@ -510,7 +519,7 @@ export class PgProjectStore implements ProjectStore {
     const revision = cached.graph.revision;
     const values = [this.projectId, revision];
     // On the pool (a read) the statement is retried if its connection was ended while idle.
-    const { rows } = client === this.pool ? await queryFresh<Row>(this.pool, CHANGES_SINCE, values) : await client.query<Row>(CHANGES_SINCE, values);
+    const { rows } = client === this.pool ? await queryFresh<Row>(this.pool, CHANGES_SINCE, values) : await client.query<Row>({ ...CHANGES_SINCE, values });
     if (rows.length === 0) throw noState(this.projectId);
     if (rows[0]!.incarnation !== cached.row.incarnation || rows[0]!.revision !== revision) return this.adopt(await this.loadAlone(client), mayApply);
     if (rows.length === 1) return cached;
@@ -632,7 +641,7 @@ export class PgProjectStore implements ProjectStore {
     const start: ChangeSet = { revision: state.revision, log, nodes: graph.nodes, notes: [], edges: graph.edges.map((edge) => ({ op: 'add', edge })), initiatives: graph.initiatives };
     const text = JSON.stringify(start);
     const event = JSON.stringify({ project, revision: state.revision, fence_generation: row.fence_generation });
-    await client.query(APPEND, [project, row.incarnation, -1, state.revision, text, REVISION_CHANNEL, event]);
+    await client.query({ ...APPEND, values: [project, row.incarnation, -1, state.revision, text, REVISION_CHANNEL, event] });
     // One row per field of each installed plugin: its data is the row keyed `data`.
     await client.query(
       'INSERT INTO taskdag_plugin_data (project, plugin, key, value) SELECT $1, plugin.key, field.key, field.value FROM json_each($2::json) plugin, json_each(plugin.value) field',

@@ -74,6 +74,18 @@ describe('PgProjectStore across processes', function () {
     expect(Object.keys(node)).to.deep.equal(Object.keys(sampleState().nodes['T-1']!));
   });
 
+  it('the statements of every commit and read are prepared once a connection, by name, and then only bound', async () => {
+    // One connection, so every statement below goes on it.
+    const pool = openPool(db.url, 1);
+    db.pools.push(pool);
+    const store = new PgProjectStoreFactory(pool).open('p');
+    await graphOf(store);
+    for (const id of ['T-50', 'T-51']) await change(store, (draft) => addTask(draft, id));
+    await graphOf(store);
+    const prepared = await pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name');
+    expect(prepared.rows.map((row) => row.name)).to.include.members(['taskdag_append', 'taskdag_changes_since']);
+  });
+
   it('a process with nothing in hand loads the state once for all the reads that arrive together', async () => {
     const statements = statementsOf(db.pools[1]!);
     const revisions = await Promise.all(Array.from({ length: 16 }, () => db.second.readGraph((graph) => graph.revision)));
