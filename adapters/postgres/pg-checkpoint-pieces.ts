@@ -193,9 +193,16 @@ function* statementBatches(pieces: readonly [string, Buffer][]): Generator<[stri
   if (batch.length > 0) yield batch;
 }
 
-/** Every checkpoint of the project, for a whole replacement that starts a new incarnation: before its row changes (the manifests' foreign key). */
+/**
+ * Every checkpoint of the project and every piece, for a whole replacement that starts a new
+ * incarnation: before its row changes (the manifests' foreign key). The pieces go too, so that
+ * the replacement writes each of its own again: a save trusts a piece stored under a hash to hold
+ * those bytes, and one damaged where the database keeps it would otherwise go into the restored
+ * checkpoint too, and a restore could never mend it.
+ */
 export async function dropCheckpoints(client: PoolClient, project: string): Promise<void> {
   await client.query('DELETE FROM taskdag_checkpoint_manifests WHERE project = $1', [project]);
+  await client.query('DELETE FROM taskdag_checkpoint_pieces WHERE project = $1', [project]);
   await client.query('DELETE FROM taskdag_checkpoints WHERE project = $1', [project]);
 }
 

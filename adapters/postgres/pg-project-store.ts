@@ -473,18 +473,21 @@ export class PgProjectStore implements ProjectStore {
     const row = await this.rowIfAny(client, lock);
     if (!row) return { kind: 'absent' };
     let loaded: Cached;
+    let state: State;
     try {
       loaded = await this.loadWhole(client, row);
+      const { indexes: _indexes, ...graph } = loaded.graph;
+      const log = await this.log(client, row.incarnation, loaded.graph.revision);
+      if (!log) throw noState(this.projectId);
+      // Every node read here: a checkpoint's node line is checked only as it is read, and one that
+      // does not check makes the state unreadable (a restore replaces it), as a checkpoint that does not load.
+      state = { ...plainGraph(graph as Graph), log };
     } catch (error) {
       if (!isDomainError(error) || error.details.cause !== 'EINVALID') throw error;
       const rows = (await client.query<{ revision: number; change: unknown }>('SELECT revision::int, change FROM taskdag_change_sets WHERE project = $1 ORDER BY revision', [this.projectId])).rows;
       const revision = Math.max(0, ...rows.map((changes) => changes.revision));
       return { kind: 'unreadable', text: JSON.stringify({ change_sets: rows }), error, reached: { revision, fence_generation: row.fence_generation } };
     }
-    const { indexes: _indexes, ...graph } = loaded.graph;
-    const log = await this.log(client, row.incarnation, loaded.graph.revision);
-    if (!log) throw noState(this.projectId);
-    const state: State = { ...plainGraph(graph as Graph), log };
     const problem = stateProblem(state);
     const plugins = loaded.plugins;
     if (!problem && plugins.problem === null) return { kind: 'valid', state, plugins: plugins.table };

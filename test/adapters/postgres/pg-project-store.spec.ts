@@ -295,6 +295,24 @@ describe('PgProjectStore across processes', function () {
     expect(sql("SELECT revision || '|' || pieces FROM taskdag_checkpoint_manifests WHERE project = 'p'")).to.equal(`${revision}|2`);
   });
 
+  it('a checkpoint piece damaged where the database keeps it makes the state unreadable, and a restore writes it again rather than reusing it', async () => {
+    for (let index = 0; index < 8; index++) await change(db.first, (draft) => addTask(draft, `T-big-${index}`, { body: randomBody() }));
+    await db.first.checkpointed();
+    const whole = await stateOf(db.first);
+    // One byte inside a node's body in the third piece, its name (the SHA-256 of what it held) left as it was.
+    sql("UPDATE taskdag_checkpoint_pieces SET bytes = overlay(bytes PLACING 'X'::bytea FROM 1000 FOR 1) WHERE project = 'p' AND hash = (SELECT hash FROM taskdag_checkpoint_piece_refs WHERE project = 'p' AND position = 2)");
+    const fresh = () => {
+      const pool = openPool(db.url);
+      db.pools.push(pool);
+      return new PgProjectStoreFactory(pool).open('p');
+    };
+    expect(await fresh().inspect()).to.deep.include({ kind: 'unreadable' });
+    // A restore of the state as it was (a later fence generation, as `restore` writes it) is read back whole.
+    const restored = { ...whole, fence_generation: whole.fence_generation + 1 };
+    await fresh().replace(restored);
+    expect(await stateOf(fresh())).to.deep.equal(restored);
+  });
+
   it('a whole replacement by one process is seen whole by the other (a new incarnation)', async () => {
     await graphOf(db.second);
     const next = { ...sampleState(), fence_generation: sampleState().fence_generation + 1 };
