@@ -24,6 +24,16 @@ import { rejectionOf } from '../support/failures.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 /** What only the file store does (its files, generations, damage); shared behaviour is in project-store.contract.spec.ts. */
+/** The tasks a transaction of `store` sees, committing one more task, `id`. */
+function seenWhileAdding(store: FsProjectStore, id: string): Promise<string[]> {
+  return store.transact((graph) => {
+    const seen = nodeIds(graph).sort();
+    const draft = new GraphDraft(graph, NOW, 'bob');
+    addTask(draft, id);
+    return { result: seen, changes: draft.changes() };
+  });
+}
+
 describe('FsProjectStore', () => {
   const tempDir = useTempDir();
   const open = () => new FsProjectStoreFactory(tempDir(), stateDirectoryLock).open('demo-1234');
@@ -154,14 +164,6 @@ describe('FsProjectStore', () => {
       } };
       return new FsProjectStore('demo-1234', path.join(tempDir(), 'projects', 'demo-1234'), slow, fileSystem);
     };
-    /** The tasks a transaction of `store` sees, committing one more task, `id`. */
-    const seenWhileAdding = (store: FsProjectStore, id: string) =>
-      store.transact((graph) => {
-        const seen = nodeIds(graph).sort();
-        const draft = new GraphDraft(graph, NOW, 'bob');
-        addTask(draft, id);
-        return { result: seen, changes: draft.changes() };
-      });
 
     it("sees the commits other writers made while it waited for the lock, and appends after them", async () => {
       const other = await initialized();
@@ -251,14 +253,6 @@ describe('FsProjectStore', () => {
   describe('a long-lived process keeps its last transaction\'s state for the next (KeptStates, taskdag mcp)', () => {
     const location = () => path.join(tempDir(), 'projects', 'demo-1234');
     const keeping = (kept: KeptStates, fileSystem: FileSystem = files) => new FsProjectStore('demo-1234', location(), stateDirectoryLock(location()), fileSystem, false, () => {}, kept);
-    /** The tasks a transaction sees, adding `id`. */
-    const seenWhileAdding = (store: FsProjectStore, id: string) =>
-      store.transact((graph) => {
-        const seen = nodeIds(graph).sort();
-        const draft = new GraphDraft(graph, NOW, 'bob');
-        addTask(draft, id);
-        return { result: seen, changes: draft.changes() };
-      });
 
     it('starts the next transaction from it: reads only what others appended since, and sees it', async () => {
       const other = await initialized();
