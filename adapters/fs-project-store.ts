@@ -282,8 +282,10 @@ export class FsProjectStore implements ProjectStore {
     try {
       // A work that answers at once changes the graph and appends in the same turn, and
       // readers wait for the append's fsync (see `durable`): none sees a change before it is durable.
-      const done = work(loaded.graph, this.pluginReader(loaded));
+      let done: Transaction<T> | Promise<Transaction<T>> | null = work(loaded.graph, this.pluginReader(loaded));
       const { result, changes } = done instanceof Promise ? await done : done;
+      // Not held through the fsync: its `undo` (for stores that can undo) holds every node the work replaced.
+      done = null;
       if (changes) await this.commit(loaded, changes);
       return result;
     } catch (error) {

@@ -24,7 +24,7 @@ export interface Committed {
 }
 export type CommitListener = (project: string, committed: Committed) => void;
 
-type Outcome = { ok: true; result: unknown; changes: ChangeSet | null; draft: GraphDraft } | { ok: false; error: unknown };
+type Outcome = { ok: true; result: unknown; changes: ChangeSet | null } | { ok: false; error: unknown };
 
 /**
  * The server's dispatcher: mutations of one project that arrive while a commit is in flight wait
@@ -90,10 +90,14 @@ class ProjectQueue {
       this.pending = [];
       try {
         const { outcomes, changes, at } = await this.store.transact((graph, plugins) => {
-          const outcomes = group.map((item) => this.runOne(graph, plugins, item));
+          // The drafts of the requests that succeeded, for `undo` alone: the result the store holds
+          // until the group is durable keeps no draft (its undo steps hold every node it replaced),
+          // so a store that never undoes (the file store) lets them go before its fsync.
+          const applied: GraphDraft[] = [];
+          const outcomes = group.map((item) => this.runOne(graph, plugins, item, applied));
           const changes = mergeChangeSets(outcomes.flatMap((outcome) => (outcome.ok && outcome.changes ? [outcome.changes] : [])));
           // The requests that failed were rolled back already; the others are undone last first.
-          const undo = () => [...outcomes].reverse().forEach((outcome) => outcome.ok && outcome.draft.rollback());
+          const undo = () => applied.reverse().forEach((draft) => draft.rollback());
           return { result: { outcomes, changes, at: { revision: graph.revision, fence_generation: graph.fence_generation } }, changes, undo };
         });
         if (changes) this.committed(at);
@@ -110,15 +114,16 @@ class ProjectQueue {
    * Runs one request on the graph as the ones before it (in this group too) left it. A retry of a
    * request already committed, by its id, gets that request's answer and changes nothing.
    */
-  private runOne(graph: Graph, plugins: PluginReader, item: Pending): Outcome {
+  private runOne(graph: Graph, plugins: PluginReader, item: Pending, applied: GraphDraft[]): Outcome {
     const draft = new GraphDraft(graph, this.services.clock.now(), item.agent, this.services.review);
     const context = policyContext(draft, [], plugins, { runtime: this.services.plugins, registry: this.services.registry, ids: this.services.ids });
     try {
       const earlier = item.key ? earlierAnswerIn(graph, item.key, draft.now) : null;
-      if (earlier) return { ok: true, result: earlier.answer, changes: null, draft };
+      if (earlier) return { ok: true, result: earlier.answer, changes: null };
       const result = runChecked(item.operation, context, item.args, plugins, this.services.plugins, () => wholeResult(item.operation, context, item.args));
       if (item.key) draft.rememberRequest({ ...item.key, at: draft.now, answer: result });
-      return { ok: true, result, changes: draft.changes(), draft };
+      applied.push(draft);
+      return { ok: true, result, changes: draft.changes() };
     } catch (error) {
       draft.rollback();
       return { ok: false, error };

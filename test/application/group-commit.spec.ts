@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { GroupCommitDispatcher } from '../../application/group-commit.js';
+import { GraphDraft } from '../../domain/draft.js';
+import type { Graph } from '../../domain/model.js';
+import { nodeOf } from '../../domain/node-map.js';
 import { DomainError } from '../../domain/errors.js';
 import { REQUEST_WINDOW } from '../../domain/request-window.js';
 import { rejectionOf } from '../support/failures.js';
@@ -67,6 +70,31 @@ describe('GroupCommitDispatcher (mutations committed together)', () => {
     const outcomes = await Promise.allSettled([run('add-task', task('T-1')), run('add-task', task('T-2'))]);
     expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['rejected', 'rejected']);
     expect(await store.inspect()).to.deep.equal(before);
+  });
+
+  it('the result a group leaves with its store until it is durable holds no draft; undo still puts every request back', async () => {
+    const { run, store, transact } = await setup();
+    await run('add-task', task('T-1'));
+    transact.restore();
+    const held: { result: unknown; undo?: () => void; graph: Graph }[] = [];
+    const real = store.transact.bind(store);
+    sinon.stub(store, 'transact').callsFake((work: any, after?: any) =>
+      real((graph, plugins) => {
+        const done = work(graph, plugins);
+        held.push({ ...done, graph });
+        return done;
+      }, after),
+    );
+    await Promise.all([run('take', { id: 'T-1' }), run('add-task', task('T-2', ['T-1'])), run('update', { id: 'T-404', title: 'x' })].map((request) => request.catch(() => undefined)));
+    expect(held).to.have.length(1);
+    // What a store keeps until its fsync returns: the answers, the change set, the revision.
+    expect(draftsReachedFrom(held[0]!.result)).to.equal(0);
+    // Undone on the graph the group ran on (a store that undoes, PostgreSQL's, does it there).
+    const { graph } = held[0]!;
+    expect((nodeOf(graph, 'T-1') as any).claim?.by).to.equal('alice');
+    held[0]!.undo!();
+    expect(nodeOf(graph, 'T-2')).to.equal(undefined);
+    expect((nodeOf(graph, 'T-1') as any).claim).to.equal(null);
   });
 
   it('reads and invalid requests do not queue: they answer as the local dispatcher does', async () => {
@@ -143,3 +171,12 @@ describe('GroupCommitDispatcher (mutations committed together)', () => {
     });
   });
 });
+
+/** How many GraphDrafts `value` reaches through its properties, arrays, maps and sets. */
+function draftsReachedFrom(value: unknown, seen = new Set<unknown>()): number {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return 0;
+  seen.add(value);
+  if (value instanceof GraphDraft) return 1;
+  const inside = value instanceof Map ? [...value.keys(), ...value.values()] : value instanceof Set ? [...value] : Object.values(value);
+  return inside.reduce((sum: number, item) => sum + draftsReachedFrom(item, seen), 0);
+}
