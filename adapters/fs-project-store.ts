@@ -30,7 +30,8 @@ export interface Loaded {
   ledgerEnd: number;
   /**
    * The ledger's size as it was read, torn append included: a hot state is current while the
-   * ledger keeps that size. (Its size looked up after the read could include an append the read
+   * ledger keeps that size, when it holds no torn append (a writer that cuts one and appends a
+   * record as long leaves the size as it was). (Its size looked up after the read could include an append the read
    * missed, and that append would then never be seen.)
    */
   sizeRead: number;
@@ -265,7 +266,10 @@ export class FsProjectStore implements ProjectStore {
     const ledgerPath = path.join(this.location, file);
     let appended: Buffer;
     try {
-      if (this.files.size(ledgerPath) === early.sizeRead) return early;
+      // The same size means nothing was appended only when every byte read was a complete record:
+      // a writer that cut a torn append and appended a record of the torn bytes' length leaves
+      // the size as it was, and a state that missed it would commit a revision already taken.
+      if (early.sizeRead === early.ledgerEnd && this.files.size(ledgerPath) === early.sizeRead) return early;
       appended = this.readFrom(ledgerPath, early.ledgerEnd);
     } catch (error) {
       throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
@@ -432,7 +436,8 @@ export class FsProjectStore implements ProjectStore {
 
   /** The checkpoint with the ledger replayed on it (kept, when hot, while the ledger does not change). */
   private load(): Loaded {
-    if (this.hot && this.ledgerSize(this.hot) === this.hot.sizeRead) return this.hot;
+    // Only a state read to a record's end is current while the size holds (caughtUp says why).
+    if (this.hot && this.hot.sizeRead === this.hot.ledgerEnd && this.ledgerSize(this.hot) === this.hot.sizeRead) return this.hot;
     const checkpoint = this.openCheckpoint();
     this.lastLedgerFile = checkpoint.ledger.file;
     let loaded: Loaded;

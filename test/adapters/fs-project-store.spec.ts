@@ -236,6 +236,23 @@ describe('FsProjectStore', () => {
       expect(Object.values((await state(open())).nodes).filter((node) => (node as TaskNode).subkind === 'task' && (node as TaskNode).claim !== null).map((node) => node.id).sort()).to.deep.equal([best, chosen].sort());
     });
 
+    it('sees a commit that cut a torn append of its own length while it waited (the ledger\'s size alone does not say nothing was appended)', async () => {
+      const other = await initialized();
+      await commitTask(other, 'T1');
+      // How long T2's record is: committed once, then cut off again.
+      const before = statSync(ledger()).size;
+      await commitTask(other, 'T2');
+      const recordBytes = statSync(ledger()).size - before;
+      truncateSync(ledger(), before);
+      // A writer that crashed mid-append left that many bytes of a record that never completed.
+      appendFileSync(ledger(), '{' + 'x'.repeat(recordBytes - 1));
+      // Loaded before the lock with the torn bytes; meanwhile another writer cuts them and appends T2, to the same size.
+      const sut = storeWhoseLockWaitsFor(() => commitTask(other, 'T2'));
+      expect(await seenWhileAdding(sut, 'T3')).to.deep.equal(['T1', 'T2']);
+      expect(statSync(ledger()).size).to.be.above(before + recordBytes);
+      expect(Object.keys((await state(open())).nodes).sort()).to.deep.equal(['T1', 'T2', 'T3']);
+    });
+
     it('loads again when another writer wrote a new checkpoint, or replaced the state, while it waited', async () => {
       const other = await initialized();
       await commitTask(other, 'T1');
@@ -396,6 +413,22 @@ describe('FsProjectStore', () => {
     const hot = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, appendingAfterRead, true).open('demo-1234');
     expect(await hot.readGraph((graph) => nodeIds(graph))).to.deep.equal([]);
     expect(await hot.readGraph((graph) => nodeIds(graph))).to.deep.equal(['T1']);
+  });
+
+  it("a hot store reads again when another writer cut a torn append and appended a record of the torn bytes' length", async () => {
+    const other = await initialized();
+    await commitTask(other, 'T1');
+    const before = statSync(ledger()).size;
+    await commitTask(other, 'T2');
+    const recordBytes = statSync(ledger()).size - before;
+    truncateSync(ledger(), before);
+    appendFileSync(ledger(), '{' + 'x'.repeat(recordBytes - 1));
+    const hot = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, files, true).open('demo-1234');
+    expect(await hot.readGraph((graph) => nodeIds(graph).sort())).to.deep.equal(['T1']);
+    // The other writer cuts the torn bytes and appends T2: the ledger's size is what the hot store read.
+    await commitTask(other, 'T2');
+    expect(statSync(ledger()).size).to.equal(before + recordBytes);
+    expect(await hot.readGraph((graph) => nodeIds(graph).sort())).to.deep.equal(['T1', 'T2']);
   });
 
   describe('a hot store (the server) syncs its appends off the event loop', () => {
