@@ -62,6 +62,20 @@ describe("the knowledge lines' trigram filters", () => {
     }
   });
 
+  it("split the section at its tabs at once and test every filter for one run before the others, not a tab search and a call per entry (12 M instructions of a one-match search at 10k nodes)", () => {
+    const heads = Array.from({ length: 300 }, (_, at) => knowledgeHead(`K-${at}`));
+    const knowledge = knowledgeSection(heads, heads.map((_, at) => 100 * (at + 1)));
+    const trigrams = trigramSection(heads.map((_, at) => trigramFilter(Buffer.from(`item-${at}-of-plain-words`))));
+    const search = sinon.spy(String.prototype, 'indexOf');
+    try {
+      const found = knowledgeHoldingBits(knowledge, trigrams, trigramBits(['item-7-']))?.map(({ head }) => head.id);
+      expect(found).to.include('K-7').and.have.length.below(5);
+      expect(search.callCount).to.be.below(10);
+    } finally {
+      search.restore();
+    }
+  });
+
   it('say nothing (null: every line is read) for pieces shorter than three characters, or sections that do not match', () => {
     const heads = [knowledgeHead('K-0'), knowledgeHead('K-1')];
     const knowledge = knowledgeSection(heads, [100, 200]);
