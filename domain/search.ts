@@ -31,9 +31,16 @@ export function searchKnowledge(view: Pick<GraphView, 'graph' | 'statuses'>, que
   const matches: SearchMatch[] = [];
   // Only knowledge is read whole; the heads say which nodes are knowledge, and which deprecated,
   // and a save's index of their text rules most out unread (the text itself, the rest it can).
-  for (const head of view.statuses.knowledgeMayHold(pieces)) {
+  const { heads, asWritten } = view.statuses.knowledgeMayHold(pieces);
+  for (const head of heads) {
     if (head.status === 'deprecated' && !includeDeprecated) continue;
-    if (cannotMatch(storedText(view.graph, head.id), pieces)) continue;
+    if (cannotMatch(storedText(view.graph, head.id), pieces)) {
+      // The save's filter, of the line as written, let it through: a line that now cannot hold the
+      // query is read (its checksum checked), so damage is named rather than taken for no match.
+      // Few lines get here: the filter's false positives, and damaged ones.
+      if (asWritten) nodeOf(view.graph, head.id);
+      continue;
+    }
     const node = nodeOf(view.graph, head.id);
     if (!isKnowledge(node)) continue;
     const texts = SEARCH_FIELDS.map((field) => [field, searchableText(node, field)] as const);

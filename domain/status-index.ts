@@ -395,15 +395,16 @@ export class StatusIndex {
   /**
    * The heads of the knowledge whose node's stored JSON, lowercased, may hold every one of `pieces`
    * (lowercase runs of printable ASCII, as `search` looks for): the saved entries whose text filter
-   * lets them through and the nodes changed since the save, or else every knowledge head.
+   * lets them through and the nodes changed since the save (`asWritten`: each saved one's line, as
+   * written, may hold them), or else every knowledge head.
    */
-  knowledgeMayHold(pieces: readonly string[]): Iterable<NodeHead> {
+  knowledgeMayHold(pieces: readonly string[]): { heads: Iterable<NodeHead>; asWritten: boolean } {
     // As with scopes: a command asks once, and a process that keeps its state walks its knowledge heads.
     if (this.textSearches++ === 0 && !this.heads && !this.knowledgeOnly && this.saved && typeof this.saved !== 'function' && this.saved.knowledgeMayHold) {
       const saved = this.saved.knowledgeMayHold(pieces);
-      if (saved) return this.withChanged(saved, () => true);
+      if (saved) return { heads: this.withChanged(saved, () => true), asWritten: true };
     }
-    return this.knowledge().values();
+    return { heads: this.knowledge().values(), asWritten: false };
   }
 
   /** Heads `saved` (a save's) of nodes unchanged since, and the heads of the knowledge changed since, derived again: those `keep` keeps. */

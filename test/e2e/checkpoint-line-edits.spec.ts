@@ -35,6 +35,7 @@ describe('a node line of the checkpoint edited in place, its length kept (issue 
     await sandbox.ok(['add-task', 'T-4', '--title', 'unblocked', '--blocked-by', 'T-3', ...TASK]);
     await sandbox.ok(['add-task', 'T-5', '--title', 'claimed', '--blocked-by', '', ...TASK]);
     await sandbox.ok(['take', 'T-5', '--as', 'alice']);
+    await sandbox.ok(['add-knowledge', 'K-1', '--initiative', 'core', '--title', 'a guide for caching', '--body', 'b', '--scope-tags', 'x', '--as', 'alice']);
     // Every node into the checkpoint itself: the state replaced whole by a restore of itself.
     const { snapshot } = await sandbox.ok(['init', '--force', '--as', 'alice']);
     await sandbox.ok(['restore', snapshot.id, '--as', 'alice']);
@@ -93,6 +94,14 @@ describe('a node line of the checkpoint edited in place, its length kept (issue 
     expectDamageNamed(await sandbox.run(['context', 'T-4']), 'T-3', 'context');
     expectDamageNamed(await sandbox.run(['take', 'T-4', '--as', 'bob']), 'T-3', 'take');
     expect(treeDigest(projectDir(sandbox))).to.deep.equal(damaged);
+  });
+
+  it('a knowledge line edited where it held the query: search answers STORAGE_ERROR naming it, never a search without it', async () => {
+    expect((await sandbox.ok(['search', 'caching'])).matches.map((match: { id: string }) => match.id)).to.deep.equal(['K-1']);
+    editLine('K-1', /caching/, () => 'cachinX');
+    // Before: no match and exit 0 (the line, as it reads now, does not hold the query, and was passed over unchecked).
+    expectDamageNamed(await sandbox.run(['search', 'caching']), 'K-1', 'search');
+    expect(await sandbox.ok(['status'])).to.deep.equal(written);
   });
 
   it("a claim's time (ten years earlier): context answers STORAGE_ERROR naming the task, where status raises no stale claim", async () => {
