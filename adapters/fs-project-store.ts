@@ -95,18 +95,30 @@ interface WrittenCheckpoint {
  * the tail (each record's CRC and JSON, about 26 ns a byte in a fresh process) and the commit that
  * crosses the threshold pays for re-encoding the checkpoint (about 19 ns a checkpoint byte). For
  * records of about 1 KiB their sum per commit is smallest near sqrt(1,500 x checkpoint bytes):
- * 41 KiB for a 1k-node graph (1.2 MB), 130 KiB for 10k; kept between 32 and 256 KiB. A process
- * that keeps its state in memory (the server) replays the tail once, when it first opens the
- * project, so only the rewrite costs while it runs: it waits for 4 MiB (about 100 ms to replay
- * after a restart), or half the checkpoint's size if larger.
+ * 41 KiB for a 1k-node graph (1.2 MB), 130 KiB for 10k; kept between 32 and 256 KiB.
+ *
+ * A server that keeps its state in memory replays the tail once, when it first
+ * opens the project, but pays for every rewrite while it serves: the encoding (the derived
+ * sections included, about 7 ms a MB of checkpoint) and the collector's work for the copy it
+ * holds while commits go on (its pieces outlive several young-generation collections and are
+ * promoted). So it waits for 8 times the checkpoint's size (the rewrite then costs under 1 ns a
+ * ledger byte), at least 4 MiB and at most 16 MiB (about 0.4 s to replay after a restart), or
+ * half the checkpoint's size when that is larger: a 2-32 MB checkpoint every 16 MiB of ledger
+ * rather than every 4 MiB, which held a server's CPU a mutation 15-25% above 24ccd08's
+ * (BENCHMARKS.md, "The server's checkpoint, a quarter as often").
  */
 const CHECKPOINT_TAIL_MIN_BYTES = 32 * 1024;
 const CHECKPOINT_TAIL_MAX_BYTES = 256 * 1024;
-const HOT_CHECKPOINT_TAIL_BYTES = 4 * 1024 * 1024;
+const HOT_CHECKPOINT_TAIL_MIN_BYTES = 4 * 1024 * 1024;
+const HOT_CHECKPOINT_REPLAY_BOUND_BYTES = 16 * 1024 * 1024;
 
-/** How many bytes of ledger tail call for a new checkpoint of `checkpointBytes`. */
-export function checkpointThreshold(checkpointBytes: number, hot: boolean): number {
-  if (hot) return Math.max(HOT_CHECKPOINT_TAIL_BYTES, checkpointBytes / 2);
+/**
+ * How many bytes of ledger tail call for a new checkpoint of `checkpointBytes`: `hot` for the
+ * PostgreSQL store's processes (4 MiB, or half the checkpoint), `server` for the file store's.
+ */
+export function checkpointThreshold(checkpointBytes: number, hot: boolean | 'server'): number {
+  if (hot === 'server') return Math.max(HOT_CHECKPOINT_TAIL_MIN_BYTES, Math.min(8 * checkpointBytes, HOT_CHECKPOINT_REPLAY_BOUND_BYTES), checkpointBytes / 2);
+  if (hot) return Math.max(HOT_CHECKPOINT_TAIL_MIN_BYTES, checkpointBytes / 2);
   const balanced = Math.sqrt(1_500 * checkpointBytes);
   return Math.min(CHECKPOINT_TAIL_MAX_BYTES, Math.max(CHECKPOINT_TAIL_MIN_BYTES, balanced));
 }
@@ -593,7 +605,7 @@ export class FsProjectStore implements ProjectStore {
     } finally {
       this.syncing = null;
     }
-    const due = loaded.tail + line.length >= checkpointThreshold(loaded.checkpointBytes, this.keepHot);
+    const due = loaded.tail + line.length >= checkpointThreshold(loaded.checkpointBytes, this.keepHot && 'server');
     if (!this.keepHot) {
       if (due) this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length);
       // The graph in hand now holds the append: a state kept for the next call reads on from after it.
