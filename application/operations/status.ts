@@ -1,5 +1,5 @@
 import { DEFAULT_STALE_MS } from '../../domain/alerts.js';
-import { DEFAULT_STATUS_LIMIT, statusAnswer, statusReport } from '../../domain/status-report.js';
+import { DEFAULT_STATUS_LIMIT, statusAnswer, statusReport, type StatusReport } from '../../domain/status-report.js';
 import { flag, nonEmptyText, nonNegativeInteger, oneOf, optional, positiveInteger } from '../args.js';
 import { nodeSummarySchema, staleClaimAlertSchema } from '../contract/results.js';
 import { array, integer, object, optional as optionalProperty, record } from '../contract/schema.js';
@@ -47,7 +47,9 @@ export const status = graphOperation({
     knowledge: optionalProperty(groups('Knowledge by status (with --all)')),
     alerts: array(staleClaimAlertSchema()),
   }),
-  // A caller that prints the answer at once gets it as JSON text, its alerts written from the saved claims.
-  run: ({ draft, printed }, { stale_ms, limit, all, ranked, ...filters }) =>
-    (printed ? statusAnswer : statusReport)(draft, draft.now, { ...filters, staleMs: stale_ms ?? DEFAULT_STALE_MS, limit: limit ?? DEFAULT_STATUS_LIMIT, all: all ?? false, ranked: ranked ?? false }),
+  // A caller that prints the answer at once (the command line, which treats answers as unknown
+  // values) gets it as JSON text, its alerts written from the saved claims: the same bytes. Every
+  // typed caller (the library, MCP, the server) gets the report, as the result type says.
+  run: ({ draft, printed }, { stale_ms, limit, all, ranked, ...filters }): StatusReport =>
+    (printed ? statusAnswer : statusReport)(draft, draft.now, { ...filters, staleMs: stale_ms ?? DEFAULT_STALE_MS, limit: limit ?? DEFAULT_STATUS_LIMIT, all: all ?? false, ranked: ranked ?? false }) as StatusReport,
 });
