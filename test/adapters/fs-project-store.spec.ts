@@ -59,6 +59,19 @@ describe('FsProjectStore', () => {
   const ledgerName = () => readdirSync(path.dirname(file('x'))).find((name) => name.startsWith('ledger.'))!;
   const ledger = () => file(ledgerName());
 
+  /**
+   * Torn bytes at the ledger's end, as a writer that crashed mid-append leaves them, exactly as long
+   * as the record committing task `id` (committed once to learn its length, then cut off again).
+   */
+  async function tornAppendAsLongAs(store: FsProjectStore, id: string): Promise<{ before: number; recordBytes: number }> {
+    const before = statSync(ledger()).size;
+    await commitTask(store, id);
+    const recordBytes = statSync(ledger()).size - before;
+    truncateSync(ledger(), before);
+    appendFileSync(ledger(), '{' + 'x'.repeat(recordBytes - 1));
+    return { before, recordBytes };
+  }
+
   it('lives in <home>/projects/<project_id>/ and creates nothing, not even a lock file, to inspect', async () => {
     const sut = open();
     expect(sut.location).to.equal(path.join(tempDir(), 'projects', 'demo-1234'));
@@ -239,13 +252,7 @@ describe('FsProjectStore', () => {
     it('sees a commit that cut a torn append of its own length while it waited (the ledger\'s size alone does not say nothing was appended)', async () => {
       const other = await initialized();
       await commitTask(other, 'T1');
-      // How long T2's record is: committed once, then cut off again.
-      const before = statSync(ledger()).size;
-      await commitTask(other, 'T2');
-      const recordBytes = statSync(ledger()).size - before;
-      truncateSync(ledger(), before);
-      // A writer that crashed mid-append left that many bytes of a record that never completed.
-      appendFileSync(ledger(), '{' + 'x'.repeat(recordBytes - 1));
+      const { before, recordBytes } = await tornAppendAsLongAs(other, 'T2');
       // Loaded before the lock with the torn bytes; meanwhile another writer cuts them and appends T2, to the same size.
       const sut = storeWhoseLockWaitsFor(() => commitTask(other, 'T2'));
       expect(await seenWhileAdding(sut, 'T3')).to.deep.equal(['T1', 'T2']);
@@ -427,11 +434,7 @@ describe('FsProjectStore', () => {
   it("a hot store reads again when another writer cut a torn append and appended a record of the torn bytes' length", async () => {
     const other = await initialized();
     await commitTask(other, 'T1');
-    const before = statSync(ledger()).size;
-    await commitTask(other, 'T2');
-    const recordBytes = statSync(ledger()).size - before;
-    truncateSync(ledger(), before);
-    appendFileSync(ledger(), '{' + 'x'.repeat(recordBytes - 1));
+    const { before, recordBytes } = await tornAppendAsLongAs(other, 'T2');
     const hot = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, files, true).open('demo-1234');
     expect(await hot.readGraph((graph) => nodeIds(graph).sort())).to.deep.equal(['T1']);
     // The other writer cuts the torn bytes and appends T2: the ledger's size is what the hot store read.
