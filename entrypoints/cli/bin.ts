@@ -52,7 +52,29 @@ const FIXED_ANSWERS: ReadonlyMap<string, () => string | undefined> = new Map([
 const argv = process.argv.slice(2);
 const fixed = argv.length === 1 ? FIXED_ANSWERS.get(argv[0]!)?.() : undefined;
 if (fixed !== undefined) writeAllSync(1, fixed);
+else if (!hasWorkingDirectory()) answerWithoutWorkingDirectory();
 else void (programOf(splitGlobalFlags(argv).rest[0])?.run(argv, wholeProgram) ?? wholeProgram(argv));
+
+/**
+ * Whether the process has a working directory: one removed while a shell stood in it has none, and
+ * every program reads it first (where the checkout is), which then threw out of the program with
+ * a stack trace on stderr and nothing on stdout.
+ */
+function hasWorkingDirectory(): boolean {
+  try {
+    process.cwd();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The answer without a working directory: a STORAGE_ERROR envelope, as the programs write one (without loading them). */
+function answerWithoutWorkingDirectory(): void {
+  const error = { code: 'STORAGE_ERROR', message: 'The current directory no longer exists: cd into a checkout (or any directory) and run the command again', details: { cause: 'ENOENT' } };
+  writeAllSync(1, `${JSON.stringify({ ok: false, error })}\n`);
+  process.exitCode = 1;
+}
 
 /** The program of its own that serves `command`, if one does (and is there). */
 function programOf(command: string | undefined): typeof GraphReads | typeof PointCommands | null {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { allCommands } from '../../entrypoints/cli/commands.js';
 import { onFirstUse } from '../../entrypoints/cli/fd-writer.js';
@@ -52,6 +53,22 @@ describe('the taskdag executable (entrypoints/cli/bin.ts)', () => {
     const node = new Set(await modulesOf(empty, []));
     // node:vm (the programs' code caches) was loaded as the executable was, for --version too.
     expect((await modulesOf(BINARY, ['--version'])).filter((module) => !node.has(module))).to.deep.equal([]);
+  });
+
+  it('answers STORAGE_ERROR as one JSON value when its working directory was removed, for a read, a point command and the whole program', () => {
+    const gone = path.join(sut.root, 'gone');
+    for (const command of ['status', 'update T-1 --title x --as a', 'add-initiative core --as a']) {
+      // The shell stands in the directory, removes it, and starts the binary there.
+      const result = spawnSync('sh', ['-c', `mkdir "$GONE" && cd "$GONE" && rmdir "$GONE" && exec "$NODE" "$BIN" ${command}`], {
+        env: { ...sut.env(), GONE: gone, NODE: process.execPath, BIN: BINARY },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(result.status, `${command}: ${result.stderr}`).to.equal(1);
+      expect(result.stderr, command).to.equal('');
+      expect(JSON.parse(result.stdout), command).to.deep.include({ ok: false });
+      expect(JSON.parse(result.stdout).error, command).to.deep.include({ code: 'STORAGE_ERROR', details: { cause: 'ENOENT' } });
+    }
   });
 
   it('writes a large result whole through a pipe', async () => {
