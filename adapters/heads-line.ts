@@ -179,7 +179,7 @@ type ListingEntry = [string, string[], number];
  * The sections that keep the status buckets apart (what `status` reads without every head):
  * `buckets` (their names, `<type> <status>`, their counts and pages), `bucket_of` (one character
  * per node, in the order of the ids: the number of its bucket, from `0`), `claims` (the claimed
- * tasks in progress, the longest-held first, `[id, by, at]` each: what a stale-claim alert says
+ * tasks in progress, the longest-held first, `[id, by, at, ms]` each: what a stale-claim alert says
  * of its task) and `bucket <n> <page>` (a bucket's heads, oldest
  * first, in pages of `pageBounds`). A head is `[id, created_at, initiative, domain, claim, priority, scope]`.
  * Given `listingOf`, the pages of the first LISTED_HEADS heads of each bucket `status` lists
@@ -235,28 +235,35 @@ function entryOf(head: NodeHead): HeadEntry {
   return [head.id, head.created_at, head.initiative, head.domain, head.claim, head.priority, head.scope];
 }
 
-/** A claimed task as a `claims` entry holds it: all a stale-claim alert says of it, a third of its head's entry. */
-type ClaimEntry = [NodeId, string, string];
+/**
+ * A claimed task as a `claims` entry holds it: all a stale-claim alert says of it, a third of its
+ * head's entry, and when it was claimed in milliseconds since the epoch (null when the time does not
+ * parse), so that `status` works out each alert's age without parsing a date (3.7 M instructions
+ * for the 1,221 claims of a 50k-node project).
+ */
+type ClaimEntry = [NodeId, string, string, number | null];
 
 function claimEntryOf(head: NodeHead): ClaimEntry {
-  return [head.id, head.claim!.by, head.claim!.at];
+  const millis = Date.parse(head.claim!.at);
+  return [head.id, head.claim!.by, head.claim!.at, Number.isNaN(millis) ? null : millis];
 }
 
 /**
- * The claimed task a `claims` entry holds, or null when it is malformed: `[id, by, at]`, or a
- * whole head entry, as checkpoints written before the entries were cut to that held them.
+ * The claimed task a `claims` entry holds, or null when it is malformed: `[id, by, at, ms]`, or
+ * `[id, by, at]` or a whole head entry, as checkpoints written before held them.
  */
 function claimedOfEntry(entry: unknown): ClaimedTask | null {
-  if (!Array.isArray(entry) || entry.length !== 3) {
+  if (!isClaimEntry(entry)) {
     const head = headOfEntry(entry, 'task', 'in_progress');
     return head?.claim ? head : null;
   }
-  const [id, by, at] = entry as unknown[];
-  return typeof id === 'string' && typeof by === 'string' && typeof at === 'string' ? { id, claim: { by, at } } : null;
+  const [id, by, at] = entry as [string, string, string];
+  return { id, claim: { by, at } };
 }
 
 /**
- * A `claims` section's entries, when they are `[id, by, at]` and none of their strings holds an
+ * A `claims` section's entries, when they are `[id, by, at, ms]` (or `[id, by, at]`, as checkpoints
+ * written before held them) and none of their strings holds an
  * escape (so each is what `JSON.stringify` writes of it, between quotes); null otherwise: a
  * section that holds whole heads (as checkpoints written before saved them), a name JSON escapes.
  * Its checksum says a release wrote it, and a release writes one form throughout: the first and
@@ -275,7 +282,9 @@ function claimEntriesAsWritten(text: string): WrittenClaim[] | null {
 }
 
 function isClaimEntry(entry: unknown): boolean {
-  return Array.isArray(entry) && entry.length === 3 && entry.every((value) => typeof value === 'string');
+  if (!Array.isArray(entry) || (entry.length !== 3 && entry.length !== 4)) return false;
+  const [id, by, at, millis] = entry as unknown[];
+  return typeof id === 'string' && typeof by === 'string' && typeof at === 'string' && (entry.length === 3 || millis === null || Number.isSafeInteger(millis));
 }
 
 /** The ids whose listing a save of these buckets holds: the first LISTED_HEADS heads of each bucket `status` lists by default. */

@@ -73,7 +73,8 @@ export function staleClaimAlertAged(node: NodeId, claim: Claim, age: number): St
 
 /**
  * The JSON text of the stale-claim alerts of `claims` (the longest-held first, none of whose
- * strings JSON escapes: isPlainJsonString), the same bytes as `JSON.stringify` of the list of
+ * strings JSON escapes: isPlainJsonString; each claim's time in milliseconds where the entry holds
+ * it, parsed otherwise), the same bytes as `JSON.stringify` of the list of
  * `staleClaimAlertAged` of each claim taken at or before `cutoff` (by `holder`, when given), `now`
  * being `nowMillis`. `status` writes its alerts so from the saved claims, 1,200 at 50k nodes. The
  * pieces go into one array joined once, set by index in one loop that calls no function of ours:
@@ -89,10 +90,12 @@ export function staleClaimAlertsJson(claims: readonly ClaimEntry[], cutoff: Time
     const node = claim[0];
     const by = claim[1];
     const since = claim[2];
+    const millis = claim[3];
     // Claims come longest-held first: after the first one past the cutoff, none is stale.
     if (since > cutoff) break;
     if (holder !== undefined && by !== holder) continue;
-    const age = nowMillis - Date.parse(since);
+    // The saved claim time in milliseconds where the entry has one: no date parsed per claim.
+    const age = nowMillis - (typeof millis === 'number' ? millis : Date.parse(since));
     pieces[at++] = at === 2 ? '{"kind":"STALE_CLAIM","node":"' : ',{"kind":"STALE_CLAIM","node":"';
     pieces[at++] = node;
     pieces[at++] = '","claimed_by":"';

@@ -77,8 +77,12 @@ export interface SavedBuckets {
   claimsAsWritten?(): readonly ClaimEntry[] | null;
 }
 
-/** A claimed task in progress as the stale-claim alerts read it, in a list: its id, its holder, when it was claimed. */
-export type ClaimEntry = readonly [NodeId, AgentName, Timestamp];
+/**
+ * A claimed task in progress as the stale-claim alerts read it, in a list: its id, its holder, when
+ * it was claimed, and that time in milliseconds since the epoch when a save holds it (null: the
+ * time does not parse; absent: parsed from the time when needed).
+ */
+export type ClaimEntry = readonly [NodeId, AgentName, Timestamp, (number | null)?];
 
 /** A claimed task in progress as the stale-claim alerts read it (a head is one; a saved `claims` entry holds no more). */
 export type ClaimedTask = Pick<NodeHead, 'id' | 'claim'>;

@@ -94,7 +94,7 @@ describe('checkpoint file', () => {
     }
   });
 
-  it('saves each claim as what a stale-claim alert says of its task, [id, by, at]; whole heads, as earlier checkpoints saved them, give the same alerts', () => {
+  it('saves each claim as what a stale-claim alert says of its task and its time in ms, [id, by, at, ms]; [id, by, at] and whole heads, as earlier checkpoints saved them, give the same alerts', () => {
     const draft = newDraft();
     addTask(draft, 'T-1');
     addTask(draft, 'T-2');
@@ -103,18 +103,29 @@ describe('checkpoint file', () => {
     take(new GraphDraft(draft.graph, later, 'bob'), 'T-2', 60_000);
     writeFileSync(temp.file, encodeCheckpoint(draft.graph, ledger));
     expect(JSON.parse(readFileSync(temp.file, 'utf8')).checkpoint.heads.claims).to.deep.equal([
-      ['T-1', 'alice', NOW],
-      ['T-2', 'bob', later],
+      ['T-1', 'alice', NOW, Date.parse(NOW)],
+      ['T-2', 'bob', later, Date.parse(later)],
     ]);
     const alerts = () => {
       const { graph } = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
       return statusReport(new GraphDraft(graph, later, null), later, { staleMs: 0, limit: 1, all: false }).alerts;
+    };
+    const printed = () => {
+      const { graph } = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
+      const answer = statusAnswer(new GraphDraft(graph, later, null), later, { staleMs: 0, limit: 1, all: false });
+      expect(answer).to.be.an.instanceOf(JsonText);
+      return (answer as JsonText).text;
     };
     const expected = alerts();
     expect(expected.map((alert) => [alert.node, alert.claimed_by, alert.age_ms])).to.deep.equal([
       ['T-1', 'alice', Date.parse(later) - Date.parse(NOW)],
       ['T-2', 'bob', 0],
     ]);
+    const expectedText = printed();
+    expect(JSON.parse(expectedText).alerts).to.deep.equal(expected);
+    // The claims as a checkpoint written before the times in ms saved them: printed the same.
+    editSavedClaims(temp.file, [['T-1', 'alice', NOW], ['T-2', 'bob', later]]);
+    expect(printed()).to.equal(expectedText);
     // The claims as a checkpoint written before saved them: each task's whole head, read as such, no other head read.
     editSavedClaims(temp.file, ['T-1', 'T-2'].map((id) => [id, NOW, 'core', null, (nodeOf(draft.graph, id) as TaskNode).claim, null, null]));
     const everyHead = sinon.spy(SavedHeadsLine.prototype, 'all');

@@ -1,5 +1,6 @@
 import { nodeOf, setNode } from '../../domain/node-map.js';
 import { expect } from 'chai';
+import sinon from 'sinon';
 import * as lifecycle from '../../domain/lifecycle.js';
 import { statusReport, type StatusFilters } from '../../domain/status-report.js';
 import { indexesOf } from '../../domain/project-state.js';
@@ -181,6 +182,19 @@ describe('domain/alerts: stale-claim alerts written as JSON text', () => {
       const holder = random() < 0.3 ? agents[Math.floor(random() * agents.length)] : undefined;
       expect(staleClaimAlertsJson(claims, cutoff, NOW_MILLIS, holder)).to.equal(asObjects(claims, cutoff, holder));
     }
+  });
+
+  it('takes each claim time in ms from the entry that holds it, parsing no date per claim, and prints the same bytes', () => {
+    const times = ['2026-01-05T09:01:00.000Z', '2026-02-01T00:00:00.000Z', '2026-13-01T00:00:00.000Z'];
+    const parsed: ClaimEntry[] = times.map((at, index) => [`T-${index}`, 'a', at]);
+    const saved: ClaimEntry[] = times.map((at, index) => [`T-${index}`, 'a', at, Number.isNaN(Date.parse(at)) ? null : Date.parse(at)]);
+    const expected = asObjects(parsed, '9999', undefined);
+    const parse = sinon.spy(Date, 'parse');
+    const text = staleClaimAlertsJson(saved, '9999', NOW_MILLIS, undefined);
+    // Only the time that does not parse (saved as null) is parsed, to say so as JSON.stringify would.
+    expect(parse.callCount).to.equal(1);
+    parse.restore();
+    expect(text).to.equal(expected);
   });
 
   it('writes an alert whose age does not parse as JSON.stringify does: age_ms null, NaN in the message', () => {
