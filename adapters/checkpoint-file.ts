@@ -11,7 +11,7 @@ import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type Endpo
 import { headColumns, knowledgeSection } from './head-columns.js';
 import { crc32 } from './crc32.js';
 import { knowledgeScopesSection } from './knowledge-scopes.js';
-import { trigramFilter, trigramSection } from './knowledge-trigrams.js';
+import { trigramFilter, trigramRowsSection } from './knowledge-trigrams.js';
 import { bucketSections, headsLine, lineChecksumSection, listedBlocked, listedIds, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
@@ -213,7 +213,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const listings = new Map<NodeId, NodeListing>();
   const crcs: number[] = [];
   // Each knowledge line's trigram filter, in the knowledge section's order (the heads of the ids' order that have a scope).
-  const trigrams: string[] = [];
+  const trigrams: Uint8Array[] = [];
   let offset = 0;
   for (let position = 0; position < ids.length; position++) {
     if (position > 0 && position % SLICE === 0) yield;
@@ -266,7 +266,7 @@ function encodedEntry(id: NodeId, node: GraphNode): { bytes: Buffer; crc: number
  * trigram filter of each knowledge line (`trigrams`, in the knowledge section's order), and the
  * knowledge by scope value.
  */
-function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], trigrams: readonly string[], listingOf: (id: NodeId) => NodeListing | null): ReturnType<typeof headsLine> {
+function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], trigrams: readonly Uint8Array[], listingOf: (id: NodeId) => NodeListing | null): ReturnType<typeof headsLine> {
   // As JSON.stringify(columns), a member at a time.
   const columns = Object.entries(yield* headColumns(heads, SLICE * 5));
   const members: string[] = [];
@@ -282,7 +282,7 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], en
   const buckets = bucketSections(copy.groups, heads, copy.claimed, listingOf, (id) => copy.blocked.get(id) ?? null) ?? [];
   const lineCrcs = lineChecksumSection(crcs);
   yield;
-  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ['knowledge_trigrams', trigramSection(trigrams)], ['knowledge_scopes', knowledgeScopesSection(heads, ends, crcs)], ...buckets]);
+  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ['knowledge_trigram_rows', trigramRowsSection(trigrams, knowledge)], ['knowledge_scopes', knowledgeScopesSection(heads, ends, crcs)], ...buckets]);
 }
 
 /**

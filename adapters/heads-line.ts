@@ -24,9 +24,10 @@ import { knowledgeHoldingBits, trigramBits } from './knowledge-trigrams.js';
  * - `line_crc32`: the CRC-32 of every node's line (`"id":{...}`) as written, 8 hex digits each in
  *   the order of the ids: every node read from the checkpoint is checked against it (lazy-nodes.ts),
  *   so the heads are never used beside a line that is not the one they were derived from;
- * - `knowledge_trigrams`: a filter of each knowledge line's text as written, in the order of the
- *   `knowledge` entries (knowledge-trigrams.ts): `search` rules out the lines it says cannot hold
- *   the query without reading them (absent from a file of an earlier build: every line is read);
+ * - `knowledge_trigram_rows`: a filter of each knowledge line's text as written, stored by bit,
+ *   and where each `knowledge` entry is (knowledge-trigrams.ts): `search` reads the rows of its
+ *   query's runs, then only the entries and lines they let through (absent from a file of an
+ *   earlier build: every line is read);
  * - `knowledge_scopes`: the knowledge items by each value their scopes name, in a hash table of
  *   buckets each with its own checksum (knowledge-scopes.ts): `context`/`take` read the buckets of
  *   their node's values and those items' lines, not the `knowledge` section (absent from a file of
@@ -386,16 +387,18 @@ export class SavedHeadsLine {
 
   /**
    * The knowledge heads whose node's line as written may hold every one of `pieces` (lowercase runs
-   * of printable ASCII), as the `knowledge_trigrams` filters say, read without parsing the other
-   * entries. Null when the line cannot say so (no such section, one that does not check, or no piece
+   * of printable ASCII), as the `knowledge_trigram_rows` filters say, reading the rows of those
+   * runs and the entries they let through alone. Null when the line cannot say so (no such section, one that does not check, or no piece
    * three characters long): the caller reads every knowledge head.
    */
   knowledgeMayHold(pieces: readonly string[]): NodeHead[] | null {
     const bits = trigramBits(pieces);
     if (bits.length === 0) return null;
-    const knowledge = this.sectionBytes('knowledge');
-    const trigrams = knowledge && this.sectionBytes('knowledge_trigrams');
-    return trigrams ? this.noteLines(knowledgeHoldingBits(knowledge!, trigrams, bits)) : null;
+    const rows = this.sectionBounds('knowledge_trigram_rows');
+    const knowledge = rows && this.sectionBounds('knowledge');
+    if (!rows || !knowledge) return null;
+    const within = ({ start, end }: Bounds) => (from: number, to: number) => this.read(start + from, start + Math.min(to, end - start));
+    return this.noteLines(knowledgeHoldingBits(within(rows), rows.end - rows.start, within(knowledge), knowledge.end - knowledge.start, bits));
   }
 
   /**

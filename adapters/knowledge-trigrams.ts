@@ -1,23 +1,28 @@
 /**
- * The checkpoint's `knowledge_trigrams` section (docs/storage.md): for each entry of the knowledge
- * section, in its order, a fixed-width bit set of the three-character runs of its node's line as
- * written (`"id":{...}`), lowercased. `search` rules a knowledge item out without reading its line
- * when a piece of its query has a run whose bit is clear: its line, lowercased, cannot hold that
- * piece, so it cannot match (domain/search.ts). At 50k nodes this spares a one-match search
- * about 5,000 reads of knowledge lines (issue 28).
+ * The checkpoint's `knowledge_trigram_rows` section (docs/storage.md): for each entry of the
+ * knowledge section, in its order, a fixed-width bit set (a filter) of the three-character runs of
+ * its node's line as written (`"id":{...}`), lowercased, stored by bit: one row per bit, holding
+ * that bit of every filter. `search` rules a knowledge item out without reading its line when a
+ * piece of its query has a run whose bit is clear: its line, lowercased, cannot hold that piece, so
+ * it cannot match (domain/search.ts). It reads only the rows of its query's runs (a few KB) and the
+ * section entries of the items they let through: at 50k nodes a one-match search reads neither the
+ * 0.8 MB knowledge section nor the 1.7 MB of filters, nor 5,000 knowledge lines (issue 28).
  *
  * A run counts when its three UTF-16 code units are printable ASCII other than a space (0x21 to
- * 0x7e): every piece a search looks for is made of those. Each run sets one bit of FILTER_BITS,
- * stored six to a character of the base64url alphabet (no character JSON escapes), so the section
- * is one JSON string of FILTER_CHARS characters per entry. A line holding an escape that stores a
- * printable character otherwise (`\u0041`: never written by taskdag) gets every bit set, since
- * its text is not what its value holds.
+ * 0x7e): every piece a search looks for is made of those. Each run sets one bit of FILTER_BITS;
+ * the rows store six filters to a character of the base64url alphabet (no character JSON escapes),
+ * so the section is one JSON string. A line holding an escape that stores a printable character
+ * otherwise (`\u0041`: never written by taskdag) gets every bit set, since its text is not what its
+ * value holds.
  *
  * The section is read only beside heads of this release's STATUS_RULES_VERSION (the heads line is
  * used whole or not at all): a change to which bit a run sets (the hash, the width, the runs that
  * count) bumps it, or a file saved before would rule out lines that hold the query, and `search`
- * would miss them. test/adapters/knowledge-trigrams.spec.ts pins a filter to the version.
+ * would miss them. test/adapters/knowledge-trigrams.spec.ts pins a filter to the version. (The
+ * filters one after the other, `knowledge_trigrams`, as main wrote them before, are not read: a
+ * file with them alone reads every knowledge line until its next rewrite.)
  */
+import { crc32 } from './crc32.js';
 import { knowledgeHeadsOf, type KnowledgeRecord } from './head-columns.js';
 
 // Not exported: a module's exported constant is read through its exports object at every use.
@@ -44,15 +49,13 @@ function bitOf(a: number, b: number, c: number): number {
 const OPAQUE_ESCAPE = /\\[^nrtbf"\\]/;
 const ALPHABET_CODES = Buffer.from(ALPHABET, 'latin1');
 
-/** The filter of a node line as written (`"id":{...}`): FILTER_CHARS characters. */
-export function trigramFilter(entry: Buffer): string {
+/** The filter of a node line as written (`"id":{...}`): FILTER_CHARS sextets, each six of its bits. */
+export function trigramFilter(entry: Buffer): Uint8Array {
   const sextets = new Uint8Array(FILTER_CHARS);
-  if (entry.includes(0x5c) && OPAQUE_ESCAPE.test(entry.toString('utf8'))) return ALPHABET[63]!.repeat(FILTER_CHARS);
+  if (entry.includes(0x5c) && OPAQUE_ESCAPE.test(entry.toString('utf8'))) return sextets.fill(63);
   // A line of ASCII (as taskdag writes nearly every one) is lowercased byte by byte; any other as a string, as search lowercases it.
   if (!asciiRuns(sextets, entry)) textRuns(sextets, entry.toString('utf8').toLowerCase());
-  const filter = Buffer.allocUnsafe(FILTER_CHARS);
-  for (let at = 0; at < FILTER_CHARS; at++) filter[at] = ALPHABET_CODES[sextets[at]!]!;
-  return filter.toString('latin1');
+  return sextets;
 }
 
 function setBit(sextets: Uint8Array, a: number, b: number, c: number): void {
@@ -83,9 +86,55 @@ function textRuns(sextets: Uint8Array, lower: string): void {
   }
 }
 
-/** The section of these filters, in the knowledge section's order. */
-export function trigramSection(filters: readonly string[]): Buffer {
-  return Buffer.from(`"${filters.join('')}"`, 'latin1');
+/**
+ * The section of these filters (one per entry of `knowledge`, the knowledge section as written, in
+ * its order), stored by bit, so that a query reads the rows of its own runs' bits and no other:
+ *
+ *   "<count><row 0>...<row FILTER_BITS - 1><entry 0>...<entry count - 1>"
+ *
+ * `count` (8 hex digits) is how many entries; row `bit` is its CRC-32 (8 hex digits, seeded with
+ * the row's number and the count) and then the filters' bit `bit`, six filters a character of the
+ * base64url alphabet (filter `n` in bit `n % 6` of character `n / 6`); entry `n` is where entry
+ * `n` of the knowledge section is (its start, its end with the comma or bracket after it, from the
+ * section's start) and the CRC-32 of those bytes (seeded as a row, with the row count added), 8
+ * hex digits each: a reader parses the entries a query's rows let through, each checked, without
+ * reading or checking the 0.8 MB knowledge section (at 50k nodes) it is in.
+ */
+export function trigramRowsSection(filters: readonly Uint8Array[], knowledge: Buffer): Buffer {
+  const count = filters.length;
+  const width = rowWidth(count);
+  const rows = new Uint8Array(FILTER_BITS * width);
+  for (let ordinal = 0; ordinal < count; ordinal++) {
+    const filter = filters[ordinal]!;
+    const [column, mask] = [(ordinal / BITS_PER_CHAR) | 0, 1 << ordinal % BITS_PER_CHAR];
+    for (let at = 0; at < FILTER_CHARS; at++) {
+      const sextet = filter[at]!;
+      if (sextet === 0) continue;
+      for (let bit = 0; bit < BITS_PER_CHAR; bit++) if (sextet & (1 << bit)) rows[(at * BITS_PER_CHAR + bit) * width + column]! |= mask;
+    }
+  }
+  for (let at = 0; at < rows.length; at++) rows[at] = ALPHABET_CODES[rows[at]!]!;
+  const pieces: Buffer[] = [Buffer.from(`"${hex(count)}`, 'latin1')];
+  for (let bit = 0; bit < FILTER_BITS; bit++) {
+    const row = Buffer.from(rows.buffer, rows.byteOffset + bit * width, width);
+    pieces.push(Buffer.from(hex(crc32(row, seedOf(bit, count))), 'latin1'), row);
+  }
+  const starts = entryStarts(knowledge);
+  if (starts.length !== count) throw new Error(`knowledge section of ${starts.length} entries for ${count} filters`);
+  let table = '';
+  for (let ordinal = 0; ordinal < count; ordinal++) {
+    const [start, end] = [starts[ordinal]!, ordinal + 1 < count ? starts[ordinal + 1]! - 1 : knowledge.length];
+    table += `${hex(start)}${hex(end)}${hex(crc32(knowledge.subarray(start, end), seedOf(FILTER_BITS + ordinal, count)))}`;
+  }
+  pieces.push(Buffer.from(`${table}"`, 'latin1'));
+  return Buffer.concat(pieces);
+}
+
+/** Where each entry of a knowledge section as written starts: after its tab (head-columns.ts). */
+function entryStarts(knowledge: Buffer): number[] {
+  const starts: number[] = [];
+  for (let at = knowledge.indexOf(TAB); at >= 0; at = knowledge.indexOf(TAB, at + 1)) starts.push(at + 1);
+  return starts;
 }
 
 /**
@@ -103,23 +152,39 @@ export function trigramBits(pieces: readonly string[]): number[] {
   return [...bits];
 }
 
+/** Reads bytes `start` to `end` of a section. */
+export type SectionRead = (start: number, end: number) => Buffer;
+
 /**
- * The entries of knowledge section `knowledge` whose filter in `trigrams` (the sections' bytes,
- * their checksums checked by the caller) has every one of `bits` set, parsed: at least every entry
- * whose line as written holds the pieces the bits are of. Null when the sections cannot be read so:
- * entries not each after a tab (head-columns.ts), a filter section that is not one filter per
- * entry, or an entry found malformed.
+ * The entries of the knowledge section (read by `knowledge`, of `knowledgeSize` bytes) whose
+ * filter in the rows section (read by `rows`, of `rowsSize` bytes) has every one of `bits` set,
+ * parsed: at least every entry whose line as written holds the pieces the bits are of. Reads the
+ * rows of `bits` alone, then each entry let through (or, when many are, the entry table and the
+ * knowledge section at once), each checked against its CRC-32. Null when the sections cannot be
+ * read so: a row or an entry that does not check, a section not of this shape, an entry malformed.
  */
-export function knowledgeHoldingBits(knowledge: Buffer, trigrams: Buffer, bits: readonly number[]): KnowledgeRecord[] | null {
-  const count = (trigrams.length - 2) / FILTER_CHARS;
-  if (!Number.isInteger(count) || trigrams[0] !== QUOTE || trigrams[trigrams.length - 1] !== QUOTE) return null;
-  if (knowledge.length < 2 || knowledge[0] !== OPEN || knowledge[knowledge.length - 1] !== CLOSE || (knowledge.length > 2 && knowledge[1] !== TAB)) return null;
-  // JSON writes no raw tab inside a string: the section split at its tabs is `[` and then each
-  // entry with the comma after it (the last with the closing bracket), split natively at once.
-  const entries = knowledge.length > 2 ? knowledge.toString('utf8').split('\t') : ['[]'];
-  if (entries.length !== count + 1) return null;
-  const found = entriesWithBits(trigrams, count, bits);
-  const pieces = found.map((ordinal) => entries[ordinal + 1]!.slice(0, -1));
+export function knowledgeHoldingBits(rows: SectionRead, rowsSize: number, knowledge: SectionRead, knowledgeSize: number, bits: readonly number[]): KnowledgeRecord[] | null {
+  const count = rowsSize >= COUNT_END ? parseHex(rows(1, COUNT_END).toString('latin1')) : null;
+  if (count === null) return null;
+  const width = rowWidth(count);
+  const tableStart = COUNT_END + FILTER_BITS * (ROW_CRC + width);
+  if (rowsSize !== tableStart + TABLE_ENTRY * count + 1) return null;
+  const found = ordinalsWithBits(rows, count, width, bits);
+  if (found === null) return null;
+  // Many entries: the table and the section read at once (two reads, not two a match).
+  const many = found.length > SINGLE_ENTRY_READS;
+  const table = many ? wholly(rows(tableStart, tableStart + TABLE_ENTRY * count), tableStart) : rows;
+  const section = many ? wholly(knowledge(0, knowledgeSize), 0) : knowledge;
+  const pieces: string[] = [];
+  for (const ordinal of found) {
+    const at = tableStart + TABLE_ENTRY * ordinal;
+    const [start, end, crc] = [0, 8, 16].map((from) => parseHex(table(at + from, at + from + 8).toString('latin1')));
+    if (start === null || end === null || crc === null || start >= end || end > knowledgeSize) return null;
+    const entry = section(start, end);
+    if (crc32(entry, seedOf(FILTER_BITS + ordinal, count)) !== crc) return null;
+    // The entry without the comma or bracket after it.
+    pieces.push(entry.toString('utf8', 0, entry.length - 1));
+  }
   let parsed: unknown;
   try {
     // One parse of the entries found, not one each.
@@ -130,34 +195,64 @@ export function knowledgeHoldingBits(knowledge: Buffer, trigrams: Buffer, bits: 
   return Array.isArray(parsed) && parsed.length === pieces.length ? knowledgeHeadsOf(parsed) : null;
 }
 
-/**
- * The ordinals of the filters of `trigrams` (`count` of them) that have every one of `bits` set (a
- * character outside the alphabet says nothing: set): every filter tested for the first bit in a
- * loop of a few steps that calls no function, then those that have it for the others, likewise.
- * The loop that called a function per filter, and found each entry's tab, cost a one-match search
- * at 10k nodes 12 M instructions more (callgrind); a function called per filter or per bit is
- * compiled by TurboFan at 50k nodes (5,076 filters), 1-2 ms of CPU each.
- */
-function entriesWithBits(trigrams: Buffer, count: number, bits: readonly number[]): number[] {
-  // The last run first: a query's last runs (`538` of `K-02538`) are rarer than its first (`k-0`), so fewer filters are left for the others.
-  if (bits.length === 0) return Array.from({ length: count }, (_, ordinal) => ordinal);
-  const [first, ...others] = [...bits].reverse() as [number, ...number[]];
-  const mask = 1 << first % BITS_PER_CHAR;
-  const found: number[] = [];
-  for (let ordinal = 0, at = 1 + ((first / BITS_PER_CHAR) | 0); ordinal < count; ordinal++, at += FILTER_CHARS) if ((VALUE[trigrams[at]!]! & mask) !== 0) found.push(ordinal);
-  if (others.length === 0) return found;
-  const kept: number[] = [];
-  for (let index = 0; index < found.length; index++) {
-    const start = 1 + found[index]! * FILTER_CHARS;
-    let holds = true;
-    for (let other = 0; holds && other < others.length; other++) holds = (VALUE[trigrams[start + ((others[other]! / BITS_PER_CHAR) | 0)]!]! & (1 << others[other]! % BITS_PER_CHAR)) !== 0;
-    if (holds) kept.push(found[index]!);
-  }
-  return kept;
+/** `bytes`, read from `offset` of a section, read as the section. */
+function wholly(bytes: Buffer, offset: number): SectionRead {
+  return (start, end) => bytes.subarray(start - offset, end - offset);
 }
 
-const QUOTE = 0x22;
-const OPEN = 0x5b;
-const CLOSE = 0x5d;
-const TAB = 0x09;
+/**
+ * The ordinals of the filters that have every one of `bits` set, from their rows (each checked);
+ * null when one does not check. Stops reading rows once none is left.
+ */
+function ordinalsWithBits(rows: SectionRead, count: number, width: number, bits: readonly number[]): number[] | null {
+  // All set: every filter lets through a query of no run of three (the caller asks for none such).
+  const kept = new Uint8Array(width).fill(63);
+  for (const bit of bits) {
+    const at = COUNT_END + bit * (ROW_CRC + width);
+    const row = rows(at, at + ROW_CRC + width);
+    const body = row.subarray(ROW_CRC);
+    if (crc32(body, seedOf(bit, count)) !== parseHex(row.toString('latin1', 0, ROW_CRC))) return null;
+    let left = 0;
+    for (let column = 0; column < width; column++) left |= kept[column]! &= VALUE[body[column]!]!;
+    if (left === 0) break;
+  }
+  const found: number[] = [];
+  for (let column = 0; column < width; column++) {
+    const sextet = kept[column]!;
+    if (sextet === 0) continue;
+    for (let bit = 0; bit < BITS_PER_CHAR; bit++) {
+      const ordinal = column * BITS_PER_CHAR + bit;
+      if (sextet & (1 << bit) && ordinal < count) found.push(ordinal);
+    }
+  }
+  return found;
+}
 
+/** Characters of a row: one per six filters. */
+function rowWidth(count: number): number {
+  return Math.ceil(count / BITS_PER_CHAR);
+}
+
+/** The CRC-32 that seeds row `row`'s (entry `n`'s is row FILTER_BITS + n's): its number and the entry count. */
+function seedOf(row: number, count: number): number {
+  const seed = Buffer.alloc(8);
+  seed.writeUInt32BE(row, 0);
+  seed.writeUInt32BE(count, 4);
+  return crc32(seed);
+}
+
+function hex(value: number): string {
+  return value.toString(16).padStart(8, '0');
+}
+
+function parseHex(digits: string): number | null {
+  return /^[0-9a-f]{8}$/.test(digits) ? parseInt(digits, 16) : null;
+}
+
+/** A match count above which the entry table and the knowledge section are read whole, not entry by entry. */
+const SINGLE_ENTRY_READS = 64;
+/** The opening quote and the entry count. */
+const COUNT_END = 9;
+const ROW_CRC = 8;
+const TABLE_ENTRY = 24;
+const TAB = 0x09;

@@ -6,6 +6,7 @@ import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { crc32 } from '../../adapters/crc32.js';
 import { SavedEndpoints } from '../../adapters/edge-endpoints.js';
 import { HEADS_DIRECTORY_START, headsLine, SavedHeadsLine } from '../../adapters/heads-line.js';
+import { trigramBits } from '../../adapters/knowledge-trigrams.js';
 import { CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { FsProjectStoreFactory, type FsProjectStore } from '../../adapters/fs-project-store.js';
 import { nodeContext } from '../../domain/context.js';
@@ -535,6 +536,46 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(again.matches.map((match) => match.id)).to.deep.equal(['K-7']);
   });
 
+  it("search reads the filters' rows of its query's runs and the knowledge entries they let through, not the knowledge section or the filters whole", async () => {
+    const sut = await project();
+    const text = readFileSync(checkpointFile(), 'utf8');
+    const heads = Buffer.byteLength(text.split('\n')[4]!);
+    const read = sinon.spy(CheckpointNodes.prototype, 'bytes');
+    try {
+      const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
+      expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-7']);
+      const headsRead = read.args.filter(([, , what]) => what === 'the heads').reduce((sum, [start, end]) => sum + end - start, 0);
+      // The directory (about 2 KB, read at a guessed length), the entry count, four rows of 18 bytes, K-7's table entry and section entry:
+      // the knowledge section (about 8 KB) and the filters (37 KB) read whole were most of the line.
+      expect(headsRead).to.be.below(3_000).and.below(heads / 20);
+    } finally {
+      read.restore();
+    }
+  });
+
+  it('search answers as a fresh derivation does for knowledge added, edited and deprecated in the ledger tail', async () => {
+    const sut = await project();
+    for (const step of [
+      // K-9 now holds the needle, K-7 no longer does; K-new holds it; K-11 holds it and is deprecated.
+      (work: GraphDraft) => updateNode(work, 'K-9', { body: 'a needle too' }, { allowUnregisteredInitiative: true }),
+      (work: GraphDraft) => updateNode(work, 'K-7', { body: 'plain words' }, { allowUnregisteredInitiative: true }),
+      (work: GraphDraft) => addKnowledge(work, 'K-new', { body: 'the newest needle' }),
+      (work: GraphDraft) => updateNode(work, 'K-11', { title: 'needle eleven' }, { allowUnregisteredInitiative: true }),
+      (work: GraphDraft) => deprecateKnowledge(work, 'K-11', 'superseded'),
+    ]) {
+      await sut.transact((graph) => {
+        const work = new GraphDraft(graph, NOW, 'bob');
+        step(work);
+        return { result: null, changes: work.changes() };
+      });
+    }
+    for (const all of [false, true]) {
+      const { answer, expected } = await sut.readGraph((graph) => ({ answer: searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', all), expected: searchKnowledge(fresh(graph), 'needle', all) }));
+      expect(answer, `--all ${all}`).to.deep.equal(expected);
+      expect(answer.matches.map((match) => match.id), `--all ${all}`).to.deep.equal(all ? ['K-11', 'K-9', 'K-new'] : ['K-9', 'K-new']);
+    }
+  });
+
   it('search reads the lines of only the knowledge its trigram filters let through (at 50k nodes, one line of 5,000 for an id)', async () => {
     const sut = await project();
     const stored = sinon.spy(CheckpointNodes.prototype, 'storedText');
@@ -558,7 +599,9 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     const text = readFileSync(checkpointFile(), 'utf8');
     for (const [name, edit] of [
       ['without the section', withoutTrigrams],
-      ['with a filter cleared', (file: string) => file.replace(/("knowledge_trigrams":")([A-Za-z0-9_-])/, (_all, before: string, char: string) => `${before}${char === 'A' ? 'B' : 'A'}`)],
+      ['with its entry count one more', (file: string) => file.replace(/("knowledge_trigram_rows":")([0-9a-f]{8})/, (_all, before: string, count: string) => `${before}${(parseInt(count, 16) + 1).toString(16).padStart(8, '0')}`)],
+      ["with a row of one of the query's runs damaged", (file: string) => withRowDamaged(file, 'needle')],
+      ["with the table entry of the query's match damaged", (file: string) => withTableEntryDamaged(file, 7)],
     ] as const) {
       const edited = edit(text);
       expect(edited, name).to.not.equal(text);
@@ -591,11 +634,35 @@ function linesRead(stored: sinon.SinonSpy<[string], string | undefined>): string
 }
 
 /**
- * The checkpoint `text` as the build before the trigram filters wrote it: its heads line without
- * the `knowledge_trigrams` section, line 2 saying where the rest now is.
+ * The checkpoint `text` as the build before the trigram filters by bit wrote it: its heads line
+ * without the `knowledge_trigram_rows` section, line 2 saying where the rest now is.
  */
 function withoutTrigrams(text: string): string {
-  return withoutSection(text, 'knowledge_trigrams');
+  return withoutSection(text, 'knowledge_trigram_rows');
+}
+
+/** Where the `knowledge_trigram_rows` section's string starts in `text`, and each row's width. */
+function trigramRows(text: string): { at: number; count: number; width: number } {
+  const at = text.indexOf('"knowledge_trigram_rows":"') + '"knowledge_trigram_rows":"'.length;
+  const count = parseInt(text.slice(at, at + 8), 16);
+  return { at, count, width: Math.ceil(count / 6) };
+}
+
+/** The checkpoint `text` with the first character of the row of the first run of `piece` changed, its checksum left. */
+function withRowDamaged(text: string, piece: string): string {
+  const { at, width } = trigramRows(text);
+  const bits = trigramBits([piece]);
+  const row = at + 8 + bits[0]! * (8 + width) + 8;
+  return `${text.slice(0, row)}${text[row] === 'A' ? 'B' : 'A'}${text.slice(row + 1)}`;
+}
+
+/** The checkpoint `text` with the end of the table entry of knowledge entry `ordinal` one byte on, its checksum left. */
+function withTableEntryDamaged(text: string, ordinal: number): string {
+  const { at, count, width } = trigramRows(text);
+  const entry = at + 8 + 2040 * (8 + width) + 24 * ordinal;
+  const end = parseInt(text.slice(entry + 8, entry + 16), 16);
+  expect(count).to.be.above(ordinal);
+  return `${text.slice(0, entry + 8)}${(end + 1).toString(16).padStart(8, '0')}${text.slice(entry + 16)}`;
 }
 
 /** The checkpoint `text` with its heads line without section `omitted`, line 2 saying where the rest now is. */
