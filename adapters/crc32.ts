@@ -44,6 +44,8 @@ const compiledCrc32 = onFirstUse(wasmCrc32);
 
 /** The CRC-32 of `data`; `previous`, the CRC-32 of the bytes before it, continues that one. */
 export function crc32(data: Uint8Array, previous = 0): number {
+  // No bytes continue the CRC-32 before them; zlib answers 0 for a view of an empty ArrayBuffer (no data pointer).
+  if (data.length === 0) return previous >>> 0;
   if (checkedHere > NATIVE_AFTER || data.length >= NATIVE_AT_ONCE) {
     const native = nativeCrc32();
     if (native) return native(data, previous);
