@@ -1,7 +1,7 @@
 import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
-import type { NodeListing } from '../domain/node-summary.js';
+import { summarizeListed, type NodeListing } from '../domain/node-summary.js';
 import type { SavedBlockers } from '../domain/blockers.js';
-import type { ClaimedTask, ClaimEntry as WrittenClaim, NodeHead, SavedBuckets } from '../domain/status-index.js';
+import type { ClaimedTask, ClaimEntry as WrittenClaim, NodeHead, PrintedPage, SavedBuckets } from '../domain/status-index.js';
 import { LISTED_BY_DEFAULT } from '../domain/status-report.js';
 import { crc32 } from './crc32.js';
 import { SavedEndpoints } from './edge-endpoints.js';
@@ -222,9 +222,39 @@ export function bucketSections(
       const listed = heads.slice(start, end);
       if (listingOf) sections.push([`listing ${at} ${page}`, Buffer.from(JSON.stringify(listed.map((head) => listingEntry(listingOf(head.id)))))]);
       if (blockersOf && groups[at]![0] === BLOCKED) sections.push([`blockers ${at} ${page}`, Buffer.from(JSON.stringify(listed.map((head) => blockersEntry(blockersOf(head.id)))))]);
+      const printed = listingOf && printedPage(listed, listingOf, groups[at]![0] === BLOCKED ? blockersOf : undefined);
+      if (printed) sections.push([`printed ${at} ${page}`, printed]);
     }
   }
   return sections;
+}
+
+/**
+ * A `printed <n> <page>` section: the ids of every node the page's entries were read from besides
+ * their own (a blocked task's blockers and the chains above them), then the page's heads as
+ * `status` prints them (NodeSummary, each blocked task with its saved blockers), their JSON joined
+ * by commas, as one string: `[[<ids>],"<entries>"]`. (A string, so that a node's text appears
+ * nowhere else in the file as it does on its line.) `status` lists a group's first heads from it
+ * as they are written, making no object of them, while none of those ids (nor an entry's own) is
+ * among the nodes the ledger tail changed. None (null) when a head has no listing, or a blocked
+ * task no saved blockers: `status` reads that page's heads.
+ */
+function printedPage(heads: readonly NodeHead[], listingOf: (id: NodeId) => NodeListing | null, blockersOf: ((id: NodeId) => SavedBlockers | null) | undefined): Buffer | null {
+  const reads = new Set<NodeId>();
+  const entries: string[] = [];
+  for (const head of heads) {
+    const listing = listingOf(head.id);
+    if (!listing) return null;
+    const summary = summarizeListed(head, listing);
+    if (blockersOf) {
+      const saved = blockersOf(head.id);
+      if (!saved) return null;
+      summary.blockers = saved.blockers;
+      for (const id of saved.reads) if (id !== head.id) reads.add(id);
+    }
+    entries.push(JSON.stringify(summary));
+  }
+  return Buffer.from(JSON.stringify([[...reads], entries.join(',')]));
 }
 
 /** Bucket numbers as one character each: printable, never escaped in JSON. */
@@ -280,6 +310,13 @@ function claimEntriesAsWritten(text: string): WrittenClaim[] | null {
   }
   if (!Array.isArray(entries)) return null;
   return entries.length === 0 || (isClaimEntry(entries[0]) && isClaimEntry(entries[entries.length - 1])) ? (entries as WrittenClaim[]) : null;
+}
+
+/** A `printed` section's value as `SavedBuckets.printed` gives it, or null when it is not `[[<ids>],"<entries>"]`. */
+function printedOfSection(value: unknown): PrintedPage | null {
+  if (!Array.isArray(value) || value.length !== 2) return null;
+  const [reads, entries] = value as unknown[];
+  return isIdList(reads) && typeof entries === 'string' && entries.startsWith('{"id":') && entries.endsWith('}') ? { reads, entries } : null;
 }
 
 function isClaimEntry(entry: unknown): boolean {
@@ -556,6 +593,11 @@ export class SavedHeadsLine {
       claimsAsWritten: () => {
         const bytes = this.sectionBytes('claims');
         return bytes === null ? null : claimEntriesAsWritten(bytes.toString('utf8'));
+      },
+      printed: (key, page) => {
+        const at = numbers.get(key);
+        if (at === undefined || page >= (pages[at] as number)) return null;
+        return printedOfSection(this.section(`printed ${at} ${page}`));
       },
     };
   }

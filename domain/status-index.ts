@@ -4,7 +4,7 @@ import type { Timestamp } from './clock.js';
 import type { GraphIndex } from './graph-index.js';
 import { isPlainJsonString } from './json-text.js';
 import { isKnowledge, isTask, nodeType, type AgentName, type Claim, type Edge, type Graph, type GraphNode, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
-import { byAge, compareAge, type NodeListing } from './node-summary.js';
+import { byAge, compareAge, firstSummaries, type NodeListing } from './node-summary.js';
 import { OrderedSet, type Ordered } from './ordered-set.js';
 import { derivedStatus, readinessDependents } from './status.js';
 
@@ -75,6 +75,22 @@ export interface SavedBuckets {
    * JSON escapes (isPlainJsonString); null otherwise (`claimed()` reads them then).
    */
   claimsAsWritten?(): readonly ClaimEntry[] | null;
+  /**
+   * Page `page` of a bucket's heads as `status` prints them, when the save holds them so and they
+   * check (null otherwise: the page's heads are read): the entries as JSON text, and the ids of the
+   * other nodes they were read from.
+   */
+  printed?(key: string, page: number): PrintedPage | null;
+}
+
+/**
+ * A saved bucket page as `status` prints it: `entries`, the JSON text of its heads' summaries
+ * (NodeSummary, a blocked task's with its blockers) joined by commas, and `reads`, the ids of the
+ * other nodes they were read from (a blocked task's blockers and the chains above them).
+ */
+export interface PrintedPage {
+  reads: readonly NodeId[];
+  entries: string;
 }
 
 /**
@@ -91,6 +107,11 @@ export type ClaimedTask = Pick<NodeHead, 'id' | 'claim'>;
 export interface GroupHead {
   count: number;
   first(limit: number): readonly NodeHead[];
+  /**
+   * The first `limit` heads' summaries as `status` prints them (JSON text, joined by commas), when
+   * saved pages hold them printed and nothing they were read from changed since; null otherwise.
+   */
+  printed?(limit: number): string | null;
 }
 
 /**
@@ -241,7 +262,31 @@ export class StatusIndex {
         }
         return [...listed, ...moved].sort(byAge).slice(0, limit);
       },
+      printed: (limit) => (moved.length === 0 ? this.savedPrinted(buckets, key, Math.min(limit, count), changes) : null),
     };
+  }
+
+  /**
+   * The first `wanted` heads of saved bucket `key` as `status` prints them, from the saved printed
+   * pages, when no head moved into the bucket since the save (the caller says) and none of the
+   * nodes those entries were read from, their own included, is among `changes`: then they are
+   * the bucket's first heads and print as saved. Null otherwise, or where a page is not saved so.
+   */
+  private savedPrinted(buckets: SavedBuckets, key: string, wanted: number, changes: ReadonlyMap<NodeId, NodeHead | null>): string | null {
+    if (!buckets.printed) return null;
+    const pieces: string[] = [];
+    let listed = 0;
+    for (let page = 0; listed < wanted; page++) {
+      const printed = buckets.printed(key, page);
+      if (printed === null) return null;
+      // An id JSON never escapes (domain/ids.ts) is in an entry's text exactly as `"<id>"`, which a string never holds unescaped.
+      for (const id of changes.keys()) if (printed.reads.includes(id) || printed.entries.includes(`"${id}"`)) return null;
+      const { text, count } = firstSummaries(printed.entries, wanted - listed);
+      pieces.push(text);
+      listed += count;
+      if (count === 0) return null;
+    }
+    return pieces.join(',');
   }
 
   /** The claimed tasks in progress, the longest-held first, as `statusGroup` reads them. */

@@ -53,7 +53,7 @@ export interface StatusReport {
  * narrowed only by `--claimed-by`.
  */
 export function statusReport(view: GraphView, now: Timestamp, filters: StatusFilters): StatusReport {
-  return { ...listedGroups(view, filters), alerts: staleClaims(view.statuses.claimedInOrder(), now, filters) };
+  return { ...listedGroups(planGroups(view, filters)), alerts: staleClaims(view.statuses.claimedInOrder(), now, filters) };
 }
 
 /**
@@ -63,16 +63,45 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
  * not made into objects and printed again. The report itself where the claims cannot be read so.
  */
 export function statusAnswer(view: GraphView, now: Timestamp, filters: StatusFilters): StatusReport | JsonText {
-  const listed = listedGroups(view, filters);
+  const plan = planGroups(view, filters);
   const claims = view.statuses.claimsAsWritten();
-  if (claims === null) return { ...listed, alerts: staleClaims(view.statuses.claimedInOrder(), now, filters) };
+  if (claims === null) return { ...listedGroups(plan), alerts: staleClaims(view.statuses.claimedInOrder(), now, filters) };
   const alerts = staleClaimAlertsJson(claims, timestampBefore(now, filters.staleMs), Date.parse(now), filters.claimed_by);
-  // `alerts` is the report's last member: the rest's text, its closing brace replaced by it.
-  return new JsonText(`${JSON.stringify(listed).slice(0, -1)},"alerts":${alerts}}`);
+  // `alerts` is the report's last member: the rest's text, then it.
+  return new JsonText(`${listedJson(plan)},"alerts":${alerts}}`);
+}
+
+/**
+ * The report without its alerts as JSON text, its closing brace left off: `JSON.stringify` of
+ * `listedGroups`, but a group whose first heads saved pages hold as printed (`GroupHead.printed`)
+ * is written from them, none of its heads read or summarized.
+ */
+function listedJson(plan: GroupPlan): string {
+  const group = (map: Map<string, Matched>) => `{${[...map].map(([name, found]) => `${JSON.stringify(name)}:[${found.printed?.(plan.filters.limit) ?? JSON.stringify(plan.list(found)).slice(1, -1)}]`).join(',')}}`;
+  const { summary, groups, filters } = plan;
+  const knowledge = filters.all ? `"knowledge":${group(groups.knowledge)}` : `"knowledge_count":${summary.active_knowledge}`;
+  return `{"summary":${JSON.stringify(summary)},"tasks":${group(groups.task)},"gates":${group(groups.gate)},${knowledge}`;
 }
 
 /** The report without its alerts: the summary and the groups, in the order it prints them. */
-function listedGroups(view: GraphView, filters: StatusFilters): Omit<StatusReport, 'alerts'> {
+function listedGroups(plan: GroupPlan): Omit<StatusReport, 'alerts'> {
+  const { summary, groups, filters, list } = plan;
+  const listed = (map: Map<string, Matched>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
+  // With --all the knowledge items themselves replace their count (spec 4.4).
+  const knowledge = filters.all ? { knowledge: listed(groups.knowledge) } : { knowledge_count: summary.active_knowledge };
+  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge };
+}
+
+/** What `status` lists, before any head is listed: each group's count and how to list its first heads. */
+interface GroupPlan {
+  filters: StatusFilters;
+  summary: StatusReport['summary'];
+  groups: Record<NodeType, Map<string, Matched>>;
+  /** A group's first `--limit` heads, summarized. */
+  list(found: Matched): NodeSummary[];
+}
+
+function planGroups(view: GraphView, filters: StatusFilters): GroupPlan {
   if (filters.status !== undefined && !STATUS_VALUES.includes(filters.status)) {
     throw new DomainError('INVALID_ARGUMENT', `--status must be one of ${STATUS_VALUES.join(', ')}`, { flag: '--status', value: filters.status, allowed: STATUS_VALUES });
   }
@@ -98,7 +127,6 @@ function listedGroups(view: GraphView, filters: StatusFilters): Omit<StatusRepor
     return listed;
   };
   const list = ({ heads }: Matched) => heads().slice(0, filters.limit).map(entry);
-  const listed = (map: Map<string, Matched>) => Object.fromEntries([...map].map(([group, found]) => [group, list(found)]));
   const count = (type: NodeType, group: string) => groups[type].get(group)?.count ?? 0;
   const summary = {
     ready: count('task', 'ready'),
@@ -109,15 +137,15 @@ function listedGroups(view: GraphView, filters: StatusFilters): Omit<StatusRepor
     open_gates: count('gate', 'open'),
     active_knowledge: count('knowledge', 'active'),
   };
-  // With --all the knowledge items themselves replace their count (spec 4.4).
-  const knowledge = filters.all ? { knowledge: listed(groups.knowledge) } : { knowledge_count: summary.active_knowledge };
-  return { summary, tasks: listed(groups.task), gates: listed(groups.gate), ...knowledge };
+  return { filters, summary, groups, list };
 }
 
 /** How many heads of one group the filters keep, and the heads, oldest first (ordered only when listed; at least the first `--limit`). */
 interface Matched {
   count: number;
   heads(): readonly NodeHead[];
+  /** The first `limit` heads as `status` prints them, JSON text joined by commas, when saved so (GroupHead.printed); null otherwise. */
+  printed?(limit: number): string | null;
 }
 
 /**
@@ -130,7 +158,7 @@ function matchedGroups(index: StatusIndex, type: NodeType, statuses: readonly st
       if ((filters.kind !== undefined && filters.kind !== type) || (filters.status !== undefined && filters.status !== status)) return [status, { count: 0, heads: () => [] }];
       if (!narrows(filters, type, status)) {
         const group = index.statusGroup(type, status);
-        return [status, { count: group.count, heads: () => group.first(filters.limit) }];
+        return [status, { count: group.count, heads: () => group.first(filters.limit), printed: group.printed }];
       }
       const heads = index.bucket(type, status).inOrder().filter((head) => inScope(head, filters));
       return [status, { count: heads.length, heads: () => heads }];

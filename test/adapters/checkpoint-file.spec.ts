@@ -16,9 +16,10 @@ import { GraphIndex } from '../../domain/graph-index.js';
 import type { ProjectState } from '../../domain/project-state.js';
 import type { Graph, GraphNode, TaskNode } from '../../domain/model.js';
 import { statusAnswer, statusReport, type StatusReport } from '../../domain/status-report.js';
-import { editSavedClaims } from '../support/checkpoint-json.js';
+import { dropSavedSections, editSavedClaims } from '../support/checkpoint-json.js';
 import { seededRandom } from '../support/crash-file-system.js';
-import { NOW, addKnowledge, addTask, newDraft } from '../support/graphs.js';
+import { NOW, addGate, addKnowledge, addTask, newDraft } from '../support/graphs.js';
+import { updateNode } from '../../domain/update.js';
 
 function task(id: string, title = `Task ${id}`): GraphNode {
   const at = '2026-01-01T00:00:00.000Z';
@@ -201,6 +202,94 @@ describe('checkpoint file', () => {
       expect(answer).not.to.be.an.instanceOf(JsonText);
       expect((answer as StatusReport).alerts.map((alert) => alert.claimed_by)).to.deep.equal(['alice', 'bob', 'alice', 'bob', 'alice', 'bob']);
       expect(printed(answer)).to.equal(printed(report));
+    });
+  });
+
+  describe("status's first heads printed as saved", () => {
+    const filters = { staleMs: 30 * 60_000, all: false };
+    /** 130 ready tasks, 30 blocked behind a gate and the ready task T-r0 (one with a title JSON escapes), 5 claimed, saved in the checkpoint. */
+    const save = () => {
+      const draft = newDraft();
+      addTask(draft, 'T-r0', { title: 'a "quoted" },{"id":"T-x"} title' });
+      for (let index = 1; index < 130; index++) addTask(draft, `T-r${index}`);
+      addGate(draft, 'G-1');
+      for (let index = 0; index < 30; index++) addTask(draft, `T-b${index}`, {}, { blocked_by: index % 2 ? ['G-1'] : ['G-1', 'T-r0'] });
+      for (let index = 0; index < 5; index++) take(draft, `T-r${index + 10}`);
+      writeFileSync(temp.file, encodeCheckpoint(draft.graph, ledger));
+    };
+    /** The answer the command line prints and the report any other caller gets, as JSON text, each from the file read afresh, `tail` applied first. */
+    const answerOf = (report: typeof statusAnswer, limit: number, tail: (graph: Graph) => void = () => {}) => {
+      const { graph } = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
+      tail(graph);
+      const answer = report(new GraphDraft(graph, NOW, null), NOW, { ...filters, limit });
+      return answer instanceof JsonText ? answer.text : JSON.stringify(answer);
+    };
+    const answers = (limit: number, tail?: (graph: Graph) => void) => [statusAnswer, statusReport].map((report) => answerOf(report, limit, tail));
+    const LIMITS = [1, 3, 19, 20, 21, 99, 100, 101];
+
+    it('lists every group from its printed pages up to 100 heads, reading no bucket page or listing, the same bytes as the report', () => {
+      save();
+      const sections = sinon.spy(SavedHeadsLine.prototype as unknown as { section(name: string): unknown }, 'section');
+      try {
+        for (const limit of LIMITS) {
+          sections.resetHistory();
+          const answer = answerOf(statusAnswer, limit);
+          const pages = sections.getCalls().map((call) => call.args[0]).filter((name) => /^(bucket|listing|blockers) /.test(name));
+          expect(answer, `--limit ${limit}`).to.equal(answerOf(statusReport, limit));
+          // Up to 100 heads a group, the printed pages alone; past them, the heads of the pages after.
+          if (limit <= 100) expect(pages, `--limit ${limit}`).to.deep.equal([]);
+          else expect(pages, `--limit ${limit}`).not.to.deep.equal([]);
+        }
+      } finally {
+        sections.restore();
+      }
+      expect(JSON.parse(answers(20)[0]!).tasks.blocked[0].blockers).to.deep.equal({ direct: ['G-1', 'T-r0'], direct_count: 2, open_roots: ['G-1', 'T-r0'], open_roots_count: 2 });
+    });
+
+    it('lists as the report does after a ledger tail that takes, submits, releases and retitles listed tasks and resolves a blocker', () => {
+      save();
+      const tails: [string, (graph: Graph) => void][] = [
+        ['take', (graph) => take(new GraphDraft(graph, NOW, 'bob'), 'T-r1')],
+        ['submit', (graph) => submit(new GraphDraft(graph, NOW, 'alice'), 'T-r10', 'done')],
+        ['release', (graph) => release(new GraphDraft(graph, NOW, 'alice'), 'T-r11')],
+        ['take a task past the printed pages', (graph) => take(new GraphDraft(graph, NOW, 'bob'), 'T-r120')],
+        ['retitle', (graph) => updateNode(new GraphDraft(graph, NOW, 'alice'), 'T-r2', { title: 'retitled' }, { allowUnregisteredInitiative: false })],
+        ['submit a blocker', (graph) => {
+          take(new GraphDraft(graph, NOW, 'bob'), 'T-r0');
+          submit(new GraphDraft(graph, NOW, 'bob'), 'T-r0', 'done');
+        }],
+      ];
+      for (const [name, tail] of tails) {
+        for (const limit of LIMITS) {
+          const [answer, report] = answers(limit, tail);
+          expect(answer, `${name}, --limit ${limit}`).to.equal(report);
+        }
+      }
+      // A task taken past the printed pages moves into in_progress: that group's heads are read, every other group is listed as printed.
+      const sections = sinon.spy(SavedHeadsLine.prototype as unknown as { section(name: string): unknown }, 'section');
+      try {
+        answerOf(statusAnswer, 20, tails[3]![1]);
+        const buckets = new Set(sections.getCalls().map((call) => /^(?:bucket|listing|blockers) (\d+) /.exec(call.args[0])?.[1]).filter((bucket) => bucket !== undefined));
+        expect(buckets.size).to.equal(1);
+      } finally {
+        sections.restore();
+      }
+    });
+
+    it('lists from the heads where printed pages are absent (an earlier release) or do not check', () => {
+      save();
+      const expected = LIMITS.map((limit) => answers(limit)[1]);
+      expect(readFileSync(temp.file, 'utf8')).to.include('"printed 0 0"');
+      dropSavedSections(temp.file, 'printed ');
+      expect(readFileSync(temp.file, 'utf8')).not.to.include('"printed 0 0"');
+      expect(LIMITS.map((limit) => answers(limit)[0])).to.deep.equal(expected);
+      save();
+      // One byte of a printed page changed, its checksum not: the page's heads are read instead.
+      const text = readFileSync(temp.file, 'utf8');
+      const damaged = text.replace('\\"title\\":\\"title of T-r3\\"', '\\"title\\":\\"title of T-r9\\"');
+      expect(damaged).not.to.equal(text);
+      writeFileSync(temp.file, damaged);
+      expect(LIMITS.map((limit) => answers(limit)[0])).to.deep.equal(expected);
     });
   });
 

@@ -56,6 +56,14 @@ export function editSavedClaims(file: string, entries: unknown[]): void {
 }
 
 /**
+ * Rewrites a checkpoint's heads line without the sections whose names start with `prefix`, every
+ * other section's bytes as they were, with checksums that hold: as a release that did not write them.
+ */
+export function dropSavedSections(file: string, prefix: string): void {
+  rewriteHeadsLine(file, (_line, _ids, sections) => sections.filter(([name]) => !name.startsWith(prefix)), STATUS_RULES_VERSION);
+}
+
+/**
  * Writes a checkpoint's heads line again from the sections `edit` gives (from the line parsed, the
  * ids, and each section's bytes as written), leaving every node and edge as it is. `rules`: the
  * rules version the heads then claim, with checksums that match the new line (only the version
