@@ -3,7 +3,7 @@ import fs from 'graceful-fs';
 import path from 'node:path';
 import { DomainError, isDomainError } from '../domain/errors.js';
 import type { ChangeSet } from '../domain/change-set.js';
-import type { Graph, GraphWithLog, LogEntry, State } from '../domain/model.js';
+import type { Graph, GraphWithLog, LogEntry, NodeId, State } from '../domain/model.js';
 import type { PluginTable } from '../domain/plugins.js';
 import { withMembers } from '../domain/project-state.js';
 import type { ProjectLock } from '../application/ports/project-lock.js';
@@ -11,7 +11,7 @@ import type { PluginReader, ProjectStore, ProjectStoreFactory, Reached, Rewrite,
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
 import { bufferSource, checkpointPosition, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, salvageHeader, type Checkpoint, type LedgerRef } from './checkpoint-file.js';
-import { encodeRecord, highestReached, readRecords, replayChangeSets, type GenerationStart } from './ledger-records.js';
+import { encodeRecord, entriesNaming, highestReached, readRecords, replayChangeSets, type GenerationStart } from './ledger-records.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
 import { assertReplaceable } from './replacement-order.js';
@@ -176,12 +176,21 @@ export class FsProjectStore implements ProjectStore {
   }
 
   async readState<T>(read: (state: GraphWithLog, plugins: PluginReader) => T | Promise<T>): Promise<T> {
+    return this.readWithLog(undefined, read);
+  }
+
+  /** As readState, its log holding at least every entry that names node `id` (its `node`, or in its text): a byte search of the ledger, not a parse of it. */
+  async readLogNaming<T>(id: NodeId, read: (state: GraphWithLog, plugins: PluginReader) => T | Promise<T>): Promise<T> {
+    return this.readWithLog(id, read);
+  }
+
+  private async readWithLog<T>(naming: NodeId | undefined, read: (state: GraphWithLog, plugins: PluginReader) => T | Promise<T>): Promise<T> {
     await this.durable();
     this.assertExists();
     const { loaded, log } = this.loadCommitted(() => {
       const loaded = this.load();
       try {
-        return { loaded, log: this.readLog(loaded) };
+        return { loaded, log: this.readLog(loaded, naming) };
       } catch (error) {
         this.release(loaded);
         throw error;
@@ -568,13 +577,19 @@ export class FsProjectStore implements ProjectStore {
     return { ...plainGraph(loaded.graph), log: this.readLog(loaded) };
   }
 
-  private readLog(loaded: Loaded): LogEntry[] {
+  /** The whole log, or (`naming`) at least every entry that names that node (ledger-records.ts, `entriesNaming`). */
+  private readLog(loaded: Loaded, naming?: NodeId): LogEntry[] {
     const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
     let text: Buffer;
     try {
       text = this.readFrom(ledgerPath, 0).subarray(0, loaded.ledgerEnd);
     } catch (error) {
       throw storageError('Cannot read the project ledger', error, { path: ledgerPath });
+    }
+    if (naming !== undefined) {
+      const { entries, end } = entriesNaming(text, ledgerPath, naming);
+      if (end !== text.length) throw invalidFile(ledgerPath, `the ledger record at byte ${end}, before the checkpoint's position, is invalid`);
+      return entries;
     }
     const log: LogEntry[] = [];
     const { records, end } = readRecords(text, ledgerPath);

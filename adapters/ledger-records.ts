@@ -1,7 +1,7 @@
 import { crc32 } from './crc32.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import { DomainError } from '../domain/errors.js';
-import type { Graph } from '../domain/model.js';
+import type { Graph, LogEntry, NodeId } from '../domain/model.js';
 import { isRememberedRequest } from '../domain/request-window.js';
 import { invalidFile } from './storage-error.js';
 
@@ -17,9 +17,25 @@ const SUFFIX = Buffer.from('}\n');
 const START = Buffer.from('{"crc32":"');
 
 export function encodeRecord(changes: ChangeSet): Buffer {
-  const body = Buffer.from(JSON.stringify(changes));
+  const body = Buffer.from(changeSetJson(changes));
   const prefix = `{"crc32":"${crc32(body).toString(16).padStart(8, '0')}","bytes":"${String(body.length).padStart(10, '0')}","change":`;
   return Buffer.concat([Buffer.from(prefix), body, SUFFIX]);
+}
+
+/**
+ * The change set's JSON as JSON.stringify writes it, but for its log: each entry after a tab, and
+ * a tab before the closing bracket (`"log":[\t{...},\t{...}\t]`). JSON allows a tab between
+ * values and never holds a raw one inside a string, and no other member gets one, so a reader
+ * finds each entry's bytes between two tabs without parsing the record (`entriesNaming`).
+ */
+function changeSetJson(changes: ChangeSet): string {
+  const members: string[] = [];
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    const json = key === 'log' && Array.isArray(value) ? `[${value.map((entry) => `\t${JSON.stringify(entry)}`).join(',')}\t]` : JSON.stringify(value);
+    members.push(`${JSON.stringify(key)}:${json}`);
+  }
+  return `{${members.join(',')}}`;
 }
 
 /**
@@ -53,20 +69,78 @@ export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
     const record = recordAt(bytes, offset);
     if (record === null) {
       const next = nextValidRecord(bytes, offset + 1);
-      if (next !== null) {
-        throw new DomainError('STORAGE_ERROR', `${file} is damaged: the ledger record at byte ${base + offset} is invalid, and valid records follow it at byte ${base + next}`, {
-          cause: 'EINVALID',
-          path: file,
-          offset: base + offset,
-          next_valid_offset: base + next,
-        });
-      }
+      if (next !== null) throw damagedAt(file, base + offset, base + next);
       return { records, end: offset };
     }
     records.push(asChangeSet(record.value, file, base + offset));
     offset = record.end;
   }
   return { records, end: offset };
+}
+
+/**
+ * The log entries of the records in `bytes` (read as `readRecords` reads them: each record's
+ * checksum checked, damage in the middle an error, a torn end ignored) that may name node `id`:
+ * at least every entry whose `node` is `id` or whose text holds it, in log order. A record whose
+ * bytes do not hold `id` is not parsed; in one whose log is written an entry after a tab
+ * (`encodeRecord`), only the entries holding it are parsed. A record that holds a `\u00` escape
+ * (an ASCII character written otherwise, which taskdag never writes) is parsed whole. At 50k nodes
+ * and a 200k-entry log this is a byte search of the ledger, not a parse of 21 MB (issue 28).
+ */
+export function entriesNaming(bytes: Buffer, file: string, id: NodeId): { entries: LogEntry[]; end: number } {
+  const needle = Buffer.from(id);
+  const entries: LogEntry[] = [];
+  let offset = 0;
+  while (offset < bytes.length) {
+    const record = recordAt(bytes, offset, false);
+    if (record === null) {
+      const next = nextValidRecord(bytes, offset + 1);
+      if (next !== null) throw damagedAt(file, offset, next);
+      return { entries, end: offset };
+    }
+    const body = bytes.subarray(record.bodyStart, record.end - SUFFIX.length);
+    const hit = body.indexOf(needle);
+    const escaped = body.includes(ESCAPED_ASCII);
+    if (hit >= 0 || escaped) {
+      const found = escaped ? null : entriesAt(body, needle, hit);
+      for (const entry of found ?? asChangeSet(parseJson(body), file, offset).log) entries.push(entry);
+    }
+    offset = record.end;
+  }
+  return { entries, end: offset };
+}
+
+/** An escape of an ASCII character (`\u0054` for `T`): a byte search for an id would miss it. */
+const ESCAPED_ASCII = Buffer.from('\\u00');
+const TAB = 0x09;
+const LOG_START = Buffer.from('"log":[\t');
+
+/**
+ * The entries of a record's change set (`body`) that hold `needle` (first at `hit`), each parsed
+ * from between its tabs; null when the log is not written so, or an entry does not parse as one.
+ */
+function entriesAt(body: Buffer, needle: Buffer, hit: number): LogEntry[] | null {
+  // Only the log holds tabs, and it has the first: any before `"log":[` would be another member's.
+  const first = body.indexOf(TAB);
+  if (first < 0 || first !== body.indexOf(LOG_START) + LOG_START.length - 1) return null;
+  const last = body.lastIndexOf(TAB);
+  const entries: LogEntry[] = [];
+  for (let at = hit; at >= 0; ) {
+    if (at > first && at < last) {
+      const start = body.lastIndexOf(TAB, at) + 1;
+      const end = body.indexOf(TAB, at);
+      // The entry, without the comma after it (the last has none).
+      const entry = parseJson(body.subarray(start, body[end - 1] === 0x2c && end - 1 > start ? end - 1 : end));
+      if (!isLogEntry(entry)) return null;
+      entries.push(entry);
+      at = body.indexOf(needle, end);
+    } else at = body.indexOf(needle, at + 1);
+  }
+  return entries;
+}
+
+function isLogEntry(value: unknown): value is LogEntry {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -124,8 +198,8 @@ export function replayChangeSets(graph: Graph, records: Iterable<ChangeSet>, whe
   }
 }
 
-/** The record starting at `offset` and where it ends, or null when none is complete and intact there. */
-function recordAt(bytes: Buffer, offset: number): { value: unknown; end: number } | null {
+/** The record starting at `offset` and where it ends (its body parsed, with `parse`), or null when none is complete and intact there. */
+function recordAt(bytes: Buffer, offset: number, parse = true): { value: unknown; end: number; bodyStart: number } | null {
   if (bytes[offset] !== 0x7b) return null;
   const head = bytes.toString('latin1', offset, Math.min(bytes.length, offset + PREFIX_BYTES));
   const match = PREFIX.exec(head);
@@ -135,7 +209,17 @@ function recordAt(bytes: Buffer, offset: number): { value: unknown; end: number 
   if (bodyEnd + SUFFIX.length > bytes.length || !bytes.subarray(bodyEnd, bodyEnd + SUFFIX.length).equals(SUFFIX)) return null;
   const body = bytes.subarray(bodyStart, bodyEnd);
   if (crc32(body).toString(16).padStart(8, '0') !== match[1]) return null;
-  return { value: parseJson(body), end: bodyEnd + SUFFIX.length };
+  return { value: parse ? parseJson(body) : undefined, end: bodyEnd + SUFFIX.length, bodyStart };
+}
+
+/** An invalid record at `offset` with a valid one after it, at `next`. */
+function damagedAt(file: string, offset: number, next: number): DomainError {
+  return new DomainError('STORAGE_ERROR', `${file} is damaged: the ledger record at byte ${offset} is invalid, and valid records follow it at byte ${next}`, {
+    cause: 'EINVALID',
+    path: file,
+    offset,
+    next_valid_offset: next,
+  });
 }
 
 /** The offset of the first intact record at or after `from`, if any. */

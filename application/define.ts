@@ -1,4 +1,4 @@
-import type { AgentName, Graph } from '../domain/model.js';
+import type { AgentName, Graph, NodeId } from '../domain/model.js';
 import { parseArgs, type ArgsOf, type ArgsSpec } from './args.js';
 import { lazily, type Schema } from './contract/schema.js';
 import type { GraphContext, GraphOperation, HostOperation, HostServices, OperationWaiting, ProjectOperation, ProjectServices } from './operation.js';
@@ -46,6 +46,7 @@ function withResult<O extends object, R>(operation: O, result: () => Schema<R>):
 export function graphOperation<const N extends string, S extends ArgsSpec, R, P>(
   definition: Common<N, S, R> & {
     needsLog?: boolean;
+    logNaming?(args: ArgsOf<S>): NodeId;
     run(context: GraphContext, args: ArgsOf<S>): P;
     finish(context: GraphContext, partial: P, args: ArgsOf<S>): R;
     prepare?(graph: Graph, args: ArgsOf<S>): void;
@@ -54,11 +55,12 @@ export function graphOperation<const N extends string, S extends ArgsSpec, R, P>
 ): GraphOperation<S, R, P> & { readonly name: N };
 /** Declares an operation on a project's graph: its contract and its rule. */
 export function graphOperation<const N extends string, S extends ArgsSpec, R>(
-  definition: Common<N, S, R> & { needsLog?: boolean; run(context: GraphContext, args: ArgsOf<S>): R },
+  definition: Common<N, S, R> & { needsLog?: boolean; logNaming?(args: ArgsOf<S>): NodeId; run(context: GraphContext, args: ArgsOf<S>): R },
 ): GraphOperation<S, R, R> & { readonly name: N };
 export function graphOperation<N extends string, S extends ArgsSpec, R, P>(
   definition: Common<N, S, R> & {
     needsLog?: boolean;
+    logNaming?(args: ArgsOf<S>): NodeId;
     run(context: GraphContext, args: ArgsOf<S>): P;
     finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;
     prepare?(graph: Graph, args: ArgsOf<S>): void;
@@ -70,6 +72,7 @@ export function graphOperation<N extends string, S extends ArgsSpec, R, P>(
       ...declaration(definition),
       scope: 'graph' as const,
       needsLog: definition.needsLog ?? false,
+      ...(definition.logNaming ? { logNaming: definition.logNaming } : {}),
       run: definition.run,
       ...(definition.finish ? { finish: definition.finish } : {}),
       ...(definition.prepare ? { prepare: definition.prepare } : {}),

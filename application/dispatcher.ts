@@ -167,6 +167,7 @@ async function runGraphOperation(
     if (printed) context.printed = true;
     return wholeResult(operation, context, args);
   };
+  if (operation.needsLog && operation.logNaming && store.readLogNaming) return store.readLogNaming(operation.logNaming(args), (state, plugins) => read(state, state.log, plugins));
   if (operation.needsLog) return store.readState((state, plugins) => read(state, state.log, plugins));
   return store.readGraph((graph, plugins) => read(graph, [], plugins));
 }

@@ -20,7 +20,7 @@ export type { OperationDispatcher, OperationRequest } from './operation-request.
 export interface GraphContext {
   draft: GraphDraft;
   ids: IdSource;
-  /** The whole log, present only for operations that declare `needsLog`. */
+  /** The whole log, present only for operations that declare `needsLog` (with `logNaming`, at least every entry naming its node). */
   log: LogEntry[];
   /** Which of `actions` on node `id` the project's policy plugins allow (all of them when it has none). */
   permitted?: (actions: Action[], id: NodeId) => Action[];
@@ -36,6 +36,11 @@ export interface GraphContext {
 export interface GraphOperation<S extends ArgsSpec = any, R = any, P = any> extends Declaration<S, R> {
   readonly scope: 'graph';
   readonly needsLog: boolean;
+  /**
+   * With `needsLog`: the node whose log entries are all `run` reads of the log, so that a store
+   * may give those (and maybe others) rather than the whole log (ProjectStore's `readLogNaming`).
+   */
+  logNaming?(args: ArgsOf<S>): NodeId;
   parse(raw: unknown): ArgsOf<S>;
   run(context: GraphContext, args: ArgsOf<S>): P;
   finish?(context: GraphContext, partial: P, args: ArgsOf<S>): R;

@@ -11,6 +11,8 @@ export const history = graphOperation({
   examples: [['The last five events of a task', '$0 history T-invoice-api --limit 5']],
   mutates: false,
   needsLog: true,
+  // Entries about the node alone: its `node`, or its id in a note.
+  logNaming: (args) => args.id,
   args: {
     id: required(nonEmptyText(), 'The node', { positional: true }),
     limit: optional(positiveInteger(), 'Most recent entries to keep (default 100)'),

@@ -1,5 +1,5 @@
 import type { ChangeSet } from '../../domain/change-set.js';
-import type { Graph, GraphWithLog, State } from '../../domain/model.js';
+import type { Graph, GraphWithLog, NodeId, State } from '../../domain/model.js';
 import type { PluginTable } from '../../domain/plugins.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { StoredState } from './stored-state.js';
@@ -60,6 +60,12 @@ export interface ProjectStore {
   readGraph<T>(read: (graph: Graph, plugins: PluginReader) => T | Promise<T>): Promise<T>;
   /** Like readGraph, with the whole log; its cost grows with history, so only `state`-like reads use it. */
   readState<T>(read: (state: GraphWithLog, plugins: PluginReader) => T | Promise<T>): Promise<T>;
+  /**
+   * Like readState, its log holding at least every entry that names node `id` (whose `node` is
+   * it, or whose text holds it), in log order, and maybe others: what `history` reads. A store
+   * without it is asked for readState.
+   */
+  readLogNaming?<T>(id: NodeId, read: (state: GraphWithLog, plugins: PluginReader) => T | Promise<T>): Promise<T>;
   /**
    * Only `changes` are committed: what else `work` does to the graph it gets is not stored. A
    * store may keep that graph for the next calls (the server's keeps it in memory), so work that

@@ -22,6 +22,9 @@ import { NOW, addTask, newDraft } from '../support/graphs.js';
 import { readCheckpointJson, writeCheckpointJson } from '../support/checkpoint-json.js';
 import { rejectionOf } from '../support/failures.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { LocalDispatcher } from '../../application/dispatcher.js';
+import { historyOf } from '../../domain/history.js';
+import { composeServices, fileStores, projectsOnly } from '../../entrypoints/compose.js';
 
 /** What only the file store does (its files, generations, damage); shared behaviour is in project-store.contract.spec.ts. */
 /** The tasks a transaction of `store` sees, committing one more task, `id`. */
@@ -71,6 +74,38 @@ describe('FsProjectStore', () => {
     appendFileSync(ledger(), '{' + 'x'.repeat(recordBytes - 1));
     return { before, recordBytes };
   }
+
+  it("answers history from the ledger's entries that name the node, not its whole log parsed (readLogNaming)", async () => {
+    const store = open();
+    const draft = newDraft();
+    for (let at = 0; at < 20; at++) addTask(draft, `T-${at}`);
+    const log = Array.from({ length: 400 }, (_, at) => ({ revision: at + 1, at: NOW, by: 'bob', op: 'update', node: `T-${at % 20}`, ...(at % 9 === 0 ? { note: `see T-${at % 7}` } : {}) }));
+    await store.replace({ ...plainGraph(draft.graph), revision: 400, log });
+    for (const note of ['for T-3: done', 'T-30 is not T-3']) {
+      await store.transact((graph) => {
+        const work = new GraphDraft(graph, NOW, 'alice');
+        addNote(work, 'T-5', note);
+        return { result: null, changes: work.changes() };
+      });
+    }
+    const dispatcher = new LocalDispatcher(composeServices(fileStores(tempDir()), projectsOnly(tempDir(), 'this test')));
+    const whole = sinon.spy(FsProjectStore.prototype, 'readState');
+    const naming = sinon.spy(FsProjectStore.prototype, 'readLogNaming');
+    const parse = sinon.spy(JSON, 'parse');
+    let answer: unknown;
+    try {
+      answer = await dispatcher.dispatch({ project: 'demo-1234', operation: 'history', args: { id: 'T-3', limit: 1000 }, agent: null });
+    } finally {
+      parse.restore();
+    }
+    expect(whole.callCount).to.equal(0);
+    expect(naming.args.map(([id]) => id)).to.deep.equal(['T-3']);
+    // No parse of the 400-entry base record (about 40 KB): the checkpoint's lines and T-3's entries alone.
+    expect(parse.args.every(([text]) => String(text).length < 4_000)).to.equal(true);
+    const expected = historyOf((await state(store)).log, 'T-3', 1000);
+    expect(answer).to.deep.equal(expected);
+    expect(expected.entries.length).to.be.above(20);
+  });
 
   it('lives in <home>/projects/<project_id>/ and creates nothing, not even a lock file, to inspect', async () => {
     const sut = open();

@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { encodeRecord, readRecords } from '../../adapters/ledger-records.js';
+import sinon from 'sinon';
+import { crc32 } from '../../adapters/crc32.js';
+import { encodeRecord, entriesNaming, readRecords } from '../../adapters/ledger-records.js';
+import { historyOf } from '../../domain/history.js';
+import type { LogEntry } from '../../domain/model.js';
 import type { ChangeSet } from '../../domain/change-set.js';
 
 const change = (revision: number): ChangeSet => ({ revision, log: [], nodes: {}, notes: [], edges: [], initiatives: {} });
@@ -66,5 +70,70 @@ describe('ledger records', () => {
   it('refuses an intact change set whose notes are not a list of appended notes as malformed', () => {
     const error = failureOf(ledgerOf(encodeRecord(change(1)), encodeRecord({ ...change(2), notes: 'none' } as unknown as ChangeSet)));
     expect([error.code, error.details.cause]).to.deep.equal(['STORAGE_ERROR', 'EINVALID']);
+  });
+
+  describe('the entries that name a node (history)', () => {
+    const entry = (revision: number, node: string | null, note?: string): LogEntry => ({ revision, at: '2026-01-02T03:04:05.678Z', by: 'bob', op: note ? 'add-note' : 'update', node, ...(note ? { note } : {}) });
+    const logged = (revision: number, log: LogEntry[]): ChangeSet => ({ ...change(revision), log, nodes: { [`T-${revision}`]: { id: `T-${revision}`, title: 'T-1 in a title' } as never } });
+    /** A base record of many entries, then commits: T-1 in some entries' node, in notes, as a prefix of T-10, and in a node of a change set. */
+    const ledger = () => {
+      const base = Array.from({ length: 300 }, (_, at) => entry(at + 1, `T-${at % 30}`, at % 7 === 0 ? `see T-${(at * 11) % 30}.` : undefined));
+      return ledgerOf(encodeRecord(logged(300, base)), encodeRecord(logged(301, [entry(301, 'T-2', 'after T-1')])), encodeRecord(logged(302, [entry(302, 'T-3')])));
+    };
+    const wholeLog = (bytes: Buffer) => readRecords(bytes, 'ledger.1.jsonl').records.flatMap((record) => record.log);
+
+    it('writes each log entry after a tab, a JSON document jq and earlier builds read the same', () => {
+      const record = encodeRecord(logged(2, [entry(1, 'T-1'), entry(2, 'T-2')]));
+      expect(record.toString()).to.include('"log":[\t{"revision":1,').and.include('},\t{"revision":2,').and.include('"node":"T-2"}\t],');
+      expect(JSON.parse(record.toString()).change).to.deep.equal(logged(2, [entry(1, 'T-1'), entry(2, 'T-2')]));
+    });
+
+    it('give every entry about the node, as the whole log does, parsing only the entries that hold its id', () => {
+      const bytes = ledger();
+      const parse = sinon.spy(JSON, 'parse');
+      let found: { entries: LogEntry[]; end: number };
+      try {
+        found = entriesNaming(bytes, 'ledger.1.jsonl', 'T-1');
+      } finally {
+        parse.restore();
+      }
+      expect(found.end).to.equal(bytes.length);
+      for (const id of ['T-1', 'T-10', 'T-3', 'T-29', 'T-99']) expect(historyOf(entriesNaming(bytes, 'ledger.1.jsonl', id).entries, id, 1000), id).to.deep.equal(historyOf(wholeLog(bytes), id, 1000));
+      // One parse per entry that holds `T-1` (T-1, T-10 to T-19, notes naming them): no record whole, not
+      // even the last, whose change set names T-1 in a node's title but none of its entries.
+      const holding = wholeLog(bytes).filter((logEntry) => JSON.stringify(logEntry).includes('T-1'));
+      expect(parse.callCount).to.equal(holding.length);
+      expect(parse.args.reduce((sum, [text]) => sum + String(text).length, 0)).to.equal(holding.reduce((sum, logEntry) => sum + JSON.stringify(logEntry).length, 0));
+    });
+
+    it('parse a record whole when its log is not written an entry after a tab (earlier builds), or it holds an escaped ASCII character', () => {
+      const plain = (changes: ChangeSet, text = JSON.stringify(changes)) => {
+        const body = Buffer.from(text);
+        return Buffer.from(`{"crc32":"${crc32(body).toString(16).padStart(8, '0')}","bytes":"${String(body.length).padStart(10, '0')}","change":${body}}\n`);
+      };
+      const older = logged(1, [entry(1, 'T-1'), entry(2, 'T-2', 'for T-1')]);
+      const escaped = logged(3, [entry(3, 'T-4', 'names T-1 escaped')]);
+      const bytes = ledgerOf(plain(older), plain(escaped, JSON.stringify(escaped).replace('names T-1', 'names \\u0054-1')), encodeRecord(logged(4, [entry(4, 'T-1')])));
+      expect(historyOf(entriesNaming(bytes, 'ledger.1.jsonl', 'T-1').entries, 'T-1', 100).entries.map((found) => found.revision)).to.deep.equal([1, 2, 3, 4]);
+    });
+
+    it('check every record as readRecords does: a torn end is left, damage in the middle is STORAGE_ERROR with both positions', () => {
+      const bytes = ledger();
+      const torn = ledgerOf(bytes, encodeRecord(logged(303, [entry(303, 'T-1')])).subarray(0, 40));
+      expect(entriesNaming(torn, 'ledger.1.jsonl', 'T-1').end).to.equal(bytes.length);
+      // A byte of the base record changed where no entry holds T-1: unparsed, still checked.
+      const damaged = Buffer.from(bytes);
+      damaged[damaged.indexOf('"node":"T-2"') + 9] = 0x33;
+      const error = (() => {
+        try {
+          entriesNaming(damaged, 'ledger.1.jsonl', 'T-1');
+        } catch (caught) {
+          return caught as { code: string; details: Record<string, unknown> };
+        }
+        throw new Error('expected a failure');
+      })();
+      expect(error.code).to.equal('STORAGE_ERROR');
+      expect(error.details).to.include({ offset: 0, next_valid_offset: bytes.indexOf('{"crc32"', 1) });
+    });
   });
 });
