@@ -32,69 +32,20 @@
  *     (i32.xor (local.get $crc) (i32.const -1)))
  *   (memory (export "memory") 1)
  */
+import {
+  aligned, BLOCK, body, BR_IF, constant, END, FUNC, get, I32, I32_ADD, I32_AND, I32_GE_U, I32_LOAD, I32_LOAD8_U, I32_LT_U, I32_SHL, I32_SHR_U, I32_STORE,
+  I32_SUB, I32_XOR, LOOP, name, section, set, tee, vector, VOID, WASM_HEADER,
+} from './wasm-assembly.js';
+
 
 /** Where the bytes to check start in the module's memory (the table takes the first 1 KiB). */
 const DATA = 1024;
 const PAGE = 64 * 1024;
 
-// The opcodes the listing uses (WebAssembly core specification, binary format).
-const I32 = 0x7f;
-const VOID = 0x40;
-const [BLOCK, LOOP, END, BR_IF] = [0x02, 0x03, 0x0b, 0x0d];
-const [LOCAL_GET, LOCAL_SET, LOCAL_TEE] = [0x20, 0x21, 0x22];
-const [I32_LOAD, I32_LOAD8_U, I32_STORE, I32_CONST] = [0x28, 0x2d, 0x36, 0x41];
-const [I32_LT_U, I32_GE_U, I32_ADD, I32_SUB, I32_AND, I32_XOR, I32_SHL, I32_SHR_U] = [0x49, 0x4f, 0x6a, 0x6b, 0x71, 0x73, 0x74, 0x76];
-
-/** Unsigned and signed LEB128, as the binary format writes sizes, indexes and constants. */
-function unsigned(value: number): number[] {
-  const bytes: number[] = [];
-  do {
-    const low = value & 0x7f;
-    value >>>= 7;
-    bytes.push(value === 0 ? low : low | 0x80);
-  } while (value !== 0);
-  return bytes;
-}
-
-function signed(value: number): number[] {
-  const bytes: number[] = [];
-  for (;;) {
-    const low = value & 0x7f;
-    value >>= 7;
-    const last = (value === 0 && (low & 0x40) === 0) || (value === -1 && (low & 0x40) !== 0);
-    bytes.push(last ? low : low | 0x80);
-    if (last) return bytes;
-  }
-}
-
-const get = (local: number) => [LOCAL_GET, local];
-const set = (local: number) => [LOCAL_SET, local];
-const tee = (local: number) => [LOCAL_TEE, local];
-const constant = (value: number) => [I32_CONST, ...signed(value)];
-/** A memory access's alignment (log2 of bytes) and offset. */
-const aligned = (log2: number) => [log2, 0];
-
-function section(id: number, content: number[]): number[] {
-  return [id, ...unsigned(content.length), ...content];
-}
-
-function vector(items: number[][]): number[] {
-  return [...unsigned(items.length), ...items.flat()];
-}
-
-function body(locals: number, code: number[]): number[] {
-  const content = [...vector(locals > 0 ? [[...unsigned(locals), I32]] : []), ...code, END];
-  return [...unsigned(content.length), ...content];
-}
-
-function name(text: string): number[] {
-  return [...unsigned(text.length), ...Buffer.from(text, 'latin1')];
-}
-
 /** The module of the listing above, its functions in the same order. */
 export function crc32Module(): Uint8Array<ArrayBuffer> {
   const [byte, crc, bit] = [0, 1, 2];
-  const table = body(3, [
+  const table = body([[3, I32]], [
     LOOP, VOID,
     ...get(byte), ...set(crc), ...constant(8), ...set(bit),
     LOOP, VOID,
@@ -108,7 +59,7 @@ export function crc32Module(): Uint8Array<ArrayBuffer> {
     END,
   ]);
   const [at, length, running, end] = [0, 1, 2, 3];
-  const check = body(1, [
+  const check = body([[1, I32]], [
     ...get(running), ...constant(-1), I32_XOR, ...set(running),
     ...get(at), ...get(length), I32_ADD, ...set(end),
     BLOCK, VOID,
@@ -121,9 +72,8 @@ export function crc32Module(): Uint8Array<ArrayBuffer> {
     END,
     ...get(running), ...constant(-1), I32_XOR,
   ]);
-  const FUNC = 0x60;
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...WASM_HEADER,
     // types: 0 is () -> (), 1 is (i32, i32, i32) -> i32
     ...section(1, vector([[FUNC, 0, 0], [FUNC, 3, I32, I32, I32, 1, I32]])),
     ...section(3, vector([[0], [1]])),

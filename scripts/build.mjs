@@ -127,6 +127,9 @@ await cliProgram('entrypoints/cli/program.ts', PROGRAM, [clipanionPatched]);
 await cliProgram('entrypoints/cli/graph-reads.ts', GRAPH_READS_PROGRAM, [projectModulesPure]);
 // The point commands' program (entrypoints/cli/point-commands.ts): what `update T-1 --title x` or `take T-1` loads.
 await cliProgram('entrypoints/cli/point-commands.ts', POINT_PROGRAM, [projectModulesPure]);
+// Each program ends with its stamp, which its code caches are sealed with (entrypoints/cli/code-cache.ts).
+const { stampBundle } = createRequire(import.meta.url)('../build/entrypoints/cli/code-cache.js');
+for (const program of [PROGRAM, GRAPH_READS_PROGRAM, POINT_PROGRAM]) writeFileSync(program, stampBundle(readFileSync(program)));
 
 await build({
   ...common,
@@ -169,7 +172,11 @@ await build({
   entryPoints: ['entrypoints/cli/bin.ts'],
   outfile: 'dist/taskdag.js',
   plugins: [builtinDefaultsAsIs],
-  define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads), TASKDAG_POINT_COMMANDS: JSON.stringify(pointCommands), TASKDAG_POINT_CACHES: JSON.stringify(pointOwnCaches) },
+  define: {
+    // The code caches' checksum module, assembled here once rather than at every start-up.
+    TASKDAG_LANE_CHECKSUM_MODULE: JSON.stringify([...createRequire(import.meta.url)('../build/adapters/lane-checksum.js').laneChecksumModule()]),
+    TASKDAG_VERSION: JSON.stringify(version), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads), TASKDAG_POINT_COMMANDS: JSON.stringify(pointCommands), TASKDAG_POINT_CACHES: JSON.stringify(pointOwnCaches),
+  },
   banner: { js: '#!/usr/bin/env node' },
 });
 chmodSync('dist/taskdag.js', 0o755);

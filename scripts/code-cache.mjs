@@ -10,14 +10,14 @@
 // round of point commands through it and stores the cache they share, then a fresh Node for each
 // command of the round runs it alone, on the project that has lived, and stores that command's own.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const { codeCacheFile, loadWithCodeCache } = require('../build/entrypoints/cli/code-cache.js');
+const { codeCacheFile, loadWithCodeCache, sealCodeCache } = require('../build/entrypoints/cli/code-cache.js');
 
 const program = path.resolve(process.argv[2]);
 /** The graph reads' program (entrypoints/cli/graph-reads.ts), when given: its `reads` cache is warmed on the same project. */
@@ -193,7 +193,10 @@ async function warm(cache, commands, checkout, home) {
   rmSync(codeCacheFile(program, cache), { force: true });
   const { exports, script } = loadWithCodeCache(program, require, cache);
   for (const argv of commands) await exports.run(argv, refuseOthers);
-  writeFileSync(codeCacheFile(program, cache), script.createCachedData());
+  // Sealed with a checksum of the cache and of the bundle's stamp, which the loader checks before V8 reads it.
+  const sealed = sealCodeCache(script.createCachedData(), readFileSync(program));
+  if (sealed === null) throw new Error('code cache: this Node cannot seal a code cache (no WebAssembly SIMD)');
+  writeFileSync(codeCacheFile(program, cache), sealed);
   process.exitCode = 0;
 }
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { codeCacheFor, loadWithCodeCache, type CodeCache } from '../../entrypoints/cli/code-cache.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -25,6 +25,58 @@ describe("the build's code cache (scripts/code-cache.mjs)", function () {
       expect(loaded.script.cachedDataRejected, cache).to.equal(false);
       expect(loaded.exports.answer(), cache).to.equal(2);
     }
+  });
+
+  /** A bundle whose `fail` throws, warmed by the build's script (`all` cache) in `dir`. */
+  const warmedThrower = (bundle: string, tag = 1) => {
+    writeFileSync(bundle, `exports.fail = function () { throw new Error('fail ${tag}'); };\nexports.run = async () => { exports.tag = ${tag}; };\n`);
+    execFileSync(process.execPath, [WARM_UP, bundle], { timeout: 30_000 });
+  };
+  const load = (bundle: string) => loadWithCodeCache<{ fail(): never }>(bundle, require, 'all');
+
+  it('hands V8 no cache that is damaged in its middle, cut short, made from another bundle of the same length, or not a cache at all', () => {
+    const bundle = path.join(dir(), 'program.js');
+    warmedThrower(bundle);
+    const cache = `${bundle}.cache`;
+    const sealed = readFileSync(cache);
+    expect(load(bundle).script.cachedDataRejected, 'as built').to.equal(false);
+    const flipped = Buffer.from(sealed);
+    flipped[flipped.length >> 1]! ^= 0xff;
+    // The same length and source, another build: V8 alone takes such a cache (its header checks the source's length).
+    const other = path.join(dir(), 'other.js');
+    warmedThrower(other, 2);
+    for (const [what, bytes] of [
+      ['one byte flipped in its middle', flipped],
+      ['cut short', sealed.subarray(0, sealed.length - 8)],
+      ["another bundle's", readFileSync(`${other}.cache`)],
+      ['not a cache', Buffer.alloc(4096, 7)],
+    ] as const) {
+      writeFileSync(cache, bytes);
+      // No cachedData was given to V8 (with one, V8 sets cachedDataRejected true or false).
+      const loaded = load(bundle);
+      expect(loaded.script.cachedDataRejected, what).to.equal(undefined);
+      expect(() => loaded.exports.fail(), what).to.throw('fail 1');
+    }
+  });
+
+  it("names a program in stack traces by its file name, not by where the build made its cache (V8 keeps the cache's name)", () => {
+    const built = path.join(dir(), 'build-machine');
+    const installed = path.join(dir(), 'installed');
+    mkdirSync(built);
+    mkdirSync(installed);
+    warmedThrower(path.join(built, 'program.js'));
+    for (const file of ['program.js', 'program.js.cache']) copyFileSync(path.join(built, file), path.join(installed, file));
+    const loaded = load(path.join(installed, 'program.js'));
+    expect(loaded.script.cachedDataRejected).to.equal(false);
+    const stack = (() => {
+      try {
+        loaded.exports.fail();
+      } catch (error) {
+        return (error as Error).stack!;
+      }
+    })();
+    expect(stack).to.include('at exports.fail (program.js:1:');
+    expect(stack).to.not.include(built);
   });
 
   it('loads a program read in one call, and one written in UTF-8 beyond ASCII as it is', function () {

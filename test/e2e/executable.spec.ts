@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
@@ -112,6 +112,60 @@ describe('the taskdag executable (entrypoints/cli/bin.ts)', () => {
     it('runs commands when the cache is damaged', async () => {
       writeFileSync(cache, Buffer.alloc(4096, 7));
       await runsCommands();
+    });
+
+    it('answers every command whole, exit 0, when each code cache has one byte flipped in its middle (V8 crashed on it, exit 139)', async function () {
+      this.timeout(120_000);
+      const dist = path.dirname(BINARY);
+      const caches = readdirSync(dist).filter((file) => file.endsWith('.cache'));
+      for (const file of readdirSync(dist).filter((file) => file.startsWith('taskdag') && (file.endsWith('.js') || file.endsWith('.txt')))) copyFileSync(path.join(dist, file), path.join(copy, file));
+      for (const file of caches) {
+        const bytes = readFileSync(path.join(dist, file));
+        bytes[bytes.length >> 1]! ^= 0xff;
+        writeFileSync(path.join(copy, file), bytes);
+      }
+      const binary = path.join(copy, 'taskdag.js');
+      await sut.init();
+      await sut.ok(['add-initiative', 'core', '--as', 'alice']);
+      const task = (id: string) => ['add-task', id, '--initiative', 'core', '--title', id, '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'alice'];
+      for (const id of ['T-1', 'T-2', 'T-3', 'T-4', 'T-5', 'T-6']) await sut.ok(task(id));
+      await sut.ok(['add-gate', 'G-1', '--initiative', 'core', '--title', 'G', '--body', 'b', '--purpose', 'p', '--as', 'alice']);
+      await sut.ok(['add-knowledge', 'K-1', '--initiative', 'core', '--title', 'K', '--body', 'b', '--scope-domains', 'x', '--as', 'alice']);
+      for (const id of ['T-2', 'T-3', 'T-4', 'T-5', 'T-6']) await sut.ok(['take', id, '--as', 'alice']);
+      for (const id of ['T-3', 'T-4']) await sut.ok(['submit', id, '--note', 'n', '--as', 'alice']);
+      // The command that starts from each cache, run by the damaged copy; a read's answer is also the intact binary's.
+      const byCache: Record<string, { args: string[]; read?: true }> = {
+        'taskdag-cli.js.cache': { args: ['add-initiative', 'more', '--as', 'alice'] },
+        'taskdag-cli.js.reads.cache': { args: ['show', '--help'], read: true },
+        'taskdag-reads.js.show.cache': { args: ['show', 'T-1'], read: true },
+        'taskdag-reads.js.status.cache': { args: ['status'], read: true },
+        'taskdag-reads.js.search.cache': { args: ['search', 'K'], read: true },
+        'taskdag-reads.js.history.cache': { args: ['history', 'T-1'], read: true },
+        'taskdag-reads.js.state.cache': { args: ['state'], read: true },
+        'taskdag-reads.js.initiatives.cache': { args: ['initiatives'], read: true },
+        'taskdag-point.js.context.cache': { args: ['context', 'T-1', '--as', 'alice'], read: true },
+        'taskdag-point.js.update.cache': { args: ['update', 'T-1', '--title', 'u', '--as', 'alice'] },
+        'taskdag-point.js.add-note.cache': { args: ['add-note', 'T-1', 'noted', '--as', 'alice'] },
+        'taskdag-point.js.add-task.cache': { args: task('T-7') },
+        'taskdag-point.js.take.cache': { args: ['take', 'T-1', '--as', 'alice'] },
+        'taskdag-point.js.release.cache': { args: ['release', 'T-2', '--as', 'alice'] },
+        'taskdag-point.js.submit.cache': { args: ['submit', 'T-5', '--note', 'n', '--as', 'alice'] },
+        'taskdag-point.js.accept.cache': { args: ['accept', 'T-3', '--as', 'reviewer'] },
+        'taskdag-point.js.reject.cache': { args: ['reject', 'T-4', '--reason', 'r', '--as', 'reviewer'] },
+        'taskdag-point.js.reopen.cache': { args: ['reopen', 'T-3', '--reason', 'r', '--as', 'alice'] },
+        'taskdag-point.js.cancel.cache': { args: ['cancel', 'T-6', '--reason', 'r', '--as', 'alice'] },
+        'taskdag-point.js.resolve.cache': { args: ['resolve', 'G-1', '--choice', 'c', '--rationale', 'r', '--as', 'alice'] },
+        'taskdag-point.js.deprecate-knowledge.cache': { args: ['deprecate-knowledge', 'K-1', '--reason', 'old', '--as', 'alice'] },
+      };
+      // Every cache the build writes is covered (a new one needs its command here).
+      expect(caches.filter((file) => !(file in byCache) && file !== 'taskdag-point.js.cache')).to.deep.equal([]);
+      for (const file of caches.filter((file) => file in byCache)) {
+        const { args, read } = byCache[file]!;
+        const damaged = await sut.run(args, { binary });
+        expect({ code: damaged.code, stderr: damaged.stderr }, `${file}: ${args.join(' ')}`).to.deep.equal({ code: 0, stderr: '' });
+        if (read) expect(damaged.stdout, file).to.equal((await sut.run(args)).stdout);
+        else expect(JSON.parse(damaged.stdout), file).to.not.have.property('ok');
+      }
     });
 
     it('prints the help from the whole program when the help file is not beside it', async () => {

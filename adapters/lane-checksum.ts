@@ -1,0 +1,98 @@
+import {
+  aligned, BLOCK, body, BR_IF, constant, END, FUNC, get, I32, I32_ADD, I32_GE_U, I32_LT_U, I32X4_MUL, I32X4_SHR_U, lanes, LOOP, name, section, set, simd, tee,
+  V128, V128_LOAD, V128_STORE, V128_XOR, vector, VOID, WASM_HEADER,
+} from './wasm-assembly.js';
+
+/**
+ * A 128-bit checksum of a few hundred kilobytes, for a file a process must check whole before it
+ * trusts it (the CLI's V8 code caches: V8 deserializes a cache without checking its bytes, and a
+ * damaged one crashes the process). Eight 32-bit lanes, 32 bytes a step, in WebAssembly SIMD: the
+ * CRC-32 of crc32-wasm.ts goes a byte a step, some 0.7 ms for a 240 KB cache at start-up, where
+ * this takes a fraction of that (BENCHMARKS.md). Each step is one-to-one in the lane's state and
+ * in the word it takes in, so a change to any one word always changes the checksum; the length
+ * is the caller's to check (the bytes are padded with zeros to a whole step).
+ *
+ *   (func $checksum (export "checksum") (param $at i32) (param $end i32) (param $out i32)
+ *     (local $a v128) (local $b v128) (local $y v128)
+ *     (block $done
+ *       (br_if $done (i32.ge_u (local.get $at) (local.get $end)))
+ *       (loop $steps
+ *         (local.set $a (mix (v128.xor (local.get $a) (v128.load (local.get $at)))))
+ *         (local.set $b (mix (v128.xor (local.get $b) (v128.load offset=16 (local.get $at)))))
+ *         (br_if $steps (i32.lt_u (local.tee $at (i32.add (local.get $at) (i32.const 32))) (local.get $end)))))
+ *     (v128.store (local.get $out) (mix (v128.xor (local.get $a) (mix (local.get $b))))))
+ *   ;; mix(x): y = x * ODD lane by lane (i32x4.mul); y ^ (y >>> 15) (i32x4.shr_u)
+ *   (import "env" "memory" (memory 0))
+ */
+
+/** Bytes taken in a step. */
+const STEP = 32;
+const CHECKSUM_BYTES = 16;
+const PAGE = 64 * 1024;
+/** Odd multipliers, one a lane (the 32-bit constants of xxHash): multiplying by an odd number is one-to-one. */
+const ODD: [number, number, number, number] = [0x9e3779b1, 0x85ebca77, 0xc2b2ae3d, 0x27d4eb2f];
+
+/** The module of the listing above. */
+export function laneChecksumModule(): Uint8Array<ArrayBuffer> {
+  const [at, end, out, a, b, y] = [0, 1, 2, 3, 4, 5];
+  const mix = [...lanes(ODD), ...simd(I32X4_MUL), ...tee(y), ...get(y), ...constant(15), ...simd(I32X4_SHR_U), ...simd(V128_XOR)];
+  const checksum = body([[3, V128]], [
+    BLOCK, VOID,
+    ...get(at), ...get(end), I32_GE_U, BR_IF, 0,
+    LOOP, VOID,
+    ...get(a), ...get(at), ...simd(V128_LOAD), ...aligned(4), ...simd(V128_XOR), ...mix, ...set(a),
+    ...get(b), ...get(at), ...simd(V128_LOAD), ...aligned(4, 16), ...simd(V128_XOR), ...mix, ...set(b),
+    ...get(at), ...constant(STEP), I32_ADD, ...tee(at), ...get(end), I32_LT_U, BR_IF, 0,
+    END,
+    END,
+    ...get(out), ...get(a), ...get(b), ...mix, ...simd(V128_XOR), ...mix, ...simd(V128_STORE), ...aligned(4),
+  ]);
+  return new Uint8Array([
+    ...WASM_HEADER,
+    // types: 0 is (i32, i32, i32) -> ()
+    ...section(1, vector([[FUNC, 3, I32, I32, I32, 0]])),
+    // imports: env.memory, at least 0 pages
+    ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x00, 0]])),
+    ...section(3, vector([[0]])),
+    ...section(7, vector([[...name('checksum'), 0x00, 0]])),
+    ...section(10, vector([checksum])),
+  ]);
+}
+
+let compiled: WebAssembly.Module | null | undefined;
+
+/** The module, compiled on first use; null where there is no WebAssembly (`node --jitless`) or no SIMD for it. */
+function laneChecksumCode(assembled: () => Uint8Array<ArrayBuffer>): WebAssembly.Module | null {
+  if (compiled !== undefined) return compiled;
+  try {
+    compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(assembled()) : null;
+  } catch (error) {
+    if (!(error instanceof WebAssembly.CompileError)) throw error;
+    compiled = null;
+  }
+  return compiled;
+}
+
+/**
+ * The 16-byte checksum of `parts` one after another, or null where the module cannot run (the
+ * caller then trusts nothing). `assembled` gives the module's bytes (laneChecksumModule): the
+ * executable has them from its build, where assembling them at every start-up cost more than the
+ * check itself.
+ */
+export function laneChecksum(parts: readonly Uint8Array[], assembled: () => Uint8Array<ArrayBuffer>): Uint8Array | null {
+  const code = laneChecksumCode(assembled);
+  if (code === null) return null;
+  const length = parts.reduce((sum, part) => sum + part.length, 0);
+  const end = Math.ceil(length / STEP) * STEP;
+  // A new memory is all zeros: the padding to a whole step.
+  const memory = new WebAssembly.Memory({ initial: Math.ceil((end + CHECKSUM_BYTES) / PAGE) });
+  const bytes = new Uint8Array(memory.buffer);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  const { checksum } = new WebAssembly.Instance(code, { env: { memory } }).exports as { checksum(at: number, end: number, out: number): void };
+  checksum(0, end, end);
+  return bytes.slice(end, end + CHECKSUM_BYTES);
+}

@@ -1,0 +1,103 @@
+/**
+ * What the project's small WebAssembly modules (crc32-wasm.ts, lane-checksum.ts) are assembled
+ * from: the binary format's opcodes they use and its encodings (WebAssembly core specification and
+ * its fixed-width SIMD extension), so that each module is written as the listing in its comment.
+ */
+
+/** The magic number and version every module starts with. */
+export const WASM_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+
+// Plain constants, not destructured arrays: a bundle that uses none of them leaves them out.
+
+// Types.
+export const I32 = 0x7f;
+export const V128 = 0x7b;
+export const FUNC = 0x60;
+export const VOID = 0x40;
+
+// Control and locals.
+export const BLOCK = 0x02;
+export const LOOP = 0x03;
+export const END = 0x0b;
+export const BR_IF = 0x0d;
+export const LOCAL_GET = 0x20;
+export const LOCAL_SET = 0x21;
+export const LOCAL_TEE = 0x22;
+
+// 32-bit integers.
+export const I32_LOAD = 0x28;
+export const I32_LOAD8_U = 0x2d;
+export const I32_STORE = 0x36;
+export const I32_CONST = 0x41;
+export const I32_LT_U = 0x49;
+export const I32_GE_U = 0x4f;
+export const I32_ADD = 0x6a;
+export const I32_SUB = 0x6b;
+export const I32_AND = 0x71;
+export const I32_XOR = 0x73;
+export const I32_SHL = 0x74;
+export const I32_SHR_U = 0x76;
+
+/** The prefix of every SIMD instruction; each opcode after it is an unsigned LEB128 (simd() below). */
+const SIMD = 0xfd;
+// SIMD opcodes.
+export const V128_LOAD = 0x00;
+export const V128_STORE = 0x0b;
+export const V128_CONST = 0x0c;
+export const V128_XOR = 0x51;
+export const I32X4_SHR_U = 0xad;
+export const I32X4_MUL = 0xb5;
+
+/** Unsigned and signed LEB128, as the binary format writes sizes, indexes and constants. */
+export function unsigned(value: number): number[] {
+  const bytes: number[] = [];
+  do {
+    const low = value & 0x7f;
+    value >>>= 7;
+    bytes.push(value === 0 ? low : low | 0x80);
+  } while (value !== 0);
+  return bytes;
+}
+
+export function signed(value: number): number[] {
+  const bytes: number[] = [];
+  for (;;) {
+    const low = value & 0x7f;
+    value >>= 7;
+    const last = (value === 0 && (low & 0x40) === 0) || (value === -1 && (low & 0x40) !== 0);
+    bytes.push(last ? low : low | 0x80);
+    if (last) return bytes;
+  }
+}
+
+export const get = (local: number) => [LOCAL_GET, local];
+export const set = (local: number) => [LOCAL_SET, local];
+export const tee = (local: number) => [LOCAL_TEE, local];
+export const constant = (value: number) => [I32_CONST, ...signed(value)];
+/** A memory access's alignment (log2 of bytes) and offset. */
+export const aligned = (log2: number, offset = 0) => [log2, ...unsigned(offset)];
+/** A SIMD instruction. */
+export const simd = (opcode: number) => [SIMD, ...unsigned(opcode)];
+/** A v128 constant of four 32-bit lanes. */
+export const lanes = (values: readonly [number, number, number, number]) => [
+  ...simd(V128_CONST),
+  ...values.flatMap((value) => [value & 0xff, (value >>> 8) & 0xff, (value >>> 16) & 0xff, (value >>> 24) & 0xff]),
+];
+
+export function section(id: number, content: number[]): number[] {
+  return [id, ...unsigned(content.length), ...content];
+}
+
+export function vector(items: number[][]): number[] {
+  return [...unsigned(items.length), ...items.flat()];
+}
+
+/** A function's body: its locals, as runs of [count, type], and its code. */
+export function body(locals: ReadonlyArray<readonly [count: number, type: number]>, code: number[]): number[] {
+  const content = [...vector(locals.map(([count, type]) => [...unsigned(count), type])), ...code, END];
+  return [...unsigned(content.length), ...content];
+}
+
+export function name(text: string): number[] {
+  return [...unsigned(text.length), ...Buffer.from(text, 'latin1')];
+}
