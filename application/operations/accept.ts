@@ -9,7 +9,7 @@ export const accept = graphOperation({
   summary: 'Accept a submitted task: it is done, and the tasks it unblocked are listed in newly_ready',
   examples: [['Accept after review', '$0 accept T-refunds --as bob']],
   mutates: true,
-  args: { id: required(nonEmptyText(), 'The submitted task', { positional: true }) },
+  args: () => ({ id: required(nonEmptyText(), 'The submitted task', { positional: true }) }),
   result: () => object({ node: taskSchema(), newly_ready: newlyReadySchema() }),
   run: ({ draft }, args) => acceptTask(draft, args.id),
 });

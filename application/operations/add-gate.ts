@@ -17,15 +17,15 @@ export const addGate = graphOperation({
     ],
   ],
   mutates: true,
-  args: {
+  args: () => ({
     id: optional(text(), 'The new id (default: G- and 8 hex characters)', { positional: true }),
-    ...commonNodeArgs,
+    ...commonNodeArgs(),
     body: required(text(), 'What is to be decided'),
     purpose: required(text(), 'Why the decision is needed'),
     resolution_mode: optional(text(), 'How it gets decided'),
     blocked_by: optional(textList(), 'Blocker ids', { placeholder: 'id,id' }),
     supersedes: optional(text(), 'The gate this one replaces', { placeholder: 'id' }),
-  },
+  }),
   result: () => object({ node: gateSchema() }),
   run: ({ draft, ids }, args) => {
     const node = createNode(

@@ -9,10 +9,10 @@ export const addInitiative = graphOperation({
   details: 'A duplicate name is ID_CONFLICT.',
   examples: [['Register an initiative', '$0 add-initiative billing --desc "Invoices and payments" --as alice']],
   mutates: true,
-  args: {
+  args: () => ({
     name: required(nonEmptyText(), 'The initiative name', { positional: true }),
     desc: optional(text(), 'What the initiative is about'),
-  },
+  }),
   result: () => object({ initiative: object({ name: string(), desc: string(), created_at: string() }) }),
   run: ({ draft }, args) => ({ initiative: registerInitiative(draft, args.name, args.desc ?? '') }),
 });

@@ -17,15 +17,15 @@ export const addKnowledge = graphOperation({
     ],
   ],
   mutates: true,
-  args: {
+  args: () => ({
     id: optional(text(), 'The new id (default: K- and 8 hex characters)', { positional: true }),
-    ...commonNodeArgs,
+    ...commonNodeArgs(),
     body: required(text(), 'The guidance'),
-    ...knowledgeScopeArgs,
+    ...knowledgeScopeArgs(),
     knowledge_type: optional(text(), 'Kind of guidance, e.g. pitfall'),
     mitigation: optional(text(), 'What to do about it'),
     supersedes: optional(text(), 'The knowledge this one replaces (it is deprecated)', { placeholder: 'id' }),
-  },
+  }),
   result: () => object({ node: knowledgeSchema() }),
   run: ({ draft, ids }, args) => {
     const scope = scopeFrom(args);

@@ -31,11 +31,11 @@ export const addNode = graphOperation({
     ['Another one', '$0 add-node T-receipts --kind resolvable --subkind task --title "Receipts" --initiative billing --status in_progress --as alice'],
   ],
   mutates: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The new id', { positional: true }),
     kind: required(oneOf(['resolvable', 'knowledge'] as const), 'resolvable or knowledge'),
     subkind: optional(oneOf(['task', 'gate'] as const), 'task or gate (required for resolvable)'),
-    ...commonNodeArgs,
+    ...commonNodeArgs(),
     status: optional(nonEmptyText(), 'Stored status'),
     definition: optional(text(), 'Tasks: definition of the work'),
     acceptance: optional(text(), 'Tasks: how a reviewer knows it is done'),
@@ -46,10 +46,10 @@ export const addNode = graphOperation({
     rationale: optional(text(), 'Gates: why'),
     knowledge_type: optional(text(), 'Knowledge: kind of guidance'),
     mitigation: optional(text(), 'Knowledge: what to do about it'),
-    ...knowledgeScopeArgs,
+    ...knowledgeScopeArgs(),
     blocked_by: optional(textList(), 'Blocker ids', { placeholder: 'id,id' }),
     supersedes: optional(text(), 'The node this one replaces', { placeholder: 'id' }),
-  },
+  }),
   result: () => object({ node: nodeSchema() }),
   run: ({ draft, ids }, args) => {
     const type = typeOf(args.kind, args.subkind);

@@ -9,10 +9,10 @@ export const addNote = graphOperation({
   summary: 'Append a timestamped note to a node',
   examples: [['Leave a note', '$0 add-note T-invoice-api Waiting on G-schema before starting --as alice']],
   mutates: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The node', { positional: true }),
     text: required(nonEmptyText(), 'The note: every word after the id', { positional: 'rest' }),
-  },
+  }),
   result: () => object({ node: nodeSchema() }),
   run: ({ draft }, args) => appendNote(draft, args.id, args.text),
 });

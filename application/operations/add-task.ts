@@ -26,15 +26,15 @@ export const addTask = graphOperation({
     ],
   ],
   mutates: true,
-  args: {
+  args: () => ({
     id: optional(text(), 'The new id (default: T- and 8 hex characters)', { positional: true }),
-    ...commonNodeArgs,
+    ...commonNodeArgs(),
     body: required(text(), 'What the work is'),
     acceptance: required(text(), 'How a reviewer knows it is done'),
     definition: optional(text(), 'Definition of the work'),
     blocked_by: required(textList(), 'Blocker ids; empty for none', { placeholder: 'id,id' }),
     priority: optional(integerIn(MIN_PRIORITY, MAX_PRIORITY), '0 (most urgent) to 4 (least); without it the task ranks at 2 for next'),
-  },
+  }),
   result: () => object({ node: taskSchema() }),
   run: ({ draft, ids }, args) => {
     const node = createNode(

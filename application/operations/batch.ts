@@ -39,10 +39,10 @@ export const batch = projectOperation({
   ],
   mutates: true,
   argsFromDocument: true,
-  args: {
+  args: () => ({
     operations: required(items(), 'Items {op, args}: a mutating operation and its arguments (docs/batch.md)'),
     expect_revision: optional(nonNegativeInteger(), 'Apply only at this state revision (else STATE_REVISION_CONFLICT)'),
-  },
+  }),
   result: () => object({
     revision: integer('The state revision after the batch (unchanged when no item changed anything)'),
     results: array(object({ op: string(), result: anyJson('What the same operation prints as a command') }), 'Each item, in order'),

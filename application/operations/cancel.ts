@@ -9,10 +9,10 @@ export const cancel = graphOperation({
   summary: 'Cancel a task (its holder, orchestrator or recovery) or an open gate (orchestrator or recovery)',
   examples: [['Drop a task', '$0 cancel T-receipts --reason "Out of scope" --as orchestrator']],
   mutates: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The task or gate', { positional: true }),
     reason: required(nonEmptyText(), 'Why (recorded in the log)'),
-  },
+  }),
   result: () => object({ node: nodeSchema() }),
   run: ({ draft }, args) => cancelNode(draft, args.id, args.reason),
 });

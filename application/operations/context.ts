@@ -15,10 +15,10 @@ export const context = graphOperation({
   ],
   mutates: false,
   usesAgent: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The node', { positional: true }),
     stale_ms: optional(nonNegativeInteger(), 'Claim age that counts as stale, in ms (default two hours)'),
-  },
+  }),
   result: () => contextSchema(),
   run: (context, args) => {
     const { draft } = context;

@@ -9,10 +9,10 @@ export const deprecateKnowledge = graphOperation({
   summary: 'Retire a knowledge item: it stops being served as guidance',
   examples: [['Retire guidance', '$0 deprecate-knowledge K-cents --reason "We moved to a money library" --as alice']],
   mutates: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The active knowledge item', { positional: true }),
     reason: required(nonEmptyText(), 'Why (stored as deprecation_reason)'),
-  },
+  }),
   result: () => object({ node: knowledgeSchema() }),
   run: ({ draft }, args) => deprecate(draft, args.id, args.reason),
 });

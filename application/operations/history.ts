@@ -13,10 +13,10 @@ export const history = graphOperation({
   needsLog: true,
   // Entries about the node alone: its `node`, or its id in a note.
   logNaming: (args) => args.id,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The node', { positional: true }),
     limit: optional(positiveInteger(), 'Most recent entries to keep (default 100)'),
-  },
+  }),
   result: () => object({ id: string(), entries: array(logEntrySchema(), 'Oldest first') }),
   run: ({ draft, log }, args) => {
     draft.requireNode(args.id);

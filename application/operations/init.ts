@@ -41,7 +41,7 @@ export const init = projectOperation({
   mutates: false,
   needsAgent: false,
   usesAgent: true,
-  args: { force: optional(flag(), 'Reset an existing state (a force-init snapshot is taken first)', { standalone: true }) },
+  args: () => ({ force: optional(flag(), 'Reset an existing state (a force-init snapshot is taken first)', { standalone: true }) }),
   result: () => initResult(),
   run: async ({ store, clock, plugins }, args, agent) => {
     if (args.force) requireAgent('init --force', agent);

@@ -11,7 +11,7 @@ export const initiatives = graphOperation({
     ['Empty ones too', '$0 initiatives --all'],
   ],
   mutates: false,
-  args: { all: optional(flag(), 'Include initiatives without nodes', { standalone: true }) },
+  args: () => ({ all: optional(flag(), 'Include initiatives without nodes', { standalone: true }) }),
   result: () => object({
     initiatives: array(
       object({ name: string(), desc: string(), created_at: string(), nodes: integer(), tasks: integer(), knowledge: integer() }),

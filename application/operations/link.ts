@@ -23,10 +23,10 @@ export const link = hostOperation({
     ['Move it to another server (no data is copied)', '$0 link http://127.0.0.1:8081 --replace=true'],
   ],
   mutates: false,
-  args: {
+  args: () => ({
     origin: required(nonEmptyText(), 'The server, http(s)://host[:port][/base-path]', { positional: true }),
     replace: optional(flag(), 'Required to change the origin of an already linked checkout'),
-  },
+  }),
   result: () => object({
     project_id: string(),
     checkout: string('The checkout root whose .taskdag.json was written'),

@@ -20,7 +20,7 @@ export const login = hostOperation({
     ['Log in to a server by its origin', '$0 login --server http://127.0.0.1:8080'],
   ],
   mutates: false,
-  args: { server: optional(nonEmptyText(), "The server's origin; defaults to the linked checkout's") },
+  args: () => ({ server: optional(nonEmptyText(), "The server's origin; defaults to the linked checkout's") }),
   result: () => object({
     origin: string(),
     expires_at: nullable(string('When the bearer expires, as the server says')),

@@ -13,7 +13,7 @@ export const logout = hostOperation({
     ['Forget a server by its origin', '$0 logout --server http://127.0.0.1:8080'],
   ],
   mutates: false,
-  args: { server: optional(nonEmptyText(), "The server's origin; defaults to the linked checkout's") },
+  args: () => ({ server: optional(nonEmptyText(), "The server's origin; defaults to the linked checkout's") }),
   result: () => object({
     origin: string(),
     removed: boolean('Whether there was a bearer to forget'),

@@ -43,10 +43,10 @@ export const migrate = hostOperation({
   needsAgent: false,
   usesAgent: true,
   inLinkedCheckout: false,
-  args: {
+  args: () => ({
     all: optional(flag(), "Every project under TASKDAG_HOME, not only this checkout's", { standalone: true }),
     dry_run: optional(flag(), "Report each project's form; write nothing", { standalone: true }),
-  },
+  }),
   result: () => object({ dry_run: boolean(), projects: array(projectMigration()) }),
   run: async ({ stores: factory, clock, project }, args, agent) => {
     const dryRun = args.dry_run === true;

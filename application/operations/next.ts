@@ -38,13 +38,13 @@ export const next = graphOperation({
     ['Wait up to 5 seconds for a task to become ready, and claim it', '$0 next --wait 5 --as bob'],
   ],
   mutates: true,
-  args: {
+  args: () => ({
     initiative: optional(nonEmptyText(), 'Only tasks of this initiative'),
     domain: optional(nonEmptyText(), 'Only tasks of this domain'),
     tags: optional(textList(), 'Only tasks carrying every one of these tags'),
-    lease: leaseArg,
+    lease: leaseArg(),
     wait: optional(integerIn(0, MAX_WAIT_SECONDS), 'Seconds to wait for a matching task to become ready when none is, 0 to 600 (node: null if none did)'),
-  },
+  }),
   result: () => object({
     node: nullable(taskSchema()),
     context: nullable(contextSchema()),

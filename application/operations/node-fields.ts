@@ -1,8 +1,8 @@
 import { flag, jsonObject, nonEmptyText, optional, required, text, textList } from '../args.js';
 import type { CommonFields } from '../../domain/creation.js';
 
-/** Arguments every node-creating operation accepts (spec 4.2). */
-export const commonNodeArgs = {
+/** Arguments every node-creating operation accepts (spec 4.2), built when its arguments are. */
+export const commonNodeArgs = () => ({
   initiative: required(nonEmptyText(), 'A registered initiative'),
   title: required(nonEmptyText(), 'Short title'),
   body: optional(text(), 'Longer text'),
@@ -12,14 +12,15 @@ export const commonNodeArgs = {
   meta: optional(jsonObject(), 'A JSON object of free-form metadata'),
   derived_from: optional(textList(), 'Ids of the nodes this one derives from', { placeholder: 'id,id' }),
   allow_unregistered_initiative: optional(flag(), 'true accepts an initiative that was never registered'),
-};
+});
 
-export const knowledgeScopeArgs = {
+/** The scope lists of a knowledge item, built when an operation's arguments are. */
+export const knowledgeScopeArgs = () => ({
   scope_domains: optional(textList(), 'Domains the knowledge applies to'),
   scope_initiatives: optional(textList(), 'Initiatives it applies to'),
   scope_tags: optional(textList(), 'Tags it applies to'),
   scope_node_ids: optional(textList(), 'Node ids it applies to', { placeholder: 'id,id' }),
-};
+});
 
 type CommonArgs = {
   title: string;

@@ -21,10 +21,10 @@ export const pluginAdd = hostOperation({
   ],
   mutates: true,
   inLinkedCheckout: false,
-  args: {
+  args: () => ({
     module: required(nonEmptyText(), 'Path of the plugin module (a file or a directory with package.json), from the working directory', { positional: true }),
     data: optional(nonEmptyText(), "The plugin's JSON data (default null)", { placeholder: 'json' }),
-  },
+  }),
   result: () => pluginChangeResult(),
   run: async (services, args, agent) => {
     const by = requireAgent('plugin add', agent);

@@ -9,7 +9,7 @@ export const pluginList = hostOperation({
   examples: [['See which plugins decide on operations', '$0 plugin list']],
   mutates: false,
   inLinkedCheckout: false,
-  args: {},
+  args: () => ({}),
   result: () => pluginListResult(),
   run: async (services) => {
     const table = await services.stores.open(checkoutProject(services, 'plugin list')).readGraph((_graph, plugins) => plugins());

@@ -12,7 +12,7 @@ export const pluginRemove = hostOperation({
   examples: [['Stop limiting work in progress', '$0 plugin remove wip-limit --as alice']],
   mutates: true,
   inLinkedCheckout: false,
-  args: { name: required(nonEmptyText(), 'The name of the installed plugin (see plugin list)', { positional: true }) },
+  args: () => ({ name: required(nonEmptyText(), 'The name of the installed plugin (see plugin list)', { positional: true }) }),
   result: () => pluginChangeResult(),
   run: async (services, args, agent) => {
     const by = requireAgent('plugin remove', agent);

@@ -12,10 +12,10 @@ export const pluginSetData = hostOperation({
   examples: [['Allow three tasks in progress per agent', '$0 plugin set-data wip-limit --data \'{"limit":3}\' --as alice']],
   mutates: true,
   inLinkedCheckout: false,
-  args: {
+  args: () => ({
     name: required(nonEmptyText(), 'The name of the installed plugin (see plugin list)', { positional: true }),
     data: required(nonEmptyText(), 'The new JSON data', { placeholder: 'json' }),
-  },
+  }),
   result: () => pluginChangeResult(),
   run: async (services, args, agent) => {
     const by = requireAgent('plugin set-data', agent);

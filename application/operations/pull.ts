@@ -15,7 +15,7 @@ export const pull = hostOperation({
   ],
   mutates: true,
   needsAgent: true,
-  args: { force: optional(flag(), 'Replace the destination whatever it holds', { standalone: true }) },
+  args: () => ({ force: optional(flag(), 'Replace the destination whatever it holds', { standalone: true }) }),
   result: () => transferResult(),
   run: async (services, args, agent) => pullProject(services, args.force === true, requireAgent('pull', agent)),
 });

@@ -9,10 +9,10 @@ export const reject = graphOperation({
   summary: 'Send a submitted task back to open; the reason goes into the log entry',
   examples: [['Reject with a reason', '$0 reject T-receipts --reason "No test for empty receipts" --as bob']],
   mutates: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The submitted task', { positional: true }),
     reason: required(nonEmptyText(), 'Why it goes back (recorded in the log)'),
-  },
+  }),
   result: () => object({ node: taskSchema() }),
   run: ({ draft }, args) => rejectTask(draft, args.id, args.reason),
 });

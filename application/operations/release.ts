@@ -12,7 +12,7 @@ export const release = graphOperation({
   details: 'Releasing a task nobody holds succeeds with `released: false` and changes nothing. With `--claim-token` it applies only while that claim still holds the task (else CLAIM_FENCED).',
   examples: [['Hand a task back', '$0 release T-invoice-schema --as alice']],
   mutates: true,
-  args: { id: required(nonEmptyText(), 'The claimed task', { positional: true }), claim_token: claimTokenArg },
+  args: () => ({ id: required(nonEmptyText(), 'The claimed task', { positional: true }), claim_token: claimTokenArg() }),
   result: () => object({ released: boolean('Whether this call released a claim'), node: nodeSchema() }),
   run: ({ draft }, args) => releaseTask(draft, args.id, args.claim_token),
 });

@@ -14,11 +14,11 @@ export const renew = graphOperation({
     'Only the holder renews. Without `--lease` the lease keeps its length; `--lease` sets a new one (or puts one on a claim taken without). With `--claim-token` it applies only while that claim is still yours (else CLAIM_FENCED: the lease was swept, or the task released or taken again).',
   examples: [['Renew for 30 minutes from now', '$0 renew T-invoice-schema --lease 30m --as alice']],
   mutates: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The task you hold', { positional: true }),
-    lease: leaseArg,
-    claim_token: claimTokenArg,
-  },
+    lease: leaseArg(),
+    claim_token: claimTokenArg(),
+  }),
   result: () => object({ node: taskSchema() }),
   run: ({ draft }, args) => renewLease(draft, args.id, { leaseMs: args.lease === undefined ? undefined : leaseMillis(args.lease), token: args.claim_token }),
 });

@@ -9,10 +9,10 @@ export const reopen = graphOperation({
   summary: 'Reopen a done task or a resolved gate (whoever completed it, orchestrator or recovery)',
   examples: [['Reopen a decision', '$0 reopen G-schema-v2 --reason "Requirements changed" --as orchestrator']],
   mutates: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The done task or resolved gate', { positional: true }),
     reason: required(nonEmptyText(), 'Why (recorded in the log)'),
-  },
+  }),
   result: () => object({ node: nodeSchema() }),
   run: ({ draft }, args) => reopenNode(draft, args.id, args.reason),
 });

@@ -9,11 +9,11 @@ export const resolve = graphOperation({
   summary: 'Decide an open gate; the tasks it unblocked are listed in newly_ready',
   examples: [['Record a decision', '$0 resolve G-schema-v2 --choice "JSON columns" --rationale "Fewer migrations" --as bob']],
   mutates: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The open gate', { positional: true }),
     choice: required(nonEmptyText(), 'What was decided'),
     rationale: required(nonEmptyText(), 'Why'),
-  },
+  }),
   result: () => object({ node: gateSchema(), newly_ready: newlyReadySchema() }),
   run: ({ draft }, args) => resolveGate(draft, args.id, args.choice, args.rationale),
 });

@@ -28,7 +28,7 @@ export const restore = projectOperation({
   ],
   mutates: true,
   remote: false,
-  args: { snapshot_id: required(nonEmptyText(), 'The snapshot to restore (see snapshots)', { positional: true }) },
+  args: () => ({ snapshot_id: required(nonEmptyText(), 'The snapshot to restore (see snapshots)', { positional: true }) }),
   result: () => object({ snapshot: snapshotMetadataSchema() }),
   run: async ({ store, clock, plugins }, args, agent) => {
     const by = requireAgent('restore', agent);

@@ -12,10 +12,10 @@ export const search = graphOperation({
     ['Deprecated knowledge too', '$0 search "integer cents" --all'],
   ],
   mutates: false,
-  args: {
+  args: () => ({
     query: required(nonEmptyText(), 'The text to look for', { positional: true }),
     all: optional(flag(), 'Include deprecated knowledge', { standalone: true }),
-  },
+  }),
   result: () => object({ matches: array(searchMatchSchema(), 'Earlier-field matches first, then by id'), count: integer() }),
   run: ({ draft }, args) => searchKnowledge(draft, args.query, args.all ?? false),
 });

@@ -15,11 +15,11 @@ export const serverCredentialAdd = hostOperation({
     ['Issue an administrative credential', '$0 server credential add lead --agents orchestrator,recovery --config srv/server.json'],
   ],
   mutates: false,
-  args: {
+  args: () => ({
     name: required(nonEmptyText(), 'The credential name: letters, digits, _ and -', { positional: true }),
     agents: required(textList(), 'The agents its bearers may act as (a,b)'),
     ...setupPathArgs,
-  },
+  }),
   result: () => object({
     credential: credentialSummarySchema(),
     administrative: array(string(), 'The administrative agents it names (orchestrator, recovery)'),

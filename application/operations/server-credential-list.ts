@@ -8,7 +8,7 @@ export const serverCredentialList = hostOperation({
   summary: 'List the credentials of a server: names, agents, creation times (never a secret)',
   examples: [['List the credentials', '$0 server credential list --config srv/server.json']],
   mutates: false,
-  args: setupPathArgs,
+  args: () => setupPathArgs,
   result: () => object({ identities: identitiesSchema(), credentials: array(credentialSummarySchema()) }),
   run: async ({ cwd, system }, args) => listCredentials(system(), setupPaths(cwd, args)),
 });

@@ -10,7 +10,7 @@ export const serverCredentialRemove = hostOperation({
   details: 'Removing a credential that does not exist succeeds with `removed: false`. Works while the server runs.',
   examples: [['Remove a credential', '$0 server credential remove lead --config srv/server.json']],
   mutates: false,
-  args: { name: required(nonEmptyText(), 'The credential name', { positional: true }), ...setupPathArgs },
+  args: () => ({ name: required(nonEmptyText(), 'The credential name', { positional: true }), ...setupPathArgs }),
   result: () => object({ name: string(), removed: boolean('Whether there was such a credential') }),
   run: async ({ cwd, system }, args) => removeCredential(system(), setupPaths(cwd, args), args.name),
 });

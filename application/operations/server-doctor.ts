@@ -11,12 +11,12 @@ export const serverDoctor = hostOperation({
     'Each finding has a code, a severity and its fix. Errors fail with SERVER_PREFLIGHT_FAILED; without --strict a busy port and a missing UI build are warnings.',
   examples: [['Check a setup, including its port', '$0 server doctor --config srv/server.json --probe-bind']],
   mutates: false,
-  args: {
+  args: () => ({
     config: optional(nonEmptyText(), `server.json (default ${DEFAULT_SERVER_ROOT}/server.json)`),
     env_file: optional(nonEmptyText(), 'server.env (default: beside the config)'),
     probe_bind: optional(flag(), 'Briefly open the configured address', { standalone: true }),
     strict: optional(flag(), 'Bind and missing-UI warnings become failures', { standalone: true }),
-  },
+  }),
   result: () => serverDoctorResultSchema(),
   run: async ({ cwd, system }, args) => {
     const configPath = absolute(cwd, args.config) ?? joinPath(DEFAULT_SERVER_ROOT, 'server.json');

@@ -15,7 +15,7 @@ export const serverInit = hostOperation({
     ['Keep projects in PostgreSQL (then put TASKDAG_DATABASE_URL in server.env, see docs/scaling.md)', '$0 server init --root srv-pg --unit none --port 0 --store postgresql'],
   ],
   mutates: false,
-  args: { ...serverInitArgs, dry_run: optional(flag(), 'Report files and actions; write nothing', { standalone: true }) },
+  args: () => ({ ...serverInitArgs, dry_run: optional(flag(), 'Report files and actions; write nothing', { standalone: true }) }),
   result: () => serverInitResultSchema(),
   run: async ({ cwd, system }, args) => initServer(system(), { ...serverInitInput(cwd, args), dryRun: args.dry_run ?? false }),
 });

@@ -11,7 +11,7 @@ export const serverSetup = hostOperation({
     'Takes the flags of `server init` (but not --dry-run) and `--strict`. Runs the preflight with a bind probe over the files it wrote; fails with SERVER_PREFLIGHT_FAILED if it finds an error. It never installs, enables or starts the unit: `next_steps` lists those commands.',
   examples: [['Set up a server started by hand (a systemd one without --unit none)', '$0 server setup --root srv --unit none --port 0']],
   mutates: false,
-  args: { ...serverInitArgs, strict: optional(flag(), 'Treat bind and missing-UI warnings as failures', { standalone: true }) },
+  args: () => ({ ...serverInitArgs, strict: optional(flag(), 'Treat bind and missing-UI warnings as failures', { standalone: true }) }),
   result: () => object({
     init: serverInitResultSchema(),
     doctor: serverDoctorResultSchema(),

@@ -9,7 +9,7 @@ export const show = graphOperation({
   summary: 'One node, whole, and its type (task, gate or knowledge)',
   examples: [['Look at a task', '$0 show T-invoice-api']],
   mutates: false,
-  args: { id: required(nonEmptyText(), 'The node', { positional: true }) },
+  args: () => ({ id: required(nonEmptyText(), 'The node', { positional: true }) }),
   result: () => object({ type: nodeTypeSchema(), node: nodeSchema() }),
   run: ({ draft }, args) => {
     const node = draft.requireNode(args.id);

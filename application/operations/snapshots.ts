@@ -11,7 +11,7 @@ export const snapshots = projectOperation({
   examples: [['List the snapshots', '$0 snapshots']],
   mutates: false,
   remote: false,
-  args: {},
+  args: () => ({}),
   result: () => object({ snapshots: array(snapshotMetadataSchema(), 'Complete pairs only, newest first') }),
   run: async ({ store }) => ({ snapshots: await store.snapshots.list() }),
 });

@@ -10,7 +10,7 @@ export const state = graphOperation({
   examples: [['Dump the state', '$0 state']],
   mutates: false,
   needsLog: true,
-  args: {},
+  args: () => ({}),
   result: () => stateSchema(),
   run: ({ draft, log }) => projectState({ ...plainGraph(draft.graph), log }),
 });

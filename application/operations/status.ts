@@ -20,7 +20,7 @@ export const status = graphOperation({
   ],
   mutates: false,
   usesAgent: true,
-  args: {
+  args: () => ({
     initiative: optional(nonEmptyText(), 'Only this initiative'),
     kind: optional(oneOf(['task', 'gate', 'knowledge'] as const), 'task, gate or knowledge'),
     status: optional(nonEmptyText(), 'A (derived) status, e.g. ready'),
@@ -30,7 +30,7 @@ export const status = graphOperation({
     limit: optional(positiveInteger(), 'Entries per list (default 100)'),
     all: optional(flag(), 'Add done, canceled, resolved, superseded and deprecated groups', { standalone: true }),
     ranked: optional(flag(), 'List ready tasks in the order next takes them, each with its ranking', { standalone: true }),
-  },
+  }),
   result: () => object({
     summary: object({
       ready: integer(),

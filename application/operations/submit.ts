@@ -14,11 +14,11 @@ export const submit = graphOperation({
     ['Submit with a pointer to the evidence', '$0 submit T-receipts --note "Receipts render; screenshots in PR 43" --as alice'],
   ],
   mutates: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The task you hold', { positional: true }),
     note: required(nonEmptyText(), 'Delivery evidence for the reviewer'),
-    claim_token: claimTokenArg,
-  },
+    claim_token: claimTokenArg(),
+  }),
   result: () => object({ node: taskSchema(), newly_ready: newlyReadySchema() }),
   run: ({ draft }, args) => submitTask(draft, args.id, args.note, args.claim_token),
 });

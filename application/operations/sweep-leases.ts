@@ -18,7 +18,7 @@ export const sweepLeases = graphOperation({
     'One atomic commit; each released claim gets a `lease-expired` log entry naming its holder and token. Claims without a lease never expire (the spec\'s STALE_CLAIM alerts still report them). A server can run this on a schedule (server.json `leaseSweepMs`).',
   examples: [['Release expired leases', '$0 sweep-leases --as recovery']],
   mutates: true,
-  args: {},
+  args: () => ({}),
   result: () => object({ released: array(sweptSchema(), 'The claims released, earliest expiry first') }),
   run: ({ draft }) => sweep(draft),
 });

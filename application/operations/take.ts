@@ -23,7 +23,7 @@ export const take = graphOperation({
     ['Claim a task under a 15-minute lease', '$0 take T-invoice-schema --lease 15m --as alice'],
   ],
   mutates: true,
-  args: { id: required(nonEmptyText(), 'The ready task to claim', { positional: true }), lease: leaseArg },
+  args: () => ({ id: required(nonEmptyText(), 'The ready task to claim', { positional: true }), lease: leaseArg() }),
   result: () => object({ node: taskSchema(), context: contextSchema(), freshly_claimed: boolean('Whether this call made the claim') }),
   run: ({ draft }, args) => takeTask(draft, args.id, args.lease === undefined ? undefined : leaseMillis(args.lease)),
   finish: (context, { node, freshly_claimed }) => ({

@@ -13,10 +13,10 @@ export const ui = hostOperation({
     '--open=true (the default) opens the launch project\'s board, or the catalog, with $BROWSER or xdg-open. The board is built from the source checkout\'s ui/ sub-project (npm run build:ui); without it, UI_UNAVAILABLE says what is missing.',
   examples: [['Serve the board on a free port, without opening a browser (stop it with Ctrl-C)', '$0 ui --port 0 --open=false']],
   mutates: false,
-  args: {
+  args: () => ({
     port: optional(nonNegativeInteger(), `Port on 127.0.0.1 (default ${DEFAULT_BOARD_PORT}; 0 picks a free one)`),
     open: optional(flag(), 'Open the board in the browser (default true)'),
-  },
+  }),
   result: () => object({
     ok: literal(true),
     url: string('The catalog'),

@@ -15,7 +15,7 @@ export const update = graphOperation({
     ['Retitle only if nobody changed it meanwhile', '$0 update T-invoice-api --title "Invoice REST API" --if-revision 3 --as alice'],
   ],
   mutates: true,
-  args: {
+  args: () => ({
     id: required(nonEmptyText(), 'The node', { positional: true }),
     if_revision: optional(positiveInteger(), 'Apply only at this node revision'),
     allow_unregistered_initiative: optional(flag(), 'true accepts an initiative that was never registered', { standalone: true }),
@@ -34,8 +34,8 @@ export const update = graphOperation({
     resolution_mode: optional(text(), 'Gates: how it gets decided'),
     knowledge_type: optional(text(), 'Knowledge: kind of guidance'),
     mitigation: optional(text(), 'Knowledge: what to do about it'),
-    ...knowledgeScopeArgs,
-  },
+    ...knowledgeScopeArgs(),
+  }),
   result: () => object({ node: nodeSchema() }),
   run: ({ draft }, { id, if_revision, allow_unregistered_initiative, ...fields }) =>
     updateNode(draft, id, fields, { ifRevision: if_revision, allowUnregisteredInitiative: allow_unregistered_initiative ?? false }),

@@ -23,12 +23,12 @@ export const urls = hostOperation({
     ['Links to an initiative on a served board', '$0 urls --initiative billing --origin https://taskdag.example.com'],
   ],
   mutates: false,
-  args: {
+  args: () => ({
     initiative: optional(nonEmptyText(), "Add the initiative's filtered board and graph"),
     id: optional(nonEmptyText(), "Add the node's detail and its neighbourhood in the graph", { placeholder: 'id' }),
     port: optional(nonNegativeInteger(), `The local board's port (default ${DEFAULT_BOARD_PORT}); not with --origin`),
     origin: optional(nonEmptyText(), 'A served board (the server of `server run`), e.g. https://taskdag.example.com'),
-  },
+  }),
   result: () => object({
     project: nullable(string('The checkout\'s project; null outside a checkout (the catalog only)')),
     origin: string(),

@@ -164,6 +164,29 @@ describe('what a point command costs beyond its answer', function () {
     }
   });
 
+  it("declares the arguments of its own operation only, not those of every operation its program serves", async () => {
+    const probe = path.join(sandbox.root, 'declared.js');
+    writeFileSync(
+      probe,
+      [
+        // Each argument's kind defines its validator as a getter (application/args.ts `kind`).
+        "const define = Object.defineProperty; let kinds = 0;",
+        "Object.defineProperty = function (object, key, descriptor) { if (key === 'validator' && typeof descriptor?.get === 'function') kinds++; return define.call(this, object, key, descriptor); };",
+        "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify({ kinds })));",
+      ].join('\n'),
+    );
+    const task = (await sandbox.ok(['add-task', '--initiative', 'cost', '--title', 'declared', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'probe'])).node.id as string;
+    const kindsDeclaredBy = (args: string[]) => {
+      const ran = spawnSync(process.execPath, ['--require', probe, BINARY, ...args], { cwd: sandbox.checkout, env: sandbox.env(), encoding: 'utf8', timeout: 20_000 });
+      expect(ran.status, ran.stdout).to.equal(0);
+      return (JSON.parse(ran.stderr) as { kinds: number }).kinds;
+    };
+    // show: `id`; context: `id`, `stale_ms`; take: `id`, `lease` (about 20 and 80 before: every operation of the graph reads' and the point commands' programs).
+    expect(kindsDeclaredBy(['show', task])).to.equal(1);
+    expect(kindsDeclaredBy(['context', task])).to.equal(2);
+    expect(kindsDeclaredBy(['take', task, '--as', 'probe'])).to.equal(2);
+  });
+
   it("loads the argument validators' library without copying its exports, one getter each, onto a new object", () => {
     const probe = path.join(sandbox.root, 'getters.js');
     writeFileSync(
