@@ -73,7 +73,7 @@ function sentence(rng, words) {
  * Early work is mostly done, the middle in flight, the late part open and blocked, as in a live
  * project. Blockers come from a window behind each node: chains, plus fan-in from several.
  */
-export function buildState({ size, logEntries, poolSize, seed = 1 }) {
+export function buildState({ size, logEntries, poolSize, seed = 1, actionPools = false }) {
   const rng = random(seed);
   const tpl = templates();
   const initiativeCount = Math.max(3, Math.round(size / 500));
@@ -136,7 +136,58 @@ export function buildState({ size, logEntries, poolSize, seed = 1 }) {
   // After every draw of the seeded generator, so that the rest of the project is as before.
   const scoped = addScopedSample(tpl, nodes, edges, initiatives, poolSize, sample.task, body);
   const scopedSample = { context: scoped.context, scoped_knowledge: scoped.knowledge };
-  return { state, pools: { ...pools, take: scoped.take, 'take-wide': pools.take }, sample: { ...sample, ...scopedSample } };
+  // Last, and only when asked: a project without them is as before.
+  const actions = actionPools ? addActionPools(tpl, nodes, edges, poolSize, body) : {};
+  return { state, pools: { ...pools, take: scoped.take, 'take-wide': pools.take, ...actions }, sample: { ...sample, ...scopedSample } };
+}
+
+/** The pools `addActionPools` lays down, one node per run of the command each is named after (bench/scenarios.mjs ACTIONS). */
+export const ACTION_POOLS = ['release', 'reject', 'reopen', 'cancel', 'resolve', 'deprecate-knowledge'];
+
+/**
+ * Nodes for the actions on one node that the pools above do not serve, one per run, laid on a
+ * built project without drawing from the seeded generator (as addScopedSample): tasks the worker
+ * claimed (`release`, `cancel`), submitted (`reject`, by the reviewer) and saw accepted (`reopen`),
+ * open gates that each block a task (`resolve`), and active knowledge in a scope of its own, so
+ * that no task's context changes (`deprecate-knowledge`).
+ */
+function addActionPools(tpl, nodes, edges, poolSize, offset) {
+  const pools = Object.fromEntries(ACTION_POOLS.map((name) => [name, []]));
+  const common = (id, k, minute = 10 + (offset + k) * 3) => ({
+    id,
+    title: `Bench action node ${id}`,
+    body: 'A node one bench action consumes.',
+    initiative: 'init-0',
+    created_at: at(minute),
+    created_by: WORKER,
+    updated_at: at(minute),
+  });
+  const task = (id, k, fields) => ({ ...tpl.task, ...common(id, k), acceptance: 'Bench acceptance', ...fields });
+  const delivered = { submitted_by: WORKER, submitted_at: at(2), note: 'Bench delivery' };
+  for (let k = 0; k < poolSize; k++) {
+    const n = String(k).padStart(4, '0');
+    const add = (pool, node) => {
+      nodes[node.id] = node;
+      pools[pool].push(node.id);
+    };
+    add('release', task(`T-bench-release-${n}`, k, { status: 'in_progress', claim: { by: WORKER, at: at(1) } }));
+    add('cancel', task(`T-bench-cancel-${n}`, k, { status: 'in_progress', claim: { by: WORKER, at: at(1) } }));
+    add('reject', task(`T-bench-reject-${n}`, k, { status: 'submitted', ...delivered }));
+    add('reopen', task(`T-bench-reopen-${n}`, k, { status: 'done', ...delivered, done_by: WORKER, done_at: at(3), accepted_by: REVIEWER, accepted_at: at(3) }));
+    add('resolve', { ...tpl.gate, ...common(`G-bench-resolve-${n}`, k), status: 'open', purpose: 'A bench decision', resolution_mode: null });
+    const gated = `T-bench-gated-${n}`;
+    nodes[gated] = task(gated, k, { status: 'open' });
+    edges.push({ from: `G-bench-resolve-${n}`, to: gated, type: 'BLOCKS' });
+    add('deprecate-knowledge', {
+      ...tpl.knowledge,
+      ...common(`K-bench-deprecate-${n}`, k),
+      status: 'active',
+      knowledge_type: 'convention',
+      mitigation: 'Bench mitigation',
+      scope: { domains: ['bench-deprecate'], initiatives: [], tags: [], node_ids: [] },
+    });
+  }
+  return pools;
 }
 
 /**

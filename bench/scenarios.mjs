@@ -43,6 +43,19 @@ export const MUTATIONS = [
   { name: 'add-note', group: 'mutation', argv: (fixture) => ['add-note', fixture.sample.task, 'x', '--as', WORKER] },
 ];
 
+/**
+ * The other actions on one node, each consuming a node of its own pool (bench/generate.mjs
+ * ACTION_POOLS, laid down with `actionPools: true`, which leaves a project without them as before).
+ */
+export const ACTIONS = [
+  { name: 'release', group: 'mutation', pool: 'release', argv: (_fixture, id) => ['release', id, '--as', WORKER] },
+  { name: 'reject', group: 'mutation', pool: 'reject', argv: (_fixture, id) => ['reject', id, '--reason', 'x', '--as', REVIEWER] },
+  { name: 'reopen', group: 'mutation', pool: 'reopen', argv: (_fixture, id) => ['reopen', id, '--reason', 'x', '--as', WORKER] },
+  { name: 'cancel', group: 'mutation', pool: 'cancel', argv: (_fixture, id) => ['cancel', id, '--reason', 'x', '--as', WORKER] },
+  { name: 'resolve', group: 'mutation', pool: 'resolve', argv: (_fixture, id) => ['resolve', id, '--choice', 'x', '--rationale', 'y', '--as', WORKER] },
+  { name: 'deprecate-knowledge', group: 'mutation', pool: 'deprecate-knowledge', argv: (_fixture, id) => ['deprecate-knowledge', id, '--reason', 'x', '--as', WORKER] },
+];
+
 /** Reads whose cost must not follow the history's length: also timed on the short-log twin. */
 export const HISTORY_BOUND = READS.filter((scenario) => scenario.name === 'history');
 

@@ -3,8 +3,8 @@
 // files: dist/taskdag-cli.js, the whole program in one script (a command loads one file, not
 // a module tree) with its V8 code caches beside it; dist/taskdag-reads.js, the graph reads'
 // program (what `show` or `status` in plain words loads) with its own; dist/taskdag-point.js, the
-// point commands' program (what `update T-1 --title x` or `take T-1` loads) with one they share
-// and one for each command of the round that warms them; and dist/taskdag.js, the
+// point commands' program (what `update T-1 --title x` or `take T-1` loads) with one for each
+// command it serves; and dist/taskdag.js, the
 // executable: a few lines that answer --version and --help (dist/taskdag-help.txt) from text fixed
 // here and load a program only for a real command; and dist/taskdag-mcp.js, the MCP server that only
 // `taskdag mcp` loads. Start-up is what an agent pays on every call: see BENCHMARKS.md.
@@ -144,17 +144,17 @@ await build({
 // The commands the graph reads' program serves, each with a code cache of its own.
 const graphReads = createRequire(import.meta.url)('../build/entrypoints/cli/graph-reads.js').GRAPH_READS.map((operation) => operation.name);
 const pointCommands = createRequire(import.meta.url)('../build/entrypoints/cli/point-commands.js').POINT_COMMANDS.map((operation) => operation.name);
-// A point command's own cache is there only if this build warmed it: an earlier build's, of a
-// bundle as long as this one, would run that bundle's code.
-const pointCaches = () => readdirSync('dist').filter((file) => file.startsWith(`${path.basename(POINT_PROGRAM)}.`) && file.endsWith('.cache') && file !== `${path.basename(POINT_PROGRAM)}.cache`);
+// A point command's own cache is there only if this build warmed it (an earlier build's would not
+// pass its seal); the cache all of them once shared is gone.
+const pointCaches = () => readdirSync('dist').filter((file) => file.startsWith(`${path.basename(POINT_PROGRAM)}.`) && file.endsWith('.cache'));
 for (const file of pointCaches()) rmSync(path.join('dist', file));
 execFileSync(process.execPath, ['scripts/code-cache.mjs', PROGRAM, GRAPH_READS_PROGRAM, POINT_PROGRAM], { stdio: ['ignore', 'ignore', 'inherit'] });
-for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, ...graphReads.map((command) => `${GRAPH_READS_PROGRAM}.${command}.cache`), `${POINT_PROGRAM}.cache`]) {
+for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, ...graphReads.map((command) => `${GRAPH_READS_PROGRAM}.${command}.cache`), ...pointCommands.map((command) => `${POINT_PROGRAM}.${command}.cache`)]) {
   if (!existsSync(cache)) throw new Error(`build: no code cache was written at ${cache}`);
 }
-// The point commands that start from a cache of their own (the others from the one they share).
+// Each point command starts from a cache of its own, and no other is there.
 const pointOwnCaches = pointCaches().map((file) => file.slice(`${path.basename(POINT_PROGRAM)}.`.length, -'.cache'.length));
-if (pointOwnCaches.length === 0 || pointOwnCaches.some((command) => !pointCommands.includes(command))) throw new Error(`build: the point commands' own caches are not theirs: [${pointOwnCaches.join(', ')}]`);
+if (pointOwnCaches.length !== pointCommands.length) throw new Error(`build: the point commands' own caches are not theirs: [${pointOwnCaches.join(', ')}]`);
 
 // The commands that start from the reads' cache: the operations that only read a project's graph.
 const { OPERATIONS } = createRequire(import.meta.url)('../build/application/operations/index.js');
@@ -175,7 +175,7 @@ await build({
   define: {
     // The code caches' checksum module, assembled here once rather than at every start-up.
     TASKDAG_LANE_CHECKSUM_MODULE: JSON.stringify([...createRequire(import.meta.url)('../build/adapters/lane-checksum.js').laneChecksumModule()]),
-    TASKDAG_VERSION: JSON.stringify(version), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads), TASKDAG_POINT_COMMANDS: JSON.stringify(pointCommands), TASKDAG_POINT_CACHES: JSON.stringify(pointOwnCaches),
+    TASKDAG_VERSION: JSON.stringify(version), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads), TASKDAG_POINT_COMMANDS: JSON.stringify(pointCommands),
   },
   banner: { js: '#!/usr/bin/env node' },
 });

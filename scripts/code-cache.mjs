@@ -6,9 +6,9 @@
 // holds no mutation's code, which V8 would otherwise deserialize on every read. Given the graph
 // reads' program too (`code-cache.mjs PROGRAM GRAPH_READS_PROGRAM POINT_PROGRAM`), a fresh Node for
 // each command it serves runs that command's reads through it, on a project that has lived a while,
-// and stores the command's own cache; and given the point commands' program, a fresh Node runs a
-// round of point commands through it and stores the cache they share, then a fresh Node for each
-// command of the round runs it alone, on the project that has lived, and stores that command's own.
+// and stores the command's own cache; and given the point commands' program, a fresh Node for each
+// point command runs its lines of the round alone, on the project that has lived, and stores that
+// command's own.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -51,25 +51,6 @@ const COMMANDS = [
 /** The reads, run on the project the round above made: show, status, context, search, history, state, initiatives. */
 const READS = [['show', 'T-b'], ['show', 'T-missing'], ['status'], ['context', 'T-b', ...as], ['search', 'K'], ['history', 'T-b'], ['state'], ['initiatives']];
 /**
- * The point commands, run after the reads on the same project on task `id`: a task added,
- * changed, noted, read in context, taken, submitted, accepted.
- */
-const pointRound = (id) => [
-  task(id, 'T-a'),
-  ['update', id, '--title', 'p', ...as],
-  ['add-note', id, 'noted', ...as],
-  ['context', id, ...as],
-  ['take', id, ...as],
-  ['take', 'T-missing', ...as],
-  ['submit', id, '--note', 'n', ...as],
-  ['accept', id, '--as', 'reviewer'],
-];
-/**
- * The point commands that get a cache of their own, each warmed by a fresh Node that runs only it
- * (in the round's order); the others start from the one the whole round warms.
- */
-const POINT_OWN = [...new Set(pointRound('T-q').map(([word]) => word))];
-/**
  * The round that warms the point commands' own caches, on a project laid out as one that has
  * lived a while (bench/generate.mjs, `lived` below): its nodes in a checkpoint, found through the
  * slot table with their saved heads and edges, a short ledger tail after it. Warmed on the small
@@ -86,7 +67,19 @@ const livedRound = ({ initiative, sample, pools }, worker, reviewer) => [
   ['take', 'T-missing', '--as', worker],
   ['submit', pools.submit[0], '--note', 'n', '--as', worker],
   ['accept', pools.accept[0], '--as', reviewer],
+  ['release', pools.release[0], '--as', worker],
+  ['reject', pools.reject[0], '--reason', 'r', '--as', reviewer],
+  ['reopen', pools.reopen[0], '--reason', 'r', '--as', worker],
+  ['cancel', pools.cancel[0], '--reason', 'r', '--as', worker],
+  ['resolve', pools.resolve[0], '--choice', 'c', '--rationale', 'r', '--as', worker],
+  ['deprecate-knowledge', pools['deprecate-knowledge'][0], '--reason', 'r', '--as', worker],
 ];
+/**
+ * The point commands, each with a cache of its own warmed by a fresh Node that runs only its lines
+ * of the round: V8 deserializes the whole of a cache, so one warmed by every command cost each
+ * more, and a command the round did not run compiled up to 8 KB of its code on every run.
+ */
+const POINT_OWN = require('../build/entrypoints/cli/point-commands.js').POINT_COMMANDS.map((operation) => operation.name);
 /**
  * The reads that warm the graph reads' own caches, each command's in a fresh Node, on the project
  * that has lived (`lived` below) after its round: a node read from the checkpoint alone and one the
@@ -107,7 +100,7 @@ const livedReads = ({ sample, pools }) => [
   ['state'],
   ['initiatives'],
 ];
-/** The cache kind that stands for the point commands' round in a child's arguments. */
+/** The kind that stands for one point command of the point commands' program in a child's arguments. */
 const POINT_ROUND = '--point';
 /** The kind that stands for one graph read of the graph reads' program in a child's arguments. */
 const GRAPH_READ = '--graph-read';
@@ -135,9 +128,9 @@ async function warmAll() {
       }
     }
     if (pointCommands) {
-      warmReadsOf(pointCommands, POINT_ROUND);
       for (const word of POINT_OWN) {
         const commands = round.commands.filter(([first]) => first === word);
+        if (commands.length === 0) throw new Error(`code cache: the round runs no ${word}, which then has no cache of its own`);
         execFileSync(process.execPath, [fileURLToPath(import.meta.url), pointCommands, '--reads', round.checkout, round.home, POINT_ROUND, word, JSON.stringify(commands)], {
           stdio: ['ignore', 'ignore', 'inherit'],
         });
@@ -157,10 +150,10 @@ async function warmAll() {
  */
 async function lived(dir) {
   const { writeProject, WORKER, REVIEWER } = await import('../bench/generate.mjs');
-  const fixture = await writeProject(dir, 'warm', { size: 2_000, logEntries: 2_000, poolSize: 2 });
+  const fixture = await writeProject(dir, 'warm', { size: 2_000, logEntries: 2_000, poolSize: 2, actionPools: true });
   const { HOME: home } = fixture.env;
   const { TASKDAG_AGENT: _agent, ...env } = process.env;
-  const other = { ...fixture, pools: { take: fixture.pools.take.slice(1), submit: fixture.pools.submit.slice(1), accept: fixture.pools.accept.slice(1) } };
+  const other = { ...fixture, pools: Object.fromEntries(Object.entries(fixture.pools).map(([name, ids]) => [name, ids.slice(1)])) };
   for (const line of livedRound(other, WORKER, REVIEWER).filter(([word, id]) => word !== 'context' && id !== 'T-missing')) {
     execFileSync(process.execPath, ['-e', `require(${JSON.stringify(program)}).run(${JSON.stringify(line)})`], { cwd: fixture.checkout, env: { ...env, TASKDAG_HOME: home }, stdio: ['ignore', 'ignore', 'inherit'] });
   }
@@ -169,14 +162,12 @@ async function lived(dir) {
 
 /**
  * The `reads` cache, in a process that has run nothing else, on the project in `checkout`; given
- * the point round alone, the point commands' program's shared cache; given a program's kind of
- * command (a graph read, the point round) with a `word` and the `commands` that warm it, the
- * cache of that command alone.
+ * a program's kind of command (a graph read, a point command) with a `word` and the `commands`
+ * that warm it, the cache of that command alone.
  */
 async function warmReads(checkout, home, kind, word, commands) {
   try {
     if (kind === undefined) await warm('reads', READS, checkout, home);
-    else if (word === undefined) await warm('all', pointRound('T-p'), checkout, home);
     else await warm(word, JSON.parse(commands), checkout, home);
   } finally {
     process.chdir(os.tmpdir());

@@ -16,8 +16,6 @@ declare const TASKDAG_READ_COMMANDS: readonly string[];
 declare const TASKDAG_GRAPH_READS: readonly string[];
 /** The commands of the point commands' own program, dist/taskdag-point.js (entrypoints/cli/point-commands.ts). */
 declare const TASKDAG_POINT_COMMANDS: readonly string[];
-/** The point commands with a code cache of their own (scripts/code-cache.mjs); the others start from the one all of them warmed. */
-declare const TASKDAG_POINT_CACHES: readonly string[];
 
 /**
  * The help the build wrote beside the executable (scripts/build.mjs). Node compiles all of this
@@ -80,9 +78,9 @@ function answerWithoutWorkingDirectory(): void {
 function programOf(command: string | undefined): typeof GraphReads | typeof PointCommands | null {
   if (command === undefined) return null;
   // A program starts from the code cache of the command it runs: V8 deserializes the whole cache, so
-  // one warmed by other commands too costs more. A point command without one starts from the cache all of them warmed.
+  // one warmed by other commands too costs more.
   if (new Set(TASKDAG_GRAPH_READS).has(command)) return programBeside<typeof GraphReads>('taskdag-reads.js', command);
-  if (new Set(TASKDAG_POINT_COMMANDS).has(command)) return programBeside<typeof PointCommands>('taskdag-point.js', new Set(TASKDAG_POINT_CACHES).has(command) ? command : 'all');
+  if (new Set(TASKDAG_POINT_COMMANDS).has(command)) return programBeside<typeof PointCommands>('taskdag-point.js', command);
   return null;
 }
 

@@ -45,15 +45,24 @@ describe("the point commands' program (start-up)", function () {
       [['add-note', task, 'a', 'note', '--as', 'probe'], 0, 'add-note'],
       [['context', task, '--as', 'probe'], 0, 'context'],
       [['take', task, '--as', 'probe'], 0, 'take'],
-      // A command the build's round does not warm on its own starts from the cache they all warmed.
-      [['--as', 'probe', 'release', task], 0, null],
+      // Every point command has a cache of its own (release, reject, reopen, cancel, resolve and
+      // deprecate-knowledge started from one all of them had warmed).
+      [['--as', 'probe', 'release', task], 0, 'release'],
       [['take', task, '--as', 'probe'], 0, 'take'],
       [['submit', task, '--note', 'done', '--as', 'probe'], 0, 'submit'],
+      [['reject', task, '--reason', 'no', '--as', 'reviewer'], 0, 'reject'],
+      [['take', task, '--as', 'probe'], 0, 'take'],
+      [['submit', task, '--note', 'again', '--as', 'probe'], 0, 'submit'],
       [['accept', task, '--as', 'reviewer'], 0, 'accept'],
+      [['reopen', task, '--reason', 'bug', '--as', 'probe'], 0, 'reopen'],
+      [['take', task, '--as', 'probe'], 0, 'take'],
+      [['cancel', task, '--reason', 'dropped', '--as', 'probe'], 0, 'cancel'],
+      [['resolve', 'G-none', '--choice', 'c', '--rationale', 'r', '--as', 'probe'], 1, 'resolve'],
+      [['deprecate-knowledge', 'K-none', '--reason', 'old', '--as', 'probe'], 1, 'deprecate-knowledge'],
       [['take', 'T-none', '--as', 'probe'], 1, 'take'],
       [['update', 'T-none', '--title', 'x', '--as', 'probe'], 1, 'update'],
     ] as const) {
-      const read = ['taskdag-point.js', cache === null ? 'taskdag-point.js.cache' : `taskdag-point.js.${cache}.cache`];
+      const read = ['taskdag-point.js', `taskdag-point.js.${cache}.cache`];
       expect(await distFilesReadBy([...args]).then(({ code, read }) => ({ code, read })), args.join(' ')).to.deep.equal({ code, read });
     }
   });
