@@ -84,6 +84,19 @@ export function crc32Module(): Uint8Array<ArrayBuffer> {
   ]);
 }
 
+/**
+ * The module's bytes as the build assembled them for the command line's programs
+ * (scripts/build.mjs); undefined elsewhere (the server, the library, the tests), where they are
+ * assembled on first use. Assembled at each start-up, their hundreds of small arrays were some
+ * 95 KB of the 1 MB a command allocates before its first collection: `context` and `take` crossed
+ * it by less than that, and paid a collection of about 2 M instructions (BENCHMARKS.md).
+ */
+declare const TASKDAG_CRC32_MODULE: number[] | undefined;
+
+function moduleBytes(): Uint8Array<ArrayBuffer> {
+  return typeof TASKDAG_CRC32_MODULE === 'object' ? new Uint8Array(TASKDAG_CRC32_MODULE) : crc32Module();
+}
+
 interface Crc32Exports {
   crc32(at: number, length: number, crc: number): number;
   memory: WebAssembly.Memory;
@@ -95,7 +108,7 @@ interface Crc32Exports {
  */
 export function wasmCrc32(): ((data: Uint8Array, previous: number) => number) | null {
   if (typeof WebAssembly !== 'object') return null;
-  const exports = new WebAssembly.Instance(new WebAssembly.Module(crc32Module())).exports as unknown as Crc32Exports;
+  const exports = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes())).exports as unknown as Crc32Exports;
   return (data, previous) => {
     const { memory } = exports;
     const missing = DATA + data.length - memory.buffer.byteLength;

@@ -119,7 +119,8 @@ const cliProgram = (entry, outfile, plugins) =>
     external: ['fs-ext', 'tweetnacl'],
     alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts', ...typanionAsModule },
     plugins: [...plugins, serverRuntimeApart, builtinDefaultsAsIs],
-    define: { TASKDAG_VERSION: JSON.stringify(version) },
+    // The CRC-32 module (adapters/crc32-wasm.ts), assembled here once rather than by every command that checks a record.
+    define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_CRC32_MODULE: JSON.stringify([...createRequire(import.meta.url)('../build/adapters/crc32-wasm.js').crc32Module()]) },
   });
 
 await cliProgram('entrypoints/cli/program.ts', PROGRAM, [clipanionPatched]);

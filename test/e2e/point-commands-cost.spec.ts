@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BINARY, Sandbox } from '../support/cli.js';
 
@@ -192,6 +192,15 @@ describe('what a point command costs beyond its answer', function () {
     expect(kindsDeclaredBy(['show', task])).to.equal(1);
     expect(kindsDeclaredBy(['context', task])).to.equal(2);
     expect(kindsDeclaredBy(['take', task, '--as', 'probe'])).to.equal(2);
+  });
+
+  it('makes its CRC-32 module from the bytes the build assembled, not by assembling them again', () => {
+    const { crc32Module } = require('../../adapters/crc32-wasm.js') as typeof import('../../adapters/crc32-wasm.js');
+    // The module as a literal of its bytes, as the build defines it (some 95 KB of small arrays a command assembled before).
+    const bytes = JSON.stringify([...crc32Module()]);
+    for (const program of [GRAPH_READS_PROGRAM, POINT_PROGRAM, path.resolve(__dirname, '../../../dist/taskdag-cli.js')]) {
+      expect(readFileSync(program, 'latin1').includes(bytes), path.basename(program)).to.equal(true);
+    }
   });
 
   it("loads the argument validators' library without copying its exports, one getter each, onto a new object", () => {
