@@ -170,6 +170,9 @@ function pageBounds(count: number): [number, number][] {
   return bounds;
 }
 
+/** The directory entries of the listing, blockers and printed pages of the groups `status` lists by default, at most. */
+const LISTED_PAGE_ENTRIES = 26;
+
 /** How many heads of a bucket, from its start, a save lists with their `listing` (what `status` lists by default). */
 const LISTED_HEADS = 100;
 
@@ -627,8 +630,12 @@ export class SavedHeadsLine {
     if (start.toString('latin1') !== HEADS_DIRECTORY_START) return null;
     // The directory holds names and digits, no brace: it ends at the first `}`.
     let head = start;
-    // About 56 bytes an entry: a dozen sections, and each status bucket's pages (two small ones, then one per BUCKET_PAGE heads): one read, usually.
-    for (let length = 56 * (32 + Math.ceil(this.count() / BUCKET_PAGE)); ; length *= 4) {
+    // About 56 bytes an entry: a dozen sections, each status bucket's pages (two small ones, then
+    // one per BUCKET_PAGE heads), and the listing, blockers and printed pages of the groups `status`
+    // lists (up to 26, fewer in a small graph): one read, usually (a second read of four times as
+    // much, 63 KB at 50k nodes, when it was not).
+    const count = this.count();
+    for (let length = 56 * (32 + Math.min(LISTED_PAGE_ENTRIES, Math.ceil(count / 100)) + Math.ceil(count / BUCKET_PAGE)); ; length *= 4) {
       head = this.read(0, Math.min(length, this.size, DIRECTORY_LIMIT));
       const end = head.indexOf(0x7d, HEADS_DIRECTORY_START.length);
       if (end >= 0) {

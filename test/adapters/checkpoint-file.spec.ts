@@ -246,6 +246,24 @@ describe('checkpoint file', () => {
       expect(JSON.parse(answers(20)[0]!).tasks.blocked[0].blockers).to.deep.equal({ direct: ['G-1', 'T-r0'], direct_count: 2, open_roots: ['G-1', 'T-r0'], open_roots_count: 2 });
     });
 
+    it('reads the heads directory in one read, the listed groups\' listing, blockers and printed pages included', () => {
+      const draft = newDraft();
+      addGate(draft, 'G-1');
+      for (let index = 0; index < 2_000; index++) addTask(draft, `T-${index}`, { backlog: index % 5 === 4 }, index % 5 === 1 ? { blocked_by: ['G-1'] } : {});
+      for (let index = 0; index < 300; index += 5) take(draft, `T-${index}`);
+      writeFileSync(temp.file, encodeCheckpoint(draft.graph, ledger));
+      const { graph } = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
+      const reads = sinon.spy(CheckpointNodes.prototype, 'bytes');
+      try {
+        statusAnswer(new GraphDraft(graph, NOW, null), NOW, { ...filters, limit: 20 });
+        // The line's first bytes (is it this layout?), then the directory: from the line's start both.
+        const starts = reads.getCalls().filter((call) => call.args[2] === 'the heads').map((call) => call.args[0]);
+        expect(starts.filter((start) => start === Math.min(...starts))).to.have.length(2);
+      } finally {
+        reads.restore();
+      }
+    });
+
     it('lists as the report does after a ledger tail that takes, submits, releases and retitles listed tasks and resolves a blocker', () => {
       save();
       const tails: [string, (graph: Graph) => void][] = [
