@@ -71,6 +71,20 @@ describe('crc32', () => {
       expect(sut(data.subarray(0, 10), 0)).to.equal(zlibCrc32(data.subarray(0, 10)));
     });
 
+    it('fills the four tables of slicing by four as it is made, each the one before taken a byte further', () => {
+      const { memory } = new WebAssembly.Instance(new WebAssembly.Module(crc32Module())).exports as { memory: WebAssembly.Memory };
+      const tables = new Uint32Array(memory.buffer, 0, 1024);
+      for (let byte = 0; byte < 256; byte++) {
+        let crc = byte;
+        for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+        expect(tables[byte], `table 0, ${byte}`).to.equal(crc >>> 0);
+        for (let table = 1; table < 4; table++) {
+          const before = tables[(table - 1) * 256 + byte]!;
+          expect(tables[table * 256 + byte], `table ${table}, ${byte}`).to.equal(((before >>> 8) ^ tables[before & 0xff]!) >>> 0);
+        }
+      }
+    });
+
     it('is a valid module of two functions, its table filled as it is made', () => {
       expect(WebAssembly.validate(crc32Module())).to.equal(true);
       expect(wasmCrc32()!(Buffer.from('123456789'), 0)).to.equal(0xcbf43926);
