@@ -194,6 +194,29 @@ describe('what a point command costs beyond its answer', function () {
     expect(kindsDeclaredBy(['take', task, '--as', 'probe'])).to.equal(2);
   });
 
+  it('reads no plugin table for a context without an agent, which offers no action to ask the plugins about', async () => {
+    const probe = path.join(sandbox.root, 'plugin-reads.js');
+    writeFileSync(
+      probe,
+      [
+        "const fs = require('node:fs'); const asked = [];",
+        "for (const name of ['openSync', 'readFileSync', 'existsSync', 'statSync']) { const call = fs[name]; fs[name] = function (file, ...rest) { if (/plugins\\.\\d+\\.json$/.test(String(file))) asked.push(name); return call.call(this, file, ...rest); }; }",
+        "process.on('exit', () => fs.writeSync(2, JSON.stringify({ asked })));",
+      ].join('\n'),
+    );
+    const task = (await sandbox.ok(['add-task', '--initiative', 'cost', '--title', 'plugins', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'probe'])).node.id as string;
+    const pluginTableReads = (args: string[]) => {
+      const ran = spawnSync(process.execPath, ['--require', probe, BINARY, ...args], { cwd: sandbox.checkout, env: sandbox.env(), encoding: 'utf8', timeout: 20_000 });
+      expect(ran.status, ran.stdout).to.equal(0);
+      expect(JSON.parse(ran.stdout).allowed_actions.length > 0, args.join(' ')).to.equal(args.includes('--as'));
+      return (JSON.parse(ran.stderr) as { asked: string[] }).asked.length;
+    };
+    // One failed open of the table (ENOENT, an exception) before: the actions it filters were none.
+    expect(pluginTableReads(['context', task])).to.equal(0);
+    // With an agent, the plugins are asked about each action it may take: the table is read.
+    expect(pluginTableReads(['context', task, '--as', 'probe'])).to.be.above(0);
+  });
+
   it('makes its CRC-32 module from the bytes the build assembled, not by assembling them again', () => {
     const { crc32Module } = require('../../adapters/crc32-wasm.js') as typeof import('../../adapters/crc32-wasm.js');
     // The module as a literal of its bytes, as the build defines it (some 95 KB of small arrays a command assembled before).
