@@ -21,13 +21,29 @@
 // sent to a process that does not own their project (each forwarded to the owner), and the CPU
 // of each server process per mutation of the step;
 // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
+// --rate N: the agents offer N mutations a second in all (with --per-process, N per process), the same in every step, after
+// --warm-up S seconds as fast as the servers answer (default 0.5), and until each process was sent
+// --warm-up-mutations N (V8 compiles a process's hot code after so many calls: without it, a
+// process of four has had a quarter of the warm-up and compiles in the window); a step whose processes did not
+// keep up says so (`kept_up`). --callgrind (with --rate, PostgreSQL only): every server process
+// runs under `valgrind --tool=callgrind --instr-atstart=no`, instrumentation is turned on after
+// the warm-up, and the instructions of every process in the window (`callgrind_control -z` as it
+// opens, `-d` as it closes) are divided by the window's durable mutations: a figure that does not
+// depend on how the processes share the machine's cores. After the window the agents stop and
+// the instructions of each idle process over --idle-seconds (default 10) are counted too. Under
+// valgrind a process runs 5-50 times slower, so --callgrind sets the owner lease to 60 s
+// (TASKDAG_SERVER_OWNER_LEASE_MS) and the headers and request timeouts to 120 and 600 s
+// (TASKDAG_SERVER_HEADERS_TIMEOUT_MS, TASKDAG_SERVER_REQUEST_TIMEOUT_MS), and every step reports the takeovers in its window (each raises
+// a project's fence), which must be none. --callgrind-dir DIR keeps every dump there (the first
+// `<process>.callgrind.1` is the window, `.2` the idle stretch).
 // The load generator, the servers and PostgreSQL share this machine's cores: read the rates as
 // ratios within one run (BENCHMARKS.md).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { createRequire } from 'node:module';
+import { execFile } from 'node:child_process';
 import { buildState } from './generate.mjs';
 import { agentLoad, call, childrenCpuMsOf, cpuMsOf, envFileOf, ledgerRecords, liveTeamClaims, runTaskdag, startServer } from './server-driver.mjs';
 
@@ -56,8 +72,24 @@ const { values: options } = parseArgs({
     route: { type: 'string', default: 'spread' },
     baseline: { type: 'string' },
     'per-process': { type: 'boolean', default: false },
+    rate: { type: 'string' },
+    'warm-up': { type: 'string', default: '0.5' },
+    'warm-up-mutations': { type: 'string', default: '0' },
+    callgrind: { type: 'boolean', default: false },
+    'idle-seconds': { type: 'string', default: '10' },
+    'callgrind-dir': { type: 'string' },
   },
 });
+const RATE = options.rate ? Number(options.rate) : undefined;
+if (options.callgrind && !RATE) throw new Error('--callgrind needs --rate: instructions a mutation are compared at one offered load');
+/**
+ * Under valgrind the lease must outlast a slow renewal, or the processes would take each other's
+ * projects over, and a request may wait past the usual 10 s for its headers to be read.
+ */
+const CALLGRIND_SETTINGS = { TASKDAG_SERVER_OWNER_LEASE_MS: '60000', TASKDAG_SERVER_HEADERS_TIMEOUT_MS: '120000', TASKDAG_SERVER_REQUEST_TIMEOUT_MS: '600000' };
+/** After instrumentation is turned on, valgrind translates the code again: not part of the window. */
+const CALLGRIND_SETTLE_MS = 5_000;
+const run = promisify(execFile);
 if (!['spread', 'owner', 'follow'].includes(options.route)) throw new Error(`--route: ${options.route} is not spread, owner or follow`);
 /** The builds each setup runs on, one after the other: this one last. */
 const BUILDS = [...(options.baseline ? [{ build: 'before', root: path.resolve(options.baseline) }] : []), { build: options.baseline ? 'after' : 'this', root: ROOT }];
@@ -76,15 +108,18 @@ const log = (message) => process.stderr.write(`[bench:scale-out] ${message}\n`);
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-scale-out-'));
 // pg_stat_statements counts every statement the servers send, each one round trip.
 const cluster = SETUPS.some(({ store }) => store === 'postgresql') ? privateCluster(['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000']) : null;
-const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seconds_per_step: SECONDS, route: options.route, per_process: options['per-process'], sizes: SIZES, steps: [] };
+const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seconds_per_step: SECONDS, route: options.route, per_process: options['per-process'], rate: RATE ?? null, callgrind: options.callgrind, sizes: SIZES, steps: [] };
 let servers = [];
 let databases = 0;
+// A step that fails leaves no server behind (one under valgrind would run on for minutes).
+process.on('exit', () => servers.forEach((child) => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
 /** The text of each statement pg_stat_statements counted, by `statement:<queryid>`. */
 const statementTexts = new Map();
 try {
   for (const nodes of SIZES) {
     for (const projectsEach of PROJECT_COUNTS) {
       for (const setup of SETUPS) {
+        if (options.callgrind && setup.store !== 'postgresql') continue;
         for (const agentsEach of AGENTS) {
           const [projects, agents] = options['per-process'] ? [projectsEach * setup.processes, agentsEach * setup.processes] : [projectsEach, agentsEach];
           for (const { build, root } of BUILDS) {
@@ -97,7 +132,8 @@ try {
             log(
               `${build} build, ${nodes} nodes × ${projects} project(s), ${setup.store} × ${setup.processes} process(es), ${agents} agents: ${step.mutations_per_second} durable mutations/s, ` +
                 `p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, server CPU ${step.server_cpu_us_per_mutation} µs/mutation (by process ${step.server_cpu_us_per_mutation_by_process.join(', ')}), forwarded ${step.forwarded_share}, database CPU ${step.database_cpu_us_per_mutation ?? '-'} µs/mutation, ` +
-                `${step.mutations_per_commit} mutations/commit, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}`,
+                `${step.mutations_per_commit} mutations/commit, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}` +
+                (step.instructions_per_mutation ? `, ${step.instructions_per_mutation} instructions/mutation (by process ${step.instructions_per_mutation_by_process.join(', ')}), ${step.compiler_instructions_per_mutation} of them the optimizing compiler, ${step.major_gc_instructions_per_mutation} full collections, idle ${step.idle_instructions_per_second_by_process.join(', ')} instructions/s, takeovers ${step.takeovers_in_window}, kept up ${step.kept_up}` : ''),
             );
             await stopAll(servers);
             servers = [];
@@ -133,6 +169,7 @@ async function startSetup({ store, processes }, nodes, projects, name, buildRoot
   const flags = store === 'postgresql' ? ['--store', 'postgresql'] : [];
   for (const root of roots) runTaskdag(['server', 'init', '--root', root, '--unit', 'none', '--port', '0', ...flags], { binary });
   const env = envFileOf(path.join(roots[0], 'server.env'));
+  if (options.callgrind) Object.assign(env, CALLGRIND_SETTINGS);
   let database = null;
   if (store === 'postgresql') {
     database = `scale_out_${++databases}`;
@@ -149,7 +186,8 @@ async function startSetup({ store, processes }, nodes, projects, name, buildRoot
       await new FsProjectStore(id, location, stateDirectoryLock(location)).replace(state);
     }
   }
-  const servers = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env, [], binary)));
+  const servers = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env, [], binary, options.callgrind ? callgrindLauncher(root) : [])));
+  if (options.callgrind) servers.forEach((server, index) => (server.callgrindOut = callgrindOutOf(roots[index])));
   return { servers, password: env.TASKDAG_SERVER_PASSWORD, ids, database, dataRoot: path.join(roots[0], 'data') };
 }
 
@@ -185,9 +223,28 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     const owners = database ? ownersOf(database) : {};
     for (const entry of projects) entry.port = owners[entry.project] ?? children[0].port;
   }
+  // With --per-process, the offered load is per process too.
+  const rate = RATE && options['per-process'] ? RATE * children.length : RATE;
   const cpus = () => Object.fromEntries(children.map((child, index) => [`cpu:${index}`, cpuMsOf(child.pid)]));
-  const count = database ? () => ({ ...databaseCounts(database), serverCpuMs: serversCpuMs(children), ...cpus() }) : () => ({ commits: ids.reduce((sum, id) => sum + ledgerRecords(path.join(dataRoot, 'projects', id)), 0), serverCpuMs: serversCpuMs(children), ...cpus() });
-  const { counted, mutations, sent, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count, followOwner: options.route === 'follow' });
+  // Under callgrind, each process's instructions since the window opened: zero as it opens, the total dumped as it closes.
+  let windowOpen = false;
+  const instructions = async () => {
+    windowOpen = !windowOpen;
+    if (!options.callgrind) return {};
+    const counts = windowOpen ? await Promise.all(children.map((child) => callgrindZero(child).then(() => ({ total: 0, compiler: 0, majorGc: 0 })))) : await Promise.all(children.map(callgrindDump));
+    return Object.fromEntries(counts.flatMap(({ total, compiler, majorGc }, index) => [[`instructions:${index}`, total], [`compiler:${index}`, compiler], [`majorGc:${index}`, majorGc]]));
+  };
+  const count = database
+    ? async () => ({ ...(await instructions()), ...databaseCounts(database), serverCpuMs: serversCpuMs(children), ...cpus() })
+    : () => ({ commits: ids.reduce((sum, id) => sum + ledgerRecords(path.join(dataRoot, 'projects', id)), 0), serverCpuMs: serversCpuMs(children), ...cpus() });
+  const settle = options.callgrind
+    ? async () => {
+        await Promise.all(children.map((child) => run('callgrind_control', ['--instr=on', String(child.pid)])));
+        await new Promise((resolve) => setTimeout(resolve, CALLGRIND_SETTLE_MS));
+      }
+    : undefined;
+  const { counted, mutations, sent, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count, followOwner: options.route === 'follow', rate, warmUpSeconds: Number(options['warm-up']), warmUpMutations: Number(options['warm-up-mutations']), settle });
+  const idle = options.callgrind ? await idleInstructionsPerSecond(children) : null;
   const per = (value, by, scale = 1) => (value === undefined ? null : Math.round((value * scale * 100) / by) / 100);
   // Owners do not move during a window: a mutation sent elsewhere than its project's owner was forwarded.
   const owners = database ? ownersOf(database) : {};
@@ -195,9 +252,30 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     const [project, port] = key.split(' ');
     return sum + (owners[project] !== undefined && owners[project] !== Number(port) ? value : 0);
   }, 0);
+  const instructionsOf = (index) => counted[`instructions:${index}`];
+  const perMutation = (value) => Math.round(value / mutations);
+  const windowInstructions = children.reduce((sum, _, index) => sum + (instructionsOf(index) ?? 0), 0);
+  const sumOf = (name) => children.reduce((sum, _, index) => sum + (counted[`${name}:${index}`] ?? 0), 0);
+  const compilerInstructions = sumOf('compiler');
+  const majorGcInstructions = sumOf('majorGc');
   return {
     ...step,
     mutations,
+    offered_per_second: rate ?? null,
+    // Within 5% of the offered load: the processes kept up, so every step did the same work.
+    kept_up: rate ? step.mutations_per_second >= 0.95 * rate : null,
+    takeovers_in_window: database ? counted.fences : null,
+    ...(options.callgrind
+      ? {
+          instructions_per_mutation: perMutation(windowInstructions),
+          instructions_per_mutation_by_process: children.map((_, index) => perMutation(instructionsOf(index))),
+          compiler_instructions_per_mutation: perMutation(compilerInstructions),
+          major_gc_instructions_per_mutation: perMutation(majorGcInstructions),
+          // What the requests themselves ran: the window less the optimizing compiler and the full collections.
+          request_instructions_per_mutation: perMutation(windowInstructions - compilerInstructions - majorGcInstructions),
+          idle_instructions_per_second_by_process: idle,
+        }
+      : {}),
     commits: counted.commits,
     forwarded_share: per(forwarded, mutations),
     server_cpu_us_per_mutation: Math.round(per(counted.serverCpuMs, mutations, 1_000)),
@@ -216,6 +294,61 @@ function ownersOf(database) {
   return Object.fromEntries(Object.entries(JSON.parse(text)).map(([project, address]) => [project, Number(new URL(address).port)]));
 }
 
+/** valgrind's callgrind around a server process of `root`, instrumenting nothing until told (`callgrind_control --instr=on`). */
+function callgrindLauncher(root) {
+  return ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--dump-instr=no', `--callgrind-out-file=${callgrindOutOf(root)}`, `--log-file=${callgrindOutOf(root)}.log`];
+}
+
+/** Where a process's callgrind counts go: beside its root, or in --callgrind-dir, kept after the run (for callgrind_annotate). */
+function callgrindOutOf(root) {
+  return options['callgrind-dir'] ? path.join(path.resolve(options['callgrind-dir']), `${path.basename(root)}.callgrind`) : `${root}.callgrind`;
+}
+
+async function callgrindZero(child) {
+  await run('callgrind_control', ['--zero', String(child.pid)]);
+}
+
+/**
+ * Dumps `child`'s counts since the last zero or dump (callgrind writes them to `<out>.<n>`) and
+ * returns its instructions, and those V8's optimizing compiler ran on its background threads
+ * (inclusive, by callgrind_annotate): each process compiles its own copy of the hot code, once,
+ * and the fewer calls a process gets the later it does, so a finite window holds some of it.
+ */
+async function callgrindDump(child) {
+  const file = await callgrindDumpFile(child);
+  const totals = /^totals: (\d+)/m.exec(readFileSync(file, 'utf8'));
+  if (!totals) throw new Error(`no totals line in ${file}`);
+  const { stdout } = await run('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { maxBuffer: 256 * 1024 * 1024 });
+  const inclusive = (name) => {
+    const line = new RegExp(`^\\s*([\\d,]+) .*${name}`, 'm').exec(stdout);
+    return line ? Number(line[1].replace(/,/g, '')) : 0;
+  };
+  return {
+    total: Number(totals[1]),
+    compiler: inclusive('OptimizingCompileDispatcher::CompileTask::RunInternal\\('),
+    // A full collection: marking (on helper threads, and in steps on the main one), the pause, and sweeping.
+    majorGc: ['ConcurrentMarking::RunMajor\\(', 'IncrementalMarking::Step\\(', 'MarkCompactCollector::CollectGarbage\\(', 'Sweeper::SweeperJob::Run\\('].reduce((sum, name) => sum + inclusive(name), 0),
+  };
+}
+
+async function callgrindDumpFile(child) {
+  await run('callgrind_control', ['--dump', String(child.pid)]);
+  const dir = path.dirname(child.callgrindOut);
+  const prefix = `${path.basename(child.callgrindOut)}.`;
+  const dumps = readdirSync(dir).filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)));
+  const newest = dumps.sort((a, b) => Number(b.slice(prefix.length)) - Number(a.slice(prefix.length)))[0];
+  return path.join(dir, newest);
+}
+
+/** The instructions each process runs a second with no request: its timers and leases. */
+async function idleInstructionsPerSecond(children) {
+  const seconds = Number(options['idle-seconds']);
+  await Promise.all(children.map(callgrindZero));
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
+  const counts = await Promise.all(children.map(callgrindDump));
+  return counts.map(({ total }) => Math.round(total / seconds));
+}
+
 function serversCpuMs(children) {
   return children.reduce((sum, child) => sum + cpuMsOf(child.pid), 0);
 }
@@ -230,14 +363,15 @@ function databaseCounts(database) {
     database,
     `SELECT json_build_object(
        'commits', (SELECT count(*) FROM taskdag_change_sets),
+       'fences', (SELECT coalesce(sum(fence), 0) FROM taskdag_owners),
        'by_statement', (SELECT coalesce(json_object_agg(queryid, json_build_object('query', query, 'calls', calls)), '{}') FROM pg_stat_statements
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'))`,
   );
-  const { commits, by_statement: byStatement } = JSON.parse(text);
+  const { commits, fences, by_statement: byStatement } = JSON.parse(text);
   const calls = Object.fromEntries(Object.entries(byStatement).map(([id, { calls }]) => [`statement:${id}`, calls]));
   for (const [id, { query }] of Object.entries(byStatement)) statementTexts.set(`statement:${id}`, query);
   const postmaster = Number(readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  return { commits, statements: Object.values(calls).reduce((sum, value) => sum + value, 0), ...calls, databaseCpuMs: childrenCpuMsOf(postmaster) + cpuMsOf(postmaster) };
+  return { commits, fences: Number(fences), statements: Object.values(calls).reduce((sum, value) => sum + value, 0), ...calls, databaseCpuMs: childrenCpuMsOf(postmaster) + cpuMsOf(postmaster) };
 }
 
 /** The statements sent during the window, most frequent first, with how many of each a commit. */
@@ -256,9 +390,27 @@ function markdown(result) {
     return `| ${step.build} | ${step.nodes} | ${step.projects} | ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} | ${step.forwarded_share} | ${step.server_cpu_us_per_mutation} | ${step.server_cpu_us_per_mutation_by_process.join(' + ')} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} | ${or(step.statements_per_mutation)} |`;
   });
   const loads = result.machine.load.map((load) => load[0].toFixed(1));
+  const thousands = (value) => Math.round(value / 1_000).toLocaleString('en-US');
+  const instructionRows = result.steps
+    .filter((step) => step.instructions_per_mutation !== undefined)
+    .map(
+      (step) =>
+        `| ${step.build} | ${step.projects} | ${step.processes} | ${step.agents} | ${step.offered_per_second} | ${step.mutations_per_second} | ${step.kept_up ? 'yes' : 'no'} | ${step.takeovers_in_window} | ${step.forwarded_share} | ${thousands(step.instructions_per_mutation)} | ${step.instructions_per_mutation_by_process.map(thousands).join(' + ')} | ${thousands(step.compiler_instructions_per_mutation)} | ${thousands(step.major_gc_instructions_per_mutation)} | ${thousands(step.request_instructions_per_mutation)} | ${step.idle_instructions_per_second_by_process.map(thousands).join(' + ')} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} |`,
+    );
+  const instructionTable = instructionRows.length
+    ? [
+        `Under callgrind, ${result.rate} mutations a second offered in every step${result.per_process ? ', per process' : ''}; instructions of every server process in the window over its durable mutations:`,
+        '',
+        '| build | projects | processes | agents | offered mutations/s | durable mutations/s | kept up | takeovers in the window | share forwarded | server k instructions a mutation | by process | of which V8\'s optimizing compiler | of which full collections | the rest | idle k instructions a second, by process | database CPU µs a mutation | mutations a commit | statements a commit |',
+        '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+        ...instructionRows,
+        '',
+      ]
+    : [];
   return [
-    `${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL; agents routed: ${result.route}; 1-minute load average ${loads[0]} at the start, then after each step ${loads.slice(1).join(', ')}.`,
+    `${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL; agents routed: ${result.route}; ${result.rate ? `${result.rate} mutations a second offered` : 'agents as fast as answered'}; 1-minute load average ${loads[0]} at the start, then after each step ${loads.slice(1).join(', ')}.`,
     '',
+    ...instructionTable,
     '| build | nodes | projects | store | processes | agents | durable mutations/s | × files, same build, size, projects and agents | p50 ms | p99 ms | share forwarded | server CPU µs a mutation | by process | database CPU µs a mutation | mutations a commit | statements a commit | statements a mutation |',
     '| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,

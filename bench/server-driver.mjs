@@ -9,6 +9,8 @@ import path from 'node:path';
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const BINARY = path.join(ROOT, 'dist', 'taskdag.js');
 const agentPool = new http.Agent({ keepAlive: true, maxSockets: 512 });
+/** Marks, among a call's extra headers, a call already tried again (never sent). */
+const RETRIED = Symbol('retried');
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
 /** Runs `taskdag args` (this build's, or `binary`; in `cwd`, `env` added) to completion and returns its parsed output; throws on failure. */
@@ -33,12 +35,14 @@ export function envFileOf(file) {
 
 /**
  * Starts `server run config` (this build's, or `binary`) and resolves to the child, its listening
- * port in `port`. `extraNodeArgs` and BENCH_SERVER_NODE_ARGS go to its node.
+ * port in `port`. `extraNodeArgs` and BENCH_SERVER_NODE_ARGS go to its node; `launcher`, a
+ * command and its arguments (valgrind, say), runs node under it, with the same process id.
  */
-export function startServer(config, env, extraNodeArgs = [], binary = BINARY) {
+export function startServer(config, env, extraNodeArgs = [], binary = BINARY, launcher = []) {
   return new Promise((resolve, reject) => {
     const nodeArgs = [...extraNodeArgs, ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-    const child = spawn(process.execPath, [...nodeArgs, binary, 'server', 'run', config], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const command = [...launcher, process.execPath, ...nodeArgs, binary, 'server', 'run', config];
+    const child = spawn(command[0], command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.once('data', (chunk) => {
       child.port = JSON.parse(String(chunk).split('\n')[0]).port;
       resolve(child);
@@ -64,6 +68,7 @@ function dropIdleSockets() {
 export function call(port, bearer, method, route, body, extraHeaders = {}) {
   const text = JSON.stringify(body);
   const headers = { 'X-Taskdag-Protocol-Version': '1', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...extraHeaders };
+  delete headers[RETRIED];
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   return new Promise((resolve, reject) => {
     const outgoing = http.request({ host: '127.0.0.1', port, method, path: route, headers, agent: agentPool }, (response) => {
@@ -80,7 +85,13 @@ export function call(port, bearer, method, route, body, extraHeaders = {}) {
         }),
       );
     });
-    outgoing.on('error', reject);
+    // A keep-alive socket the server closed as this request went out on it: the request never
+    // reached the server (Node's documented case for trying again), so it is sent again, once,
+    // on a new connection. Paced agents leave their sockets idle for seconds between requests.
+    outgoing.on('error', (error) => {
+      if (outgoing.reusedSocket && error.code === 'ECONNRESET' && !extraHeaders[RETRIED]) resolve(call(port, bearer, method, route, body, { ...extraHeaders, [RETRIED]: true }));
+      else reject(error);
+    });
     outgoing.end(text);
   });
 }
@@ -97,19 +108,37 @@ export function call(port, bearer, method, route, body, extraHeaders = {}) {
  * `followOwner`: an agent sends its next requests to the process a mutation's answer names as
  * the project's owner (`X-Taskdag-Owner`, docs/scaling.md), and back to its own port when a
  * request there fails. `sent` counts the window's mutations by project and port (`project port`).
+ * `rate`: after the warm-up (`warmUpSeconds`, as fast as the server answers), the agents offer
+ * `rate` mutations a second in all, each agent one every `agents / rate` seconds (staggered, a
+ * late one sent at once and the schedule taken up from there, never in a burst), so that every
+ * step of a bench has the same load whatever its setup; the warm-up also lasts until every port
+ * was sent `warmUpMutations` mutations; `settle` (async), if given, runs between
+ * the warm-up and the window, while the paced load goes on; `count` may be async.
  */
-export async function agentLoad({ ports, bearer, project, initiative, projects = [{ project, initiative }], agents, seconds, count, idPrefix = `T-bench-${agents}`, requestIds = false, followOwner = false }) {
+export async function agentLoad({ ports, bearer, project, initiative, projects = [{ project, initiative }], agents, seconds, count, idPrefix = `T-bench-${agents}`, requestIds = false, followOwner = false, rate, warmUpSeconds = 0.5, warmUpMutations = 0, settle }) {
   const latencies = [];
   const sent = {};
+  /** The warm-up's mutations by the port they were sent to. */
+  const warmUpSent = new Map(ports.map((port) => [port, 0]));
   let mutations = 0;
   let counting = false;
   let running = true;
+  let pacedFrom = null;
+  const gapMs = rate ? (agents * 1_000) / rate : 0;
+  /** Waits for the agent's next turn, once the load is paced. */
+  const pace = async (index, turn) => {
+    if (pacedFrom === null) return turn;
+    const due = Math.max(turn ?? pacedFrom + (index * gapMs) / agents, performance.now());
+    await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+    return due + gapMs;
+  };
   const op = async (port, project, operation, args, agent) => {
     const started = performance.now();
     // A linked checkout sends each mutation with a request id the server commits with it (docs/remote.md).
     const headers = requestIds && operation !== 'status' ? { 'Idempotency-Key': randomUUID() } : {};
     const answer = await call(port, bearer, 'POST', `/v1/projects/${project}/ops/${operation}`, { args, agent }, headers);
     if (answer.status !== 200) throw new Error(`${operation}: ${JSON.stringify(answer.body)}`);
+    if (!counting && pacedFrom === null && operation !== 'status') warmUpSent.set(port, (warmUpSent.get(port) ?? 0) + 1);
     if (counting) {
       latencies.push(performance.now() - started);
       if (operation !== 'status') {
@@ -134,25 +163,36 @@ export async function agentLoad({ ports, bearer, project, initiative, projects =
       const owner = answer.headers['x-taskdag-owner'];
       if (followOwner && owner) port = Number(new URL(owner).port);
     };
+    // The agent's next paced turn (undefined until the load is paced).
+    let turn;
+    const mutate = async (operation, args, agent) => {
+      turn = await pace(index, turn);
+      if (running) await send(operation, args, agent);
+    };
     for (let cycle = 0; running; cycle++) {
       const id = `${idPrefix}-${index}-${cycle}`;
-      await send('add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
-      await send('take', { id }, `agent-${index}`);
-      await send('submit', { id, note: 'done' }, `agent-${index}`);
-      await send('accept', { id }, 'reviewer');
-      await send('status', { limit: 5 }, null);
+      await mutate('add-task', { id, initiative, title: id, body: '', acceptance: 'ok', blocked_by: [] }, `agent-${index}`);
+      await mutate('take', { id }, `agent-${index}`);
+      await mutate('submit', { id, note: 'done' }, `agent-${index}`);
+      await mutate('accept', { id }, 'reviewer');
+      if (running) await send('status', { limit: 5 }, null);
     }
   };
   dropIdleSockets();
   const loops = Array.from({ length: agents }, (_, index) => loop(index));
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const countedBefore = count?.();
+  await new Promise((resolve) => setTimeout(resolve, warmUpSeconds * 1_000));
+  // Each process compiles its hot code after as many calls, whatever the number of processes.
+  while (Math.min(...[...warmUpSent.values()]) < warmUpMutations) await new Promise((resolve) => setTimeout(resolve, 200));
+  if (rate) pacedFrom = performance.now();
+  await settle?.();
+  const countedBefore = await count?.();
   counting = true;
   const started = performance.now();
   await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
   counting = false;
   const elapsed = (performance.now() - started) / 1_000;
-  const counted = count ? Object.fromEntries(Object.entries(count()).map(([name, value]) => [name, value - (countedBefore[name] ?? 0)])) : undefined;
+  const countedAfter = await count?.();
+  const counted = count ? Object.fromEntries(Object.entries(countedAfter).map(([name, value]) => [name, value - (countedBefore[name] ?? 0)])) : undefined;
   running = false;
   await Promise.all(loops);
   latencies.sort((a, b) => a - b);
@@ -171,9 +211,15 @@ export function cpuMsOf(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS;
 }
 
-/** The CPU time (ms) the children of `pid` now running have used: a PostgreSQL cluster's backends and workers, under its postmaster. */
+/**
+ * The CPU time (ms) the children of `pid` have used, those now running and those it has waited
+ * for (cutime and cstime): a PostgreSQL cluster's backends and workers, under its postmaster,
+ * including the connections a pool closed meanwhile.
+ */
 export function childrenCpuMsOf(pid) {
-  let total = 0;
+  const own = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // cutime and cstime, fields 16 and 17 of proc(5).
+  let total = ((Number(own[13]) + Number(own[14])) * 1_000) / CLOCK_TICKS;
   for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
