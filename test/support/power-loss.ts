@@ -3,6 +3,7 @@ import { FsProjectStore } from '../../adapters/fs-project-store.js';
 import type { ProjectLock } from '../../application/ports/project-lock.js';
 import type { ProjectStore, StoredState } from '../../application/ports/project-store.js';
 import { GraphDraft } from '../../domain/draft.js';
+import { historyOf } from '../../domain/history.js';
 import { registerInitiative } from '../../domain/initiatives.js';
 import type { State } from '../../domain/model.js';
 import { projectState } from '../../domain/projection.js';
@@ -135,7 +136,7 @@ export async function crashPoint(seedValue: number, planLength = 10): Promise<Cr
     const before = JSON.stringify(expected[acknowledged - 1]);
     const next = expected[acknowledged] === undefined ? null : JSON.stringify(expected[acknowledged]);
     if (found !== before && found !== next) return outcome(`the state after step ${acknowledged} is neither the acknowledged one nor the next`);
-    const alone = await pointReadProblem(store);
+    const alone = (await pointReadProblem(store)) ?? (await historyReadProblem(store));
     if (alone) return outcome(alone);
     const listed = await store.snapshots.list();
     if (listed.length < snapshots) return outcome(`${snapshots - listed.length} acknowledged snapshots lost`);
@@ -162,6 +163,21 @@ async function pointReadProblem(store: ProjectStore): Promise<string | null> {
     for (const [id, node] of Object.entries(whole)) if (JSON.stringify(nodeOf(graph, id)) !== JSON.stringify(node)) return `node ${id} read alone is not the node of the whole read`;
     return hasNode(graph, 'W-absent') ? 'an absent node read alone is found' : null;
   });
+}
+
+/**
+ * Each node's history, read as `history` reads the ledger (readLogNaming: a byte search of each
+ * record, only the entries around a hit parsed), is its history in the whole log: a torn or cut
+ * record is skipped or refused by both reads alike.
+ */
+async function historyReadProblem(store: FsProjectStore): Promise<string | null> {
+  const { ids, log } = await store.readState((state) => ({ ids: Object.keys(plainGraph(state).nodes), log: state.log }));
+  for (const id of [...ids, 'W-absent']) {
+    const whole = JSON.stringify(historyOf(log, id, Number.MAX_SAFE_INTEGER));
+    const named = await store.readLogNaming(id, (state) => JSON.stringify(historyOf(state.log, id, Number.MAX_SAFE_INTEGER)));
+    if (named !== whole) return `the history of ${id} read from the entries naming it is not its history in the whole log`;
+  }
+  return null;
 }
 
 /** Runs `count` crash points from `firstSeed`; returns the figures docs/reliability.md reports. */
