@@ -84,7 +84,8 @@ export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
  * at least every entry whose `node` is `id` or whose text holds it, in log order. A record whose
  * bytes do not hold `id` is not parsed; in one whose log is written an entry after a tab
  * (`encodeRecord`), only the entries holding it are parsed. A record that holds a `\u00` escape
- * (an ASCII character written otherwise, which taskdag never writes) is parsed whole. At 50k nodes
+ * is parsed whole: JSON.stringify writes one for a control character in a text, and a hand edit
+ * could write an id's character so (`\u0054`), which a byte search for the id would miss. At 50k nodes
  * and a 200k-entry log this is a byte search of the ledger, not a parse of 21 MB (issue 28).
  */
 export function entriesNaming(bytes: Buffer, file: string, id: NodeId): { entries: LogEntry[]; end: number } {
