@@ -48,9 +48,17 @@ const CLAIM_FREE = 'INSERT INTO taskdag_owners (project, process, fence) VALUES 
 /** $3 the fence of the owner found gone: a new fence, so that owner's late commits are refused. */
 const TAKE_OVER = 'UPDATE taskdag_owners SET process = $2, fence = fence + 1 WHERE project = $1 AND fence = $3 RETURNING fence::text';
 
+/**
+ * Extends this process's lease ($1 its id) and answers the projects it owns, with their fences,
+ * in one round trip: every process sends it every third of a lease, busy or idle, so it is a
+ * cost that grows with the number of processes (docs/scaling.md).
+ */
 const RENEW = `
-  INSERT INTO taskdag_processes (id, address, lock_key, expires_at) VALUES ($1, $2, $3, now() + $4::int * interval '1 millisecond')
-  ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, expires_at = EXCLUDED.expires_at`;
+  WITH renewed AS (
+    INSERT INTO taskdag_processes (id, address, lock_key, expires_at) VALUES ($1, $2, $3, now() + $4::int * interval '1 millisecond')
+    ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, expires_at = EXCLUDED.expires_at
+  )
+  SELECT project, fence::text FROM taskdag_owners WHERE process = $1`;
 
 /** Rows of processes gone for a day: their projects were taken over long ago, or are taken as free. */
 const FORGET_LONG_GONE = "DELETE FROM taskdag_processes WHERE expires_at < now() - interval '1 day'";
@@ -225,8 +233,7 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
     if (this.renewing || this.closed) return;
     this.renewing = true;
     try {
-      await this.pool.query(RENEW, [this.id, this.address, this.lockKey, this.leaseMs]);
-      const rows = (await this.pool.query<{ project: string; fence: string }>('SELECT project, fence::text FROM taskdag_owners WHERE process = $1', [this.id])).rows;
+      const rows = (await this.pool.query<{ project: string; fence: string }>(RENEW, [this.id, this.address, this.lockKey, this.leaseMs])).rows;
       const held = new Map(rows.map((row) => [row.project, Number(row.fence)]));
       for (const [project, fence] of this.owned) if (held.get(project) !== fence) this.fenced(project, fence);
       if (this.renewFailed) this.log('taskdag server: the project leases are renewed again');

@@ -11,7 +11,7 @@ import { GraphDraft } from '../../../domain/draft.js';
 import type { Graph } from '../../../domain/model.js';
 import { rejectionOf } from '../../support/failures.js';
 import { NOW, addTask } from '../../support/graphs.js';
-import { freshDatabase, statementsOf, writeSchema7Project } from '../../support/postgres.js';
+import { freshDatabase, statementsOf, watchStatements, writeSchema7Project } from '../../support/postgres.js';
 import { sampleState } from '../../support/states.js';
 
 /** A server process's share of the database: its pool, its leases (registered at `address`) and its stores. */
@@ -189,6 +189,24 @@ describe('one owning process per project, by a lease with a fencing token (issue
     while (!a.lines.some((line) => line.includes('project p was taken over')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(a.owners.elsewhere('p')).to.equal(undefined);
     expect(isOwnedElsewhere(await rejectionOf(() => change(a.stores.open('p'), 'T-a')))).to.equal(true);
+  });
+
+  it('a renewal is one round trip, however many projects the process owns: every process sends one every third of a lease', async () => {
+    const seed = openPool(url);
+    for (const project of ['q', 'r']) await new PgProjectStoreFactory(seed).open(project).replace(sampleState());
+    await seed.end();
+    const a = await start('http://127.0.0.1:1', 600);
+    for (const project of ['p', 'q', 'r']) await a.owners.takeIfFree(project);
+    const sent: string[] = [];
+    watchStatements(a.pool, ([text]) => void sent.push(String(text)));
+    // A renewal every 200 ms: two or three in half a second, and nothing else sent meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(sent).to.have.length.within(1, 3);
+    for (const text of sent) expect(text).to.include('INSERT INTO taskdag_processes').and.to.include('FROM taskdag_owners');
+    // The renewal still answers the projects held: none is dropped as taken over.
+    expect(['p', 'q', 'r'].map((project) => a.owners.knownOwner(project))).to.deep.equal(Array(3).fill('http://127.0.0.1:1'));
+    expect(a.lines.filter((line) => line.includes('taken over'))).to.deep.equal([]);
+    expect((await ownerOf(a.pool, 'r'))!.process).to.equal(a.owners.id);
   });
 });
 
