@@ -83,9 +83,9 @@ export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
  * checksum checked, damage in the middle an error, a torn end ignored) that may name node `id`:
  * at least every entry whose `node` is `id` or whose text holds it, in log order. A record whose
  * bytes do not hold `id` is not parsed; in one whose log is written an entry after a tab
- * (`encodeRecord`), only the entries holding it are parsed. A record that holds a `\u00` escape
- * is parsed whole: JSON.stringify writes one for a control character in a text, and a hand edit
- * could write an id's character so (`\u0054`), which a byte search for the id would miss. At 50k nodes
+ * (`encodeRecord`), only the entries holding it are parsed. A record that holds an escape of a
+ * printable character is parsed whole: a hand edit could write an id's character so (`\u0054`),
+ * which a byte search for the id would miss (JSON.stringify escapes only control characters so). At 50k nodes
  * and a 200k-entry log this is a byte search of the ledger, not a parse of 21 MB (issue 28).
  */
 export function entriesNaming(bytes: Buffer, file: string, id: NodeId): { entries: LogEntry[]; end: number } {
@@ -101,7 +101,7 @@ export function entriesNaming(bytes: Buffer, file: string, id: NodeId): { entrie
     }
     const body = bytes.subarray(record.bodyStart, record.end - SUFFIX.length);
     const hit = body.indexOf(needle);
-    const escaped = body.includes(ESCAPED_ASCII);
+    const escaped = holdsEscapedPrintable(body);
     if (hit >= 0 || escaped) {
       const found = escaped ? null : entriesAt(body, needle, hit);
       for (const entry of found ?? asChangeSet(parseJson(body), file, offset).log) entries.push(entry);
@@ -113,6 +113,19 @@ export function entriesNaming(bytes: Buffer, file: string, id: NodeId): { entrie
 
 /** An escape of an ASCII character (`\u0054` for `T`): a byte search for an id would miss it. */
 const ESCAPED_ASCII = Buffer.from('\\u00');
+
+/**
+ * Whether `body` holds an escape of a printable ASCII character (`\u0020` to `\u007f`), as an id's
+ * characters would be written by hand: JSON.stringify writes none (only control characters are
+ * escaped so), so a record with a control character in a note is still read entry by entry.
+ */
+function holdsEscapedPrintable(body: Buffer): boolean {
+  for (let at = body.indexOf(ESCAPED_ASCII); at >= 0; at = body.indexOf(ESCAPED_ASCII, at + 1)) {
+    const digit = body[at + ESCAPED_ASCII.length];
+    if (digit !== undefined && digit >= 0x32 && digit <= 0x37) return true;
+  }
+  return false;
+}
 const TAB = 0x09;
 const LOG_START = Buffer.from('"log":[\t');
 

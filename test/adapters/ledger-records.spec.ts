@@ -117,6 +117,21 @@ describe('ledger records', () => {
       expect(historyOf(entriesNaming(bytes, 'ledger.1.jsonl', 'T-1').entries, 'T-1', 100).entries.map((found) => found.revision)).to.deep.equal([1, 2, 3, 4]);
     });
 
+    it('read a record whose notes hold control characters (escaped by JSON.stringify) entry by entry, not whole', () => {
+      const base = Array.from({ length: 200 }, (_, at) => entry(at + 1, `T-${at % 20}`, at % 5 === 0 ? `bell \u0007 and escape \u001b for T-${at % 3}` : undefined));
+      const bytes = encodeRecord(logged(200, base));
+      expect(bytes.toString()).to.include('\\u0007');
+      const parse = sinon.spy(JSON, 'parse');
+      let found: LogEntry[];
+      try {
+        found = entriesNaming(bytes, 'ledger.1.jsonl', 'T-1').entries;
+      } finally {
+        parse.restore();
+      }
+      expect(historyOf(found, 'T-1', 1000)).to.deep.equal(historyOf(base, 'T-1', 1000));
+      expect(parse.args.every(([text]) => String(text).length < 200)).to.equal(true);
+    });
+
     it('check every record as readRecords does: a torn end is left, damage in the middle is STORAGE_ERROR with both positions', () => {
       const bytes = ledger();
       const torn = ledgerOf(bytes, encodeRecord(logged(303, [entry(303, 'T-1')])).subarray(0, 40));
