@@ -73,26 +73,57 @@ function laneChecksumCode(assembled: () => Uint8Array<ArrayBuffer>): WebAssembly
   return compiled;
 }
 
+/** WebAssembly memory holding bytes to check, all zeros past what was written in it. */
+export interface ChecksumArea {
+  /** The memory's bytes (a new view once `reserve` has grown it). */
+  readonly bytes: Uint8Array;
+  /** Makes the memory at least `length` bytes long, keeping what it holds. */
+  reserve(length: number): void;
+  /**
+   * The 16-byte checksum of the bytes from `start` to `end` (padded with the zeros after them to
+   * a whole step), written just after the padding, so the memory must have 48 bytes to spare.
+   */
+  checksum(start: number, end: number): Uint8Array;
+}
+
 /**
- * The 16-byte checksum of `parts` one after another, or null where the module cannot run (the
- * caller then trusts nothing). `assembled` gives the module's bytes (laneChecksumModule): the
- * executable has them from its build, where assembling them at every start-up cost more than the
- * check itself.
+ * An area of at least `capacity` bytes, null where the module cannot run (the caller then trusts
+ * nothing). `assembled` gives the module's bytes (laneChecksumModule): the executable has them
+ * from its build, where assembling them at every start-up cost more than the check itself. A
+ * caller may read a file straight into `bytes`: the memory's pages cost nothing until written.
  */
-export function laneChecksum(parts: readonly Uint8Array[], assembled: () => Uint8Array<ArrayBuffer>): Uint8Array | null {
+export function checksumArea(capacity: number, assembled: () => Uint8Array<ArrayBuffer>): ChecksumArea | null {
   const code = laneChecksumCode(assembled);
   if (code === null) return null;
+  const memory = new WebAssembly.Memory({ initial: Math.ceil(capacity / PAGE) });
+  const exports = new WebAssembly.Instance(code, { env: { memory } }).exports as { checksum(at: number, end: number, out: number): void };
+  let bytes = new Uint8Array(memory.buffer);
+  return {
+    get bytes() {
+      return bytes;
+    },
+    reserve(length) {
+      if (length <= bytes.length) return;
+      memory.grow(Math.ceil((length - bytes.length) / PAGE));
+      bytes = new Uint8Array(memory.buffer);
+    },
+    checksum(start, end) {
+      const padded = start + Math.ceil((end - start) / STEP) * STEP;
+      exports.checksum(start, padded, padded);
+      return bytes.slice(padded, padded + CHECKSUM_BYTES);
+    },
+  };
+}
+
+/** The 16-byte checksum of `parts` one after another, or null where the module cannot run (checksumArea). */
+export function laneChecksum(parts: readonly Uint8Array[], assembled: () => Uint8Array<ArrayBuffer>): Uint8Array | null {
   const length = parts.reduce((sum, part) => sum + part.length, 0);
-  const end = Math.ceil(length / STEP) * STEP;
-  // A new memory is all zeros: the padding to a whole step.
-  const memory = new WebAssembly.Memory({ initial: Math.ceil((end + CHECKSUM_BYTES) / PAGE) });
-  const bytes = new Uint8Array(memory.buffer);
+  const area = checksumArea(length + STEP + CHECKSUM_BYTES, assembled);
+  if (area === null) return null;
   let at = 0;
   for (const part of parts) {
-    bytes.set(part, at);
+    area.bytes.set(part, at);
     at += part.length;
   }
-  const { checksum } = new WebAssembly.Instance(code, { env: { memory } }).exports as { checksum(at: number, end: number, out: number): void };
-  checksum(0, end, end);
-  return bytes.slice(end, end + CHECKSUM_BYTES);
+  return area.checksum(0, length);
 }

@@ -1,8 +1,8 @@
 import { isAscii } from 'node:buffer';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { Script } from 'node:vm';
-import { laneChecksum, laneChecksumModule } from '../../adapters/lane-checksum.js';
+import { checksumArea, laneChecksum, laneChecksumModule, type ChecksumArea } from '../../adapters/lane-checksum.js';
 import { splitGlobalFlags } from './globals.js';
 
 export interface LoadedScript<T> {
@@ -80,6 +80,12 @@ const SEAL_BYTES = 32;
 /** The line the build ends each program with (stampBundle): the checksum of the rest of it. */
 const STAMP_PREFIX = '//# taskdag-bundle=';
 const STAMP_BYTES = STAMP_PREFIX.length + 32 + 1;
+/** What the checksum takes in after the cache (padded to a whole step): the lengths and the bundle's stamp, padded to 64 bytes. */
+const TRAILER_BYTES = 64;
+/** Bytes the checksum takes in a step (adapters/lane-checksum.ts). */
+const STEP = 32;
+/** The room a cache is read into at first, more than any the build makes (WebAssembly pages cost nothing until written). */
+const FIRST_ROOM = 1024 * 1024;
 
 /**
  * The lane checksum's WebAssembly module as the build assembled it for the executable
@@ -103,45 +109,71 @@ export function stampBundle(bundle: Buffer): Buffer {
 
 /**
  * A V8 code cache as the build stores it: its seal (the magic, the cache's and the bundle's
- * lengths, a checksum of both lengths, the bundle's stamp and the cache), then the cache. Null
- * where the checksum cannot be computed here (no WebAssembly), where the loader could not check it either.
+ * lengths, a checksum of the cache, then both lengths and the bundle's stamp), then the cache.
+ * Null where the checksum cannot be computed here (no WebAssembly), where the loader could not
+ * check it either.
  */
 export function sealCodeCache(cachedData: Uint8Array, bundle: Uint8Array): Buffer | null {
-  const seal = sealOf(cachedData, bundle);
-  return seal === null ? null : Buffer.concat([seal, cachedData]);
+  const padding = new Uint8Array(Math.ceil(cachedData.length / STEP) * STEP - cachedData.length);
+  const checksum = laneChecksum([cachedData, padding, trailerOf(cachedData.length, bundle)], checksumModule);
+  return checksum === null ? null : Buffer.concat([Buffer.from(SEAL_MAGIC), lengthsOf(cachedData.length, bundle), checksum, cachedData]);
+}
+
+function lengthsOf(cacheLength: number, bundle: Uint8Array): Uint8Array {
+  return new Uint8Array(new Uint32Array([cacheLength, bundle.length]).buffer);
+}
+
+/** What the checksum takes in after the cache: both lengths and the bundle's stamp (its last line), padded with zeros. */
+function trailerOf(cacheLength: number, bundle: Uint8Array): Uint8Array {
+  const trailer = new Uint8Array(TRAILER_BYTES);
+  trailer.set(lengthsOf(cacheLength, bundle));
+  trailer.set(bundle.subarray(Math.max(0, bundle.length - STAMP_BYTES)), 8);
+  return trailer;
 }
 
 /**
- * The seal of `cachedData` made from `bundle`. Typed arrays and plain loops only, here and in
- * sealedCache: each Node Buffer helper a start-up calls first (concat, compare, from) is compiled
- * from source in that process.
+ * The cache stored in `file` for `bundle` if its seal holds; undefined otherwise (none, damaged,
+ * cut short, another bundle's). The file is read straight into the memory the checksum reads and
+ * handed to V8 from there: a 240 KB buffer and a copy fewer. Typed arrays and plain loops only:
+ * each Node Buffer helper a start-up calls first (concat, compare, from) is compiled from source
+ * in that process.
  */
-function sealOf(cachedData: Uint8Array, bundle: Uint8Array): Uint8Array | null {
-  const lengths = new Uint8Array(new Uint32Array([cachedData.length, bundle.length]).buffer);
-  const checksum = laneChecksum([lengths, bundle.subarray(Math.max(0, bundle.length - STAMP_BYTES)), cachedData], checksumModule);
-  if (checksum === null) return null;
-  const seal = new Uint8Array(SEAL_BYTES);
-  seal.set(SEAL_MAGIC);
-  seal.set(lengths, SEAL_MAGIC.length);
-  seal.set(checksum, SEAL_MAGIC.length + lengths.length);
-  return seal;
+function sealedCache(file: string, bundle: Uint8Array): Uint8Array | undefined {
+  const area = checksumArea(FIRST_ROOM, checksumModule);
+  if (area === null) return undefined;
+  const length = readInto(file, area);
+  if (length === undefined || length < SEAL_BYTES) return undefined;
+  const cacheLength = length - SEAL_BYTES;
+  // The cache, the zeros to a whole step, the trailer: as sealCodeCache laid them out.
+  const trailerAt = SEAL_BYTES + Math.ceil(cacheLength / STEP) * STEP;
+  area.reserve(trailerAt + TRAILER_BYTES + STEP + 16);
+  const { bytes } = area;
+  bytes.set(trailerOf(cacheLength, bundle), trailerAt);
+  const seal = [...SEAL_MAGIC, ...bytes.subarray(trailerAt, trailerAt + 8), ...area.checksum(SEAL_BYTES, trailerAt + TRAILER_BYTES)];
+  for (let at = 0; at < SEAL_BYTES; at++) if (seal[at] !== bytes[at]) return undefined;
+  return bytes.subarray(SEAL_BYTES, length);
 }
 
-/** The cache stored in `file` for `bundle` if its seal holds; undefined otherwise (none, damaged, cut short, another bundle's). */
-function sealedCache(file: string, bundle: Uint8Array): Buffer | undefined {
-  const stored = readCache(file);
-  if (stored === undefined || stored.length < SEAL_BYTES) return undefined;
-  const cachedData = stored.subarray(SEAL_BYTES);
-  const seal = sealOf(cachedData, bundle);
-  if (seal === null) return undefined;
-  for (let at = 0; at < SEAL_BYTES; at++) if (seal[at] !== stored[at]) return undefined;
-  return cachedData;
-}
-
-function readCache(file: string): Buffer | undefined {
+/** Reads `file` into `area` from its start, making room as it goes; undefined if it cannot be read. */
+function readInto(file: string, area: ChecksumArea): number | undefined {
+  let fd: number;
   try {
-    return readFileSync(file);
+    fd = openSync(file, 'r');
   } catch {
     return undefined;
+  }
+  try {
+    let length = 0;
+    for (;;) {
+      area.reserve(length + 64 * 1024);
+      const read = readSync(fd, area.bytes, length, area.bytes.length - length, null);
+      if (read === 0) return length;
+      length += read;
+    }
+  } catch {
+    // Not a readable file (a directory, an I/O error) or too large for WebAssembly's memory: no cache.
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }

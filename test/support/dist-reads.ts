@@ -13,9 +13,10 @@ export interface DistReads {
 }
 
 /**
- * A probe of what a command line loads from dist/. Every program and code cache the executable
- * loads is read with fs.readFileSync (entrypoints/cli/code-cache.ts), so a script preloaded with
- * `--require` that records those reads names them. The probe is written into the sandbox.
+ * A probe of what a command line loads from dist/. Every program the executable loads is read with
+ * fs.readFileSync and every code cache opened with fs.openSync (entrypoints/cli/code-cache.ts), so
+ * a script preloaded with `--require` that records those names them. The probe is written into the
+ * sandbox.
  */
 export function distReadsProbe(sandbox: Sandbox): (args: string[]) => Promise<DistReads> {
   const probe = path.join(sandbox.root, 'dist-reads-probe.js');
@@ -24,8 +25,12 @@ export function distReadsProbe(sandbox: Sandbox): (args: string[]) => Promise<Di
     [
       "const fs = require('node:fs');",
       'const read = fs.readFileSync;',
+      'const open = fs.openSync;',
       'const files = [];',
-      'fs.readFileSync = function (file, ...rest) { files.push(String(file)); return read.call(this, file, ...rest); };',
+      'let reading = false;',
+      'fs.readFileSync = function (file, ...rest) { files.push(String(file)); reading = true; try { return read.call(this, file, ...rest); } finally { reading = false; } };',
+      // A code cache is read through a descriptor, straight into the memory its checksum reads (entrypoints/cli/code-cache.ts).
+      'fs.openSync = function (file, ...rest) { if (!reading) files.push(String(file)); return open.call(this, file, ...rest); };',
       "process.on('exit', () => fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(files)));",
     ].join('\n'),
   );
