@@ -139,10 +139,9 @@ function trailerOf(cacheLength: number, bundle: Uint8Array): Uint8Array {
  * in that process.
  */
 function sealedCache(file: string, bundle: Uint8Array): Uint8Array | undefined {
-  const area = checksumArea(FIRST_ROOM, checksumModule);
-  if (area === null) return undefined;
-  const length = readInto(file, area);
-  if (length === undefined || length < SEAL_BYTES) return undefined;
+  const read = readIntoChecksumArea(file);
+  if (read === undefined || read.length < SEAL_BYTES) return undefined;
+  const { area, length } = read;
   const cacheLength = length - SEAL_BYTES;
   // The cache, the zeros to a whole step, the trailer: as sealCodeCache laid them out.
   const trailerAt = SEAL_BYTES + Math.ceil(cacheLength / STEP) * STEP;
@@ -154,8 +153,12 @@ function sealedCache(file: string, bundle: Uint8Array): Uint8Array | undefined {
   return bytes.subarray(SEAL_BYTES, length);
 }
 
-/** Reads `file` into `area` from its start, making room as it goes; undefined if it cannot be read. */
-function readInto(file: string, area: ChecksumArea): number | undefined {
+/**
+ * `file` read into a checksum area from its start, making room as it goes; undefined if it cannot
+ * be read or checked. The area is made once the file is open: a program without a cache costs
+ * nothing more.
+ */
+function readIntoChecksumArea(file: string): { area: ChecksumArea; length: number } | undefined {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -163,11 +166,13 @@ function readInto(file: string, area: ChecksumArea): number | undefined {
     return undefined;
   }
   try {
+    const area = checksumArea(FIRST_ROOM, checksumModule);
+    if (area === null) return undefined;
     let length = 0;
     for (;;) {
       area.reserve(length + 64 * 1024);
       const read = readSync(fd, area.bytes, length, area.bytes.length - length, null);
-      if (read === 0) return length;
+      if (read === 0) return { area, length };
       length += read;
     }
   } catch {
