@@ -264,7 +264,7 @@ describe('checkpoint file', () => {
       }
     });
 
-    it('lists as the report does after a ledger tail that takes, submits, releases and retitles listed tasks and resolves a blocker', () => {
+    it('lists as the report does after a ledger tail that takes, submits, releases and retitles listed tasks, resolves a blocker and changes the edges of blocked tasks', () => {
       save();
       const tails: [string, (graph: Graph) => void][] = [
         ['take', (graph) => take(new GraphDraft(graph, NOW, 'bob'), 'T-r1')],
@@ -276,6 +276,10 @@ describe('checkpoint file', () => {
           take(new GraphDraft(graph, NOW, 'bob'), 'T-r0');
           submit(new GraphDraft(graph, NOW, 'bob'), 'T-r0', 'done');
         }],
+        // Edge changes that leave a listed blocked task blocked, its blockers changed: no head moves into a group.
+        ['add a blocker to a listed blocked task', (graph) => new GraphDraft(graph, NOW, 'alice').addEdge({ from: 'T-r5', to: 'T-b0', type: 'BLOCKS' })],
+        ['remove one of two blockers', (graph) => new GraphDraft(graph, NOW, 'alice').removeEdge({ from: 'T-r0', to: 'T-b0', type: 'BLOCKS' })],
+        ['block the gate the blocked tasks wait on', (graph) => new GraphDraft(graph, NOW, 'alice').addEdge({ from: 'T-r6', to: 'G-1', type: 'BLOCKS' })],
       ];
       for (const [name, tail] of tails) {
         for (const limit of LIMITS) {
