@@ -71,7 +71,9 @@ export function call(port, bearer, method, route, body, extraHeaders = {}) {
   delete headers[RETRIED];
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   return new Promise((resolve, reject) => {
-    const outgoing = http.request({ host: '127.0.0.1', port, method, path: route, headers, agent: agentPool }, (response) => {
+    // Tried again on a connection of its own: another idle one of the pool may have been closed too.
+    const agent = extraHeaders[RETRIED] ? false : agentPool;
+    const outgoing = http.request({ host: '127.0.0.1', port, method, path: route, headers, agent }, (response) => {
       let data = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => (data += chunk));
@@ -87,7 +89,7 @@ export function call(port, bearer, method, route, body, extraHeaders = {}) {
     });
     // A keep-alive socket the server closed as this request went out on it: the request never
     // reached the server (Node's documented case for trying again), so it is sent again, once,
-    // on a new connection. Paced agents leave their sockets idle for seconds between requests.
+    // on a new connection, not another idle one. Paced agents leave their sockets idle for seconds between requests.
     outgoing.on('error', (error) => {
       if (outgoing.reusedSocket && error.code === 'ECONNRESET' && !extraHeaders[RETRIED]) resolve(call(port, bearer, method, route, body, { ...extraHeaders, [RETRIED]: true }));
       else reject(error);
