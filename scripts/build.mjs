@@ -145,17 +145,18 @@ await build({
 // The commands the graph reads' program serves, each with a code cache of its own.
 const graphReads = createRequire(import.meta.url)('../build/entrypoints/cli/graph-reads.js').GRAPH_READS.map((operation) => operation.name);
 const pointCommands = createRequire(import.meta.url)('../build/entrypoints/cli/point-commands.js').POINT_COMMANDS.map((operation) => operation.name);
-// A point command's own cache is there only if this build warmed it (an earlier build's would not
-// pass its seal); the cache all of them once shared is gone.
-const pointCaches = () => readdirSync('dist').filter((file) => file.startsWith(`${path.basename(POINT_PROGRAM)}.`) && file.endsWith('.cache'));
-for (const file of pointCaches()) rmSync(path.join('dist', file));
+// Every code cache in dist/ is this build's: an earlier build's would not pass its seal, and one
+// of a program or command that is gone (the reads' cache all graph reads once shared, the cache all
+// point commands once shared) would be left for tests and installs to find.
+const codeCaches = () => readdirSync('dist').filter((file) => file.endsWith('.cache')).sort();
+for (const file of codeCaches()) rmSync(path.join('dist', file));
 execFileSync(process.execPath, ['scripts/code-cache.mjs', PROGRAM, GRAPH_READS_PROGRAM, POINT_PROGRAM], { stdio: ['ignore', 'ignore', 'inherit'] });
-for (const cache of [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, ...graphReads.map((command) => `${GRAPH_READS_PROGRAM}.${command}.cache`), ...pointCommands.map((command) => `${POINT_PROGRAM}.${command}.cache`)]) {
-  if (!existsSync(cache)) throw new Error(`build: no code cache was written at ${cache}`);
+const expectedCaches = [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, ...graphReads.map((command) => `${GRAPH_READS_PROGRAM}.${command}.cache`), ...pointCommands.map((command) => `${POINT_PROGRAM}.${command}.cache`)]
+  .map((cache) => path.basename(cache))
+  .sort();
+if (codeCaches().join() !== expectedCaches.join()) {
+  throw new Error(`build: the code caches written are not the programs' and commands': [${codeCaches().join(', ')}], expected [${expectedCaches.join(', ')}]`);
 }
-// Each point command starts from a cache of its own, and no other is there.
-const pointOwnCaches = pointCaches().map((file) => file.slice(`${path.basename(POINT_PROGRAM)}.`.length, -'.cache'.length));
-if (pointOwnCaches.length !== pointCommands.length) throw new Error(`build: the point commands' own caches are not theirs: [${pointOwnCaches.join(', ')}]`);
 
 // The commands that start from the reads' cache: the operations that only read a project's graph.
 const { OPERATIONS } = createRequire(import.meta.url)('../build/application/operations/index.js');
