@@ -88,16 +88,28 @@ describe('what a point command costs beyond its answer', function () {
     return bytes - statSync(`${program}.${word}.cache`).size;
   };
 
+  /**
+   * Runs the executable in the sandbox's checkout with a script `--require`d before it (`lines`,
+   * which write one JSON value to stderr at exit): the command must succeed; gives its answer and
+   * what the script wrote.
+   */
+  const probedRun = (name: string, lines: string[]) => {
+    const probe = path.join(sandbox.root, name);
+    writeFileSync(probe, lines.join('\n'));
+    return (args: string[]): { answer: any; probed: any } => {
+      const ran = spawnSync(process.execPath, ['--require', probe, BINARY, ...args], { cwd: sandbox.checkout, env: sandbox.env(), encoding: 'utf8', timeout: 20_000 });
+      expect(ran.status, `${args.join(' ')}: ${ran.stdout}`).to.equal(0);
+      return { answer: JSON.parse(ran.stdout), probed: JSON.parse(ran.stderr) };
+    };
+  };
+
   it('makes no directory for a project that has its state (a mkdir and a stat each command before)', async () => {
-    const probe = path.join(sandbox.root, 'directories.js');
-    writeFileSync(
-      probe,
+    const directoriesMade = probedRun('directories.js', [
       "const fs = require('node:fs'); const mkdir = fs.mkdirSync; let made = 0; fs.mkdirSync = function (...args) { made++; return mkdir.apply(this, args); }; process.on('exit', () => fs.writeSync(2, JSON.stringify({ made })));",
-    );
+    ]);
     const task = (await sandbox.ok(['add-task', '--initiative', 'cost', '--title', 'dir', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'probe'])).node.id as string;
     for (const args of [['update', task, '--title', 'x', '--as', 'probe'], ['add-note', task, 'noted', '--as', 'probe']]) {
-      const ran = spawnSync(process.execPath, ['--require', probe, BINARY, ...args], { cwd: sandbox.checkout, env: sandbox.env(), encoding: 'utf8', timeout: 20_000 });
-      expect({ status: ran.status, ...JSON.parse(ran.stderr) }, args.join(' ')).to.deep.equal({ status: 0, made: 0 });
+      expect(directoriesMade(args).probed, args.join(' ')).to.deep.equal({ made: 0 });
     }
   });
 
@@ -172,22 +184,14 @@ describe('what a point command costs beyond its answer', function () {
   });
 
   it("declares the arguments of its own operation only, not those of every operation its program serves", async () => {
-    const probe = path.join(sandbox.root, 'declared.js');
-    writeFileSync(
-      probe,
-      [
-        // Each argument's kind defines its validator as a getter (application/args.ts `kind`).
-        "const define = Object.defineProperty; let kinds = 0;",
-        "Object.defineProperty = function (object, key, descriptor) { if (key === 'validator' && typeof descriptor?.get === 'function') kinds++; return define.call(this, object, key, descriptor); };",
-        "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify({ kinds })));",
-      ].join('\n'),
-    );
+    // Each argument's kind defines its validator as a getter (application/args.ts `kind`).
+    const declared = probedRun('declared.js', [
+      "const define = Object.defineProperty; let kinds = 0;",
+      "Object.defineProperty = function (object, key, descriptor) { if (key === 'validator' && typeof descriptor?.get === 'function') kinds++; return define.call(this, object, key, descriptor); };",
+      "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify({ kinds })));",
+    ]);
     const task = (await sandbox.ok(['add-task', '--initiative', 'cost', '--title', 'declared', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'probe'])).node.id as string;
-    const kindsDeclaredBy = (args: string[]) => {
-      const ran = spawnSync(process.execPath, ['--require', probe, BINARY, ...args], { cwd: sandbox.checkout, env: sandbox.env(), encoding: 'utf8', timeout: 20_000 });
-      expect(ran.status, ran.stdout).to.equal(0);
-      return (JSON.parse(ran.stderr) as { kinds: number }).kinds;
-    };
+    const kindsDeclaredBy = (args: string[]) => (declared(args).probed as { kinds: number }).kinds;
     // show: `id`; context: `id`, `stale_ms`; take: `id`, `lease` (about 20 and 80 before: every operation of the graph reads' and the point commands' programs).
     expect(kindsDeclaredBy(['show', task])).to.equal(1);
     expect(kindsDeclaredBy(['context', task])).to.equal(2);
@@ -195,21 +199,16 @@ describe('what a point command costs beyond its answer', function () {
   });
 
   it('reads no plugin table for a context without an agent, which offers no action to ask the plugins about', async () => {
-    const probe = path.join(sandbox.root, 'plugin-reads.js');
-    writeFileSync(
-      probe,
-      [
-        "const fs = require('node:fs'); const asked = [];",
-        "for (const name of ['openSync', 'readFileSync', 'existsSync', 'statSync']) { const call = fs[name]; fs[name] = function (file, ...rest) { if (/plugins\\.\\d+\\.json$/.test(String(file))) asked.push(name); return call.call(this, file, ...rest); }; }",
-        "process.on('exit', () => fs.writeSync(2, JSON.stringify({ asked })));",
-      ].join('\n'),
-    );
+    const pluginReads = probedRun('plugin-reads.js', [
+      "const fs = require('node:fs'); const asked = [];",
+      "for (const name of ['openSync', 'readFileSync', 'existsSync', 'statSync']) { const call = fs[name]; fs[name] = function (file, ...rest) { if (/plugins\\.\\d+\\.json$/.test(String(file))) asked.push(name); return call.call(this, file, ...rest); }; }",
+      "process.on('exit', () => fs.writeSync(2, JSON.stringify({ asked })));",
+    ]);
     const task = (await sandbox.ok(['add-task', '--initiative', 'cost', '--title', 'plugins', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'probe'])).node.id as string;
     const pluginTableReads = (args: string[]) => {
-      const ran = spawnSync(process.execPath, ['--require', probe, BINARY, ...args], { cwd: sandbox.checkout, env: sandbox.env(), encoding: 'utf8', timeout: 20_000 });
-      expect(ran.status, ran.stdout).to.equal(0);
-      expect(JSON.parse(ran.stdout).allowed_actions.length > 0, args.join(' ')).to.equal(args.includes('--as'));
-      return (JSON.parse(ran.stderr) as { asked: string[] }).asked.length;
+      const { answer, probed } = pluginReads(args);
+      expect(answer.allowed_actions.length > 0, args.join(' ')).to.equal(args.includes('--as'));
+      return (probed as { asked: string[] }).asked.length;
     };
     // One failed open of the table (ENOENT, an exception) before: the actions it filters were none.
     expect(pluginTableReads(['context', task])).to.equal(0);
