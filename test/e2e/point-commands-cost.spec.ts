@@ -88,6 +88,10 @@ describe('what a point command costs beyond its answer', function () {
     return bytes - statSync(`${program}.${word}.cache`).size;
   };
 
+  /** A new task of the sandbox's project, for a probe to run a command on. */
+  const probeTask = async (title: string): Promise<string> =>
+    (await sandbox.ok(['add-task', '--initiative', 'cost', '--title', title, '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'probe'])).node.id as string;
+
   /**
    * Runs the executable in the sandbox's checkout with a script `--require`d before it (`lines`,
    * which write one JSON value to stderr at exit): the command must succeed; gives its answer and
@@ -107,7 +111,7 @@ describe('what a point command costs beyond its answer', function () {
     const directoriesMade = probedRun('directories.js', [
       "const fs = require('node:fs'); const mkdir = fs.mkdirSync; let made = 0; fs.mkdirSync = function (...args) { made++; return mkdir.apply(this, args); }; process.on('exit', () => fs.writeSync(2, JSON.stringify({ made })));",
     ]);
-    const task = (await sandbox.ok(['add-task', '--initiative', 'cost', '--title', 'dir', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'probe'])).node.id as string;
+    const task = await probeTask('dir');
     for (const args of [['update', task, '--title', 'x', '--as', 'probe'], ['add-note', task, 'noted', '--as', 'probe']]) {
       expect(directoriesMade(args).probed, args.join(' ')).to.deep.equal({ made: 0 });
     }
@@ -190,7 +194,7 @@ describe('what a point command costs beyond its answer', function () {
       "Object.defineProperty = function (object, key, descriptor) { if (key === 'validator' && typeof descriptor?.get === 'function') kinds++; return define.call(this, object, key, descriptor); };",
       "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify({ kinds })));",
     ]);
-    const task = (await sandbox.ok(['add-task', '--initiative', 'cost', '--title', 'declared', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'probe'])).node.id as string;
+    const task = await probeTask('declared');
     const kindsDeclaredBy = (args: string[]) => (declared(args).probed as { kinds: number }).kinds;
     // show: `id`; context: `id`, `stale_ms`; take: `id`, `lease` (about 20 and 80 before: every operation of the graph reads' and the point commands' programs).
     expect(kindsDeclaredBy(['show', task])).to.equal(1);
@@ -204,7 +208,7 @@ describe('what a point command costs beyond its answer', function () {
       "for (const name of ['openSync', 'readFileSync', 'existsSync', 'statSync']) { const call = fs[name]; fs[name] = function (file, ...rest) { if (/plugins\\.\\d+\\.json$/.test(String(file))) asked.push(name); return call.call(this, file, ...rest); }; }",
       "process.on('exit', () => fs.writeSync(2, JSON.stringify({ asked })));",
     ]);
-    const task = (await sandbox.ok(['add-task', '--initiative', 'cost', '--title', 'plugins', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'probe'])).node.id as string;
+    const task = await probeTask('plugins');
     const pluginTableReads = (args: string[]) => {
       const { answer, probed } = pluginReads(args);
       expect(answer.allowed_actions.length > 0, args.join(' ')).to.equal(args.includes('--as'));
