@@ -1,6 +1,7 @@
 import type { SavedEdges } from '../domain/graph-index.js';
 import { EDGE_TYPES, type Edge, type EdgeType, type NodeId } from '../domain/model.js';
 import { crc32, crc32OfText } from './crc32.js';
+import { eightHexDigits } from './hex-digits.js';
 
 /**
  * A graph's edges by endpoint, as the checkpoint saves them beside the edge list (the heads line's
@@ -160,15 +161,11 @@ const ASCII = /^[\x00-\x7f]*$/;
 /** A node's entry: its checksum, its id, its edges in and out. */
 function entryText(id: NodeId, into: string[] | undefined, outOf: string[] | undefined): string {
   const payload = `${JSON.stringify(id)},${listText(into)},${listText(outOf)}`;
-  return `["${hex(crc32OfText(payload))}",${payload}]`;
+  return `["${eightHexDigits(crc32OfText(payload))}",${payload}]`;
 }
 
 function listText(list: string[] | undefined): string {
   return list === undefined ? '[]' : JSON.stringify(list);
-}
-
-function hex(crc: number): string {
-  return crc.toString(16).padStart(8, '0');
 }
 
 const NO_EDGES = { into: [], outOf: [] };
@@ -254,7 +251,7 @@ export class SavedEndpoints implements SavedEdges {
     const bytes = this.read(start, end);
     if (bytes.length !== end - start || bytes.toString('latin1', 0, 2) !== '["' || bytes.toString('latin1', 10, 12) !== '",' || bytes[bytes.length - 1] !== 0x5d) return null;
     const payload = bytes.subarray(12, bytes.length - 1);
-    if (hex(crc32(payload)) !== bytes.toString('latin1', 2, 10)) return null;
+    if (eightHexDigits(crc32(payload)) !== bytes.toString('latin1', 2, 10)) return null;
     const [named, into, outOf] = JSON.parse(`[${payload.toString('utf8')}]`) as [unknown, unknown, unknown];
     if (named !== id) return null;
     const incoming = edgesOf(into, (code, other) => ({ from: other, to: id, type: code }));

@@ -4,6 +4,7 @@ import type { SavedBlockers } from '../domain/blockers.js';
 import type { ClaimedTask, ClaimEntry as WrittenClaim, NodeHead, PrintedPage, SavedBuckets } from '../domain/status-index.js';
 import { LISTED_BY_DEFAULT } from '../domain/status-report.js';
 import { crc32 } from './crc32.js';
+import { eightHexDigits } from './hex-digits.js';
 import { SavedEndpoints } from './edge-endpoints.js';
 import { headsOf, knowledgeHeadsOf, scopedKnowledge, type KnowledgeRecord, type LineSpan } from './head-columns.js';
 import { scopedLines } from './knowledge-scopes.js';
@@ -63,10 +64,6 @@ function digits(value: number): string {
   return String(value).padStart(OFFSET_DIGITS, '0');
 }
 
-function hex(crc: number): string {
-  return crc.toString(16).padStart(8, '0');
-}
-
 /** How many bytes are checksummed between two yields. */
 const CRC_SLICE = 256 * 1024;
 
@@ -93,12 +90,12 @@ export function* headsLine(sections: readonly (readonly [string, Buffer])[]): Ge
     const key = Buffer.from(`,${JSON.stringify(name)}:`);
     const start = offset + key.length;
     const crc = name === 'endpoints' ? 0 : yield* crcInSlices(bytes);
-    bounds.push([name, { start, end: start + bytes.length, crc: hex(crc) }]);
+    bounds.push([name, { start, end: start + bytes.length, crc: eightHexDigits(crc) }]);
     pieces.push(key, bytes);
     offset = start + bytes.length;
   }
   const head = Buffer.from(`${HEADS_DIRECTORY_START}${directoryOf(bounds)}`);
-  return { line: Buffer.concat([head, ...pieces, Buffer.from('}},\n')]), crc: hex(crc32(head)), bounds: new Map(bounds) };
+  return { line: Buffer.concat([head, ...pieces, Buffer.from('}},\n')]), crc: eightHexDigits(crc32(head)), bounds: new Map(bounds) };
 }
 
 /**
@@ -112,7 +109,7 @@ const BUCKET_PAGE = 200;
 /** The `line_crc32` section: each node line's CRC-32, 8 hex digits in the order of the ids, as one JSON string. */
 export function lineChecksumSection(crcs: readonly number[]): Buffer {
   let digits = '';
-  for (const crc of crcs) digits += hex(crc);
+  for (const crc of crcs) digits += eightHexDigits(crc);
   return Buffer.from(`"${digits}"`);
 }
 
@@ -484,7 +481,7 @@ export class SavedHeadsLine {
     const checked = () => {
       if (whole !== undefined) return whole;
       const bytes = this.read(bounds.start, bounds.end);
-      whole = hex(crc32(bytes)) === bounds.crc ? bytes.toString('latin1', 1, bytes.length - 1) : null;
+      whole = eightHexDigits(crc32(bytes)) === bounds.crc ? bytes.toString('latin1', 1, bytes.length - 1) : null;
       return whole;
     };
     // No pattern test: a checksum misread (garbage digits) differs from its line's, and the section's own check then says which is damaged.
@@ -644,7 +641,7 @@ export class SavedHeadsLine {
       }
       if (head.length >= Math.min(this.size, DIRECTORY_LIMIT)) return null;
     }
-    if (hex(crc32(head)) !== this.crc) return null;
+    if (eightHexDigits(crc32(head)) !== this.crc) return null;
     const text = head.toString('latin1', HEADS_DIRECTORY_START.length);
     if (!SECTIONS.every((name) => boundsIn(text, name, head.length, this.size) !== null)) return null;
     this.directory = text;
@@ -667,7 +664,7 @@ export class SavedHeadsLine {
     const bounds = this.sectionBounds(name);
     if (!bounds) return null;
     const bytes = this.read(bounds.start, bounds.end);
-    return hex(crc32(bytes)) === bounds.crc ? bytes : null;
+    return eightHexDigits(crc32(bytes)) === bounds.crc ? bytes : null;
   }
 
 }

@@ -32,6 +32,7 @@
 import type { KnowledgeScope, NodeId } from '../domain/model.js';
 import type { NodeHead } from '../domain/status-index.js';
 import { crc32 } from './crc32.js';
+import { eightHexDigits } from './hex-digits.js';
 import type { LineSpan } from './head-columns.js';
 
 // Not exported: a module's exported constant is read through its exports object at every use.
@@ -61,7 +62,6 @@ function bucketSeed(bucket: number, buckets: number): number {
   return crc32(seed);
 }
 
-const hex = (value: number) => value.toString(16).padStart(8, '0');
 
 /** Each scope list's bit in an entry's `lists`. */
 const LIST_BITS: Readonly<Record<keyof KnowledgeScope, number>> = { node_ids: 1, tags: 2, domains: 4, initiatives: 8 };
@@ -96,10 +96,10 @@ export function knowledgeScopesSection(heads: readonly NodeHead[], ends: readonl
   let table = '';
   for (const [bucket, body] of bodies.entries()) {
     offset += 1; // the comma before it
-    table += `${hex(offset)}${hex(body.length)}${hex(crc32(body, bucketSeed(bucket, count)))}`;
+    table += `${eightHexDigits(offset)}${eightHexDigits(body.length)}${eightHexDigits(crc32(body, bucketSeed(bucket, count)))}`;
     offset += body.length;
   }
-  const pieces = [Buffer.from(`["${hex(count)}${table}"`)];
+  const pieces = [Buffer.from(`["${eightHexDigits(count)}${table}"`)];
   for (const body of bodies) pieces.push(Buffer.from(','), body);
   pieces.push(Buffer.from(']'));
   return Buffer.concat(pieces);

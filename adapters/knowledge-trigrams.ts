@@ -23,6 +23,7 @@
  * file with them alone reads every knowledge line until its next rewrite.)
  */
 import { crc32 } from './crc32.js';
+import { eightHexDigits, ofEightHexDigits } from './hex-digits.js';
 import { knowledgeHeadsOf, type KnowledgeRecord } from './head-columns.js';
 
 // Not exported: a module's exported constant is read through its exports object at every use.
@@ -114,17 +115,17 @@ export function trigramRowsSection(filters: readonly Uint8Array[], knowledge: Bu
     }
   }
   for (let at = 0; at < rows.length; at++) rows[at] = ALPHABET_CODES[rows[at]!]!;
-  const pieces: Buffer[] = [Buffer.from(`"${hex(count)}`, 'latin1')];
+  const pieces: Buffer[] = [Buffer.from(`"${eightHexDigits(count)}`, 'latin1')];
   for (let bit = 0; bit < FILTER_BITS; bit++) {
     const row = Buffer.from(rows.buffer, rows.byteOffset + bit * width, width);
-    pieces.push(Buffer.from(hex(crc32(row, seedOf(bit, count))), 'latin1'), row);
+    pieces.push(Buffer.from(eightHexDigits(crc32(row, seedOf(bit, count))), 'latin1'), row);
   }
   const starts = entryStarts(knowledge);
   if (starts.length !== count) throw new Error(`knowledge section of ${starts.length} entries for ${count} filters`);
   let table = '';
   for (let ordinal = 0; ordinal < count; ordinal++) {
     const [start, end] = [starts[ordinal]!, ordinal + 1 < count ? starts[ordinal + 1]! - 1 : knowledge.length];
-    table += `${hex(start)}${hex(end)}${hex(crc32(knowledge.subarray(start, end), seedOf(FILTER_BITS + ordinal, count)))}`;
+    table += `${eightHexDigits(start)}${eightHexDigits(end)}${eightHexDigits(crc32(knowledge.subarray(start, end), seedOf(FILTER_BITS + ordinal, count)))}`;
   }
   pieces.push(Buffer.from(`${table}"`, 'latin1'));
   return Buffer.concat(pieces);
@@ -164,7 +165,7 @@ export type SectionRead = (start: number, end: number) => Buffer;
  * read so: a row or an entry that does not check, a section not of this shape, an entry malformed.
  */
 export function knowledgeHoldingBits(rows: SectionRead, rowsSize: number, knowledge: SectionRead, knowledgeSize: number, bits: readonly number[]): KnowledgeRecord[] | null {
-  const count = rowsSize >= COUNT_END ? parseHex(rows(1, COUNT_END).toString('latin1')) : null;
+  const count = rowsSize >= COUNT_END ? ofEightHexDigits(rows(1, COUNT_END).toString('latin1')) : null;
   if (count === null) return null;
   const width = rowWidth(count);
   const tableStart = COUNT_END + FILTER_BITS * (ROW_CRC + width);
@@ -178,7 +179,7 @@ export function knowledgeHoldingBits(rows: SectionRead, rowsSize: number, knowle
   const pieces: string[] = [];
   for (const ordinal of found) {
     const at = tableStart + TABLE_ENTRY * ordinal;
-    const [start, end, crc] = [0, 8, 16].map((from) => parseHex(table(at + from, at + from + 8).toString('latin1')));
+    const [start, end, crc] = [0, 8, 16].map((from) => ofEightHexDigits(table(at + from, at + from + 8).toString('latin1')));
     if (start === null || end === null || crc === null || start >= end || end > knowledgeSize) return null;
     const entry = section(start, end);
     if (crc32(entry, seedOf(FILTER_BITS + ordinal, count)) !== crc) return null;
@@ -211,7 +212,7 @@ function ordinalsWithBits(rows: SectionRead, count: number, width: number, bits:
     const at = COUNT_END + bit * (ROW_CRC + width);
     const row = rows(at, at + ROW_CRC + width);
     const body = row.subarray(ROW_CRC);
-    if (crc32(body, seedOf(bit, count)) !== parseHex(row.toString('latin1', 0, ROW_CRC))) return null;
+    if (crc32(body, seedOf(bit, count)) !== ofEightHexDigits(row.toString('latin1', 0, ROW_CRC))) return null;
     let left = 0;
     for (let column = 0; column < width; column++) left |= kept[column]! &= VALUE[body[column]!]!;
     if (left === 0) break;
@@ -239,14 +240,6 @@ function seedOf(row: number, count: number): number {
   seed.writeUInt32BE(row, 0);
   seed.writeUInt32BE(count, 4);
   return crc32(seed);
-}
-
-function hex(value: number): string {
-  return value.toString(16).padStart(8, '0');
-}
-
-function parseHex(digits: string): number | null {
-  return /^[0-9a-f]{8}$/.test(digits) ? parseInt(digits, 16) : null;
 }
 
 /** A match count above which the entry table and the knowledge section are read whole, not entry by entry. */

@@ -1,4 +1,5 @@
 import { crc32 } from './crc32.js';
+import { eightHexDigits } from './hex-digits.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import { DomainError } from '../domain/errors.js';
 import type { Graph, LogEntry, NodeId } from '../domain/model.js';
@@ -18,7 +19,7 @@ const START = Buffer.from('{"crc32":"');
 
 export function encodeRecord(changes: ChangeSet): Buffer {
   const body = Buffer.from(changeSetJson(changes));
-  const prefix = `{"crc32":"${crc32(body).toString(16).padStart(8, '0')}","bytes":"${String(body.length).padStart(10, '0')}","change":`;
+  const prefix = `{"crc32":"${eightHexDigits(crc32(body))}","bytes":"${String(body.length).padStart(10, '0')}","change":`;
   return Buffer.concat([Buffer.from(prefix), body, SUFFIX]);
 }
 
@@ -222,7 +223,7 @@ function recordAt(bytes: Buffer, offset: number, parse = true): { value: unknown
   const bodyEnd = bodyStart + Number(match[2]);
   if (bodyEnd + SUFFIX.length > bytes.length || !bytes.subarray(bodyEnd, bodyEnd + SUFFIX.length).equals(SUFFIX)) return null;
   const body = bytes.subarray(bodyStart, bodyEnd);
-  if (crc32(body).toString(16).padStart(8, '0') !== match[1]) return null;
+  if (eightHexDigits(crc32(body)) !== match[1]) return null;
   return { value: parse ? parseJson(body) : undefined, end: bodyEnd + SUFFIX.length, bodyStart };
 }
 
