@@ -146,6 +146,10 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
     return this.owned.has(project) ? undefined : this.others.get(project);
   }
 
+  unreachable(project: string, address: string): void {
+    if (this.others.get(project) === address) this.others.delete(project);
+  }
+
   async fenceFor(project: string): Promise<number> {
     const fence = this.owned.get(project);
     if (fence !== undefined) return fence;

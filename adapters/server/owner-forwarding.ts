@@ -12,14 +12,21 @@ const RELAYED_HEADERS = ['www-authenticate', 'retry-after', OWNER_HEADER.toLower
 /** Between two tries at an owner that still holds its lease but did not answer. */
 const RETRY_MS = 100;
 
+/**
+ * How long a read relayed to its project's owner waits for the answer before this process serves
+ * it itself: any process can serve a read, so a slow or paused owner costs a read this much, not
+ * a lease.
+ */
+const READ_PATIENCE_MS = 2_000;
+
 /** A mutation as the owner is to receive it: the same route, body, bearer and request id. */
 export interface ForwardedRequest {
   project: string;
   path: string;
   body: string;
   authorization: string;
-  /** Always one: a forwarded mutation tried again after its owner died applies once. */
-  requestId: string;
+  /** Always one for a mutation: a forwarded mutation tried again after its owner died applies once. None for a read. */
+  requestId?: string;
   /** How long the owner may hold it waiting for work (`next --wait`), on top of the usual bounds. */
   waitMs?: number;
   /** Aborted when the client has gone: the forward is cut (the owner then ends a wait it holds) and not tried again. */
@@ -36,8 +43,8 @@ export interface OwnerAnswer {
 }
 
 /**
- * Hands mutations of projects another server process owns to that process (docs/scaling.md,
- * "Failover"), over HTTP with keep-alive connections, and keeps trying within a bound when the
+ * Hands mutations and reads of projects another server process owns to that process
+ * (docs/scaling.md, "Failover"), over HTTP with keep-alive connections, and keeps trying within a bound when the
  * owner does not answer: after each failure the owner is asked of the database again, which takes
  * the project over when its owner is gone (then the request is served here, `serveHere`).
  * Every forwarded mutation carries a request id, so one that reached an owner which died before
@@ -81,21 +88,37 @@ export class OwnerForwarding {
     }
   }
 
+  /**
+   * A read relayed to the owner this process knows of, answered as the owner answers it (the
+   * owner proves its state current as any process does, so the answer sees every commit
+   * acknowledged before the request arrived). Null when the owner did not answer within
+   * READ_PATIENCE_MS: any process serves a read, so the caller serves it here; the address is
+   * then forgotten, so the next reads are served here too and the next mutation asks the
+   * database who owns the project (taking it over if its owner is gone).
+   */
+  async relayRead(request: ForwardedRequest, owner: string): Promise<OwnerAnswer | null> {
+    const answer = await this.send(owner, request, Math.min(READ_PATIENCE_MS, this.answerWithinMs)).catch(() => null);
+    if (answer !== null) return answer;
+    if (request.signal?.aborted) throw clientGone(request.project);
+    this.owners.unreachable(request.project, owner);
+    return null;
+  }
+
   close(): void {
     this.agent.destroy();
   }
 
-  private send(address: string, request: ForwardedRequest): Promise<OwnerAnswer> {
+  private send(address: string, request: ForwardedRequest, answerWithinMs = this.answerWithinMs): Promise<OwnerAnswer> {
     const headers = {
       [PROTOCOL_HEADER]: PROTOCOL_VERSION,
-      [REQUEST_ID_HEADER]: request.requestId,
+      ...(request.requestId === undefined ? {} : { [REQUEST_ID_HEADER]: request.requestId }),
       [FORWARDED_HEADER]: '1',
       Authorization: request.authorization,
       'Content-Type': 'application/json',
       'Content-Length': String(Buffer.byteLength(request.body)),
     };
     return new Promise((resolve, reject) => {
-      const outgoing = http.request(`${address}${request.path}`, { method: 'POST', headers, agent: this.agent, timeout: this.answerWithinMs + (request.waitMs ?? 0), ...(request.signal ? { signal: request.signal } : {}) }, (response) => {
+      const outgoing = http.request(`${address}${request.path}`, { method: 'POST', headers, agent: this.agent, timeout: answerWithinMs + (request.waitMs ?? 0), ...(request.signal ? { signal: request.signal } : {}) }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', reject);

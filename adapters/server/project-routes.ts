@@ -54,11 +54,16 @@ export function projectRoutes(options: ProjectRoutesOptions): Router {
     // A forward makes its own when it starts (forwardSignal): most requests on PostgreSQL are served here.
     const gone = cutWhenClientGoes(operation) ? clientGone(ctx) : undefined;
     const ownership = options.ownership;
-    // A mutation of a project another process is known to own goes there as it came, its body
-    // unread: the owner checks and serves all of it, so this process does not do it all first.
+    // A request of a project another process is known to own goes there as it came, its body
+    // unread: the owner checks and serves all of it, so this process does not do it all first,
+    // nor keep its own copy of the project current by replaying the owner's commits for reads.
     const owner = ownership && !forwarded && relayable(operation) ? ownership.owners.elsewhere(project) : undefined;
+    if (ownership && owner !== undefined && !operation.mutates) {
+      const answer = await ownership.forwarding.relayRead({ project, path: ctx.path, body: text, authorization: ctx.get('Authorization'), signal: clientGone(ctx) }, owner);
+      if (answer !== null) return relayed(ctx, options, project, answer);
+    }
     let result: unknown;
-    if (ownership && owner !== undefined) {
+    if (ownership && owner !== undefined && operation.mutates) {
       const requestId = ctx.get(REQUEST_ID_HEADER) || `forwarded-${randomUUID()}`;
       const request = { project, path: ctx.path, body: text, authorization: ctx.get('Authorization'), requestId, signal: gone ?? clientGone(ctx) };
       // Taken over meanwhile (the owner gone): served here, checked as any request.
@@ -152,12 +157,12 @@ async function checked(ctx: Context, options: ProjectRoutesOptions, project: str
 }
 
 /**
- * Whether a mutation may be relayed to its owner unread: one of a project's graph, which waits
- * for nothing (a `next --wait` is forwarded with its wait added to the forward's bounds, which
- * needs its arguments read).
+ * Whether a request may be relayed to the project's owner unread: a read or a mutation of a
+ * project's graph which waits for nothing (a `next --wait` is forwarded with its wait added to
+ * the forward's bounds, which needs its arguments read).
  */
 function relayable(operation: Operation): boolean {
-  return operation.mutates && operation.scope === 'graph' && !operation.waiting;
+  return operation.scope === 'graph' && !operation.waiting;
 }
 
 /** The owner's answer, relayed as it is. */

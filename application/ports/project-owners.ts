@@ -1,7 +1,7 @@
 /**
  * Which server process owns a project's writes (PostgreSQL scale-out, docs/scaling.md): one at a
  * time, by a lease in the database with a fencing token. A process that does not own a project
- * serves its reads itself and hands its mutations to the owner.
+ * hands its mutations to the owner, and its reads too once it knows the owner's address.
  */
 export interface ProjectOwners {
   /**
@@ -27,6 +27,12 @@ export interface ProjectOwners {
    * process; undefined when this process owns it or has not learnt it. A hint, as knownOwner.
    */
   elsewhere(project: string): string | undefined;
+  /**
+   * `address`, which this process had learnt as the project's owner, did not answer: forgets it
+   * (if it is still what this process knows), asking nothing of the database. The project's next
+   * mutation asks who owns it.
+   */
+  unreachable(project: string, address: string): void;
 }
 
 /**

@@ -91,6 +91,7 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
       ownerAfter: (project, unreachable) => owners.ownerAfter(project, unreachable),
       knownOwner: (project) => owners.knownOwner(project),
       elsewhere: (project) => owners.elsewhere(project),
+      unreachable: (project, address) => owners.unreachable(project, address),
       register: (address) => owners.start(address),
     },
     async close() {

@@ -505,7 +505,7 @@ describe('one owning process per project: forwarding and failover (issue 25)', f
     }
   });
 
-  it('a SIGKILL of the owner mid-load: the other process takes the project over at once and serves every request sent to it, each applied once', async () => {
+  it('a SIGKILL of the owner mid-load: the other process takes the project over at once and serves every request sent to it, each applied once, its reads seeing each', async () => {
     const { owner, other } = await seeded('killed');
     const survivor = servers[other]!;
     const acknowledged: string[] = [];
@@ -526,6 +526,11 @@ describe('one owning process per project: forwarding and failover (issue 25)', f
         }
         acknowledged.push(text);
         if (killedAt > 0 && firstAfterKill === 0) firstAfterKill = Date.now();
+        if (server !== survivor) continue;
+        // A read through the survivor (relayed to the owner while it lives, served there once it is gone) sees the note just acknowledged.
+        const read = await op(server, 'killed', 'show', { id: 'T-1' }, null).catch(() => null);
+        if (read?.status !== 200) failures.push(read ? `show: ${read.status} ${read.text}` : 'show: no answer');
+        else if (!(read.json.node.notes as { text: string }[]).some((note) => note.text === text)) failures.push(`show after ${text}: not there`);
       }
     });
     while (acknowledged.length < 100) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -647,7 +652,8 @@ describe('an owner the other processes cannot reach (issue 25)', function () {
       const refused = await op(forwarding, 'add-task', task('T-1'));
       expect([refused.status, refused.headers['www-authenticate'], refused.json.error.code]).to.deep.equal([401, 'Bearer', 'AUTH_INVALID']);
       expect(forwarded.map((headers) => headers['x-taskdag-forwarded'])).to.deep.equal(['1']);
-      expect((await op(forwarding, 'state', {}, null)).json.revision).to.equal(before);
+      // Read where the project is: the forwarding process now relays its reads to the stand-in too.
+      expect((await op(owning, 'state', {}, null)).json.revision).to.equal(before);
     } finally {
       await new Promise<void>((resolve) => refusing.close(() => resolve()));
     }

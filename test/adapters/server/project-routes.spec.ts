@@ -16,7 +16,7 @@ describe('which server requests are cut when their client goes away', () => {
   });
 });
 
-describe('a mutation of a project another process owns (issue 25)', () => {
+describe('a request of a project another process owns (issue 25)', () => {
   const registry = new OperationRegistry(OPERATIONS);
   let owner: http.Server;
   let forwarder: http.Server;
@@ -28,9 +28,15 @@ describe('a mutation of a project another process owns (issue 25)', () => {
   /** What the dispatcher does before it answers: served here when `serve` gives a result, refused for the owner otherwise. */
   let beforeAnswer: () => Promise<unknown> = async () => undefined;
   const signals: (AbortSignal | undefined)[] = [];
+  /** An address this process still names as the owner's, where nothing listens (the owner died). */
+  let staleOwner: string | undefined;
+  /** The owner addresses this process was told to forget, found unreachable. */
+  const forgotten: string[] = [];
 
   beforeEach(async () => {
     received.length = 0;
+    forgotten.length = 0;
+    staleOwner = undefined;
     dispatched.length = 0;
     signals.length = 0;
     ownerKnown = true;
@@ -50,7 +56,8 @@ describe('a mutation of a project another process owns (issue 25)', () => {
       takeIfFree: async () => undefined,
       ownerAfter: async () => ownerUrl(),
       knownOwner: () => ownerUrl(),
-      elsewhere: () => (ownerKnown ? ownerUrl() : undefined),
+      elsewhere: () => (ownerKnown ? (staleOwner ?? ownerUrl()) : undefined),
+      unreachable: (_project, address) => forgotten.push(address),
     };
     forwarding = new OwnerForwarding(owners, 5_000, 5_000);
     const dispatcher: OperationDispatcher = {
@@ -103,6 +110,29 @@ describe('a mutation of a project another process owns (issue 25)', () => {
     expect(received[0]!.headers['idempotency-key']).to.match(/^forwarded-/);
     expect(received[0]!.headers.authorization).to.equal('Bearer b');
     expect(dispatched).to.deep.equal([]);
+  });
+
+  it('a read is relayed to the owner unread, with no request id, and not served here: this process replays none of the owner\'s commits for it', async () => {
+    const body = '{"args": {"id": "T-1"},  "agent": null}';
+    const answer = await send('show', body);
+    expect(answer).to.deep.equal({ status: 200, text: '{"answered":"by the owner"}', owner: ownerUrl() });
+    expect(received.map((one) => [one.body, one.headers['x-taskdag-forwarded'], one.headers['idempotency-key']])).to.deep.equal([[body, '1', undefined]]);
+    expect(dispatched).to.deep.equal([]);
+  });
+
+  it('a read whose known owner does not answer (it just died) is served here at once, and the address is forgotten', async () => {
+    // A port that was listening a moment ago, closed: connections to it are refused.
+    const dead = http.createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    staleOwner = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
+    await new Promise((resolve) => dead.close(resolve));
+    beforeAnswer = async () => ({ served: 'here' });
+    const started = Date.now();
+    const answer = await send('status', '{"args": {}, "agent": null}');
+    expect([answer.status, JSON.parse(answer.text)]).to.deep.equal([200, { served: 'here' }]);
+    expect(Date.now() - started).to.be.below(2_000);
+    expect(dispatched).to.deep.equal(['status']);
+    expect(forgotten).to.deep.equal([staleOwner]);
   });
 
   it('a call that waits for work (next --wait) is read here, so the forward waits as long as it may', async () => {
