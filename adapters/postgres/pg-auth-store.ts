@@ -3,7 +3,7 @@ import { corruptAuthRecord, parseAuthRecord, verifierProblem, type PasswordVerif
 import type { AuthRecord } from '../../application/server/auth-record.js';
 import type { CredentialStore, SharedAuthStore, SharedSessions, StoredAuth } from '../../application/ports/auth-store.js';
 import { PgAuthCache, type AuthChangeSink } from './pg-auth-cache.js';
-import { PgCredentialStore } from './pg-credential-store.js';
+import { credentialOf, PgCredentialStore, type CredentialRow } from './pg-credential-store.js';
 import { databaseError, queryFresh, withTransaction } from './pg-pool.js';
 
 interface SessionRow {
@@ -21,6 +21,19 @@ const sessionOf = (row: SessionRow): Session => ({
   expires_at: row.expires_at.toISOString(),
   ...(row.credential === null ? {} : { credential: row.credential }),
 });
+
+/**
+ * $1 bearer hashes, $2 credential ids: the sessions and credentials of those still there, in one
+ * statement (the bearer checks a process keeps, looked up again together: pg-auth-cache.ts).
+ */
+const RECHECK = `
+  SELECT 'session:' || bearer_hash AS key, created_at, expires_at, credential, NULL AS id, NULL AS name, NULL::json AS agents, NULL::json AS verifier
+  FROM taskdag_sessions WHERE bearer_hash = ANY($1::text[])
+  UNION ALL
+  SELECT 'credential:' || id, created_at, NULL, NULL, id, name, agents, verifier
+  FROM taskdag_credentials WHERE id = ANY($2::text[])`;
+
+type RecheckRow = { key: string } & SessionRow & CredentialRow;
 
 const INSERT_SESSION = 'INSERT INTO taskdag_sessions (bearer_hash, created_at, expires_at, credential) VALUES ($1, $2, $3, $4)';
 const sessionValues = (session: Session) => [session.bearer_hash, session.created_at, session.expires_at, session.credential ?? null];
@@ -45,6 +58,7 @@ export class PgAuthStore implements SharedAuthStore, SharedSessions {
   ) {
     this.credentials = new PgCredentialStore(pool, cache);
     this.changes = cache;
+    cache.recheckWith((keys) => this.recheck(keys));
   }
 
   async load(): Promise<StoredAuth> {
@@ -91,6 +105,13 @@ export class PgAuthStore implements SharedAuthStore, SharedSessions {
       await client.query(INSERT_SESSION, sessionValues(session));
       await client.query('DELETE FROM taskdag_sessions WHERE bearer_hash IN (SELECT bearer_hash FROM taskdag_sessions ORDER BY created_at DESC OFFSET $1)', [max]);
     });
+  }
+
+  /** The sessions and credentials of `keys` (`session:<hash>`, `credential:<id>`) still in the database, in one statement. */
+  private async recheck(keys: string[]): Promise<Map<string, unknown>> {
+    const named = (prefix: string) => keys.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
+    const rows = (await queryFresh<RecheckRow>(this.pool, RECHECK, [named('session:'), named('credential:')])).rows;
+    return new Map(rows.map((row) => [row.key, row.key.startsWith('session:') ? sessionOf({ ...row, bearer_hash: row.key.slice('session:'.length) }) : credentialOf(row)]));
   }
 
   find(bearerHash: string): Promise<Session | null> {

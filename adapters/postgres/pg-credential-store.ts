@@ -4,7 +4,7 @@ import type { Credential } from '../../application/server/credential-record.js';
 import type { PgAuthCache } from './pg-auth-cache.js';
 import { queryFresh, withTransaction } from './pg-pool.js';
 
-interface CredentialRow {
+export interface CredentialRow {
   id: string;
   name: string;
   agents: string[];
@@ -12,9 +12,9 @@ interface CredentialRow {
   created_at: Date;
 }
 
-const CREDENTIAL_COLUMNS = 'id, name, agents, verifier, created_at';
+export const CREDENTIAL_COLUMNS = 'id, name, agents, verifier, created_at';
 
-const credentialOf = (row: CredentialRow): Credential => ({ id: row.id, name: row.name, agents: row.agents, verifier: row.verifier, created_at: row.created_at.toISOString() });
+export const credentialOf = (row: CredentialRow): Credential => ({ id: row.id, name: row.name, agents: row.agents, verifier: row.verifier, created_at: row.created_at.toISOString() });
 
 /**
  * The bound credentials in the database (schema 3), shared by every server process on it: a

@@ -64,4 +64,50 @@ describe('PgAuthCache', () => {
     expect(await pending).to.equal('stale');
     expect(await sut.get('session:a', lookup('fresh'))).to.equal('fresh');
   });
+
+  describe('with a recheck of every entry together (issue 25 item 4)', () => {
+    let rechecked: string[][];
+    let rows: Map<string, string>;
+
+    beforeEach(() => {
+      rechecked = [];
+      rows = new Map([
+        ['session:a', 'A'],
+        ['session:b', 'B'],
+        ['session:c', 'C'],
+      ]);
+      sut.recheckWith(async (keys) => (rechecked.push(keys), new Map([...rows].filter(([key]) => keys.includes(key)))));
+    });
+
+    it('looks up again, in one recheck, only the entries asked for since they were found; the others are dropped, and a key it did not find is gone', async () => {
+      const fromRows = (key: string) => async () => (lookups++, rows.get(key) ?? null);
+      for (const key of ['session:a', 'session:b', 'session:c']) await sut.get(key, fromRows(key));
+      now = 500;
+      await sut.get('session:a', fromRows('session:a'));
+      await sut.get('session:b', fromRows('session:b'));
+      rows.delete('session:b');
+      now = 1_000;
+      const [a, b] = await Promise.all([sut.get('session:a', fromRows('session:a')), sut.get('session:b', fromRows('session:b'))]);
+      expect([a, b]).to.deep.equal(['A', null]);
+      expect(rechecked).to.deep.equal([['session:a', 'session:b']]);
+      expect(lookups).to.equal(3);
+      // c was not asked for in its trusted time: it was dropped, so it is looked up on its own.
+      rows.set('session:c', 'C2');
+      expect(await sut.get('session:c', fromRows('session:c'))).to.equal('C2');
+      expect(lookups).to.equal(4);
+    });
+
+    it('a recheck under way when a change is heard keeps nothing, and its waiters look up on their own', async () => {
+      await sut.get('session:a', lookup('A'));
+      now = 1_000;
+      let finish!: () => void;
+      sut.recheckWith(async (keys) => (rechecked.push(keys), await new Promise<void>((resolve) => (finish = resolve)), new Map([['session:a', 'stale']])));
+      const pending = sut.get('session:a', lookup('fresh'));
+      await new Promise((resolve) => setImmediate(resolve));
+      sut.changed();
+      finish();
+      expect(await pending).to.equal('fresh');
+      expect(await sut.get('session:a', lookup('later'))).to.equal('fresh');
+    });
+  });
 });

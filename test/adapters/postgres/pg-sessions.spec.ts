@@ -111,6 +111,35 @@ describe('sessions and revision events shared through PostgreSQL', function () {
     }
   });
 
+  it('a process serving many bearers checks them all again in one statement a trusted time; a session ended by another process, its notification lost, is refused within that time (issue 25 item 4)', async () => {
+    let now = 0;
+    const store = new PgAuthStore(pools[0]!, new PgAuthCache(1_000, () => now));
+    const { service } = await authOn(pools[0]!, 'password-1', 1, store);
+    // Another process logs the bearers in, and later ends one of them.
+    const other = await authOn(pools[1]!, 'password-1', 1);
+    const bearers: string[] = [];
+    for (let client = 0; client < 4; client++) bearers.push((await other.service.login('password-1', `c${client}`)).bearer);
+    // Trusting as a listening process does, with no listener: every notification is lost.
+    store.changes.listening(true);
+    const statements = statementsOf(pools[0]!);
+    const outcomes = () =>
+      Promise.all(bearers.map((bearer) => service.authenticate(`Bearer ${bearer}`).then(() => 'accepted', (error: { details?: { reason: string } }) => error.details?.reason ?? String(error))));
+    expect(await outcomes()).to.deep.equal(['accepted', 'accepted', 'accepted', 'accepted']);
+    expect(statements()).to.equal(4);
+    await pools[1]!.query('DELETE FROM taskdag_sessions WHERE bearer_hash = $1', [new TweetnaclBearerTokens().hashOf(bearers[1]!)]);
+    now = 999;
+    expect(await outcomes()).to.deep.equal(['accepted', 'accepted', 'accepted', 'accepted']);
+    expect(statements()).to.equal(4);
+    // The trusted second is over: one statement looks every bearer up again, and the ended session is refused.
+    now = 1_000;
+    expect(await outcomes()).to.deep.equal(['accepted', 'unknown', 'accepted', 'accepted']);
+    expect(statements()).to.equal(5);
+    now = 1_999;
+    expect(await outcomes()).to.deep.equal(['accepted', 'unknown', 'accepted', 'accepted']);
+    // The ended session is looked up at each check, as any bearer not found (nothing found missing is kept).
+    expect(statements()).to.equal(5 + 1);
+  });
+
   it('a host with an older password generation is refused and changes nothing; two rotations racing: one wins, the other is refused (issue 23)', async () => {
     const first = await authOn(pools[0]!, 'password-1', 1);
     const login = await first.service.login('password-1', 'c');
