@@ -1,6 +1,7 @@
 import * as t from 'typanion';
 import { DomainError } from '../domain/errors.js';
 import { closestTo, didYouMean } from '../domain/suggestions.js';
+import { illFormedTextIn, isWellFormedText, type IllFormedText } from '../domain/well-formed-text.js';
 import { lazily, type JsonSchema } from './contract/schema.js';
 
 /**
@@ -138,7 +139,8 @@ export const items = (): ValueKind<unknown[]> => kind({ validator: () => t.isArr
  * a library call), and normalises them to their stored form. Absent required fields are
  * `MISSING_FIELD`, all of them at once (`details.missing`, in declaration order), so a caller
  * learns every one in one try; a present but malformed one, or one the operation does not know,
- * is `INVALID_ARGUMENT`. `details.field` names the (first) argument; `details.flag` the
+ * is `INVALID_ARGUMENT`, and so is text anywhere in them that is not well-formed Unicode (see
+ * illFormedArgument). `details.field` names the (first) argument; `details.flag` the
  * command-line spelling of a flag, `details.argument` that of a positional (`<id>`).
  */
 export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, spec: S): ArgsOf<S> {
@@ -146,6 +148,8 @@ export function parseArgs<S extends ArgsSpec>(operation: string, raw: unknown, s
     throw new DomainError('INVALID_ARGUMENT', `Arguments of ${operation} must be an object`, { operation });
   }
   const input = raw as Record<string, unknown>;
+  const illFormed = illFormedTextOf(input, spec);
+  if (illFormed) throw illFormedArgument(operation, illFormed, spec);
   for (const key of Object.keys(input)) {
     if (!Object.hasOwn(spec, key) && input[key] !== undefined) throw unknownArgument(operation, key, spec);
   }
@@ -193,6 +197,34 @@ export function unknownArgument(operation: string, key: string, spec: ArgsSpec):
     field: key,
     flag: flagOf(key),
     ...(suggestions.length > 0 ? { suggestions } : {}),
+  });
+}
+
+/** Ill-formed text in the arguments, before anything echoes them; a list of items is left to the check of each item (a batch's, with its index). */
+function illFormedTextOf(input: Record<string, unknown>, spec: ArgsSpec): IllFormedText | null {
+  for (const [key, value] of Object.entries(input)) {
+    if (!isWellFormedText(key)) return { path: '', key: true };
+    if (Object.hasOwn(spec, key) && spec[key]!.kind.cli === 'items') continue;
+    const found = illFormedTextIn(value, key);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * INVALID_ARGUMENT for text holding half of a surrogate pair: nothing a UTF-8 file can store, so
+ * it is refused before anything runs, wherever it came from (docs/decisions.md). `details.path`
+ * says where (`meta.owner`, `operations[0].args.title`); the text itself is never echoed, so the
+ * answer stays well-formed too.
+ */
+export function illFormedArgument(operation: string, found: IllFormedText, spec: ArgsSpec): DomainError {
+  const key = found.path.split(/[.[]/, 1)[0]!;
+  const field = key !== '' && Object.hasOwn(spec, key) ? spec[key]! : null;
+  const where = found.key ? `a key in ${found.path === '' ? 'the arguments' : found.path}` : found.path === '' ? 'the value' : found.path;
+  return new DomainError('INVALID_ARGUMENT', `${where} holds half of a surrogate pair (a lone \\uD800-\\uDFFF): text must be well-formed Unicode`, {
+    ...(field ? fieldDetails(operation, key, field) : { operation }),
+    path: found.path,
+    ...(found.key ? { key: true } : {}),
   });
 }
 

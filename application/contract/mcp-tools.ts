@@ -1,5 +1,6 @@
 import { DomainError } from '../../domain/errors.js';
 import { closestTo, didYouMean } from '../../domain/suggestions.js';
+import { isWellFormedText } from '../../domain/well-formed-text.js';
 import { flagOf, listed } from '../args.js';
 import type { Declaration } from '../operation.js';
 import type { OperationRegistry } from '../registry.js';
@@ -125,7 +126,8 @@ export function checkMcpBatch(args: unknown): void {
     let refusal: DomainError | null = null;
     if (as !== undefined) {
       refusal = new DomainError('INVALID_ARGUMENT', 'A batch item over MCP is done as this server\'s agent: leave as out', { field: 'as' });
-    } else if (typeof op === 'string' && !offered.includes(op)) {
+    } else if (typeof op === 'string' && isWellFormedText(op) && !offered.includes(op)) {
+      // (An ill-formed name is the batch's to refuse, without echoing it.)
       const suggestions = closestTo(op, offered);
       refusal = new DomainError('INVALID_ARGUMENT', `${op} is not a tool of this server${didYouMean(suggestions)}`, {
         field: 'op',

@@ -3,7 +3,8 @@ import { earlierAnswerIn } from '../../domain/project-state.js';
 import { DomainError, isDomainError } from '../../domain/errors.js';
 import type { AgentName } from '../../domain/model.js';
 import { closestTo, didYouMean } from '../../domain/suggestions.js';
-import { items, nonNegativeInteger, optional, required } from '../args.js';
+import { illFormedTextIn, isWellFormedText } from '../../domain/well-formed-text.js';
+import { illFormedArgument, items, nonNegativeInteger, optional, required } from '../args.js';
 import { anyJson, array, integer, object, string } from '../contract/schema.js';
 import { projectOperation } from '../define.js';
 import { requireAgent, wholeResult } from '../dispatcher.js';
@@ -84,7 +85,10 @@ interface BatchResult {
 /** Checks one item before anything runs: its shape, its operation, its arguments. */
 function prepare(registry: OperationCatalog, item: unknown, index: number, caller: AgentName): Step {
   const op = typeof item === 'object' && item !== null ? (item as { op?: unknown }).op : undefined;
-  return failingAs(index, typeof op === 'string' ? op : null, () => {
+  return failingAs(index, typeof op === 'string' && isWellFormedText(op) ? op : null, () => {
+    // Before anything echoes a part of the item (the item itself, an unknown op's name, an unknown argument).
+    const illFormed = illFormedTextIn(item);
+    if (illFormed) throw illFormedArgument(typeof op === 'string' && isWellFormedText(op) ? op : 'batch', illFormed, {});
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       throw new DomainError('INVALID_ARGUMENT', 'A batch item must be an object {op, args, as}', { item });
     }
