@@ -91,6 +91,12 @@ export class CheckpointNodes implements NodeMap {
   private lineHints: ((id: NodeId) => LineHint | undefined) | null = null;
   /** The positions of the nodes read where the hints say, their lines checked there: found without the slot table. */
   private readonly hintedPositions = new Map<NodeId, number>();
+  /**
+   * The positions `filePosition` found by a lookup (undefined: the file has no such node), asked
+   * again for the same ids (a changed node's saved bucket, its edges and its line each ask): the
+   * file never changes while open. Dropped with the slot table that answered them.
+   */
+  private readonly foundPositions = new Map<NodeId, number | undefined>();
   /** The checksums each node line was written with (read when first needed), or null for a checkpoint without them. */
   private lineChecksums: () => LineChecksums | null = () => null;
 
@@ -203,7 +209,7 @@ export class CheckpointNodes implements NodeMap {
     // A span from the slot table must end its line as a node's does (its key was checked): else the id list says where it is.
     const endsThere = line[line.length - 1] === (span.last ? 0x0a : 0x2c) && line.indexOf(0x0a) === (span.last ? line.length - 1 : -1);
     if (span.fromSlots && !endsThere) {
-      this.slots = null;
+      this.dropSlots();
       return this.storedText(id);
     }
     return line.toString('utf8', 0, line.length - 1);
@@ -268,7 +274,10 @@ export class CheckpointNodes implements NodeMap {
    * endpoints entry, names its node too).
    */
   filePosition(id: NodeId): number | undefined {
-    return this.hintedPositions.get(id) ?? this.locate(id)?.position;
+    const hinted = this.hintedPositions.get(id);
+    if (hinted !== undefined) return hinted;
+    if (!this.foundPositions.has(id)) this.foundPositions.set(id, this.locate(id)?.position);
+    return this.foundPositions.get(id);
   }
 
   /** How many nodes the file holds (the slot table says, until the id list is parsed). */
@@ -350,7 +359,7 @@ export class CheckpointNodes implements NodeMap {
     if (this.slots && !this.list && this.slotLookups++ < slotLookupBudget(this.slots.nodes)) {
       const found = this.bySlots(id, this.slots, readsLine);
       if (found !== DAMAGED) return found;
-      this.slots = null;
+      this.dropSlots();
     }
     const position = this.positionOf(id);
     return position === undefined ? undefined : this.spanAt(position);
@@ -377,6 +386,12 @@ export class CheckpointNodes implements NodeMap {
     return DAMAGED;
   }
 
+  /** The slot table proved damaged: the id list answers from here on, the positions the table gave included. */
+  private dropSlots(): void {
+    this.slots = null;
+    this.foundPositions.clear();
+  }
+
   private positionOf(id: NodeId): number | undefined {
     if (this.positions) return this.positions.get(id);
     const ids = this.fileIds();
@@ -400,16 +415,20 @@ export class CheckpointNodes implements NodeMap {
 
   private read(id: NodeId, span: NodeSpan): GraphNode | undefined {
     let node: GraphNode;
+    let position = span.position;
     try {
       node = this.parse(id, span);
     } catch (error) {
       if (!span.fromSlots) throw error;
       // The table's span did not hold: the id list decides (and reports the damage, if it is the node's).
-      this.slots = null;
+      this.dropSlots();
       const listed = this.locate(id, true);
       if (listed === undefined) return undefined;
       node = this.parse(id, listed);
+      position = listed.position;
     }
+    // Its line was read there, keyed by the id: a later lookup of its position need not look again.
+    this.foundPositions.set(id, position);
     this.values.set(id, node);
     return node;
   }

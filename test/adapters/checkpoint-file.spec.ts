@@ -663,6 +663,23 @@ describe('checkpoint file: a node found by position (the slot table, issue 28)',
     expect(lookups.callCount).to.equal(256);
   });
 
+  it("looks a changed node's position up once, however many parts of the checkpoint ask for it (its line, its saved bucket, its edges)", () => {
+    const draft = newDraft();
+    for (let index = 0; index < 300; index++) addTask(draft, `T-${index}`, {}, index % 3 === 2 ? { blocked_by: [`T-${index - 1}`] } : {});
+    writeFileSync(temp.file, encodeCheckpoint(draft.graph, ledger));
+    const { graph } = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
+    const lookups = sinon.spy(SlotTable.prototype, 'candidates');
+    try {
+      updateNode(new GraphDraft(graph, NOW, 'alice'), 'T-7', { title: 'retitled' }, { allowUnregisteredInitiative: false });
+      take(new GraphDraft(graph, NOW, 'bob'), 'T-10');
+      statusAnswer(new GraphDraft(graph, NOW, null), NOW, { staleMs: 1000, limit: 20, all: false });
+      const byId = (id: string) => lookups.getCalls().filter((call) => call.args[0] === id).length;
+      expect([byId('T-7'), byId('T-10')]).to.deep.equal([1, 1]);
+    } finally {
+      lookups.restore();
+    }
+  });
+
   it('gives each node or STORAGE_ERROR, never another node, whatever bytes of its slot table are damaged', () => {
     const graph = graphOf(300);
     const ids = Object.keys(graph.nodes);
