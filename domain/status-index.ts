@@ -6,7 +6,7 @@ import { isPlainJsonString } from './json-text.js';
 import { isKnowledge, isTask, nodeType, type AgentName, type Claim, type Edge, type Graph, type GraphNode, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
 import { byAge, compareAge, firstSummaries, type NodeListing } from './node-summary.js';
 import { OrderedSet, type Ordered } from './ordered-set.js';
-import { derivedStatus, readinessDependents } from './status.js';
+import { derivedStatus, readinessDependents, satisfiesBlocks } from './status.js';
 
 /**
  * What whole-graph reads select on, for one node: its type, its derived status (the status
@@ -337,19 +337,29 @@ export class StatusIndex {
       return null;
     }
     // As `all` keeps its heads: a head derived before stays true unless its node, or one its
-    // readiness follows, was marked since, and those are derived again here.
-    const stale = new Set<NodeId>();
+    // readiness follows, was marked since, and those are derived again here. A marked node that
+    // satisfies a BLOCKS edge from it as it did (a retitle, a note, a take, a submit) leaves what
+    // it blocks as it was (`satisfiesAsBefore`), which is then not derived again. An edge change
+    // marks both its ends: the task a BLOCKS edge ends at is derived as marked, and a gate a
+    // SUPERSEDES edge ends at reads its successors only while superseded, which always counts as changed.
+    const dependents = new Set<NodeId>();
     for (const id of this.bucketMarks) {
-      stale.add(id);
-      for (const dependent of readinessDependents(this.graph, this.edges, id)) stale.add(dependent);
+      const before = this.bucketChanges.has(id) ? keyOfHead(this.bucketChanges.get(id)!) : this.savedBucketOf(this.savedBuckets, id);
+      const head = this.derivedOverSaved(id);
+      if (!satisfiesAsBefore(before, head)) for (const dependent of readinessDependents(this.graph, this.edges, id)) dependents.add(dependent);
     }
+    for (const id of dependents) if (!this.bucketMarks.has(id)) this.derivedOverSaved(id);
     this.bucketMarks.clear();
-    for (const id of stale) {
-      this.derivations += 1;
-      const node = nodeOf(this.graph, id);
-      this.bucketChanges.set(id, node ? headOf(this.graph, this.edges, node) : null);
-    }
     return this.bucketChanges;
+  }
+
+  /** Node `id`'s head derived again over the saved buckets, kept in `bucketChanges` (null: the node is gone). */
+  private derivedOverSaved(id: NodeId): NodeHead | null {
+    this.derivations += 1;
+    const node = nodeOf(this.graph, id);
+    const head = node ? headOf(this.graph, this.edges, node) : null;
+    this.bucketChanges.set(id, head);
+    return head;
   }
 
   /** Page `page` of saved bucket `key`, read once. */
@@ -599,6 +609,23 @@ export class StatusIndex {
     this.heads!.set(id, head);
     this.group(head);
   }
+}
+
+/** The status bucket `head` is in, null for a node that is gone. */
+function keyOfHead(head: NodeHead | null): string | null {
+  return head && bucketKey(head.type, head.status);
+}
+
+/**
+ * Whether a node whose bucket was `before` (null or undefined: none, or unknown) and whose head is
+ * now `head` satisfies a BLOCKS edge from it as it did: the tasks it blocks, and those blocked by
+ * the gates it supersedes, then read as they did (`satisfiesBlocks`), so they need not be derived.
+ */
+function satisfiesAsBefore(before: string | null | undefined, head: NodeHead | null): boolean {
+  if (!before || !head) return false;
+  const [type, status] = before.split(' ') as [NodeType, string];
+  const was = satisfiesBlocks(type, status);
+  return was !== undefined && was === satisfiesBlocks(head.type, head.status);
 }
 
 function headOf(graph: Graph, edges: GraphIndex, node: GraphNode): NodeHead {

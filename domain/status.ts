@@ -1,6 +1,6 @@
 import { allNodes, nodeOf } from './node-map.js';
 import type { GraphIndex } from './graph-index.js';
-import { isGate, isTask, type Graph, type GraphNode, type NodeId, type TaskNode } from './model.js';
+import { isGate, isTask, type Graph, type GraphNode, type NodeId, type NodeType, type TaskNode } from './model.js';
 
 /**
  * The version of the rules below that derive a status. Heads saved with a graph (a checkpoint)
@@ -47,6 +47,16 @@ export function isBlockerSatisfied(graph: Graph, index: GraphIndex, blockerId: N
     if (node.status === 'superseded') for (const edge of index.into(id, 'SUPERSEDES')) pending.push(edge.from);
   }
   return false;
+}
+
+/**
+ * Whether a node of `type` whose derived status is `status` satisfies a BLOCKS edge from it, as
+ * `isBlockerSatisfied` answers (a task's derived status is its stored one once it is done or
+ * archived); undefined for a superseded gate, whose answer follows its successors.
+ */
+export function satisfiesBlocks(type: NodeType, status: string): boolean | undefined {
+  if (type === 'gate') return status === 'superseded' ? undefined : status === 'resolved';
+  return type === 'task' && (status === 'done' || status === 'archived');
 }
 
 /** Blockers of `id` whose BLOCKS edge is not satisfied yet. */
