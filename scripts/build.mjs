@@ -9,7 +9,7 @@
 // here and load a program only for a real command; and dist/taskdag-mcp.js, the MCP server that only
 // `taskdag mcp` loads. Start-up is what an agent pays on every call: see BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, rmSync, chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
@@ -157,6 +157,10 @@ const expectedCaches = [`${PROGRAM}.cache`, `${PROGRAM}.reads.cache`, ...graphRe
 if (codeCaches().join() !== expectedCaches.join()) {
   throw new Error(`build: the code caches written are not the programs' and commands': [${codeCaches().join(', ')}], expected [${expectedCaches.join(', ')}]`);
 }
+// The loader reads no more of a cache than MOST_CACHE_BYTES (entrypoints/cli/code-cache.ts): a cache above it would never be used.
+const { MOST_CACHE_BYTES } = createRequire(import.meta.url)('../build/entrypoints/cli/code-cache.js');
+const oversized = codeCaches().filter((file) => statSync(path.join('dist', file)).size > MOST_CACHE_BYTES);
+if (oversized.length > 0) throw new Error(`build: code caches above the loader's ${MOST_CACHE_BYTES} bytes: ${oversized.join(', ')}`);
 
 // The commands that start from the reads' cache: the operations that only read a project's graph.
 const { OPERATIONS } = createRequire(import.meta.url)('../build/application/operations/index.js');

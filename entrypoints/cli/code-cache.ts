@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { Script } from 'node:vm';
 import { checksumArea, laneChecksum, laneChecksumModule, type ChecksumArea } from '../../adapters/lane-checksum.js';
@@ -86,6 +86,17 @@ const TRAILER_BYTES = 64;
 const STEP = 32;
 /** The room a cache is read into at first, more than any the build makes (WebAssembly pages cost nothing until written). */
 const FIRST_ROOM = 1024 * 1024;
+/**
+ * The most of a cache file the loader reads: a few MiB above the largest cache the build writes
+ * (about 0.6 MiB; scripts/build.mjs fails on one above this). A longer file is no cache of ours,
+ * and one that never ends (a cache path linked to /dev/zero) hung the command as it read on.
+ */
+export const MOST_CACHE_BYTES = 4 * 1024 * 1024;
+/**
+ * Opened without waiting: a cache path that is a FIFO opens at once (for reading, open(2) waits
+ * for a writer otherwise) and reads as empty or EAGAIN; a regular file reads as without the flag.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /**
  * The lane checksum's WebAssembly module as the build assembled it for the executable
@@ -155,28 +166,31 @@ function sealedCache(file: string, bundle: Uint8Array): Uint8Array | undefined {
 
 /**
  * `file` read into a checksum area from its start, making room as it goes; undefined if it cannot
- * be read or checked. The area is made once the file is open: a program without a cache costs
- * nothing more.
+ * be read or checked, or if it holds more than MOST_CACHE_BYTES (one byte past them is read to
+ * tell). The area is made once the file is open: a program without a cache costs nothing more.
+ * The file's size is not asked first: the cap bounds the read without it, and Node's fstatSync
+ * and Stats class cost about 1 M instructions of compiling on their first call in a process.
  */
 function readIntoChecksumArea(file: string): { area: ChecksumArea; length: number } | undefined {
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    fd = openSync(file, OPEN_FLAGS);
   } catch {
     return undefined;
   }
   try {
     const area = checksumArea(FIRST_ROOM, checksumModule);
     if (area === null) return undefined;
-    let length = 0;
-    for (;;) {
-      area.reserve(length + 64 * 1024);
-      const read = readSync(fd, area.bytes, length, area.bytes.length - length, null);
+    const most = MOST_CACHE_BYTES + 1;
+    for (let length = 0; length < most; ) {
+      area.reserve(Math.min(length + 64 * 1024, most));
+      const read = readSync(fd, area.bytes, length, Math.min(area.bytes.length, most) - length, null);
       if (read === 0) return { area, length };
       length += read;
     }
+    return undefined;
   } catch {
-    // Not a readable file (a directory, an I/O error) or too large for WebAssembly's memory: no cache.
+    // Not a readable file (a directory, a FIFO without data, an I/O error): no cache.
     return undefined;
   } finally {
     closeSync(fd);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { allCommands } from '../../entrypoints/cli/commands.js';
 import { onFirstUse } from '../../entrypoints/cli/fd-writer.js';
@@ -165,6 +165,31 @@ describe('the taskdag executable (entrypoints/cli/bin.ts)', () => {
         expect({ code: damaged.code, stderr: damaged.stderr }, `${file}: ${args.join(' ')}`).to.deep.equal({ code: 0, stderr: '' });
         if (read) expect(damaged.stdout, file).to.equal((await sut.run(args)).stdout);
         else expect(JSON.parse(damaged.stdout), file).to.not.have.property('ok');
+      }
+    });
+
+    it('answers within seconds, exit 0, when a code cache path never ends (a link to /dev/zero) or is a FIFO (the read went on for gigabytes)', async function () {
+      this.timeout(60_000);
+      const dist = path.dirname(BINARY);
+      for (const file of readdirSync(dist).filter((file) => file.startsWith('taskdag') && (file.endsWith('.js') || file.endsWith('.txt')))) copyFileSync(path.join(dist, file), path.join(copy, file));
+      for (const file of ['taskdag-reads.js.show.cache', 'taskdag-point.js.update.cache', 'taskdag-cli.js.cache']) symlinkSync('/dev/zero', path.join(copy, file));
+      execFileSync('mkfifo', [path.join(copy, 'taskdag-point.js.context.cache')]);
+      const binary = path.join(copy, 'taskdag.js');
+      await sut.init();
+      await sut.ok(['add-initiative', 'core', '--as', 'alice']);
+      await sut.ok(['add-task', 'T-1', '--initiative', 'core', '--title', 'T', '--body', 'b', '--acceptance', 'a', '--blocked-by', '', '--as', 'alice']);
+      for (const [args, read] of [
+        [['show', 'T-1'], true],
+        [['context', 'T-1', '--as', 'alice'], true],
+        [['update', 'T-1', '--title', 'u', '--as', 'alice'], false],
+        [['add-initiative', 'more', '--as', 'alice'], false],
+      ] as const) {
+        const started = Date.now();
+        const result = await sut.run([...args], { binary, timeoutMs: 15_000 });
+        expect({ code: result.code, stderr: result.stderr }, args.join(' ')).to.deep.equal({ code: 0, stderr: '' });
+        expect(Date.now() - started, args.join(' ')).to.be.below(10_000);
+        if (read) expect(result.stdout, args.join(' ')).to.equal((await sut.run([...args])).stdout);
+        else expect(JSON.parse(result.stdout), args.join(' ')).to.not.have.property('ok');
       }
     });
 
