@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { onFirstUse } from '../lazy-builtin.js';
-import { CHECKOUT_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, REQUEST_ID_HEADER } from '../protocol.js';
+import { CHECKOUT_HEADER, OWNER_HEADER, PROTOCOL_HEADER, PROTOCOL_VERSION, REQUEST_ID_HEADER } from '../protocol.js';
+import type { OwnerRoutes } from './owner-routes.js';
 import { loginAnswerSchema, transferAnswerSchema, transferStateSchema } from '../../application/contract/results.js';
 import type { Schema } from '../../application/contract/schema.js';
 import { schemaViolations } from '../../application/contract/schema-check.js';
@@ -54,6 +55,8 @@ export interface RemoteOptions {
   retries?: number;
   /** Waits before a retry (a test's clock can make it instant). */
   sleep?: (ms: number) => Promise<void>;
+  /** Absent: every request goes to `origin`. Present: a project's requests go to the owner its server named, when the user trusts that address (docs/scaling.md). */
+  owners?: OwnerRoutes;
 }
 
 /**
@@ -65,11 +68,18 @@ export interface RemoteOptions {
  * local fallback.
  */
 export class HttpRemoteDispatcher implements RemoteServer {
-  private readonly agent: http.Agent;
+  /** A keep-alive agent per scheme: a trusted owner may be reached over another scheme than the origin. */
+  private readonly agents = new Map<string, http.Agent>();
 
-  constructor(private readonly options: RemoteOptions) {
-    const secure = new URL(options.origin).protocol === 'https:';
-    this.agent = secure ? new (httpsModule().Agent)({ keepAlive: true }) : new (httpModule().Agent)({ keepAlive: true });
+  constructor(private readonly options: RemoteOptions) {}
+
+  private agentFor(protocol: string): http.Agent {
+    let agent = this.agents.get(protocol);
+    if (!agent) {
+      agent = protocol === 'https:' ? new (httpsModule().Agent)({ keepAlive: true }) : new (httpModule().Agent)({ keepAlive: true });
+      this.agents.set(protocol, agent);
+    }
+    return agent;
   }
 
   async dispatch(request: OperationRequest): Promise<unknown> {
@@ -85,12 +95,24 @@ export class HttpRemoteDispatcher implements RemoteServer {
     const requestId = mutates ? cryptoModule().randomUUID() : null;
     const headers: Record<string, string> = requestId ? { [REQUEST_ID_HEADER]: requestId } : {};
     const retries = this.options.retries ?? DEFAULT_REMOTE_RETRIES;
+    const project = request.project;
+    const owners = this.options.owners;
+    // The project's owner, when the user trusts the address its server named: nothing is forwarded.
+    let target = owners?.owner(this.options.origin, project);
+    const heard = owners ? (owner: string | undefined) => this.heardOwner(owners, project, owner) : undefined;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.call('POST', route, { args: request.args, agent: request.agent }, openToAdditions(result), headers, waitMs, request.signal);
+        return await this.call('POST', route, { args: request.args, agent: request.agent }, openToAdditions(result), headers, waitMs, request.signal, target, heard);
       } catch (error) {
         // A caller gone (an MCP session its client closed) cut the request: the server ends a wait it held; nothing is tried again.
         if (!isLostAnswer(error) || request.signal?.aborted) throw error;
+        if (target !== undefined) {
+          // The owner is gone or cannot be reached from here: the linked origin serves it (taking the project over if need be), with the same request id.
+          owners!.remember(this.options.origin, project, null);
+          target = undefined;
+          attempt -= 1;
+          continue;
+        }
         if (attempt > retries) throw withAttempts(error, attempt, requestId);
         await (this.options.sleep ?? delay)(FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1));
       }
@@ -119,9 +141,31 @@ export class HttpRemoteDispatcher implements RemoteServer {
     return { revision, replaced_revision };
   }
 
-  /** One JSON request; resolves to the body of a 2xx answer that matches `expected`, throws the envelope of any other. */
-  private async call<T>(method: string, route: string, body: unknown, expected: Schema<T>, extraHeaders: Record<string, string> = {}, waitMs = 0, signal?: AbortSignal): Promise<T> {
-    const { status, text } = await this.send(method, route, body === null ? '' : JSON.stringify(body), extraHeaders, waitMs, signal);
+  /** Remembers the owner an answer named when the user trusts its address; an untrusted one is never contacted nor kept. */
+  private heardOwner(owners: OwnerRoutes, project: string, advertised: string | undefined): void {
+    if (advertised === undefined) return;
+    const trusted = owners.trusted(advertised);
+    if (trusted !== null) owners.remember(this.options.origin, project, trusted);
+  }
+
+  /**
+   * One JSON request to `target` (the linked origin when absent); resolves to the body of a 2xx
+   * answer that matches `expected`, throws the envelope of any other. `heard` is told the owner
+   * an answer names (X-Taskdag-Owner), a refusal's included.
+   */
+  private async call<T>(
+    method: string,
+    route: string,
+    body: unknown,
+    expected: Schema<T>,
+    extraHeaders: Record<string, string> = {},
+    waitMs = 0,
+    signal?: AbortSignal,
+    target?: string,
+    heard?: (owner: string | undefined) => void,
+  ): Promise<T> {
+    const { status, text, owner } = await this.send(method, route, body === null ? '' : JSON.stringify(body), extraHeaders, waitMs, signal, target);
+    heard?.(owner);
     const answer = this.answer(route, status, text);
     // A fresh process makes one call: the generated test is cheap on its first run, the walk is
     // not, so the walk runs only to say what is wrong with an answer the test refused.
@@ -139,7 +183,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
   }
 
   close(): void {
-    this.agent.destroy();
+    for (const agent of this.agents.values()) agent.destroy();
   }
 
   private answer(route: string, status: number, text: string): unknown {
@@ -157,8 +201,16 @@ export class HttpRemoteDispatcher implements RemoteServer {
     throw failed(`The server answered ${route} with HTTP ${status} and no taskdag error`, { cause: 'EBADRESPONSE', status });
   }
 
-  private send(method: string, route: string, body: string, extraHeaders: Record<string, string>, waitMs: number, signal?: AbortSignal): Promise<{ status: number; text: string }> {
-    const url = new URL(route.replace(/^\//, ''), this.options.origin.endsWith('/') ? this.options.origin : `${this.options.origin}/`);
+  private send(
+    method: string,
+    route: string,
+    body: string,
+    extraHeaders: Record<string, string>,
+    waitMs: number,
+    signal?: AbortSignal,
+    target = this.options.origin,
+  ): Promise<{ status: number; text: string; owner: string | undefined }> {
+    const url = new URL(route.replace(/^\//, ''), target.endsWith('/') ? target : `${target}/`);
     const timeoutMs = (this.options.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS) + waitMs;
     const maxAnswerBytes = this.options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     const headers: Record<string, string> = {
@@ -179,7 +231,7 @@ export class HttpRemoteDispatcher implements RemoteServer {
       };
       let outgoing: http.ClientRequest;
       try {
-        outgoing = transport.request(url, { method, headers, agent: this.agent, ...(signal ? { signal } : {}) }, (response) => {
+        outgoing = transport.request(url, { method, headers, agent: this.agentFor(url.protocol), ...(signal ? { signal } : {}) }, (response) => {
           // Refused on its declared length before reading, or cut off as soon as it passes the cap: never held whole past it.
           const tooLarge = () => {
             settle(reject)(failed(`The answer from ${url.origin} is larger than ${maxAnswerBytes} bytes (TASKDAG_REMOTE_MAX_ANSWER_BYTES)`, { cause: 'ETOOLARGE', origin: url.origin, limit_bytes: maxAnswerBytes }));
@@ -193,7 +245,8 @@ export class HttpRemoteDispatcher implements RemoteServer {
             if (size > maxAnswerBytes) return tooLarge();
             chunks.push(chunk);
           });
-          response.on('end', () => settle(resolve)({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          const owner = response.headers[OWNER_HEADER.toLowerCase()];
+          response.on('end', () => settle(resolve)({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), owner: typeof owner === 'string' ? owner : undefined }));
           response.on('error', (error) =>
             settle(reject)(failed(`The answer from ${url.origin} was cut off: ${error.message}`, { cause: causeOf(error), origin: url.origin, timeout_ms: timeoutMs })),
           );

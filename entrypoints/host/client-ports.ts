@@ -7,6 +7,7 @@ import { FsSessionProfile } from '../../adapters/fs-session-profile.js';
 import { FsTransferBaselines } from '../../adapters/fs-transfer-baselines.js';
 import { KernelRandomIdSource } from '../../adapters/kernel-random-id-source.js';
 import { HttpRemoteConnector } from '../../adapters/remote/http-remote-connector.js';
+import { FileOwnerRoutes, trustedOwnerOrigins } from '../../adapters/remote/owner-routes.js';
 import { TerminalPasswordPrompt } from '../../adapters/terminal-password-prompt.js';
 import { remoteLimits } from './remote-limits.js';
 
@@ -26,13 +27,18 @@ export function clientPortsOnFirstUse(home: string, checkouts: CheckoutLocator, 
  */
 export function clientPortsOf(operations: readonly Operation[], home: string, checkouts: CheckoutLocator, env: Record<string, string | undefined>): () => ClientPorts {
   let ports: ClientPorts | null = null;
-  return () =>
-    (ports ??= {
+  return () => {
+    if (ports) return ports;
+    // Opt-in: with no trusted owner listed, every request goes to the linked origin.
+    const trusted = trustedOwnerOrigins(env);
+    const owners = trusted.size > 0 ? new FileOwnerRoutes(home, trusted) : undefined;
+    return (ports = {
       checkouts,
       sessions: new FsSessionProfile(home),
       prompt: new TerminalPasswordPrompt(),
-      remote: new HttpRemoteConnector(remoteLimits(env), new OperationRegistry(operations)),
+      remote: new HttpRemoteConnector(remoteLimits(env), new OperationRegistry(operations), owners),
       baselines: new FsTransferBaselines(home),
       ids: new KernelRandomIdSource(),
     });
+  };
 }

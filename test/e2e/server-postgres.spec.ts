@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { openEvents } from '../support/api-server.js';
 import { Sandbox } from '../support/cli.js';
-import { loginAt } from '../support/linked-server.js';
+import { loginAt, seedSession } from '../support/linked-server.js';
 import { CLUSTER_PASSWORD, freshDatabase, privateCluster, testPostgres, type TestCluster } from '../support/postgres.js';
 import { envFileEntries, initServerRoot, login, request, session, startServer, type HttpAnswer, type RunningServer } from '../support/server-process.js';
 
@@ -502,6 +502,34 @@ describe('one owning process per project: forwarding and failover (issue 25)', f
       const answer = await op(server, 'hinted', operation, args, agent);
       expect(answer.status, answer.text).to.equal(200);
       expect(answer.headers['x-taskdag-owner'], `${operation} through ${server.origin}`).to.equal(ownerOrigin);
+    }
+  });
+
+  it('a linked checkout trusting the processes (TASKDAG_REMOTE_TRUSTED_OWNERS) sends its next commands straight to the owner: they are served with the process it is linked to paused', async () => {
+    const { owner, other } = await seeded('followed');
+    const client = new Sandbox();
+    const linked = servers[other]!;
+    try {
+      mkdirSync(client.checkout, { recursive: true });
+      writeFileSync(path.join(client.checkout, '.taskdag.json'), JSON.stringify({ project_id: 'followed', backend: { type: 'http', url: linked.origin } }));
+      seedSession(client, linked.origin, bearer);
+      const trusting = { TASKDAG_REMOTE_TRUSTED_OWNERS: servers.map((server) => server.origin).join(','), TASKDAG_REMOTE_TIMEOUT_MS: '3000', TASKDAG_REMOTE_RETRIES: '0' };
+      await client.ok(['add-note', 'T-1', 'through the linked process', '--as', 'alice'], { env: trusting });
+      const remembered = JSON.parse(readFileSync(path.join(client.home, '.taskdag', 'remote-owners.json'), 'utf8'));
+      expect(remembered.owners).to.deep.equal({ [`${linked.origin} followed`]: servers[owner]!.origin });
+      process.kill(linked.child.pid!, 'SIGSTOP');
+      try {
+        await client.ok(['add-note', 'T-1', 'straight to the owner', '--as', 'alice'], { env: trusting });
+        expect((await client.ok(['show', 'T-1'], { env: trusting })).node.notes.map((note: { text: string }) => note.text)).to.include('straight to the owner');
+        // Without the trust, the same checkout's command goes to the paused process, and times out.
+        const { TASKDAG_REMOTE_TRUSTED_OWNERS: _trusted, ...untrusting } = trusting;
+        const stuck = await client.run(['show', 'T-1'], { env: untrusting });
+        expect([stuck.code, stuck.json.error.code, stuck.json.error.details.cause]).to.deep.equal([1, 'REMOTE_REQUEST_FAILED', 'ETIMEDOUT']);
+      } finally {
+        process.kill(linked.child.pid!, 'SIGCONT');
+      }
+    } finally {
+      client.remove();
     }
   });
 

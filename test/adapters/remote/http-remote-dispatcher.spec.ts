@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import http from 'node:http';
 import net from 'node:net';
 import sinon from 'sinon';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { HttpRemoteDispatcher } from '../../../adapters/remote/http-remote-dispatcher.js';
+import { FileOwnerRoutes, OWNER_ROUTES_FILE, trustedOwnerOrigins } from '../../../adapters/remote/owner-routes.js';
+import { useTempDir } from '../../support/temp-dir.js';
 import { OPERATIONS } from '../../../application/operations/index.js';
 import { OperationRegistry } from '../../../application/registry.js';
 import { DomainError } from '../../../domain/errors.js';
@@ -108,6 +112,112 @@ describe('HttpRemoteDispatcher', function () {
       } finally {
         sut.close();
         await server.close();
+      }
+    });
+  });
+
+  describe('following the owner a server names (X-Taskdag-Owner, docs/scaling.md)', () => {
+    const home = useTempDir();
+    const initiative = { initiative: { name: 'core', desc: '', created_at: '2026-11-25T10:00:00.000Z' } };
+    type Seen = { headers: http.IncomingHttpHeaders };
+    /** A server that records each request and answers an initiative, naming `owner()` as the project's owner. */
+    async function namingServer(owner: () => string | undefined) {
+      const seen: Seen[] = [];
+      const handle = { cut: null as ((request: http.IncomingMessage) => void) | null };
+      const server = http.createServer((request, response) => {
+        request.resume().on('end', () => {
+          if (handle.cut) return handle.cut(request);
+          seen.push({ headers: request.headers });
+          const named = owner();
+          response.writeHead(200, { 'Content-Type': 'application/json', ...(named ? { 'X-Taskdag-Owner': named } : {}) });
+          response.end(JSON.stringify(initiative));
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const origin = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+      return {
+        origin,
+        seen,
+        set cut(cut: (request: http.IncomingMessage) => void) {
+          handle.cut = cut;
+        },
+        close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
+      };
+    }
+    /** One command's dispatcher, as each linked command makes one, remembering owners in `home`. */
+    const commandAt = (origin: string, trusted: string[]) =>
+      new HttpRemoteDispatcher({ origin, bearer: 'the-bearer', operations: new OperationRegistry(OPERATIONS), owners: new FileOwnerRoutes(home(), new Set(trusted)) });
+    const addInitiative = async (sut: HttpRemoteDispatcher) => {
+      try {
+        return await sut.dispatch({ project: 'p', operation: 'add-initiative', args: { name: 'core' }, agent: 'alice' });
+      } finally {
+        sut.close();
+      }
+    };
+
+    it('sends the next calls, from another command too, to a trusted owner, with the bearer; the linked origin gets only the first', async () => {
+      const owner = await namingServer(() => undefined);
+      const linked = await namingServer(() => owner.origin);
+      try {
+        for (let call = 0; call < 3; call++) expect(await addInitiative(commandAt(linked.origin, [owner.origin]))).to.deep.equal(initiative);
+        expect([linked.seen.length, owner.seen.length]).to.deep.equal([1, 2]);
+        expect(owner.seen.map((one) => one.headers.authorization)).to.deep.equal(['Bearer the-bearer', 'Bearer the-bearer']);
+        expect(JSON.parse(readFileSync(path.join(home(), OWNER_ROUTES_FILE), 'utf8'))).to.deep.equal({ version: 1, owners: { [`${linked.origin} p`]: owner.origin } });
+      } finally {
+        await owner.close();
+        await linked.close();
+      }
+    });
+
+    it('never sends anything to an owner address it does not trust: every call goes to the linked origin', async () => {
+      const advertised = await namingServer(() => undefined);
+      const linked = await namingServer(() => advertised.origin);
+      try {
+        // Trusting another address only, then none.
+        for (const trusted of [['http://127.0.0.1:9'], []]) await addInitiative(commandAt(linked.origin, trusted));
+        expect([linked.seen.length, advertised.seen.length]).to.deep.equal([2, 0]);
+      } finally {
+        await advertised.close();
+        await linked.close();
+      }
+    });
+
+    it('a trusted owner that dies with the call (its connection cut as it reads it): the same call goes to the linked origin with the same request id, and the owner is forgotten', async () => {
+      const owner = await namingServer(() => undefined);
+      let named: string | undefined = owner.origin;
+      const linked = await namingServer(() => named);
+      // Once known, the owner reads the next call and dies without answering.
+      const cutIds: unknown[] = [];
+      owner.cut = (request) => (cutIds.push(request.headers['idempotency-key']), request.socket.destroy());
+      try {
+        await addInitiative(commandAt(linked.origin, [owner.origin]));
+        named = undefined;
+        expect(await addInitiative(commandAt(linked.origin, [owner.origin]))).to.deep.equal(initiative);
+        expect(linked.seen).to.have.length(2);
+        expect(cutIds).to.have.length(1);
+        expect(linked.seen[1]!.headers['idempotency-key']).to.equal(cutIds[0]);
+        expect(JSON.parse(readFileSync(path.join(home(), OWNER_ROUTES_FILE), 'utf8')).owners).to.deep.equal({});
+        await addInitiative(commandAt(linked.origin, [owner.origin]));
+        expect([linked.seen.length, cutIds.length]).to.deep.equal([3, 1]);
+      } finally {
+        await owner.close();
+        await linked.close();
+      }
+    });
+
+    it('TASKDAG_REMOTE_TRUSTED_OWNERS lists http(s) origins; anything else is INVALID_ARGUMENT naming it', () => {
+      expect([...trustedOwnerOrigins({ TASKDAG_REMOTE_TRUSTED_OWNERS: 'http://10.0.0.2:7407, https://b.internal:7407/' })]).to.deep.equal(['http://10.0.0.2:7407', 'https://b.internal:7407']);
+      expect([...trustedOwnerOrigins({})]).to.deep.equal([]);
+      for (const value of ['10.0.0.2:7407', 'http://user@10.0.0.2:7407', 'http://10.0.0.2:7407/base', 'file:///tmp/x']) {
+        const error = (() => {
+          try {
+            trustedOwnerOrigins({ TASKDAG_REMOTE_TRUSTED_OWNERS: value });
+            return null;
+          } catch (thrown) {
+            return thrown as DomainError;
+          }
+        })();
+        expect([error?.code, error?.details.field], value).to.deep.equal(['INVALID_ARGUMENT', 'TASKDAG_REMOTE_TRUSTED_OWNERS']);
       }
     });
   });
