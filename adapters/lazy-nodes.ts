@@ -99,6 +99,13 @@ export class CheckpointNodes implements NodeMap {
   private readonly foundPositions = new Map<NodeId, number | undefined>();
   /** The checksums each node line was written with (read when first needed), or null for a checkpoint without them. */
   private lineChecksums: () => LineChecksums | null = () => null;
+  /**
+   * The bytes `storedText` read last, and where from: search reads a line to rule its node out
+   * and, when the line cannot, parses that very line next (`get`), which takes them from here
+   * rather than reading the file again. One line at most, taken once; the file never changes
+   * while open.
+   */
+  private lastStored: { start: number; bytes: Buffer } | null = null;
 
   constructor(
     private readonly source: ByteSource,
@@ -201,11 +208,13 @@ export class CheckpointNodes implements NodeMap {
    */
   storedText(id: NodeId): string | undefined {
     if (this.values.has(id) || this.removed.has(id)) return undefined;
-    const hinted = this.hintedEntry(id);
+    const hinted = this.hintedEntry(id, true);
     if (hinted !== undefined) return hinted.toString('utf8');
     const span = this.locate(id);
     if (span === undefined) return undefined;
-    const line = this.bytes(span.key, span.end + 1, `node ${id}`);
+    // Read as `parse` reads it, so that parsing the line next takes these bytes (lineBytes).
+    const [before, after] = marginsOf(span);
+    const line = this.keptBytes(span.key - before, span.end + 1 + after, `node ${id}`).subarray(before, before + span.end + 1 - span.key);
     // A span from the slot table must end its line as a node's does (its key was checked): else the id list says where it is.
     const endsThere = line[line.length - 1] === (span.last ? 0x0a : 0x2c) && line.indexOf(0x0a) === (span.last ? line.length - 1 : -1);
     if (span.fromSlots && !endsThere) {
@@ -249,8 +258,12 @@ export class CheckpointNodes implements NodeMap {
     return hint.crc === crc || this.checksumHolds(hint.position, entry, crc) ? { bytes: entry, crc } : undefined;
   }
 
-  /** Node `id`'s stored line (without its ending) where the hints say it is, when it is there: keyed by the id and ended as a node line is (its checksum unchecked). */
-  private hintedEntry(id: NodeId): Buffer | undefined {
+  /**
+   * Node `id`'s stored line (without its ending) where the hints say it is, when it is there:
+   * keyed by the id and ended as a node line is (its checksum unchecked). `keep`: its bytes are
+   * kept for the parse that may follow (storedText).
+   */
+  private hintedEntry(id: NodeId, keep = false): Buffer | undefined {
     const hint = this.lineHints?.(id);
     if (!hint) return undefined;
     const { sectionStart, sectionEnd } = this.layout;
@@ -258,7 +271,8 @@ export class CheckpointNodes implements NodeMap {
     if (hint.key < 0 || end >= sectionEnd) return undefined;
     // Read with the bytes around it: a span is a node's line only if it is a whole line (a key
     // inside another line, as a meta key can read, or an end at a comma inside the line, is not).
-    const around = this.bytes(sectionStart + hint.key - 1, end + 2, `node ${id}`);
+    const [from, to] = [sectionStart + hint.key - 1, end + 2];
+    const around = keep ? this.keptBytes(from, to, `node ${id}`) : this.lineBytes(from, to, `node ${id}`);
     const line = around.subarray(1, around.length - 1);
     const key = `${JSON.stringify(id)}:`;
     const terminator = line[line.length - 1];
@@ -312,6 +326,21 @@ export class CheckpointNodes implements NodeMap {
         return copy;
       },
     };
+  }
+
+  /** Bytes of a node's line read by `storedText` and kept for its parse (see lastStored). */
+  private keptBytes(start: number, end: number, what: string): Buffer {
+    const bytes = this.bytes(start, end, what);
+    this.lastStored = { start, bytes };
+    return bytes;
+  }
+
+  /** Bytes of a node's line: those `storedText` read last when they hold them (once), else read. */
+  private lineBytes(start: number, end: number, what: string): Buffer {
+    const kept = this.lastStored;
+    if (kept === null || !this.open || start < kept.start || end > kept.start + kept.bytes.length) return this.bytes(start, end, what);
+    this.lastStored = null;
+    return kept.bytes.subarray(start - kept.start, end - kept.start);
   }
 
   /** Bytes of the checkpoint, while it is open (`what` names what was read too late). */
@@ -434,9 +463,8 @@ export class CheckpointNodes implements NodeMap {
   }
 
   private parse(id: NodeId, span: NodeSpan): GraphNode {
-    // A span from the slot table is read with the bytes around it, to see that it is a whole line.
-    const [before, after] = span.fromSlots ? [1, span.last ? 0 : 1] : [0, 0];
-    const bytes = this.bytes(span.key - before, span.end + 1 + after, `node ${id}`);
+    const [before, after] = marginsOf(span);
+    const bytes = this.lineBytes(span.key - before, span.end + 1 + after, `node ${id}`);
     const line = bytes.subarray(before, before + span.end + 1 - span.key);
     const whole = before === 0 || (bytes[0] === 0x0a && (after === 0 || bytes[bytes.length - 1] === 0x0a));
     const endsThere = whole && bytes.length === before + span.end + 1 + after - span.key && line[line.length - 1] === (span.last ? 0x0a : 0x2c);
@@ -520,6 +548,11 @@ function slotLookupBudget(count: number): number {
  * 50k ids costs about 0.2 ms, indexing them 10-20 ms.
  */
 const POSITION_SCANS = 64;
+
+/** The bytes read before and after a span's line: one each side for a span from the slot table, to see that it is a whole line. */
+function marginsOf(span: NodeSpan): [number, number] {
+  return span.fromSlots ? [1, span.last ? 0 : 1] : [0, 0];
+}
 
 /**
  * The edges of one checkpoint, parsed (and their shape checked) when first used: a command that

@@ -554,6 +554,38 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     }
   });
 
+  it('search reads the line of an item its prefilter lets through once: the line it looked in is the one it parses', async () => {
+    const sut = await project();
+    const read = sinon.spy(CheckpointNodes.prototype, 'bytes');
+    try {
+      for (const [query, found] of [['needle', 'K-7'], ['K-12', 'K-12']]) {
+        read.resetHistory();
+        const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), query, false));
+        expect(answer.matches.map((match) => match.id)).to.deep.equal([found]);
+        // Looked in by storedText, then parsed by get: one read of its line, not two.
+        expect(read.args.filter(([, , what]) => what === `node ${found}`), query).to.have.length(1);
+      }
+    } finally {
+      read.restore();
+    }
+    // Where the heads give no line spans, a line is looked up by id (the slot table), and still read once.
+    const text = readFileSync(checkpointFile(), 'utf8');
+    const damaged = text.replace(/(\["K-7","active",[^\t]*?\},)(\d)/, (_all, before: string, digit: string) => `${before}${(Number(digit) + 1) % 10}`);
+    expect(damaged).to.not.equal(text);
+    writeFileSync(checkpointFile(), damaged);
+    const again = sinon.spy(CheckpointNodes.prototype, 'bytes');
+    const lookups = sinon.spy(CheckpointNodes.prototype as unknown as { locate(id: string): unknown }, 'locate');
+    try {
+      const answer = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
+      expect(answer.matches.map((match) => match.id)).to.deep.equal(['K-7']);
+      expect(lookups.args.map(([id]) => id)).to.include('K-7');
+      expect(again.args.filter(([, , what]) => what === 'node K-7')).to.have.length(1);
+    } finally {
+      lookups.restore();
+      again.restore();
+    }
+  });
+
   it('search answers as a fresh derivation does for knowledge added, edited and deprecated in the ledger tail', async () => {
     const sut = await project();
     for (const step of [
