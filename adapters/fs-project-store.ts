@@ -12,6 +12,7 @@ import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durabl
 import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
 import { bufferSource, checkpointPosition, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, salvageHeader, type Checkpoint, type LedgerRef } from './checkpoint-file.js';
 import { encodeRecord, entriesNaming, highestReached, readRecords, replayChangeSets, type GenerationStart } from './ledger-records.js';
+import { checkedIndex, encodeHistoryIndex, entriesThroughIndex, historyIndexFileOf, indexBlocks, isHistoryIndexFile, ledgerIdentity, RECORD_PREFIX_BYTES } from './history-index.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
 import { assertReplaceable } from './replacement-order.js';
@@ -423,6 +424,7 @@ export class FsProjectStore implements ProjectStore {
       writeFileAtomic(this.files, path.join(this.location, ledgerFile), line);
       writePluginTable(this.files, this.location, ledgerFile, plugins);
       writeFileAtomic(this.files, this.checkpointFile, encodeCheckpoint(graph, { file: ledgerFile, bytes: line.length }));
+      this.extendHistoryIndex(ledgerFile, line.length, line);
       this.removeStaleLedgers(ledgerFile);
     } catch (error) {
       throw storageError('Cannot write the project state', error, { path: this.location });
@@ -577,8 +579,12 @@ export class FsProjectStore implements ProjectStore {
     return { ...plainGraph(loaded.graph), log: this.readLog(loaded) };
   }
 
-  /** The whole log, or (`naming`) at least every entry that names that node (ledger-records.ts, `entriesNaming`). */
+  /** The whole log, or (`naming`) at least every entry that names that node (ledger-records.ts, `entriesNaming`; the history index first). */
   private readLog(loaded: Loaded, naming?: NodeId): LogEntry[] {
+    if (naming !== undefined) {
+      const indexed = this.entriesByIndex(loaded, naming);
+      if (indexed) return indexed;
+    }
     const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
     let text: Buffer;
     try {
@@ -596,6 +602,70 @@ export class FsProjectStore implements ProjectStore {
     if (end !== text.length) throw invalidFile(ledgerPath, `the ledger record at byte ${end}, before the checkpoint's position, is invalid`);
     for (const changes of records) for (const entry of changes.log) log.push(entry);
     return log;
+  }
+
+  /**
+   * At least every entry that names node `id`, read through the generation's history index
+   * (history-index.ts): the blocks its filters let through, each checked against its CRC-32, and
+   * the records after the index's end as readLog reads them. Null when the index cannot answer
+   * (none, damaged, of another ledger, or past what this load read): readLog reads the whole
+   * ledger instead, which gives the same entries.
+   */
+  private entriesByIndex(loaded: Loaded, id: NodeId): LogEntry[] | null {
+    const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
+    let index: OpenFile | null = null;
+    let ledger: OpenFile | null = null;
+    try {
+      index = this.files.open(path.join(this.location, historyIndexFileOf(loaded.checkpoint.ledger.file)));
+      ledger = this.files.open(ledgerPath);
+      if (ledger.size < loaded.ledgerEnd) return null;
+      return entriesThroughIndex(index.bytes.bind(index), index.size, ledger.bytes.bind(ledger), loaded.ledgerEnd, ledgerPath, id);
+    } catch (error) {
+      // Damage in what it read is reported as the whole read reports it; a file it cannot read (no index) reads the whole ledger.
+      if (isDomainError(error) || typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
+      return null;
+    } finally {
+      index?.close();
+      ledger?.close();
+    }
+  }
+
+  /**
+   * Extends the history index of `ledgerFile` to the record boundary `upTo` (indexing the records
+   * after its end; building it whole when there is none that checks, or it is of another ledger),
+   * `ledger` the ledger's bytes when in hand. Derived data, written without a sync: a file a crash
+   * tore fails its checks, and `history` then reads the whole ledger. Nor does an OS failure fail
+   * the commit it follows: the next checkpoint rewrite extends it from where it is.
+   */
+  private extendHistoryIndex(ledgerFile: string, upTo: number, ledger: Buffer | null = null): void {
+    const indexPath = path.join(this.location, historyIndexFileOf(ledgerFile));
+    const temp = `${indexPath}.tmp-${process.pid}`;
+    try {
+      const read = (start: number, end: number) => (ledger ? ledger.subarray(start, end) : this.readLedgerRange(ledgerFile, start, end));
+      const identity = ledgerIdentity(read(0, RECORD_PREFIX_BYTES));
+      if (identity === null) return;
+      const written = readIfExists(this.files, indexPath);
+      const checked = written ? checkedIndex(written) : null;
+      const previous = checked && checked.identity === identity && checked.covered <= upTo ? checked : null;
+      const base = previous?.covered ?? 0;
+      if (previous && base === upTo) return;
+      const { blocks, covered } = indexBlocks(read(base, upTo), base, identity, previous?.count ?? 0);
+      this.files.write(temp, encodeHistoryIndex(identity, covered, blocks, previous), 0o600);
+      this.files.rename(temp, indexPath);
+    } catch (error) {
+      if (typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
+      this.tryRemove(temp);
+    }
+  }
+
+  /** Bytes [start, end) of a ledger file. */
+  private readLedgerRange(ledgerFile: string, start: number, end: number): Buffer {
+    const file = this.files.open(path.join(this.location, ledgerFile));
+    try {
+      return file.bytes(start, end);
+    } finally {
+      file.close();
+    }
   }
 
   /**
@@ -742,7 +812,9 @@ export class FsProjectStore implements ProjectStore {
       writeFileAtomic(this.files, this.checkpointFile, encodeCheckpoint(loaded.graph, ledger, loaded.checkpoint.nodes));
     } catch (error) {
       this.checkpointFailed(error);
+      return;
     }
+    this.extendHistoryIndex(loaded.checkpoint.ledger.file, ledgerBytes);
   }
 
   /** An OS failure is an operator's problem to hear of; anything else is a bug, and is thrown. */
@@ -772,11 +844,12 @@ export class FsProjectStore implements ProjectStore {
     }
   }
 
-  /** Stale ledgers go before stale plugin tables: a reader missing a table then sees its ledger gone too. */
+  /** Stale ledgers go before stale plugin tables (and history indexes): a reader missing a table then sees its ledger gone too. */
   private removeStaleLedgers(current: string): void {
     for (const name of this.ledgerFiles()) if (name !== current) this.files.remove(path.join(this.location, name));
     const table = pluginFileOf(current);
-    for (const name of this.files.list(this.location)) if (isPluginFile(name) && name !== table) this.files.remove(path.join(this.location, name));
+    const index = historyIndexFileOf(current);
+    for (const name of this.files.list(this.location)) if ((isPluginFile(name) && name !== table) || (isHistoryIndexFile(name) && name !== index)) this.files.remove(path.join(this.location, name));
     removeLeftoverTempFiles(this.files, this.location);
     this.files.syncDirectory(this.location);
   }

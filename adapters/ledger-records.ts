@@ -89,7 +89,7 @@ export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
  * which a byte search for the id would miss (JSON.stringify escapes only control characters so). At 50k nodes
  * and a 200k-entry log this is a byte search of the ledger, not a parse of 21 MB (issue 28).
  */
-export function entriesNaming(bytes: Buffer, file: string, id: NodeId): { entries: LogEntry[]; end: number } {
+export function entriesNaming(bytes: Buffer, file: string, id: NodeId, base = 0): { entries: LogEntry[]; end: number } {
   const needle = Buffer.from(id);
   const entries: LogEntry[] = [];
   let offset = 0;
@@ -97,7 +97,7 @@ export function entriesNaming(bytes: Buffer, file: string, id: NodeId): { entrie
     const record = recordAt(bytes, offset, false);
     if (record === null) {
       const next = nextValidRecord(bytes, offset + 1);
-      if (next !== null) throw damagedAt(file, offset, next);
+      if (next !== null) throw damagedAt(file, base + offset, base + next);
       return { entries, end: offset };
     }
     const body = bytes.subarray(record.bodyStart, record.end - SUFFIX.length);
@@ -105,7 +105,7 @@ export function entriesNaming(bytes: Buffer, file: string, id: NodeId): { entrie
     const escaped = holdsEscapedPrintable(body);
     if (hit >= 0 || escaped) {
       const found = escaped ? null : entriesAt(body, needle, hit);
-      for (const entry of found ?? asChangeSet(parseJson(body), file, offset).log) entries.push(entry);
+      for (const entry of found ?? asChangeSet(parseJson(body), file, base + offset).log) entries.push(entry);
     }
     offset = record.end;
   }
@@ -120,7 +120,7 @@ const ESCAPED_ASCII = Buffer.from('\\u00');
  * characters would be written by hand: JSON.stringify writes none (only control characters are
  * escaped so), so a record with a control character in a note is still read entry by entry.
  */
-function holdsEscapedPrintable(body: Buffer): boolean {
+export function holdsEscapedPrintable(body: Buffer): boolean {
   for (let at = body.indexOf(ESCAPED_ASCII); at >= 0; at = body.indexOf(ESCAPED_ASCII, at + 1)) {
     const digit = body[at + ESCAPED_ASCII.length];
     if (digit !== undefined && digit >= 0x32 && digit <= 0x37) return true;
@@ -152,6 +152,64 @@ function entriesAt(body: Buffer, needle: Buffer, hit: number): LogEntry[] | null
     } else at = body.indexOf(needle, at + 1);
   }
   return entries;
+}
+
+/**
+ * The entries of a run of whole log entries cut from one record's log (`run`: from the first byte
+ * of an entry, after its tab, to the tab after the last, exclusive) that hold `id`, each parsed from
+ * between its tabs; every entry of the run when it holds an escape of a printable character (see
+ * entriesNaming). Null when an entry does not parse as one.
+ */
+export function entriesOfRun(run: Buffer, id: NodeId): LogEntry[] | null {
+  const needle = Buffer.from(id);
+  const every = holdsEscapedPrintable(run);
+  const entries: LogEntry[] = [];
+  for (let at = every ? 0 : run.indexOf(needle); at >= 0 && at < run.length; ) {
+    const start = run.lastIndexOf(TAB, at) + 1;
+    const tab = run.indexOf(TAB, at);
+    const end = tab < 0 ? run.length : tab;
+    // The entry, without the comma after it (the last of the log has none).
+    const entry = parseJson(run.subarray(start, run[end - 1] === 0x2c && end - 1 > start ? end - 1 : end));
+    if (!isLogEntry(entry)) return null;
+    entries.push(entry);
+    if (tab < 0) break;
+    at = every ? tab + 1 : run.indexOf(needle, tab);
+  }
+  return entries;
+}
+
+/** An intact record: where it starts, where its change set's JSON starts and ends, and where the record ends (after its newline). */
+export interface RecordSpan {
+  start: number;
+  bodyStart: number;
+  bodyEnd: number;
+  end: number;
+}
+
+/**
+ * The intact records from the start of `bytes` (each checksum checked, none parsed), up to the first
+ * that is not (a torn append, or damage that every reader of the whole ledger reports).
+ */
+export function intactRecordSpans(bytes: Buffer): RecordSpan[] {
+  const spans: RecordSpan[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const record = recordAt(bytes, at, false);
+    if (record === null) break;
+    spans.push({ start: at, bodyStart: record.bodyStart, bodyEnd: record.end - SUFFIX.length, end: record.end });
+    at = record.end;
+  }
+  return spans;
+}
+
+/**
+ * Where a record's log entries are in its change set's JSON (`body`), when written an entry after
+ * a tab (encodeRecord): from its first tab to its last (the one before the closing bracket); null
+ * when the log is not written so (an earlier build's record).
+ */
+export function logTabs(body: Buffer): { first: number; last: number } | null {
+  const first = body.indexOf(TAB);
+  if (first < 0 || first !== body.indexOf(LOG_START) + LOG_START.length - 1) return null;
+  return { first, last: body.lastIndexOf(TAB) };
 }
 
 function isLogEntry(value: unknown): value is LogEntry {

@@ -107,6 +107,132 @@ describe('FsProjectStore', () => {
     expect(expected.entries.length).to.be.above(20);
   });
 
+  describe('history index (history.<generation>.idx)', () => {
+    /** The file system, counting the bytes read from ledger files. */
+    function countingLedgerReads(): { files: FileSystem; ledgerBytes: () => number } {
+      let ledgerBytes = 0;
+      const isLedger = (name: string) => /ledger\.\d+\.jsonl$/.test(name);
+      const counting: FileSystem = {
+        ...files,
+        read(name) {
+          const bytes = files.read(name);
+          if (isLedger(name)) ledgerBytes += bytes.length;
+          return bytes;
+        },
+        readFrom(name, start) {
+          const bytes = files.readFrom(name, start);
+          if (isLedger(name)) ledgerBytes += bytes.length;
+          return bytes;
+        },
+        open(name) {
+          const opened = files.open(name);
+          return {
+            size: opened.size,
+            bytes(start, end) {
+              const bytes = opened.bytes(start, end);
+              if (isLedger(name)) ledgerBytes += bytes.length;
+              return bytes;
+            },
+            close: () => opened.close(),
+          };
+        },
+      };
+      return { files: counting, ledgerBytes: () => ledgerBytes };
+    }
+
+    /** A state of 200 tasks and a 3,000-entry log (about 300 KB): each task's 15 entries one after the other, every seventh a note naming the next task. */
+    function stateWithLog(seed = 0): State {
+      const draft = newDraft();
+      for (let at = 0; at < 200; at++) addTask(draft, `T-${at}`);
+      const log = Array.from({ length: 3_000 }, (_, at) => ({ revision: at + 1, at: NOW, by: 'bob', op: 'update', node: `T-${(Math.floor(at / 15) + seed) % 200}`, ...(at % 7 === 0 ? { note: `see T-${(Math.floor(at / 15) + 1) % 200}.` } : {}) }));
+      return { ...plainGraph(draft.graph), revision: 3_000, log };
+    }
+
+    const historyRead = (store: FsProjectStore, id: string) => store.readLogNaming(id, (read) => historyOf(read.log, id, Number.MAX_SAFE_INTEGER));
+    const wholeHistory = async (store: FsProjectStore, id: string) => historyOf((await state(store)).log, id, Number.MAX_SAFE_INTEGER);
+    const indexHeader = (generation: number) => {
+      const bytes = readFileSync(file(`history.${generation}.idx`));
+      return { covered: bytes.readUIntBE(16, 6), count: bytes.readUInt32BE(12) };
+    };
+
+    it("reads the ledger's blocks that can name the node, not the whole ledger, and answers as the whole log", async () => {
+      const location = open().location;
+      const { files: counting, ledgerBytes } = countingLedgerReads();
+      const store = new FsProjectStore('demo-1234', location, stateDirectoryLock(location), counting);
+      await store.replace(stateWithLog());
+      await store.transact((graph) => {
+        const work = new GraphDraft(graph, NOW, 'alice');
+        addNote(work, 'T-5', 'handed to T-12: see T-1.');
+        return { result: null, changes: work.changes() };
+      });
+      const size = statSync(ledger()).size;
+      for (const id of ['T-1', 'T-12', 'T-5', 'T-199']) {
+        const before = ledgerBytes();
+        const answer = await historyRead(store, id);
+        expect(ledgerBytes() - before, id).to.be.below(size / 4);
+        expect(answer, id).to.deep.equal(await wholeHistory(store, id));
+        expect(answer.entries.length, id).to.be.above(10);
+      }
+    });
+
+    it('is written with each whole-state write, for its generation alone; an index of another ledger is not believed', async () => {
+      const store = open();
+      await store.replace(stateWithLog());
+      expect(indexHeader(1).covered).to.equal(statSync(file('ledger.1.jsonl')).size);
+      const first = readFileSync(file('history.1.idx'));
+      await store.replace({ ...stateWithLog(1), revision: 3_001 });
+      expect(existsSync(file('history.1.idx'))).to.equal(false);
+      expect(indexHeader(2).covered).to.equal(statSync(file('ledger.2.jsonl')).size);
+      // The first generation's index under the second's name (a restore of files by hand): its ledger's identity differs.
+      writeFileSync(file('history.2.idx'), first);
+      for (const id of ['T-1', 'T-12']) expect(await historyRead(store, id), id).to.deep.equal(await wholeHistory(store, id));
+    });
+
+    it('is extended by the commits that rewrite the checkpoint, so a note naming a node before it exists is found', async () => {
+      const store = open();
+      await store.replace(stateWithLog());
+      const covered = indexHeader(1).covered;
+      const commit = (work: (draft: GraphDraft) => void) =>
+        store.transact((graph) => {
+          const draft = new GraphDraft(graph, NOW, 'alice');
+          work(draft);
+          return { result: null, changes: draft.changes() };
+        });
+      await commit((draft) => addNote(draft, 'T-3', 'waits for T-late, not yet added'));
+      // Past the checkpoint threshold (32 KiB): the commit that crosses it extends the index too.
+      for (let at = 0; at < 24; at++) await commit((draft) => addNote(draft, `T-${at}`, 'x'.repeat(2_000)));
+      await commit((draft) => addTask(draft, 'T-late'));
+      for (let at = 0; at < 24; at++) await commit((draft) => addNote(draft, `T-${at}`, 'y'.repeat(2_000)));
+      expect(indexHeader(1).covered).to.be.above(covered + 64 * 1024);
+      const late = await historyRead(store, 'T-late');
+      expect(late.entries.map((entry) => [entry.op, entry.node])).to.deep.equal([['add-note', 'T-3'], ['fixture', 'T-late']]);
+      for (const id of ['T-late', 'T-3', 'T-1', 'T-20']) expect(await historyRead(store, id), id).to.deep.equal(await wholeHistory(store, id));
+    });
+
+    it('answers as the whole log when the index is damaged, cut or gone, and the next rewrite writes it again', async () => {
+      const store = open();
+      await store.replace(stateWithLog());
+      const written = readFileSync(file('history.1.idx'));
+      const damages: [string, Buffer | null][] = [
+        ['its header', Buffer.concat([written.subarray(0, 20), Buffer.from([written[20]! ^ 1]), written.subarray(21)])],
+        ['a row', Buffer.from(written.map((byte, at) => (at >= 40 && at < 20_000 ? byte ^ 0xff : byte)))],
+        ['its table', Buffer.from(written.map((byte, at) => (at >= written.length - 40 ? byte ^ 0x10 : byte)))],
+        ['cut', written.subarray(0, written.length - 1)],
+        ['zeros', Buffer.alloc(written.length)],
+        ['gone', null],
+      ];
+      const expected = await Promise.all(['T-1', 'T-12', 'T-404'].map((id) => wholeHistory(store, id)));
+      for (const [name, bytes] of damages) {
+        if (bytes) writeFileSync(file('history.1.idx'), bytes);
+        else rmSync(file('history.1.idx'));
+        for (const [at, id] of ['T-1', 'T-12', 'T-404'].entries()) expect(await historyRead(store, id), `${name}, ${id}`).to.deep.equal(expected[at]);
+      }
+      for (let at = 0; at < 24; at++) await commitTask(store, `T-more-${at}`, 'z'.repeat(2_000));
+      expect(indexHeader(1).covered).to.be.above(0);
+      expect(indexHeader(1).count).to.be.above(5);
+    });
+  });
+
   it('lives in <home>/projects/<project_id>/ and creates nothing, not even a lock file, to inspect', async () => {
     const sut = open();
     expect(sut.location).to.equal(path.join(tempDir(), 'projects', 'demo-1234'));

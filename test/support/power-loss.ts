@@ -166,9 +166,10 @@ async function pointReadProblem(store: ProjectStore): Promise<string | null> {
 }
 
 /**
- * Each node's history, read as `history` reads the ledger (readLogNaming: a byte search of each
- * record, only the entries around a hit parsed), is its history in the whole log: a torn or cut
- * record is skipped or refused by both reads alike.
+ * Each node's history, read as `history` reads the ledger (readLogNaming: through the history
+ * index as the crash left it, then a byte search of each record past it, only the entries around a
+ * hit parsed), is its history in the whole log: a torn or cut record is skipped or refused by both
+ * reads alike, and a torn or stale index is not believed.
  */
 async function historyReadProblem(store: FsProjectStore): Promise<string | null> {
   const { ids, log } = await store.readState((state) => ({ ids: Object.keys(plainGraph(state).nodes), log: state.log }));
