@@ -30,7 +30,8 @@ export function readPluginTable(files: FileSystem, location: string, ledgerFile:
   const file = path.join(location, pluginFileOf(ledgerFile));
   let bytes: Buffer | null;
   try {
-    bytes = readIfExists(files, file);
+    // Most projects have no plugins: looked for first, where a read of the missing file threw and caught an ENOENT on every mutation.
+    bytes = files.exists(file) ? readIfExists(files, file) : null;
     if (bytes === null && !files.exists(path.join(location, ledgerFile))) {
       throw Object.assign(new Error(`${ledgerFile} was replaced while it was read`), { code: 'ENOENT' });
     }

@@ -220,6 +220,18 @@ describe('what a point command costs beyond its answer', function () {
     expect(pluginTableReads(['context', task, '--as', 'probe'])).to.be.above(0);
   });
 
+  it('opens no plugin table that is not there for a mutation on a project without plugins (an ENOENT thrown and caught each mutation before)', async () => {
+    const failedOpens = probedRun('plugin-opens.js', [
+      "const fs = require('node:fs'); const failed = [];",
+      "for (const name of ['openSync', 'readFileSync']) { const call = fs[name]; fs[name] = function (file, ...rest) { try { return call.call(this, file, ...rest); } catch (error) { if (/plugins\\.\\d+\\.json$/.test(String(file))) failed.push(`${name} ${error.code}`); throw error; } }; }",
+      "process.on('exit', () => fs.writeSync(2, JSON.stringify({ failed })));",
+    ]);
+    const task = await probeTask('no-plugins');
+    for (const args of [['update', task, '--title', 'x', '--as', 'probe'], ['take', task, '--as', 'probe'], ['context', task, '--as', 'probe']]) {
+      expect(failedOpens(args).probed, args.join(' ')).to.deep.equal({ failed: [] });
+    }
+  });
+
   it('makes its CRC-32 module from the bytes the build assembled, not by assembling them again', () => {
     const { crc32Module } = require('../../adapters/crc32-wasm.js') as typeof import('../../adapters/crc32-wasm.js');
     // The module as a literal of its bytes, as the build defines it (some 95 KB of small arrays a command assembled before).
