@@ -1,6 +1,7 @@
 import { allNodes } from './node-map.js';
 import { isTimestamp, type Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
+import { illFormedTextIn } from './well-formed-text.js';
 import { isTask, type AgentName, type Graph, type GraphNode, type NodeId } from './model.js';
 
 /** The plugin API versions this taskdag implements (docs/plugins.md). */
@@ -212,12 +213,24 @@ export function installedPlugin(table: PluginTable, name: string): InstalledPlug
   return plugin;
 }
 
-/** Plugin data given as JSON text; PLUGIN_DATA_INVALID, naming the plugin, when it does not parse. */
+/**
+ * Plugin data given as JSON text; PLUGIN_DATA_INVALID, naming the plugin, when it does not parse,
+ * or when it holds text no UTF-8 file can (an escaped half of a surrogate pair, which would make
+ * the plugin table unreadable to jq: docs/decisions.md, "Text is well-formed Unicode").
+ */
 export function parsePluginData(plugin: string, text: string): PluginData {
+  let data: PluginData;
   try {
-    return JSON.parse(text) as PluginData;
+    data = JSON.parse(text) as PluginData;
   } catch (error) {
     const reason = `it is not JSON (${error instanceof Error ? error.message : String(error)})`;
     throw new DomainError('PLUGIN_DATA_INVALID', `The data given for plugin ${plugin} is unreadable: ${reason}`, { plugin, reason });
   }
+  const illFormed = illFormedTextIn(data);
+  if (illFormed) {
+    const where = illFormed.key ? `a key in ${illFormed.path || 'it'}` : illFormed.path || 'it';
+    const reason = `${where} holds half of a surrogate pair (a lone \\uD800-\\uDFFF): text must be well-formed Unicode`;
+    throw new DomainError('PLUGIN_DATA_INVALID', `The data given for plugin ${plugin} is unreadable: ${reason}`, { plugin, reason, path: illFormed.path });
+  }
+  return data;
 }

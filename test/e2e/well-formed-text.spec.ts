@@ -13,6 +13,8 @@ import { callFails, callOk, startMcp } from '../support/mcp.js';
 /** A project the build before this check wrote (commit 256ba74): a title, a meta key, a note and an agent each holding half of a surrogate pair. */
 const WRITTEN_BEFORE = path.resolve(__dirname, '../../../test/fixtures/lone-surrogates');
 
+const WIP_LIMIT = path.resolve(__dirname, '../../../examples/plugins/wip-limit.js');
+
 const HAS_JQ = spawnSync('jq', ['--version']).status === 0;
 
 /**
@@ -48,7 +50,7 @@ const task = { initiative: 'core', title: 'fine', body: 'b', acceptance: 'a', bl
 describe('text holding half of a surrogate pair', function () {
   this.timeout(60_000);
 
-  it('is refused on the command line (--meta, a batch file, a batch on stdin) and the files stay readable by jq', async () => {
+  it('is refused on the command line (--meta, plugin data, a batch file, a batch on stdin) and the files stay readable by jq', async () => {
     const sandbox = new Sandbox();
     try {
       await sandbox.init();
@@ -60,6 +62,7 @@ describe('text holding half of a surrogate pair', function () {
       await expectFailuresLeaveStateUntouched(sandbox, [
         { args: meta({ owner: { name: LONE } }), code: 'INVALID_ARGUMENT', details: { operation: 'add-task', field: 'meta', flag: '--meta', path: 'meta.owner.name' } },
         { args: meta({ [`k${LONE}`]: 1 }), code: 'INVALID_ARGUMENT', details: { field: 'meta', path: 'meta', key: true } },
+        { args: ['plugin', 'add', WIP_LIMIT, '--data', JSON.stringify({ limit: 2, per_agent: { [`bob${LONE}`]: 1 } }), '--as', 'alice'], code: 'PLUGIN_DATA_INVALID', details: { plugin: 'wip-limit', path: 'per_agent' } },
         { args: ['batch', '--file', batchFile, '--as', 'alice'], code: 'BATCH_OPERATION_FAILED', details: { index: 1, op: 'add-task', error: { code: 'INVALID_ARGUMENT', message: 'args.title holds half of a surrogate pair (a lone \\uD800-\\uDFFF): text must be well-formed Unicode', details: { operation: 'add-task', path: 'args.title' } } } },
       ]);
       const before = (await sandbox.run(['state'])).stdout;
