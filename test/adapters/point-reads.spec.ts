@@ -529,10 +529,7 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
       lookups.restore();
     }
     // Where the line spans are damaged, each item is looked up by id instead: the same answer.
-    const text = readFileSync(checkpointFile(), 'utf8');
-    const damaged = text.replace(/(\["K-0","active",[^\t]*?\},)(\d)/, (_all, before: string, digit: string) => `${before}${(Number(digit) + 1) % 10}`);
-    expect(damaged).to.not.equal(text);
-    writeFileSync(checkpointFile(), damaged);
+    damageLineSpan(checkpointFile(), 'K-0');
     const again = await sut.readGraph((graph) => searchKnowledge(new GraphDraft(graph, NOW, null), 'needle', false));
     expect(again.matches.map((match) => match.id)).to.deep.equal(['K-7']);
   });
@@ -569,10 +566,7 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
       read.restore();
     }
     // Where the heads give no line spans, a line is looked up by id (the slot table), and still read once.
-    const text = readFileSync(checkpointFile(), 'utf8');
-    const damaged = text.replace(/(\["K-7","active",[^\t]*?\},)(\d)/, (_all, before: string, digit: string) => `${before}${(Number(digit) + 1) % 10}`);
-    expect(damaged).to.not.equal(text);
-    writeFileSync(checkpointFile(), damaged);
+    damageLineSpan(checkpointFile(), 'K-7');
     const again = sinon.spy(CheckpointNodes.prototype, 'bytes');
     const lookups = sinon.spy(CheckpointNodes.prototype as unknown as { locate(id: string): unknown }, 'locate');
     try {
@@ -672,6 +666,14 @@ function linesRead(stored: sinon.SinonSpy<[string], string | undefined>): string
  */
 function withoutTrigrams(text: string): string {
   return withoutSection(text, 'knowledge_trigram_rows');
+}
+
+/** The checkpoint `file` with the line span the knowledge heads give for `id` one byte off, its checksum left. */
+function damageLineSpan(file: string, id: string): void {
+  const text = readFileSync(file, 'utf8');
+  const damaged = text.replace(new RegExp(`(\\["${id}","active",[^\\t]*?\\},)(\\d)`), (_all, before: string, digit: string) => `${before}${(Number(digit) + 1) % 10}`);
+  expect(damaged).to.not.equal(text);
+  writeFileSync(file, damaged);
 }
 
 /** Where the `knowledge_trigram_rows` section's string starts in `text`, and each row's width. */
