@@ -38,7 +38,7 @@
  * a file of another length, or a ledger shorter than `covered`, and the reader reads the whole
  * ledger as before. Derived data, written without a sync: a file a power loss tore fails its checks.
  */
-import { crc32 } from './crc32.js';
+import { crc32, plainCrc32 } from './crc32.js';
 import { entriesNaming, entriesOfRun, intactRecordSpans, logTabs } from './ledger-records.js';
 import type { LogEntry } from '../domain/model.js';
 import { invalidFile } from './storage-error.js';
@@ -294,10 +294,8 @@ export interface CheckedIndex {
   identity: number;
   covered: number;
   count: number;
-  /** Each row's bits (without its CRC), `rowWidth(count)` bytes each, in order. */
-  rows: Buffer;
-  /** The block table as written (each entry checked when a query reads its block). */
-  table: Buffer;
+  /** The file, its rows checked (its table entries are checked when a query reads their blocks). */
+  bytes: Buffer;
 }
 
 /**
@@ -319,8 +317,11 @@ export function encodeHistoryIndex(identity: number, covered: number, blocks: re
   const stride = ROW_CRC + width;
   const rows = Buffer.alloc(FILTER_BITS * stride);
   if (previous) {
-    const oldWidth = rowWidth(before);
-    for (let bit = 0; bit < FILTER_BITS; bit++) previous.rows.copy(rows, bit * stride + ROW_CRC, bit * oldWidth, (bit + 1) * oldWidth);
+    const oldStride = ROW_CRC + rowWidth(before);
+    for (let bit = 0; bit < FILTER_BITS; bit++) {
+      const from = HEADER_BYTES + bit * oldStride + ROW_CRC;
+      previous.bytes.copy(rows, bit * stride + ROW_CRC, from, from + oldStride - ROW_CRC);
+    }
   }
   for (let at = 0; at < blocks.length; at++) {
     const filter = blocks[at]!.filter;
@@ -334,7 +335,7 @@ export function encodeHistoryIndex(identity: number, covered: number, blocks: re
   }
   for (let bit = 0; bit < FILTER_BITS; bit++) {
     const at = bit * stride;
-    rows.writeUInt32BE(crc32(rows.subarray(at + ROW_CRC, at + stride), rowSeed(headerCrc, bit)), at);
+    rows.writeUInt32BE(plainCrc32(rows, rowSeed(headerCrc, bit), at + ROW_CRC, at + stride), at);
   }
   const table = Buffer.alloc(TABLE_ENTRY * blocks.length);
   for (let at = 0; at < blocks.length; at++) {
@@ -344,7 +345,8 @@ export function encodeHistoryIndex(identity: number, covered: number, blocks: re
     table[entry + 12] = block.kind === 'records' ? RECORDS : ENTRIES;
     table.writeUInt32BE(block.crc, entry + 13);
   }
-  return Buffer.concat([header, rows, previous?.table ?? Buffer.alloc(0), table]);
+  const previousTable = previous ? previous.bytes.subarray(HEADER_BYTES + FILTER_BITS * (ROW_CRC + rowWidth(before))) : Buffer.alloc(0);
+  return Buffer.concat([header, rows, previousTable, table]);
 }
 
 /** The header of an index, checked: null when it is not this format's, or its CRC-32 fails. */
@@ -363,17 +365,12 @@ function fileBytes(count: number): number {
 export function checkedIndex(bytes: Buffer): CheckedIndex | null {
   const header = headerOf(bytes.subarray(0, HEADER_BYTES));
   if (header === null || bytes.length !== fileBytes(header.count)) return null;
-  const width = rowWidth(header.count);
-  const stride = ROW_CRC + width;
-  const rows = Buffer.alloc(FILTER_BITS * width);
+  const stride = ROW_CRC + rowWidth(header.count);
   for (let bit = 0; bit < FILTER_BITS; bit++) {
     const at = HEADER_BYTES + bit * stride;
-    const row = bytes.subarray(at + ROW_CRC, at + stride);
-    if (crc32(row, rowSeed(header.crc, bit)) !== bytes.readUInt32BE(at)) return null;
-    row.copy(rows, bit * width);
+    if (plainCrc32(bytes, rowSeed(header.crc, bit), at + ROW_CRC, at + stride) !== bytes.readUInt32BE(at)) return null;
   }
-  const tableStart = HEADER_BYTES + FILTER_BITS * stride;
-  return { identity: header.identity, covered: header.covered, count: header.count, rows, table: Buffer.from(bytes.subarray(tableStart)) };
+  return { identity: header.identity, covered: header.covered, count: header.count, bytes };
 }
 
 // ---------------------------------------------------------------------------------------------

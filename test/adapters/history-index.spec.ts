@@ -153,6 +153,21 @@ describe('history index', () => {
     }
   });
 
+  it('is extended only from a file whose header and every row check: damage a query never reads is not carried into the next file', () => {
+    const small = ledgerOf(600, 30);
+    const smallIndex = indexOf(small);
+    expect(checkedIndex(smallIndex)).to.not.equal(null);
+    const tableStart = smallIndex.length - 17 * checkedIndex(smallIndex)!.count;
+    const random = seededRandom(11);
+    for (let sample = 0; sample < 2_000; sample++) {
+      const at = Math.floor(random() * tableStart);
+      const damaged = Buffer.from(smallIndex);
+      damaged[at] ^= 1 << sample % 8;
+      expect(checkedIndex(damaged), `byte ${at}`).to.equal(null);
+    }
+    expect(checkedIndex(smallIndex.subarray(0, smallIndex.length - 1))).to.equal(null);
+  });
+
   it('refuses a block whose ledger bytes changed since it was built', () => {
     const { blocks } = indexBlocks(ledger, 0, ledgerIdentity(ledger)!);
     const holding = blocks.find((block) => block.kind === 'entries' && ledger.subarray(block.start, block.end).includes('"node":"T-12"'))!;
