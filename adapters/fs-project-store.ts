@@ -12,7 +12,7 @@ import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durabl
 import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
 import { bufferSource, checkpointPosition, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, salvageHeader, type Checkpoint, type LedgerRef } from './checkpoint-file.js';
 import { encodeRecord, entriesNaming, highestReached, readRecords, replayChangeSets, type GenerationStart } from './ledger-records.js';
-import { checkedIndex, encodeHistoryIndex, entriesThroughIndex, historyIndexFileOf, indexBlocks, isHistoryIndexFile, ledgerIdentity, RECORD_PREFIX_BYTES } from './history-index.js';
+import { blocksBetween, checkedIndex, encodeHistoryIndex, entriesThroughIndex, historyIndexFileOf, isHistoryIndexFile, ledgerIdentity, RECORD_PREFIX_BYTES } from './history-index.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
 import { assertReplaceable } from './replacement-order.js';
@@ -638,23 +638,55 @@ export class FsProjectStore implements ProjectStore {
    * the commit it follows: the next checkpoint rewrite extends it from where it is.
    */
   private extendHistoryIndex(ledgerFile: string, upTo: number, ledger: Buffer | null = null): void {
-    const indexPath = path.join(this.location, historyIndexFileOf(ledgerFile));
-    const temp = `${indexPath}.tmp-${process.pid}`;
     try {
-      const read = (start: number, end: number) => (ledger ? ledger.subarray(start, end) : this.readLedgerRange(ledgerFile, start, end));
-      const identity = ledgerIdentity(read(0, RECORD_PREFIX_BYTES));
-      if (identity === null) return;
-      const written = readIfExists(this.files, indexPath);
-      const checked = written ? checkedIndex(written) : null;
-      const previous = checked && checked.identity === identity && checked.covered <= upTo ? checked : null;
-      const base = previous?.covered ?? 0;
-      if (previous && base === upTo) return;
-      const { blocks, covered } = indexBlocks(read(base, upTo), base, identity, previous?.count ?? 0);
-      this.files.write(temp, encodeHistoryIndex(identity, covered, blocks, previous), 0o600);
-      this.files.rename(temp, indexPath);
+      const steps = this.historyIndexExtended(ledgerFile, upTo, ledger);
+      let step = steps.next();
+      while (!step.done) step = steps.next();
+      if (step.value) this.writeHistoryIndex(ledgerFile, step.value, `${process.pid}`);
     } catch (error) {
       if (typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
+    }
+  }
+
+  /**
+   * As extendHistoryIndex, a slice of the ledger between two turns of the event loop: a server's,
+   * after the checkpoint it writes in the background (the records since its index's end are the
+   * 4 to 30 MiB of ledger a hot store's checkpoint waits for).
+   */
+  private async extendHistoryIndexInBackground(ledgerFile: string, upTo: number): Promise<void> {
+    try {
+      const steps = this.historyIndexExtended(ledgerFile, upTo, null);
+      let step = steps.next();
+      for (; !step.done; step = steps.next()) await new Promise((resolve) => setImmediate(resolve));
+      if (step.value) this.writeHistoryIndex(ledgerFile, step.value, `${process.pid}-background`);
+    } catch (error) {
+      if (typeof (error as NodeJS.ErrnoException).code !== 'string') this.backgroundCheckpointFailed(error);
+    }
+  }
+
+  /** The history index of `ledgerFile` extended to `upTo`, built a slice of the ledger at a time; null when it already ends there. */
+  private *historyIndexExtended(ledgerFile: string, upTo: number, ledger: Buffer | null): Generator<void, Buffer | null> {
+    const read = (start: number, end: number) => (ledger ? ledger.subarray(start, end) : this.readLedgerRange(ledgerFile, start, end));
+    const identity = ledgerIdentity(read(0, RECORD_PREFIX_BYTES));
+    if (identity === null) return null;
+    const written = readIfExists(this.files, path.join(this.location, historyIndexFileOf(ledgerFile)));
+    const checked = written ? checkedIndex(written) : null;
+    const previous = checked && checked.identity === identity && checked.covered <= upTo ? checked : null;
+    const base = previous?.covered ?? 0;
+    const { blocks, covered } = yield* blocksBetween(read, base, upTo, identity, previous?.count ?? 0);
+    return previous && covered === base ? null : encodeHistoryIndex(identity, covered, blocks, previous);
+  }
+
+  /** Replaces the history index of `ledgerFile` (temp file `tag`, rename; no sync: see extendHistoryIndex). */
+  private writeHistoryIndex(ledgerFile: string, bytes: Buffer, tag: string): void {
+    const indexPath = path.join(this.location, historyIndexFileOf(ledgerFile));
+    const temp = `${indexPath}.tmp-${tag}`;
+    try {
+      this.files.write(temp, bytes, 0o600);
+      this.files.rename(temp, indexPath);
+    } catch (error) {
       this.tryRemove(temp);
+      throw error;
     }
   }
 
@@ -736,7 +768,10 @@ export class FsProjectStore implements ProjectStore {
     } catch (error) {
       this.tryRemove(temp);
       this.backgroundCheckpointFailed(error);
+      return;
     }
+    // The records up to the checkpoint's position are committed: the history index may cover them whenever it is written.
+    await this.extendHistoryIndexInBackground(ledger.file, ledger.bytes);
   }
 
   /**

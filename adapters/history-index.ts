@@ -243,6 +243,34 @@ export function indexBlocks(bytes: Buffer, base: number, identity: number, first
   return { blocks, covered: base + (spans.length > 0 ? spans[spans.length - 1]!.end : 0) };
 }
 
+/** How much of the ledger is indexed between two turns of a server's event loop (a few milliseconds of work). */
+const SLICE_BYTES = 1024 * 1024;
+
+/**
+ * As indexBlocks, for the records from ledger offset `from` (a record boundary) to `upTo`, read by
+ * `read` a slice of about SLICE_BYTES at a time (a record longer than that whole), yielding after
+ * each slice: a server extends its index between the requests it serves.
+ */
+export function* blocksBetween(read: IndexRead, from: number, upTo: number, identity: number, first: number): Generator<void, { blocks: IndexBlock[]; covered: number }> {
+  const blocks: IndexBlock[] = [];
+  let covered = from;
+  for (let slice = SLICE_BYTES; covered < upTo; ) {
+    const end = Math.min(upTo, covered + slice);
+    const found = indexBlocks(read(covered, end), covered, identity, first + blocks.length);
+    if (found.covered === covered) {
+      // No record ends in the slice: one longer than it, or damage (then the index ends here).
+      if (end === upTo) break;
+      slice = upTo - covered;
+      continue;
+    }
+    for (const block of found.blocks) blocks.push(block);
+    covered = found.covered;
+    slice = SLICE_BYTES;
+    yield;
+  }
+  return { blocks, covered };
+}
+
 function newBlock(start: number, end: number, kind: BlockKind): IndexBlock {
   return { start, end, kind, filter: new Uint8Array(FILTER_BITS / 8), crc: 0 };
 }

@@ -682,6 +682,31 @@ describe('FsProjectStore', () => {
       expect(readdirSync(path.dirname(file('x'))).filter((name) => name.includes('.tmp-'))).to.deep.equal([]);
     });
 
+    it('extends the history index after the checkpoint it writes in the background, a slice of the ledger a turn', async () => {
+      await initialized();
+      const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, files, true).open('demo-1234');
+      const coveredBefore = readFileSync(file('history.1.idx')).readUIntBE(16, 6);
+      // Six commits of 768 KiB pass the 4 MiB a hot store waits for, each noting the next task before it exists.
+      for (let i = 0; i < 6; i++) {
+        await commitTask(sut, `T${i}`, 'x'.repeat(768 * 1024));
+        await sut.transact((graph) => {
+          const work = new GraphDraft(graph, NOW, 'alice');
+          addNote(work, `T${i}`, `next: T${i + 1}.`);
+          return { result: null, changes: work.changes() };
+        });
+      }
+      await sut.checkpointed();
+      // Up to the position of the checkpoint written in the background.
+      const position = checkpointAsJson().ledger.bytes as number;
+      expect(position).to.be.above(4 * 1024 * 1024);
+      expect(readFileSync(file('history.1.idx')).readUIntBE(16, 6)).to.be.above(coveredBefore).and.equal(position);
+      for (const id of ['T2', 'T5', 'T6']) {
+        const read = await sut.readLogNaming(id, (value) => historyOf(value.log, id, 100));
+        expect(read, id).to.deep.equal(historyOf((await state(open())).log, id, 100));
+      }
+      expect(readdirSync(path.dirname(file('x'))).filter((name) => name.includes('.tmp-'))).to.deep.equal([]);
+    });
+
     it('lets a reader that holds the graph across turns read nodes it had not read, while a failed transaction drops the state meanwhile', async () => {
       const draft = newDraft();
       for (let i = 0; i < 20; i++) addTask(draft, `T-seeded-${i}`);
