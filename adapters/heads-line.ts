@@ -1,7 +1,7 @@
 import type { Claim, KnowledgeScope, NodeId, NodeType } from '../domain/model.js';
 import { summarizeListed, type NodeListing } from '../domain/node-summary.js';
 import type { SavedBlockers } from '../domain/blockers.js';
-import type { ClaimedTask, ClaimEntry as WrittenClaim, NodeHead, PrintedPage, SavedBuckets } from '../domain/status-index.js';
+import type { Aged, ClaimedTask, ClaimEntry as WrittenClaim, NodeHead, PrintedPage, SavedBuckets } from '../domain/status-index.js';
 import { LISTED_BY_DEFAULT } from '../domain/status-report.js';
 import { crc32 } from './crc32.js';
 import { eightHexDigits } from './hex-digits.js';
@@ -378,6 +378,13 @@ function headOfEntry(entry: unknown, type: NodeType, status: string): NodeHead |
   return { id, type, status, initiative, domain: domain as string | null, created_at, claim: claim as Claim | null, scope: scope as KnowledgeScope | null, priority: priority as number | null };
 }
 
+/** A head entry's id and creation time (`[id, created_at, ...]`), or null when it does not hold them. */
+function agedOfEntry(entry: unknown): Aged | null {
+  if (!Array.isArray(entry)) return null;
+  const [id, created_at] = entry as unknown[];
+  return typeof id === 'string' && typeof created_at === 'string' ? { id, created_at } : null;
+}
+
 function keyParts(key: string): { type: NodeType; status: string } | null {
   const [type, status] = key.split(' ');
   return (type === 'task' || type === 'gate' || type === 'knowledge') && status ? { type, status } : null;
@@ -598,6 +605,14 @@ export class SavedHeadsLine {
         const at = numbers.get(key);
         if (at === undefined || page >= (pages[at] as number)) return null;
         return printedOfSection(this.section(`printed ${at} ${page}`));
+      },
+      ages: (key, page) => {
+        const at = numbers.get(key);
+        if (at === undefined || page >= (pages[at] as number)) return [];
+        const entries = this.section(`bucket ${at} ${page}`);
+        if (!Array.isArray(entries)) return null;
+        const ages = entries.map(agedOfEntry);
+        return ages.every((aged) => aged !== null) ? (ages as Aged[]) : null;
       },
     };
   }

@@ -106,17 +106,18 @@ export function compareAge(atA: string, idA: string, atB: string, idB: string): 
 const NEXT_SUMMARY = '},{"id":';
 
 /**
- * The first `limit` of `text`'s summaries (NodeSummary JSON texts joined by commas), and how many
- * that is. A summary's JSON starts with its id, and `},{"id":` occurs nowhere else: every quote
- * inside a string is escaped, and the objects a summary holds (its claim, its blockers) do not
- * start with an id.
+ * Each of `text`'s summaries (NodeSummary JSON texts joined by commas). A summary's JSON starts
+ * with its id, and `},{"id":` occurs nowhere else: every quote inside a string is escaped, and the
+ * objects a summary holds (its claim, its blockers) do not start with an id.
  */
-export function firstSummaries(text: string, limit: number): { text: string; count: number } {
-  if (text === '' || limit <= 0) return { text: '', count: 0 };
-  let end = -1;
-  for (let count = 1; ; count++) {
-    end = text.indexOf(NEXT_SUMMARY, end + 1);
-    if (end < 0) return { text, count };
-    if (count === limit) return { text: text.slice(0, end + 1), count };
+export function summaryTexts(text: string): string[] {
+  if (text === '') return [];
+  const texts: string[] = [];
+  let start = 0;
+  for (let end = text.indexOf(NEXT_SUMMARY); end >= 0; end = text.indexOf(NEXT_SUMMARY, end + 1)) {
+    texts.push(text.slice(start, end + 1));
+    start = end + 2;
   }
+  texts.push(text.slice(start));
+  return texts;
 }

@@ -4,7 +4,7 @@ import type { Timestamp } from './clock.js';
 import type { GraphIndex } from './graph-index.js';
 import { isPlainJsonString } from './json-text.js';
 import { isKnowledge, isTask, nodeType, type AgentName, type Claim, type Edge, type Graph, type GraphNode, type KnowledgeScope, type NodeId, type NodeType } from './model.js';
-import { byAge, compareAge, firstSummaries, type NodeListing } from './node-summary.js';
+import { byAge, compareAge, summaryTexts, type NodeListing } from './node-summary.js';
 import { OrderedSet, type Ordered } from './ordered-set.js';
 import { derivedStatus, readinessDependents, satisfiesBlocks } from './status.js';
 
@@ -81,7 +81,12 @@ export interface SavedBuckets {
    * other nodes they were read from.
    */
   printed?(key: string, page: number): PrintedPage | null;
+  /** The ids and creation times of page `page` of a bucket's heads, oldest first (`[]` past the last): where a head changed since the save goes among them. */
+  ages?(key: string, page: number): readonly Aged[] | null;
 }
+
+/** What ordering by age reads of a head (`byAge`). */
+export type Aged = Pick<NodeHead, 'id' | 'created_at'>;
 
 /**
  * A saved bucket page as `status` prints it: `entries`, the JSON text of its heads' summaries
@@ -109,9 +114,10 @@ export interface GroupHead {
   first(limit: number): readonly NodeHead[];
   /**
    * The first `limit` heads' summaries as `status` prints them (JSON text, joined by commas), when
-   * saved pages hold them printed and nothing they were read from changed since; null otherwise.
+   * saved pages hold them printed and none of the other nodes they were read from changed since;
+   * null otherwise. A head changed since is printed by `entryOf`, the others as saved.
    */
-  printed?(limit: number): string | null;
+  printed?(limit: number, entryOf: (head: NodeHead) => string): string | null;
 }
 
 /**
@@ -262,31 +268,47 @@ export class StatusIndex {
         }
         return [...listed, ...moved].sort(byAge).slice(0, limit);
       },
-      printed: (limit) => (moved.length === 0 ? this.savedPrinted(buckets, key, Math.min(limit, count), changes) : null),
+      printed: (limit, entryOf) => this.savedPrinted(buckets, key, Math.min(limit, count), changes, entryOf),
     };
   }
 
   /**
    * The first `wanted` heads of saved bucket `key` as `status` prints them, from the saved printed
-   * pages, when no head moved into the bucket since the save (the caller says) and none of the
-   * nodes those entries were read from, their own included, is among `changes`: then they are
-   * the bucket's first heads and print as saved. Null otherwise, or where a page is not saved so.
+   * pages: the heads unchanged since the save as saved, and those of `changes` in the bucket now
+   * printed by `entryOf` where their age puts them among the saved ones (whose ages the bucket's
+   * pages give, read only when a change touches the bucket: a head's age never changes, but it can
+   * move into the bucket or out of it). The same entries, in the same order, as summarizing
+   * `first(wanted)`. Null where a page is not saved so or its ages do not match its entries, or
+   * one of the other nodes a page's entries were read from (a blocked task's blockers) changed.
    */
-  private savedPrinted(buckets: SavedBuckets, key: string, wanted: number, changes: ReadonlyMap<NodeId, NodeHead | null>): string | null {
+  private savedPrinted(buckets: SavedBuckets, key: string, wanted: number, changes: ReadonlyMap<NodeId, NodeHead | null>, entryOf: (head: NodeHead) => string): string | null {
     if (!buckets.printed) return null;
+    const here = [...changes.values()].filter((head): head is NodeHead => head !== null && bucketKey(head.type, head.status) === key).sort(byAge);
+    // Every change's saved bucket was read when the group was counted.
+    const touched = here.length > 0 || [...changes.keys()].some((id) => this.savedKeys.get(id) === key);
+    if (touched && !buckets.ages) return null;
     const pieces: string[] = [];
-    let listed = 0;
-    for (let page = 0; listed < wanted; page++) {
+    let next = 0;
+    for (let page = 0; pieces.length < wanted; page++) {
+      const ages = touched ? buckets.ages!(key, page) : null;
+      if (touched && ages === null) return null;
+      // Past the saved pages: the changed heads after the last saved one are what is left.
+      if (ages?.length === 0) break;
       const printed = buckets.printed(key, page);
-      if (printed === null) return null;
-      // An id JSON never escapes (domain/ids.ts) is in an entry's text exactly as `"<id>"`, which a string never holds unescaped.
-      for (const id of changes.keys()) if (printed.reads.includes(id) || printed.entries.includes(`"${id}"`)) return null;
-      const { text, count } = firstSummaries(printed.entries, wanted - listed);
-      pieces.push(text);
-      listed += count;
-      if (count === 0) return null;
+      if (printed === null || printed.reads.some((id) => changes.has(id))) return null;
+      const entries = summaryTexts(printed.entries);
+      if (ages && ages.length !== entries.length) return null;
+      for (const [at, entry] of entries.entries()) {
+        const id = ages ? ages[at]!.id : idOfSummary(entry);
+        // An id JSON never escapes (domain/ids.ts) opens its entry's text as `{"id":"<id>",`.
+        if (!entry.startsWith(`{"id":"${id}",`) || (!ages && changes.has(id))) return null;
+        while (ages && next < here.length && byAge(here[next]!, ages[at]!) < 0) pieces.push(entryOf(here[next++]!));
+        if (!changes.has(id)) pieces.push(entry);
+        if (pieces.length >= wanted) return pieces.slice(0, wanted).join(',');
+      }
     }
-    return pieces.join(',');
+    while (pieces.length < wanted && next < here.length) pieces.push(entryOf(here[next++]!));
+    return pieces.length === wanted ? pieces.join(',') : null;
   }
 
   /** The claimed tasks in progress, the longest-held first, as `statusGroup` reads them. */
@@ -664,6 +686,11 @@ function scopeKey(list: keyof KnowledgeScope, value: string): string {
 /** Whether a knowledge head's scope has one of the entries `keys` (as `scopeKey` makes them). */
 function scopeNamesAny(head: NodeHead, keys: ReadonlySet<string>): boolean {
   return head.scope !== null && SCOPE_LISTS.some((list) => head.scope![list].some((value) => keys.has(scopeKey(list, value))));
+}
+
+/** The id a summary's JSON text opens with (`{"id":"<id>",`; an id JSON never escapes). */
+function idOfSummary(entry: string): string {
+  return entry.slice('{"id":"'.length, entry.indexOf('"', '{"id":"'.length));
 }
 
 function bucketKey(type: NodeType, status: string): string {

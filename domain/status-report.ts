@@ -77,7 +77,8 @@ export function statusAnswer(view: GraphView, now: Timestamp, filters: StatusFil
  * is written from them, none of its heads read or summarized.
  */
 function listedJson(plan: GroupPlan): string {
-  const group = (map: Map<string, Matched>) => `{${[...map].map(([name, found]) => `${JSON.stringify(name)}:[${found.printed?.(plan.filters.limit) ?? JSON.stringify(plan.list(found)).slice(1, -1)}]`).join(',')}}`;
+  const entryText = (head: NodeHead) => JSON.stringify(plan.entry(head));
+  const group = (map: Map<string, Matched>) => `{${[...map].map(([name, found]) => `${JSON.stringify(name)}:[${found.printed?.(plan.filters.limit, entryText) ?? JSON.stringify(plan.list(found)).slice(1, -1)}]`).join(',')}}`;
   const { summary, groups, filters } = plan;
   const knowledge = filters.all ? `"knowledge":${group(groups.knowledge)}` : `"knowledge_count":${summary.active_knowledge}`;
   return `{"summary":${JSON.stringify(summary)},"tasks":${group(groups.task)},"gates":${group(groups.gate)},${knowledge}`;
@@ -99,6 +100,8 @@ interface GroupPlan {
   groups: Record<NodeType, Map<string, Matched>>;
   /** A group's first `--limit` heads, summarized. */
   list(found: Matched): NodeSummary[];
+  /** One head as a group lists it. */
+  entry(head: NodeHead): NodeSummary;
 }
 
 function planGroups(view: GraphView, filters: StatusFilters): GroupPlan {
@@ -137,7 +140,7 @@ function planGroups(view: GraphView, filters: StatusFilters): GroupPlan {
     open_gates: count('gate', 'open'),
     active_knowledge: count('knowledge', 'active'),
   };
-  return { filters, summary, groups, list };
+  return { filters, summary, groups, list, entry };
 }
 
 /** How many heads of one group the filters keep, and the heads, oldest first (ordered only when listed; at least the first `--limit`). */
@@ -145,7 +148,7 @@ interface Matched {
   count: number;
   heads(): readonly NodeHead[];
   /** The first `limit` heads as `status` prints them, JSON text joined by commas, when saved so (GroupHead.printed); null otherwise. */
-  printed?(limit: number): string | null;
+  printed?(limit: number, entryOf: (head: NodeHead) => string): string | null;
 }
 
 /**

@@ -9,11 +9,11 @@ import { crc32 } from '../../adapters/crc32.js';
 import { SavedHeadsLine } from '../../adapters/heads-line.js';
 import { encodeSlotTable, SlotTable } from '../../adapters/node-slots.js';
 import { GraphDraft } from '../../domain/draft.js';
-import { release, submit, take } from '../../domain/lifecycle.js';
+import { accept, addNote, reject, release, resolve, submit, take } from '../../domain/lifecycle.js';
 import { JsonText } from '../../domain/json-text.js';
 import { CheckpointEdges, CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { GraphIndex } from '../../domain/graph-index.js';
-import type { ProjectState } from '../../domain/project-state.js';
+import { projectState, type ProjectState } from '../../domain/project-state.js';
 import type { Graph, GraphNode, TaskNode } from '../../domain/model.js';
 import { statusAnswer, statusReport, type StatusReport } from '../../domain/status-report.js';
 import { dropSavedSections, editSavedClaims } from '../support/checkpoint-json.js';
@@ -287,14 +287,101 @@ describe('checkpoint file', () => {
           expect(answer, `${name}, --limit ${limit}`).to.equal(report);
         }
       }
-      // A task taken past the printed pages moves into in_progress: that group's heads are read, every other group is listed as printed.
+      // A task taken past the printed pages moves into in_progress: the ages of the two groups it touched
+      // are read (where it goes among them), and no head's listing: every group is listed as printed.
       const sections = sinon.spy(SavedHeadsLine.prototype as unknown as { section(name: string): unknown }, 'section');
       try {
         answerOf(statusAnswer, 20, tails[3]![1]);
-        const buckets = new Set(sections.getCalls().map((call) => /^(?:bucket|listing|blockers) (\d+) /.exec(call.args[0])?.[1]).filter((bucket) => bucket !== undefined));
-        expect(buckets.size).to.equal(1);
+        const read = (kinds: string) => new Set(sections.getCalls().map((call) => new RegExp(`^(?:${kinds}) (\\d+) `).exec(call.args[0])?.[1]).filter((bucket) => bucket !== undefined));
+        expect(read('bucket').size).to.equal(2);
+        expect(read('listing|blockers').size).to.equal(0);
       } finally {
         sections.restore();
+      }
+    });
+
+    it('lists every --limit from 1 to 101 as a full derivation does after a tail of any kind, its groups from the printed pages, a changed head printed where its age puts it', () => {
+      const ALL_LIMITS = Array.from({ length: 101 }, (_, at) => at + 1);
+      const as = (agent: string, graph: Graph) => new GraphDraft(graph, NOW, agent);
+      // Those that change a blocker of listed blocked tasks (G-1, T-r0) say so: that group is then read from its heads.
+      const tails: [string, (graph: Graph) => void, 'changes listed blockers'?][] = [
+        ['update', (graph) => updateNode(as('alice', graph), 'T-r2', { title: 'retitled' }, { allowUnregisteredInitiative: false })],
+        ['note', (graph) => addNote(as('alice', graph), 'T-b3', 'a note')],
+        ['take', (graph) => take(as('bob', graph), 'T-r1')],
+        ['submit', (graph) => submit(as('alice', graph), 'T-r10', 'done')],
+        ['accept a blocker', (graph) => {
+          take(as('bob', graph), 'T-r0');
+          submit(as('bob', graph), 'T-r0', 'done');
+          accept(as('carol', graph), 'T-r0');
+        }, 'changes listed blockers'],
+        ['reject', (graph) => {
+          submit(as('alice', graph), 'T-r11', 'done');
+          reject(as('carol', graph), 'T-r11', 'again');
+        }],
+        ['release', (graph) => release(as('alice', graph), 'T-r12')],
+        ['resolve the gate', (graph) => resolve(as('carol', graph), 'G-1', 'yes', 'because'), 'changes listed blockers'],
+        ['block a ready task', (graph) => as('alice', graph).addEdge({ from: 'T-r3', to: 'T-r4', type: 'BLOCKS' })],
+        ['unblock a blocked task', (graph) => as('alice', graph).removeEdge({ from: 'G-1', to: 'T-b1', type: 'BLOCKS' }), 'changes listed blockers'],
+        // Made at the same time as the saved tasks, it is listed among them by its id.
+        ['add a task', (graph) => addTask(as('alice', graph), 'T-r05')],
+        ['remove a task added, and add it again', (graph) => {
+          const draft = as('alice', graph);
+          addTask(draft, 'T-r06');
+          draft.rollback();
+          addTask(as('alice', graph), 'T-r06', { title: 'again' });
+        }],
+        ['a take rolled back', (graph) => {
+          const draft = as('bob', graph);
+          take(draft, 'T-r3');
+          draft.rollback();
+        }],
+        ['replace a listed task', (graph) => {
+          const draft = as('alice', graph);
+          draft.putNode({ ...(nodeOf(graph, 'T-r7') as TaskNode), title: 'replaced', tags: ['x'], revision: 9 });
+        }],
+      ];
+      /** The answers of a plain copy of the graph the tail left, every head derived from the nodes, by limit. */
+      const derivedAnswers = (tail: (graph: Graph) => void) => {
+        const { graph } = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
+        tail(graph);
+        const plain = projectState(structuredClone(plainGraph(graph)));
+        return (limit: number) => JSON.stringify(statusReport(new GraphDraft(plain, NOW, null), NOW, { ...filters, limit }));
+      };
+      save();
+      const sections = sinon.spy(SavedHeadsLine.prototype as unknown as { section(name: string): unknown }, 'section');
+      try {
+        for (const [name, tail, blockersChanged] of tails) {
+          const derived = derivedAnswers(tail);
+          for (const limit of ALL_LIMITS) {
+            sections.resetHistory();
+            expect(answerOf(statusAnswer, limit, tail), `${name}, --limit ${limit}`).to.equal(derived(limit));
+            // Within the printed pages' 100 heads (one taken out of a group may leave them short), no
+            // head's listing or blockers is read: the changed heads are read from their nodes.
+            const listings = sections.getCalls().filter((call) => /^(listing|blockers) /.test(call.args[0]));
+            if (limit < 100 && !blockersChanged) expect(listings, `${name}, --limit ${limit}`).to.deep.equal([]);
+          }
+        }
+      } finally {
+        sections.restore();
+      }
+      // Printed pages dropped (an earlier release), or a page of heads that does not check (the ages
+      // of its heads unknown): the heads are read instead, with the same answers.
+      const damages: [string, () => void][] = [
+        ['printed pages dropped', () => dropSavedSections(temp.file, 'printed ')],
+        ['a first page of heads damaged', () => {
+          const text = readFileSync(temp.file, 'utf8');
+          const damaged = text.replace(/("bucket \d+ 0":\[\[")./g, '$1#');
+          expect(damaged).not.to.equal(text);
+          writeFileSync(temp.file, damaged);
+        }],
+      ];
+      for (const [damage, apply] of damages) {
+        save();
+        apply();
+        for (const [name, tail] of tails) {
+          const derived = derivedAnswers(tail);
+          for (const limit of LIMITS) expect(answerOf(statusAnswer, limit, tail), `${damage}, ${name}, --limit ${limit}`).to.equal(derived(limit));
+        }
       }
     });
 
