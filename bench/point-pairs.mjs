@@ -6,7 +6,7 @@
 // the same graph (an older generator lacks the bench scope that `context` and `take` read).
 // Usage (after npm run build here and there):
 //   node bench/point-pairs.mjs <other checkout>... [--sizes 10000,50000] [--runs 9] [--commands 'status --limit 20,search (one match)'] [--answer-floor]
-// (`--commands`: scenario names of bench/scenarios.mjs, comma-separated, ACTIONS among them; default the point commands.)
+// (`--commands`: scenario names of bench/scenarios.mjs, comma-separated, ACTIONS and STARTUP (`--version`, `--help`) among them; default the point commands.)
 // `--answer-floor`: each read (and `take (large answer)`) is also timed against Node parsing and printing an answer of the
 // same size (its answer of the first round, read from a file, `JSON.parse`, `JSON.stringify`,
 // written to stdout), run right after it in the same round: issue 28's reference for commands whose
@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { storeOf, writeProject } from './generate.mjs';
 import { median, timed } from './measure.mjs';
-import { ACTIONS, MUTATIONS, READS } from './scenarios.mjs';
+import { ACTIONS, MUTATIONS, READS, STARTUP } from './scenarios.mjs';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const option = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
@@ -34,7 +34,7 @@ const logEntriesOf = (size) => (size >= 50_000 ? 200_000 : size >= 10_000 ? 100_
 /** The generator needs six pool tasks per run on top of the project's own: 20 runs' worth, fewer on a small project (10 at 100 nodes). */
 const poolSizeOf = (size) => Math.min(20, Math.floor(size / 10));
 const COMMANDS = option('--commands', 'show,context,take,submit,accept,add-task,update,add-note').split(',');
-const SCENARIOS = [...READS, ...MUTATIONS, ...ACTIONS].filter((scenario) => COMMANDS.includes(scenario.name));
+const SCENARIOS = [...STARTUP, ...READS, ...MUTATIONS, ...ACTIONS].filter((scenario) => COMMANDS.includes(scenario.name));
 /** The other actions' pools, laid down only when one of them is timed: the project is otherwise as before. */
 const actionPools = SCENARIOS.some((scenario) => ACTIONS.includes(scenario));
 
