@@ -209,12 +209,22 @@ function addStringTokens(filter: Uint8Array, bytes: Uint8Array, start: number): 
  * index there (the records from it on are read as the ledger's tail).
  */
 export function indexBlocks(bytes: Buffer, base: number, identity: number, first = 0): { blocks: IndexBlock[]; covered: number } {
+  const steps = blockSteps(bytes, base, identity, first);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+/** As indexBlocks, yielding each time about SLICE_BYTES more are indexed (inside one record too: a whole-state write's holds the whole log). */
+function* blockSteps(bytes: Buffer, base: number, identity: number, first: number): Generator<void, { blocks: IndexBlock[]; covered: number }> {
   const blocks: IndexBlock[] = [];
   let pending: IndexBlock | null = null;
+  let sinceTurn = 0;
   const close = (block: IndexBlock) => {
     const ordinal = first + blocks.length;
     block.crc = crc32(bytes.subarray(block.start - base, block.end - base), blockSeed(identity, ordinal, block));
     blocks.push(block);
+    sinceTurn += block.end - block.start;
   };
   const spans = intactRecordSpans(bytes);
   for (const span of spans) {
@@ -227,6 +237,10 @@ export function indexBlocks(bytes: Buffer, base: number, identity: number, first
         const block = newBlock(base + span.bodyStart + run.start, base + span.bodyStart + run.end, 'entries');
         filled(block, body, run.start, run.end);
         close(block);
+        if (sinceTurn >= SLICE_BYTES) {
+          sinceTurn = 0;
+          yield;
+        }
       }
       continue;
     }
@@ -237,6 +251,10 @@ export function indexBlocks(bytes: Buffer, base: number, identity: number, first
     if (block.end - block.start >= BLOCK_BYTES) {
       close(block);
       pending = null;
+      if (sinceTurn >= SLICE_BYTES) {
+        sinceTurn = 0;
+        yield;
+      }
     }
   }
   if (pending) close(pending);
@@ -256,7 +274,7 @@ export function* blocksBetween(read: IndexRead, from: number, upTo: number, iden
   let covered = from;
   for (let slice = SLICE_BYTES; covered < upTo; ) {
     const end = Math.min(upTo, covered + slice);
-    const found = indexBlocks(read(covered, end), covered, identity, first + blocks.length);
+    const found = yield* blockSteps(read(covered, end), covered, identity, first + blocks.length);
     if (found.covered === covered) {
       // No record ends in the slice: one longer than it, or damage (then the index ends here).
       if (end === upTo) break;

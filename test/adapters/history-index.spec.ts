@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { crc32 } from '../../adapters/crc32.js';
-import { checkedIndex, encodeHistoryIndex, entriesThroughIndex, indexBlocks, ledgerIdentity } from '../../adapters/history-index.js';
+import { blocksBetween, checkedIndex, encodeHistoryIndex, entriesThroughIndex, indexBlocks, ledgerIdentity } from '../../adapters/history-index.js';
 import { encodeRecord, readRecords } from '../../adapters/ledger-records.js';
 import type { ChangeSet } from '../../domain/change-set.js';
 import { historyOf } from '../../domain/history.js';
@@ -114,6 +114,20 @@ describe('history index', () => {
     const extended = encodeHistoryIndex(identity, more.covered, more.blocks, previous);
     expect(checkedIndex(extended)!.count).to.equal(previous.count + more.blocks.length);
     for (const id of ids) expect(historyThrough(extended, ledger, id), id).to.deep.equal(wholeHistory(ledger, id));
+  });
+
+  it('is built a slice at a time for a server, inside one long record too, to the same blocks', () => {
+    // A whole-state write's record of 2.4 MB, then 400 small records.
+    const long = ledgerOf(24_000, 400);
+    const identity = ledgerIdentity(long)!;
+    const steps = blocksBetween((start, end) => long.subarray(start, end), 0, long.length, identity, 0);
+    let turns = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) turns++;
+    expect(turns).to.be.at.least(3);
+    const whole = indexBlocks(long, 0, identity);
+    expect(step.value.covered).to.equal(whole.covered);
+    expect(encodeHistoryIndex(identity, step.value.covered, step.value.blocks)).to.deep.equal(encodeHistoryIndex(identity, whole.covered, whole.blocks));
   });
 
   it('is not read beside another ledger, nor beside a ledger shorter than it covers', () => {
