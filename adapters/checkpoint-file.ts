@@ -7,7 +7,7 @@ import type { NodeHead } from '../domain/status-index.js';
 import { indexesOf, isProjectState, projectState, type ProjectState, type SavedIndexes } from '../domain/project-state.js';
 import { isRememberedRequest, type RememberedRequest } from '../domain/request-window.js';
 import { STATUS_RULES_VERSION } from '../domain/status.js';
-import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse } from './edge-endpoints.js';
+import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse, type SavedEndpoints } from './edge-endpoints.js';
 import { headColumns, knowledgeSection } from './head-columns.js';
 import { crc32 } from './crc32.js';
 import { knowledgeScopesSection } from './knowledge-scopes.js';
@@ -467,6 +467,10 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
   nodes.hintLines((id) => line.knowledgeLine(id));
   nodes.checkLines(() => line.lineChecksums());
   const checked = <A extends unknown[], T>(use: (...args: A) => T | null) => (...args: A) => (line.lineChecksums() ? use(...args) : null);
+  const positionOf = (known: NodeId) => nodes.filePosition(known);
+  // One reader of the endpoints for the edge index and the saved buckets' check: each entry is read once.
+  let endpoints: SavedEndpoints | null | undefined;
+  const savedEndpoints = () => (endpoints === undefined ? (endpoints = line.endpoints(positionOf)) : endpoints);
   return {
     heads:
       checkpoint.heads_rules === STATUS_RULES_VERSION
@@ -476,10 +480,10 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
             knowledgeHolding: checked((values: readonly string[]) => line.knowledgeHolding(values)),
             knowledgeNaming: checked((target: KnowledgeScope) => line.knowledgeNaming(target)),
             knowledgeMayHold: checked((pieces: readonly string[]) => line.knowledgeMayHold(pieces)),
-            buckets: checked(() => line.buckets((known) => nodes.filePosition(known))),
+            buckets: checked(() => line.buckets(positionOf, savedEndpoints)),
           }
         : null,
-    edges: new CheckpointEndpoints(() => line.endpoints((known) => nodes.filePosition(known))),
+    edges: new CheckpointEndpoints(savedEndpoints),
   };
 }
 

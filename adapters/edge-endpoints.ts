@@ -202,6 +202,9 @@ export class CheckpointEndpoints implements SavedEdges {
  * (offsets from its start), `positionOf` a node's position among the checkpoint's ids.
  */
 export class SavedEndpoints implements SavedEdges {
+  /** The entries read so far, by node: a changed node's is asked for by its saved bucket's check and by the edge index (the file never changes while open). */
+  private readonly known = new Map<NodeId, { into: readonly Edge[]; outOf: readonly Edge[] } | null>();
+
   constructor(
     private readonly read: (start: number, end: number) => Buffer,
     private readonly size: number,
@@ -209,9 +212,14 @@ export class SavedEndpoints implements SavedEdges {
     private readonly positionOf: (id: NodeId) => number | undefined,
   ) {}
 
-  of(id: NodeId): { into: Edge[]; outOf: Edge[] } | null {
+  of(id: NodeId): { into: readonly Edge[]; outOf: readonly Edge[] } | null {
     const position = this.positionOf(id);
     if (position === undefined) return NO_EDGES;
+    if (!this.known.has(id)) this.known.set(id, this.entryOrNull(id, position));
+    return this.known.get(id)!;
+  }
+
+  private entryOrNull(id: NodeId, position: number): { into: readonly Edge[]; outOf: readonly Edge[] } | null {
     try {
       return this.entry(id, position);
     } catch {

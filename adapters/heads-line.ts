@@ -535,8 +535,12 @@ export class SavedHeadsLine {
     return records.map((record) => record.head);
   }
 
-  /** The status buckets apart (`bucketSections`), or null when the line has none. */
-  buckets(positionOf: (id: NodeId) => number | undefined): SavedBuckets | null {
+  /**
+   * The status buckets apart (`bucketSections`), or null when the line has none. `positionOf`: a
+   * node's position among the ids; `endpoints`: the edges by endpoint, whose entry at that position
+   * must name the node for its saved bucket to be taken.
+   */
+  buckets(positionOf: (id: NodeId) => number | undefined, endpoints: () => SavedEndpoints | null): SavedBuckets | null {
     const listed = this.section('buckets') as { names?: unknown; counts?: unknown; pages?: unknown } | null;
     if (!listed || !Array.isArray(listed.names) || !Array.isArray(listed.counts) || !Array.isArray(listed.pages)) return null;
     const { names, counts, pages } = listed as { names: unknown[]; counts: unknown[]; pages: unknown[] };
@@ -544,7 +548,6 @@ export class SavedHeadsLine {
     if (!counts.every((count) => Number.isInteger(count)) || !pages.every((count) => Number.isInteger(count))) return null;
     const numbers = new Map((names as string[]).map((name, at) => [name, at]));
     let of: string | null | undefined;
-    let endpoints: SavedEndpoints | null | undefined;
     // Read once: every status lists them, and at 50k nodes parsing the section again cost about 1 ms a status.
     let claimed: ClaimedTask[] | null | undefined;
     return {
@@ -581,7 +584,7 @@ export class SavedHeadsLine {
         // `bucket_of` does not name its nodes: the endpoints entry at that position does, so a
         // position the slot table gave wrongly (a hand edit with its checksum recomputed) is not
         // taken for another node's bucket.
-        if ((endpoints ??= this.endpoints(positionOf))?.of(id) == null) return null;
+        if (endpoints()?.of(id) == null) return null;
         if (of === undefined) {
           const read = this.section('bucket_of');
           of = typeof read === 'string' && read.length === this.count() ? read : null;

@@ -433,6 +433,7 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
   it("status --limit 20 reads each changed node's saved bucket once, however many groups it counts", async () => {
     const sut = await project();
     const entries = sinon.spy(SavedEndpoints.prototype, 'of');
+    const parsed = sinon.spy(SavedEndpoints.prototype as unknown as { entry(id: string, position: number): unknown }, 'entry');
     try {
       const filters = { staleMs: 1000, limit: 20, all: true };
       const answer = await sut.readGraph((graph) => statusReport(new GraphDraft(graph, NOW, null), NOW, filters));
@@ -444,8 +445,12 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
       const reads = (id: string) => ids.filter((known) => known === id).length;
       expect(['T-0-0', 'T-0-1', 'K-3'].map(reads)).to.deep.equal([2, 2, 1]);
       expect(Math.max(...ids.map(reads))).to.equal(2);
+      // The bucket's check and the edges index share one reader: each entry is read from the file once.
+      const read = parsed.args.map(([id]) => id);
+      expect(read.length).to.equal(new Set(read).size);
     } finally {
       entries.restore();
+      parsed.restore();
     }
   });
 
