@@ -363,10 +363,11 @@ export function encodeHistoryIndex(identity: number, covered: number, blocks: re
   const stride = ROW_CRC + width;
   const rows = Buffer.alloc(FILTER_BITS * stride);
   if (previous) {
-    const oldStride = ROW_CRC + rowWidth(before);
+    // Byte by byte: a call a row (8,192 of a few dozen bytes) costs more than the bytes.
+    const [oldWidth, old] = [rowWidth(before), previous.bytes];
     for (let bit = 0; bit < FILTER_BITS; bit++) {
-      const from = HEADER_BYTES + bit * oldStride + ROW_CRC;
-      previous.bytes.copy(rows, bit * stride + ROW_CRC, from, from + oldStride - ROW_CRC);
+      const [from, to] = [HEADER_BYTES + bit * (ROW_CRC + oldWidth) + ROW_CRC, bit * stride + ROW_CRC];
+      for (let at = 0; at < oldWidth; at++) rows[to + at] = old[from + at]!;
     }
   }
   for (let at = 0; at < blocks.length; at++) {
