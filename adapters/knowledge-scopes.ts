@@ -31,7 +31,7 @@
  */
 import type { KnowledgeScope, NodeId } from '../domain/model.js';
 import type { NodeHead } from '../domain/status-index.js';
-import { crc32 } from './crc32.js';
+import { crc32, crc32OfWords } from './crc32.js';
 import { eightHexDigits } from './hex-digits.js';
 import type { LineSpan } from './head-columns.js';
 
@@ -56,10 +56,7 @@ export function bucketOf(value: string, count: number): number {
 
 /** The CRC-32 that seeds a bucket's: its number and the bucket count. */
 function bucketSeed(bucket: number, buckets: number): number {
-  const seed = Buffer.alloc(8);
-  seed.writeUInt32BE(bucket, 0);
-  seed.writeUInt32BE(buckets, 4);
-  return crc32(seed);
+  return crc32OfWords(bucket, buckets);
 }
 
 

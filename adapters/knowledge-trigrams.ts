@@ -22,7 +22,7 @@
  * filters one after the other, `knowledge_trigrams`, as main wrote them before, are not read: a
  * file with them alone reads every knowledge line until its next rewrite.)
  */
-import { crc32 } from './crc32.js';
+import { crc32, crc32OfWords } from './crc32.js';
 import { eightHexDigits, ofEightHexDigits } from './hex-digits.js';
 import { knowledgeHeadsOf, type KnowledgeRecord } from './head-columns.js';
 
@@ -236,10 +236,7 @@ function rowWidth(count: number): number {
 
 /** The CRC-32 that seeds row `row`'s (entry `n`'s is row FILTER_BITS + n's): its number and the entry count. */
 function seedOf(row: number, count: number): number {
-  const seed = Buffer.alloc(8);
-  seed.writeUInt32BE(row, 0);
-  seed.writeUInt32BE(count, 4);
-  return crc32(seed);
+  return crc32OfWords(row, count);
 }
 
 /** A match count above which the entry table and the knowledge section are read whole, not entry by entry. */

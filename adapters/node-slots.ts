@@ -1,5 +1,5 @@
 import type { NodeId } from '../domain/model.js';
-import { crc32 } from './crc32.js';
+import { crc32, crc32OfWords } from './crc32.js';
 
 /**
  * The checkpoint's slot table (docs/storage.md): an open-addressing hash table that finds one
@@ -67,11 +67,7 @@ const fingerprintOf = (hash: number): number => hash >>> 16;
 
 /** The CRC-32 that seeds a bucket's: its number, the bucket count and the node section's length. */
 function bucketSeed(bucket: number, buckets: number, nodeBytes: number): number {
-  const seed = Buffer.alloc(12);
-  seed.writeUInt32BE(bucket, 0);
-  seed.writeUInt32BE(buckets, 4);
-  seed.writeUInt32BE(nodeBytes, 8);
-  return crc32(seed);
+  return crc32OfWords(bucket, buckets, nodeBytes);
 }
 
 /**

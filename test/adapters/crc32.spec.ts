@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { crc32 as zlibCrc32 } from 'node:zlib';
-import { crc32, plainCrc32 } from '../../adapters/crc32.js';
+import { crc32, crc32OfWords, plainCrc32 } from '../../adapters/crc32.js';
 import { crc32Module, wasmCrc32 } from '../../adapters/crc32-wasm.js';
 
 describe('crc32', () => {
@@ -12,6 +12,14 @@ describe('crc32', () => {
     for (let length = 1; length < 2_000; length += 97) {
       const data = Buffer.from(Array.from({ length }, (_, index) => (index * 131 + length) % 256));
       expect(crc32(data), String(length)).to.equal(zlibCrc32(data));
+    }
+  });
+
+  it('of words is the CRC-32 of the words written 4 bytes big-endian each, as the checkpoint seeds its bucket checks', () => {
+    for (const words of [[0], [0, 1], [5, 7, 123_456], [0xffffffff, 0x80000000, 255], [1_234_567_890, 42, 0x01020304]]) {
+      const bytes = Buffer.alloc(words.length * 4);
+      words.forEach((word, at) => bytes.writeUInt32BE(word, at * 4));
+      expect(crc32OfWords(...words), words.join()).to.equal(zlibCrc32(bytes));
     }
   });
 

@@ -75,6 +75,17 @@ describe('what a point command costs beyond its answer', function () {
   const runIn = (fixture: any, args: string[], node: string[] = []) =>
     spawnSync(process.execPath, [...node, BINARY, ...args], { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env }, encoding: 'utf8', timeout: 20_000 });
 
+  /** Runs the executable in `fixture`'s checkout with a script `--require`d before it (`lines`, which write one JSON value to stderr at exit): the command must succeed; gives what the script wrote. */
+  const probedIn = (fixture: any, name: string, lines: string[]) => {
+    const probe = path.join(sandbox.root, name);
+    writeFileSync(probe, lines.join('\n'));
+    return (args: string[]): unknown => {
+      const ran = runIn(fixture, args, ['--require', probe]);
+      expect(ran.status, `${args.join(' ')}: ${ran.stdout}`).to.equal(0);
+      return JSON.parse(ran.stderr);
+    };
+  };
+
   /** How many bytes of compiled code a command adds to its program's cache `word` (what V8 compiled from source as it ran). */
   const compiledBeyondCache = (fixture: any, program: string, word: string, args: string[]) => {
     const script = `
@@ -119,24 +130,27 @@ describe('what a point command costs beyond its answer', function () {
 
   it("reads the first lines of its checkpoint (about 3 KB), not the first 64 KB, to open it and to check it is still the one on disk", async () => {
     const fixture = await livedProject();
-    const probe = path.join(sandbox.root, 'checkpoint-reads.js');
-    writeFileSync(
-      probe,
-      [
-        "const fs = require('node:fs'); const open = fs.openSync; const read = fs.readSync; const checkpoints = new Set(); let bytes = 0;",
-        "fs.openSync = function (file, ...rest) { const fd = open.call(this, file, ...rest); if (String(file).endsWith('tasks.json')) checkpoints.add(fd); return fd; };",
-        'fs.readSync = function (fd, ...rest) { const got = read.call(this, fd, ...rest); if (checkpoints.has(fd)) bytes += got; return got; };',
-        "process.on('exit', () => fs.writeSync(2, JSON.stringify({ bytes })));",
-      ].join('\n'),
-    );
-    const bytesRead = (args: string[]) => {
-      const ran = runIn(fixture, args, ['--require', probe]);
-      expect(ran.status, ran.stdout).to.equal(0);
-      return (JSON.parse(ran.stderr) as { bytes: number }).bytes;
-    };
+    const probed = probedIn(fixture, 'checkpoint-reads.js', [
+      "const fs = require('node:fs'); const open = fs.openSync; const read = fs.readSync; const checkpoints = new Set(); let bytes = 0;",
+      "fs.openSync = function (file, ...rest) { const fd = open.call(this, file, ...rest); if (String(file).endsWith('tasks.json')) checkpoints.add(fd); return fd; };",
+      'fs.readSync = function (fd, ...rest) { const got = read.call(this, fd, ...rest); if (checkpoints.has(fd)) bytes += got; return got; };',
+      "process.on('exit', () => fs.writeSync(2, JSON.stringify({ bytes })));",
+    ]);
+    const bytesRead = (args: string[]) => (probed(args) as { bytes: number }).bytes;
     // Its first lines twice (before the lock and under it), a bucket of the slot table, the node's line, its heads (64 KB twice before).
     expect(bytesRead(['update', fixture.sample.task, '--title', 'read', '--as', 'a'])).to.be.below(16 * 1024);
     expect(bytesRead(['show', fixture.sample.task])).to.be.below(8 * 1024);
+  });
+
+  it("seeds the checks of its slot-table and knowledge-scope buckets without Node's Buffer writers, JavaScript V8 compiled on their first call", async () => {
+    const fixture = await livedProject();
+    const writesBy = probedIn(fixture, 'buffer-writers.js', [
+      'let writes = 0; const write = Buffer.prototype.writeUInt32BE;',
+      'Buffer.prototype.writeUInt32BE = function (...args) { writes++; return write.apply(this, args); };',
+      "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify({ writes })));",
+    ]);
+    // A `show` wrote its slot bucket's seed with writeUInt32BE, a `context` also each knowledge-scope bucket's.
+    for (const args of [['show', fixture.sample.task], ['context', fixture.sample.context]]) expect(writesBy(args), args.join(' ')).to.deep.equal({ writes: 0 });
   });
 
   it("runs on a project that has lived a while (nodes in a checkpoint, a ledger tail) from its own code cache, compiling nothing it lacks", async () => {
