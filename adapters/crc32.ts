@@ -55,15 +55,11 @@ export function crc32(data: Uint8Array, previous = 0): number {
   return compiled ? compiled(data, previous) : plainCrc32(data, previous);
 }
 
-/**
- * The table-driven loop, a byte a step: where WebAssembly is not there, and for many short ranges
- * of one buffer (`start` to `end`), where making a view of each and a call out costs more than
- * the loop (the history index checks 8,192 rows of a few hundred bytes).
- */
-export function plainCrc32(data: Uint8Array, previous = 0, start = 0, end = data.length): number {
+/** The table-driven loop, a byte a step: where WebAssembly is not there. */
+export function plainCrc32(data: Uint8Array, previous = 0): number {
   const lookup = crcTable();
   let crc = (previous ^ 0xffffffff) >>> 0;
-  for (let index = start; index < end; index++) crc = lookup[(crc ^ data[index]!) & 0xff]! ^ (crc >>> 8);
+  for (let index = 0; index < data.length; index++) crc = lookup[(crc ^ data[index]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
 

@@ -27,29 +27,33 @@
  * Binary, big-endian:
  *
  *   header   MAGIC (8), FILTER_BITS (4), block count (4), covered (6), identity (4), CRC-32 of those (4)
- *   rows     FILTER_BITS rows: CRC-32 (4), then bit `bit` of every block's filter, block `n` in bit
- *            `n % 8` of byte `n / 8`; seeded with the header's CRC-32 and the row's number
+ *   rows     FILTER_BITS rows in groups of GROUP_ROWS, each group its CRC-32 (4, seeded with the
+ *            header's CRC-32 and the group's number) then its rows: row `bit` holds bit `bit` of
+ *            every block's filter, block `n` in bit `n % 8` of byte `n / 8`
  *   table    per block: start (6), end (6), kind (1, `R` or `E`), CRC-32 (4) of the ledger's bytes
  *            [start, end), seeded with the identity, the block's number, start, end and kind
  *
  * `identity` is the CRC-32 of the ledger's first record prefix (its checksum and length): an index
  * is only read beside the ledger it was made of. Every byte a reader uses is checked: the header,
- * each row it reads, each block (entry and ledger bytes at once); anything that does not check,
+ * each row group it reads, each block (entry and ledger bytes at once); anything that does not check,
  * a file of another length, or a ledger shorter than `covered`, and the reader reads the whole
  * ledger as before. Derived data, written without a sync: a file a power loss tore fails its checks.
  */
-import { crc32, plainCrc32 } from './crc32.js';
+import { crc32 } from './crc32.js';
 import { entriesNaming, entriesOfRun, intactRecordSpans, logTabs } from './ledger-records.js';
 import type { LogEntry } from '../domain/model.js';
 import { invalidFile } from './storage-error.js';
 
-const MAGIC = Buffer.from('TDHIST1\n', 'latin1');
+const MAGIC = Buffer.from('TDHIST2\n', 'latin1');
 const FILTER_BITS = 8192;
 const HASHES = 4;
 /** A block closes once it holds this many bytes of entries (or records). */
 const BLOCK_BYTES = 32 * 1024;
 const HEADER_BYTES = MAGIC.length + 4 + 4 + 6 + 4 + 4;
-const ROW_CRC = 4;
+/** Rows checked together: a query reads the groups of its bits, an extension checks 64 checksums, not 8,192. */
+const GROUP_ROWS = 128;
+const GROUPS = FILTER_BITS / GROUP_ROWS;
+const GROUP_CRC = 4;
 const TABLE_ENTRY = 17;
 const RECORDS = 0x52;
 const ENTRIES = 0x45;
@@ -323,13 +327,23 @@ function blockSeed(identity: number, ordinal: number, block: { start: number; en
   return crc32(seed);
 }
 
-/** What row `bit`'s CRC-32 is seeded with: the header's, so that a row of another file or another place fails its check. */
-function rowSeed(headerCrc: number, bit: number): number {
-  return (headerCrc ^ Math.imul(bit + 1, 0x9e3779b1)) >>> 0;
+/** What row group `group`'s CRC-32 is seeded with: the header's, so that a group of another file or another place fails its check. */
+function groupSeed(headerCrc: number, group: number): number {
+  return (headerCrc ^ Math.imul(group + 1, 0x9e3779b1)) >>> 0;
 }
 
 function rowWidth(count: number): number {
   return Math.ceil(count / 8);
+}
+
+/** A row group's bytes: its CRC-32, then GROUP_ROWS rows of `width` bytes. */
+function groupBytes(width: number): number {
+  return GROUP_CRC + GROUP_ROWS * width;
+}
+
+/** Where row `bit` starts, from the start of the rows. */
+function rowAt(bit: number, width: number): number {
+  return (bit >>> 7) * groupBytes(width) + GROUP_CRC + (bit & (GROUP_ROWS - 1)) * width;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,29 +374,28 @@ export function encodeHistoryIndex(identity: number, covered: number, blocks: re
   header.writeUInt32BE(identity, 22);
   const headerCrc = crc32(header.subarray(0, HEADER_BYTES - 4));
   header.writeUInt32BE(headerCrc, HEADER_BYTES - 4);
-  const stride = ROW_CRC + width;
-  const rows = Buffer.alloc(FILTER_BITS * stride);
+  const rows = Buffer.alloc(GROUPS * groupBytes(width));
   if (previous) {
     // Byte by byte: a call a row (8,192 of a few dozen bytes) costs more than the bytes.
     const [oldWidth, old] = [rowWidth(before), previous.bytes];
     for (let bit = 0; bit < FILTER_BITS; bit++) {
-      const [from, to] = [HEADER_BYTES + bit * (ROW_CRC + oldWidth) + ROW_CRC, bit * stride + ROW_CRC];
+      const [from, to] = [HEADER_BYTES + rowAt(bit, oldWidth), rowAt(bit, width)];
       for (let at = 0; at < oldWidth; at++) rows[to + at] = old[from + at]!;
     }
   }
   for (let at = 0; at < blocks.length; at++) {
     const filter = blocks[at]!.filter;
     const ordinal = before + at;
-    const [column, mask] = [ROW_CRC + (ordinal >>> 3), 1 << (ordinal & 7)];
+    const [column, mask] = [ordinal >>> 3, 1 << (ordinal & 7)];
     for (let byte = 0; byte < filter.length; byte++) {
       const value = filter[byte]!;
       if (value === 0) continue;
-      for (let bit = 0; bit < 8; bit++) if (value & (1 << bit)) rows[(byte * 8 + bit) * stride + column]! |= mask;
+      for (let bit = 0; bit < 8; bit++) if (value & (1 << bit)) rows[rowAt(byte * 8 + bit, width) + column]! |= mask;
     }
   }
-  for (let bit = 0; bit < FILTER_BITS; bit++) {
-    const at = bit * stride;
-    rows.writeUInt32BE(plainCrc32(rows, rowSeed(headerCrc, bit), at + ROW_CRC, at + stride), at);
+  for (let group = 0; group < GROUPS; group++) {
+    const at = group * groupBytes(width);
+    rows.writeUInt32BE(crc32(rows.subarray(at + GROUP_CRC, at + groupBytes(width)), groupSeed(headerCrc, group)), at);
   }
   const table = Buffer.alloc(TABLE_ENTRY * blocks.length);
   for (let at = 0; at < blocks.length; at++) {
@@ -392,7 +405,7 @@ export function encodeHistoryIndex(identity: number, covered: number, blocks: re
     table[entry + 12] = block.kind === 'records' ? RECORDS : ENTRIES;
     table.writeUInt32BE(block.crc, entry + 13);
   }
-  const previousTable = previous ? previous.bytes.subarray(HEADER_BYTES + FILTER_BITS * (ROW_CRC + rowWidth(before))) : Buffer.alloc(0);
+  const previousTable = previous ? previous.bytes.subarray(HEADER_BYTES + GROUPS * groupBytes(rowWidth(before))) : Buffer.alloc(0);
   return Buffer.concat([header, rows, previousTable, table]);
 }
 
@@ -405,17 +418,17 @@ function headerOf(header: Buffer): { count: number; covered: number; identity: n
 }
 
 function fileBytes(count: number): number {
-  return HEADER_BYTES + FILTER_BITS * (ROW_CRC + rowWidth(count)) + TABLE_ENTRY * count;
+  return HEADER_BYTES + GROUPS * groupBytes(rowWidth(count)) + TABLE_ENTRY * count;
 }
 
 /** An index file read whole, its header and every row checked (null when one does not check, or it is not of its count's length). */
 export function checkedIndex(bytes: Buffer): CheckedIndex | null {
   const header = headerOf(bytes.subarray(0, HEADER_BYTES));
   if (header === null || bytes.length !== fileBytes(header.count)) return null;
-  const stride = ROW_CRC + rowWidth(header.count);
-  for (let bit = 0; bit < FILTER_BITS; bit++) {
-    const at = HEADER_BYTES + bit * stride;
-    if (plainCrc32(bytes, rowSeed(header.crc, bit), at + ROW_CRC, at + stride) !== bytes.readUInt32BE(at)) return null;
+  const size = groupBytes(rowWidth(header.count));
+  for (let group = 0; group < GROUPS; group++) {
+    const at = HEADER_BYTES + group * size;
+    if (crc32(bytes.subarray(at + GROUP_CRC, at + size), groupSeed(header.crc, group)) !== bytes.readUInt32BE(at)) return null;
   }
   return { identity: header.identity, covered: header.covered, count: header.count, bytes };
 }
@@ -439,17 +452,24 @@ export function blocksNaming(read: IndexRead, size: number, identity: number, id
   const header = headerOf(read(0, HEADER_BYTES));
   if (header === null || header.identity !== identity || size !== fileBytes(header.count)) return null;
   const width = rowWidth(header.count);
-  const stride = ROW_CRC + width;
+  const groupSize = groupBytes(width);
+  const groups = new Map<number, Buffer>();
   const kept = new Uint8Array(width).fill(0xff);
   for (const bit of new Set(bitsOf(tokenHash(id)))) {
-    const at = HEADER_BYTES + bit * stride;
-    const row = read(at, at + stride);
-    if (row.length !== stride || crc32(row.subarray(ROW_CRC), rowSeed(header.crc, bit)) !== row.readUInt32BE(0)) return null;
-    for (let column = 0; column < width; column++) kept[column]! &= row[ROW_CRC + column]!;
+    const group = bit >>> 7;
+    let bytes = groups.get(group);
+    if (!bytes) {
+      const at = HEADER_BYTES + group * groupSize;
+      bytes = read(at, at + groupSize);
+      if (bytes.length !== groupSize || crc32(bytes.subarray(GROUP_CRC), groupSeed(header.crc, group)) !== bytes.readUInt32BE(0)) return null;
+      groups.set(group, bytes);
+    }
+    const row = rowAt(bit, width) - group * groupSize;
+    for (let column = 0; column < width; column++) kept[column]! &= bytes[row + column]!;
   }
   const ordinals: number[] = [];
   for (let ordinal = 0; ordinal < header.count; ordinal++) if (kept[ordinal >>> 3]! & (1 << (ordinal & 7))) ordinals.push(ordinal);
-  const tableStart = HEADER_BYTES + FILTER_BITS * stride;
+  const tableStart = HEADER_BYTES + GROUPS * groupSize;
   const whole = ordinals.length > SINGLE_ENTRY_READS ? read(tableStart, size) : null;
   const blocks: BlockToRead[] = [];
   for (const ordinal of ordinals) {

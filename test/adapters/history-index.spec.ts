@@ -75,7 +75,7 @@ describe('history index', () => {
       const entries = entriesThroughIndex(indexReads.read, index.length, ledgerReads.read, ledger.length, FILE, id);
       expect(entries, id).to.not.equal(null);
       expect(ledgerReads.total(), id).to.be.below(ledger.length / 3);
-      expect(indexReads.total(), id).to.be.below(index.length / 20);
+      expect(indexReads.total(), id).to.be.below(index.length / 8);
     }
   });
 
