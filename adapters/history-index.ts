@@ -40,7 +40,7 @@
  * ledger as before. Derived data, written without a sync: a file a power loss tore fails its checks.
  */
 import { crc32 } from './crc32.js';
-import { entriesNaming, entriesOfRun, intactRecordSpans, logTabs } from './ledger-records.js';
+import { entriesNaming, entriesOfRun, holdsEscapedPrintable, intactRecordSpans, logTabs } from './ledger-records.js';
 import type { LogEntry } from '../domain/model.js';
 import { invalidFile } from './storage-error.js';
 
@@ -137,7 +137,6 @@ function tokenHash(text: string): number {
 
 /** The keys whose string values `history` matches on: a log entry's `node` and `note`. */
 const KEY_START = Buffer.from('"no', 'latin1');
-const ESCAPED_ASCII = Buffer.from('\\u00', 'latin1');
 
 /**
  * Sets in `filter` the tokens of every string value of a `node` or `note` key in `bytes` (JSON as JSON.stringify writes it: no space around a colon); false, setting nothing, when
@@ -145,10 +144,7 @@ const ESCAPED_ASCII = Buffer.from('\\u00', 'latin1');
  * which a search for the key or the id's bytes would miss) or a key followed by a space.
  */
 function addTokens(filter: Uint8Array, bytes: Buffer): boolean {
-  for (let at = bytes.indexOf(ESCAPED_ASCII); at >= 0; at = bytes.indexOf(ESCAPED_ASCII, at + 1)) {
-    const digit = bytes[at + ESCAPED_ASCII.length];
-    if (digit !== undefined && digit >= 0x32 && digit <= 0x37) return false;
-  }
+  if (holdsEscapedPrintable(bytes)) return false;
   for (let at = bytes.indexOf(KEY_START); at >= 0; at = bytes.indexOf(KEY_START, at + 1)) {
     const tail = at + KEY_START.length;
     // `"node"` or `"note"`.
