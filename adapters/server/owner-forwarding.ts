@@ -13,11 +13,12 @@ const RELAYED_HEADERS = ['www-authenticate', 'retry-after', OWNER_HEADER.toLower
 const RETRY_MS = 100;
 
 /**
- * How long a read relayed to its project's owner waits for the answer before this process serves
- * it itself: any process can serve a read, so a slow or paused owner costs a read this much, not
- * a lease.
+ * The share of a lease a read relayed to its project's owner waits for the answer before this
+ * process serves it itself (2 s with the default lease): any process can serve a read, so a slow
+ * or paused owner costs a read this much, not a lease. A share, not a fixed time, so that a
+ * longer lease (an owner known to answer slowly: under a profiler, say) waits longer too.
  */
-const READ_PATIENCE_MS = 2_000;
+const READ_PATIENCE_SHARE = 0.2;
 
 /** A mutation as the owner is to receive it: the same route, body, bearer and request id. */
 export interface ForwardedRequest {
@@ -92,12 +93,12 @@ export class OwnerForwarding {
    * A read relayed to the owner this process knows of, answered as the owner answers it (the
    * owner proves its state current as any process does, so the answer sees every commit
    * acknowledged before the request arrived). Null when the owner did not answer within
-   * READ_PATIENCE_MS: any process serves a read, so the caller serves it here; the address is
+   * READ_PATIENCE_SHARE of a try's bound: any process serves a read, so the caller serves it here; the address is
    * then forgotten, so the next reads are served here too and the next mutation asks the
    * database who owns the project (taking it over if its owner is gone).
    */
   async relayRead(request: ForwardedRequest, owner: string): Promise<OwnerAnswer | null> {
-    const answer = await this.send(owner, request, Math.min(READ_PATIENCE_MS, this.answerWithinMs)).catch(() => null);
+    const answer = await this.send(owner, request, READ_PATIENCE_SHARE * this.answerWithinMs).catch(() => null);
     if (answer !== null) return answer;
     if (request.signal?.aborted) throw clientGone(request.project);
     this.owners.unreachable(request.project, owner);

@@ -135,6 +135,26 @@ describe('a request of a project another process owns (issue 25)', () => {
     expect(forgotten).to.deep.equal([staleOwner]);
   });
 
+  it('a read waits for a slow owner a fifth of a try\'s bound (2 s with the default lease), so a longer lease waits longer', async () => {
+    const slow = http.createServer((request, response) => request.resume().on('end', () => setTimeout(() => response.end('{"answered":"slowly"}'), 2_500)));
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const read = { project: 'p', path: '/v1/projects/p/ops/status', body: '{}', authorization: 'Bearer b' };
+    const patient = new OwnerForwarding({ unreachable: (_project: string, address: string) => forgotten.push(address) } as unknown as ProjectOwners, 15_000, 15_000);
+    const hasty = new OwnerForwarding({ unreachable: (_project: string, address: string) => forgotten.push(address) } as unknown as ProjectOwners, 10_000, 10_000);
+    try {
+      const [waited, gaveUp] = await Promise.all([patient.relayRead(read, slowUrl), hasty.relayRead(read, slowUrl)]);
+      expect(waited?.text).to.equal('{"answered":"slowly"}');
+      expect(gaveUp).to.equal(null);
+      expect(forgotten).to.deep.equal([slowUrl]);
+    } finally {
+      patient.close();
+      hasty.close();
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
+
   it('a call that waits for work (next --wait) is read here, so the forward waits as long as it may', async () => {
     const answer = await send('next', '{"args": {"wait": 1}, "agent": "alice"}');
     expect(answer.status).to.equal(200);
