@@ -12,8 +12,11 @@ import { invalidFile } from './storage-error.js';
  * prefix has a fixed width; `bytes` is the length of the change set's JSON and `crc32` its
  * checksum, so a record proves itself complete and intact whatever the bytes around it.
  */
-const PREFIX = /^\{"crc32":"([0-9a-f]{8})","bytes":"(\d{10})","change":/;
-const PREFIX_BYTES = '{"crc32":"00000000","bytes":"0000000000","change":'.length;
+const PREFIX_TEMPLATE = Buffer.from('{"crc32":"00000000","bytes":"0000000000","change":');
+const PREFIX_BYTES = PREFIX_TEMPLATE.length;
+/** Where the prefix's CRC-32 (8 lowercase hex digits) and length (10 decimal digits) are. */
+const CRC_AT = '{"crc32":"'.length;
+const LENGTH_AT = '{"crc32":"00000000","bytes":"'.length;
 const SUFFIX = Buffer.from('}\n');
 const START = Buffer.from('{"crc32":"');
 
@@ -273,16 +276,46 @@ export function replayChangeSets(graph: Graph, records: Iterable<ChangeSet>, whe
 
 /** The record starting at `offset` and where it ends (its body parsed, with `parse`), or null when none is complete and intact there. */
 function recordAt(bytes: Buffer, offset: number, parse = true): { value: unknown; end: number; bodyStart: number } | null {
-  if (bytes[offset] !== 0x7b) return null;
-  const head = bytes.toString('latin1', offset, Math.min(bytes.length, offset + PREFIX_BYTES));
-  const match = PREFIX.exec(head);
-  if (!match) return null;
+  if (!holdsPrefixText(bytes, offset)) return null;
+  const checksum = prefixNumber(bytes, offset + CRC_AT, 8, 16);
+  const length = prefixNumber(bytes, offset + LENGTH_AT, 10, 10);
+  if (checksum === null || length === null) return null;
   const bodyStart = offset + PREFIX_BYTES;
-  const bodyEnd = bodyStart + Number(match[2]);
-  if (bodyEnd + SUFFIX.length > bytes.length || !bytes.subarray(bodyEnd, bodyEnd + SUFFIX.length).equals(SUFFIX)) return null;
+  const bodyEnd = bodyStart + length;
+  if (bodyEnd + SUFFIX.length > bytes.length || bytes[bodyEnd] !== SUFFIX[0] || bytes[bodyEnd + 1] !== SUFFIX[1]) return null;
   const body = bytes.subarray(bodyStart, bodyEnd);
-  if (eightHexDigits(crc32(body)) !== match[1]) return null;
+  if (crc32(body) !== checksum) return null;
   return { value: parse ? parseJson(body) : undefined, end: bodyEnd + SUFFIX.length, bodyStart };
+}
+
+/**
+ * Whether the record prefix at `offset` has the template's bytes outside its two numbers. Read
+ * byte by byte, as the numbers are (prefixNumber): a regular expression over a string of the
+ * prefix made every replayed record a string, a match and an array, and V8 compiled the
+ * expression in every command that read a tail (issue 28).
+ */
+function holdsPrefixText(bytes: Buffer, offset: number): boolean {
+  if (offset + PREFIX_BYTES > bytes.length) return false;
+  for (let at = 0; at < PREFIX_BYTES; at++) {
+    const inNumber = (at >= CRC_AT && at < CRC_AT + 8) || (at >= LENGTH_AT && at < LENGTH_AT + 10);
+    if (!inNumber && bytes[offset + at] !== PREFIX_TEMPLATE[at]) return false;
+  }
+  return true;
+}
+
+/**
+ * The number written at `at` (inside a prefix holdsPrefixText checked) as `digits` digits of `radix`
+ * (16: lowercase hex, as eightHexDigits writes a CRC-32; 10: decimal); null when any is not such a digit.
+ */
+function prefixNumber(bytes: Buffer, at: number, digits: number, radix: 10 | 16): number | null {
+  let value = 0;
+  for (let index = at; index < at + digits; index++) {
+    const byte = bytes[index]!;
+    const digit = byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : radix === 16 && byte >= 0x61 && byte <= 0x66 ? byte - 0x57 : -1;
+    if (digit < 0) return null;
+    value = value * radix + digit;
+  }
+  return value;
 }
 
 /** An invalid record at `offset` with a valid one after it, at `next`. */

@@ -51,6 +51,26 @@ describe('ledger records', () => {
     expect(error.details.offset).to.equal(100 + first.length);
   });
 
+  it('takes a record only with its prefix as written: 8 lowercase hex digits, 10 decimal digits, and the text around them', () => {
+    const first = encodeRecord(change(1));
+    const record = encodeRecord(change(2)).toString('latin1');
+    const crc = record.slice('{"crc32":"'.length, '{"crc32":"'.length + 8);
+    const length = record.slice(record.indexOf('"bytes":"') + '"bytes":"'.length, record.indexOf('","change"'));
+    for (const changed of [
+      record.replace(crc, crc.toUpperCase().replace(/^[0-9]/, 'A')),
+      record.replace(crc, `${crc.slice(0, 7)}g`),
+      record.replace(`"${length}"`, `" ${length.slice(1)}"`),
+      record.replace(`"${length}"`, `"+${length.slice(1)}"`),
+      record.replace('"crc32"', '"crc33"'),
+      record.replace('"change":', '"change" '),
+    ]) {
+      // Invalid, with a valid record after it: damage in the middle, at its position.
+      const error = failureOf(ledgerOf(first, changed, encodeRecord(change(3))));
+      expect([error.code, error.details.offset], changed).to.deep.equal(['STORAGE_ERROR', 100 + first.length]);
+    }
+    expect(readRecords(ledgerOf(first, record), 'ledger.1.jsonl').records).to.deep.equal([change(1), change(2)]);
+  });
+
   it('refuses lines written without a checksum (pre-0.1 development ledgers) as damage when records follow them', () => {
     const bare = JSON.stringify(change(1)) + '\n';
     const error = failureOf(ledgerOf(bare, encodeRecord(change(2))));

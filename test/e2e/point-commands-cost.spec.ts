@@ -128,6 +128,22 @@ describe('what a point command costs beyond its answer', function () {
     }
   });
 
+  it('checks the prefix of each ledger record it replays byte by byte, running no regular expression for it', async () => {
+    const prefixMatches = probedRun('prefix-matches.js', [
+      'const exec = RegExp.prototype.exec; let matched = 0;',
+      "RegExp.prototype.exec = function (...args) { if (this.source.includes('crc32')) matched++; return exec.apply(this, args); };",
+      "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify({ matched })));",
+    ]);
+    const task = await probeTask('prefix');
+    for (const title of ['a', 'b', 'c']) await sandbox.ok(['update', task, '--title', title, '--as', 'probe']);
+    // A string of each record's prefix, then a match of it: V8 compiled the expression in each command that read a tail.
+    for (const args of [['status', '--limit', '20'], ['show', task], ['update', task, '--title', 'd', '--as', 'probe']]) {
+      const { answer, probed } = prefixMatches(args);
+      expect({ ok: answer.ok !== false, probed }, args.join(' ')).to.deep.equal({ ok: true, probed: { matched: 0 } });
+    }
+    expect((await sandbox.ok(['show', task])).node.title).to.equal('d');
+  });
+
   it("reads the first lines of its checkpoint (about 3 KB), not the first 64 KB, to open it and to check it is still the one on disk", async () => {
     const fixture = await livedProject();
     const probed = probedIn(fixture, 'checkpoint-reads.js', [
