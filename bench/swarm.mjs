@@ -140,7 +140,8 @@ function startAgent(config, onProgress, onTaken) {
  * One swarm: `agents` processes of `strategy` on a fresh `arm` setup, until every task is done.
  * `duringRun(progress)` may act on the running agents (the recovery arm kills some), finish tasks
  * itself (`adopt`) and hand over work to wait for before the final check (`track`; `agentsDone()`
- * is called when every agent has stopped, before that wait). The result
+ * is called when every agent has stopped, before that wait, and may return work of its own to
+ * wait for, in which it may count a task done that no agent reported: `reportDone`). The result
  * has the figures, the ids the agents report done and a checkout to read the project from.
  */
 export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, lease, idle = 'wait', loop = 'calls', duringRun, agentsDone }) {
@@ -179,8 +180,9 @@ export async function runSwarm({ arm, agents, strategy, plan, unitMs, scratch, l
       ),
     );
     const reports = (await Promise.all(children.map((child) => child.finished))).filter(Boolean);
-    agentsDone?.();
+    const settling = agentsDone?.({ place: setup.places[0], ids: figures.ids, isReported: (id) => done.includes(id), reportDone: (id) => done.push(id) });
     await Promise.all(pending);
+    await settling;
     // Killed agents report nothing: their taskdag CPU is missing, so the figure is per task the reporting agents did.
     const reported = reports.reduce((sum, report) => sum + report.done.length, 0);
     const taskdagCpuMs = reports.reduce((sum, report) => sum + report.taskdag_cpu_ms, 0) + (setup.cpuMs?.() ?? 0);
@@ -309,6 +311,18 @@ export async function runRecovery({ arm, agents, plan, unitMs, scratch, lease, s
       adopt(id);
     }
   };
+  // The kill goes by the agents' progress lines, which a loaded machine delivers late: an agent
+  // thought to hold a task may already have accepted it and be killed before it said so. Such
+  // a task is done once, by a victim, and no agent reports it; it was not left to recover.
+  const countUnreportedAccepts = async ({ place, ids, isReported, reportDone }) => {
+    for (const id of ids) {
+      if (isReported(id)) continue;
+      const { node } = await runTaskdagAsync(['show', id], place);
+      if (node.status !== 'done' || !victims.has(node.submitted_by)) continue;
+      reportDone(id);
+      if (held.includes(id)) held.splice(held.indexOf(id), 1);
+    }
+  };
   const victims = new Set();
   const result = await runSwarm({
     arm,
@@ -334,7 +348,11 @@ export async function runRecovery({ arm, agents, plan, unitMs, scratch, lease, s
         child.kill('SIGKILL');
       }
     },
-    agentsDone: () => (sweeping = false),
+    agentsDone: async (finished) => {
+      sweeping = false;
+      await sweeper;
+      await countUnreportedAccepts(finished);
+    },
   });
   const recoveredMs = Math.max(0, ...held.map((id) => result.finishedAt.get(id) - killedAt));
   return { ...result, strategy: `${result.strategy} --lease ${lease}, ${Math.floor(agents / 3)} killed`, killed: Math.floor(agents / 3), held: held.length, recovered_within: Math.round((recoveredMs / unitMs) * 100) / 100, recovered_within_s: Math.round(recoveredMs / 100) / 10 };
