@@ -658,7 +658,11 @@ export class FsProjectStore implements ProjectStore {
       const steps = this.historyIndexExtended(ledgerFile, upTo, null);
       let step = steps.next();
       for (; !step.done; step = steps.next()) await new Promise((resolve) => setImmediate(resolve));
-      if (step.value) this.writeHistoryIndex(ledgerFile, step.value, `${process.pid}-background`);
+      if (!step.value) return;
+      this.writeHistoryIndex(ledgerFile, step.value, `${process.pid}-background`);
+      // A whole-state write between two slices (its own process, no lock held here) removed this
+      // ledger and swept its index: checked after the write, so an index of a gone ledger never stays.
+      if (!this.files.exists(path.join(this.location, ledgerFile))) this.tryRemove(path.join(this.location, historyIndexFileOf(ledgerFile)));
     } catch (error) {
       if (typeof (error as NodeJS.ErrnoException).code !== 'string') this.backgroundCheckpointFailed(error);
     }

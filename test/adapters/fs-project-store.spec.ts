@@ -1,7 +1,7 @@
 import { edgesOf, nodeIds, nodeOf, plainGraph, plainNodes } from '../../domain/node-map.js';
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sinon from 'sinon';
 import * as checkpointFile from '../../adapters/checkpoint-file.js';
@@ -705,6 +705,25 @@ describe('FsProjectStore', () => {
         expect(read, id).to.deep.equal(historyOf((await state(open())).log, id, 100));
       }
       expect(readdirSync(path.dirname(file('x'))).filter((name) => name.includes('.tmp-'))).to.deep.equal([]);
+    });
+
+    it('leaves no history index of a ledger a whole-state write removed while the index was extended in the background', async () => {
+      await initialized();
+      const ledgerFile = ledger();
+      // The other process's whole-state write lands between the last slice and the index's write:
+      // it has removed the ledger and swept the indexes of every other generation.
+      const system: FileSystem = {
+        ...files,
+        write(target, bytes, mode) {
+          if (path.basename(target).startsWith('history.1.idx.tmp-') && target.endsWith('-background')) unlinkSync(ledgerFile);
+          files.write(target, bytes, mode);
+        },
+      };
+      const sut = new FsProjectStoreFactory(tempDir(), stateDirectoryLock, system, true).open('demo-1234');
+      for (let i = 0; i < 6; i++) await commitTask(sut, `T${i}`, 'x'.repeat(768 * 1024));
+      await sut.checkpointed();
+      expect(existsSync(ledgerFile), 'the ledger the test removed').to.equal(false);
+      expect(readdirSync(path.dirname(file('x'))).filter((name) => name.startsWith('history.'))).to.deep.equal([]);
     });
 
     it('lets a reader that holds the graph across turns read nodes it had not read, while a failed transaction drops the state meanwhile', async () => {
