@@ -105,14 +105,16 @@ export class HttpRemoteDispatcher implements RemoteServer {
         return await this.call('POST', route, { args: request.args, agent: request.agent }, openToAdditions(result), headers, waitMs, request.signal, target, heard);
       } catch (error) {
         // A caller gone (an MCP session its client closed) cut the request: the server ends a wait it held; nothing is tried again.
-        if (!isLostAnswer(error) || request.signal?.aborted) throw error;
-        if (target !== undefined) {
-          // The owner is gone or cannot be reached from here: the linked origin serves it (taking the project over if need be), with the same request id.
+        if (request.signal?.aborted) throw error;
+        if (target !== undefined && (isLostAnswer(error) || isNotServingProject(error))) {
+          // The owner is gone, cannot be reached from here, or no longer serves this project for
+          // this bearer: the linked origin serves it (taking the project over if need be), with the same request id.
           owners!.remember(this.options.origin, project, null);
           target = undefined;
           attempt -= 1;
           continue;
         }
+        if (!isLostAnswer(error)) throw error;
         if (attempt > retries) throw withAttempts(error, attempt, requestId);
         await (this.options.sleep ?? delay)(FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1));
       }
@@ -272,6 +274,27 @@ export class HttpRemoteDispatcher implements RemoteServer {
 /** A failure after which the server may or may not have the request: what a retry is for. */
 function isLostAnswer(error: unknown): error is DomainError {
   return error instanceof DomainError && error.code === 'REMOTE_REQUEST_FAILED' && RETRIED_CAUSES.has(String(error.details.cause));
+}
+
+/**
+ * An answer showing that its address is not, or no longer, a server of the project for this
+ * client: it holds no such project (another database), refuses the bearer (AUTH_INVALID: every
+ * process of one deployment takes the same bearers), or is not a taskdag server at all (an error
+ * status without taskdag's envelope). A server refuses an absent project or an unknown bearer
+ * before the operation runs, and the request id sent again covers whatever a foreign error page
+ * (a proxy's, say) may hide: a deployment applies one id once. A 403 (AGENT_NOT_ALLOWED) does
+ * not qualify: it is given only to a bearer the address knows, so the address is of this
+ * deployment and the origin would say the same. Nor does an error of the operation itself
+ * (NODE_NOT_FOUND, ALREADY_CLAIMED, ...): it is the owner's answer, passed on as it is. Sending
+ * it to the origin could not apply a mutation twice (the origin forwards it to the same owner,
+ * which answers the request id from its record), but it would cost a request and answer no
+ * differently.
+ */
+function isNotServingProject(error: unknown): boolean {
+  if (!(error instanceof DomainError)) return false;
+  if (error.code === 'PROJECT_NOT_FOUND' || error.code === 'AUTH_INVALID') return true;
+  const status = Number(error.details.status);
+  return error.code === 'REMOTE_REQUEST_FAILED' && error.details.cause === 'EBADRESPONSE' && status >= 300;
 }
 
 /** The last attempt's failure, saying how many were made and under which request id. */

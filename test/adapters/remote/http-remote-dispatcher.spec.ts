@@ -120,14 +120,17 @@ describe('HttpRemoteDispatcher', function () {
     const home = useTempDir();
     const initiative = { initiative: { name: 'core', desc: '', created_at: '2026-11-25T10:00:00.000Z' } };
     type Seen = { headers: http.IncomingHttpHeaders };
+    type Refusal = { status: number; body: string };
+    const envelope = (code: string, message: string) => JSON.stringify({ ok: false, error: { code, message, details: {} } });
     /** A server that records each request and answers an initiative, naming `owner()` as the project's owner. */
     async function namingServer(owner: () => string | undefined) {
       const seen: Seen[] = [];
-      const handle = { cut: null as ((request: http.IncomingMessage) => void) | null };
+      const handle = { cut: null as ((request: http.IncomingMessage) => void) | null, refusal: null as Refusal | null };
       const server = http.createServer((request, response) => {
         request.resume().on('end', () => {
           if (handle.cut) return handle.cut(request);
           seen.push({ headers: request.headers });
+          if (handle.refusal) return void response.writeHead(handle.refusal.status, { 'Content-Type': 'application/json' }).end(handle.refusal.body);
           const named = owner();
           response.writeHead(200, { 'Content-Type': 'application/json', ...(named ? { 'X-Taskdag-Owner': named } : {}) });
           response.end(JSON.stringify(initiative));
@@ -140,6 +143,10 @@ describe('HttpRemoteDispatcher', function () {
         seen,
         set cut(cut: (request: http.IncomingMessage) => void) {
           handle.cut = cut;
+        },
+        /** From now on every request is answered with this status and body, naming no owner. */
+        set refusal(refusal: Refusal) {
+          handle.refusal = refusal;
         },
         close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
       };
@@ -199,6 +206,49 @@ describe('HttpRemoteDispatcher', function () {
         expect(JSON.parse(readFileSync(path.join(home(), OWNER_ROUTES_FILE), 'utf8')).owners).to.deep.equal({});
         await addInitiative(commandAt(linked.origin, [owner.origin]));
         expect([linked.seen.length, cutIds.length]).to.deep.equal([3, 1]);
+      } finally {
+        await owner.close();
+        await linked.close();
+      }
+    });
+
+    const notServing: [string, Refusal][] = [
+      ['another database, without the project (404 PROJECT_NOT_FOUND)', { status: 404, body: envelope('PROJECT_NOT_FOUND', 'This server holds no project p') }],
+      ['another deployment, refusing the bearer (401 AUTH_INVALID)', { status: 401, body: envelope('AUTH_INVALID', 'Unknown bearer') }],
+      ['no taskdag server at all (a 404 page)', { status: 404, body: '<h1>Not Found</h1>' }],
+    ];
+    for (const [what, refusal] of notServing) {
+      it(`a remembered owner that now answers as ${what}: the same call goes to the linked origin with the same request id, and the owner is forgotten`, async () => {
+        const owner = await namingServer(() => undefined);
+        let named: string | undefined = owner.origin;
+        const linked = await namingServer(() => named);
+        try {
+          await addInitiative(commandAt(linked.origin, [owner.origin]));
+          named = undefined;
+          owner.refusal = refusal;
+          expect(await addInitiative(commandAt(linked.origin, [owner.origin]))).to.deep.equal(initiative);
+          expect([linked.seen.length, owner.seen.length]).to.deep.equal([2, 1]);
+          expect(linked.seen[1]!.headers['idempotency-key']).to.be.a('string').and.equal(owner.seen[0]!.headers['idempotency-key']);
+          expect(JSON.parse(readFileSync(path.join(home(), OWNER_ROUTES_FILE), 'utf8')).owners).to.deep.equal({});
+          await addInitiative(commandAt(linked.origin, [owner.origin]));
+          expect([linked.seen.length, owner.seen.length]).to.deep.equal([3, 1]);
+        } finally {
+          await owner.close();
+          await linked.close();
+        }
+      });
+    }
+
+    it('an error of the operation from a remembered owner (409 ALREADY_CLAIMED) is passed on unchanged: nothing goes to the origin and the owner is kept', async () => {
+      const owner = await namingServer(() => undefined);
+      const linked = await namingServer(() => owner.origin);
+      try {
+        await addInitiative(commandAt(linked.origin, [owner.origin]));
+        owner.refusal = { status: 409, body: envelope('ALREADY_CLAIMED', 'Task t-1 is claimed by bob') };
+        const error = (await addInitiative(commandAt(linked.origin, [owner.origin])).catch((thrown: unknown) => thrown)) as DomainError;
+        expect([error.code, error.message]).to.deep.equal(['ALREADY_CLAIMED', 'Task t-1 is claimed by bob']);
+        expect([linked.seen.length, owner.seen.length]).to.deep.equal([1, 1]);
+        expect(JSON.parse(readFileSync(path.join(home(), OWNER_ROUTES_FILE), 'utf8')).owners).to.deep.equal({ [`${linked.origin} p`]: owner.origin });
       } finally {
         await owner.close();
         await linked.close();
