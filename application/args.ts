@@ -1,7 +1,7 @@
 import * as t from 'typanion';
 import { DomainError } from '../domain/errors.js';
 import { closestTo, didYouMean } from '../domain/suggestions.js';
-import { illFormedTextIn, isWellFormedText, type IllFormedText } from '../domain/well-formed-text.js';
+import { illFormedTextIn, illFormedTextMessage, isWellFormedText, type IllFormedText } from '../domain/well-formed-text.js';
 import { lazily, type JsonSchema } from './contract/schema.js';
 
 /**
@@ -221,7 +221,7 @@ export function illFormedArgument(operation: string, found: IllFormedText, spec:
   const key = found.path.split(/[.[]/, 1)[0]!;
   const field = key !== '' && Object.hasOwn(spec, key) ? spec[key]! : null;
   const where = found.key ? `a key in ${found.path === '' ? 'the arguments' : found.path}` : found.path === '' ? 'the value' : found.path;
-  return new DomainError('INVALID_ARGUMENT', `${where} holds half of a surrogate pair (a lone \\uD800-\\uDFFF): text must be well-formed Unicode`, {
+  return new DomainError('INVALID_ARGUMENT', illFormedTextMessage(where), {
     ...(field ? fieldDetails(operation, key, field) : { operation }),
     path: found.path,
     ...(found.key ? { key: true } : {}),

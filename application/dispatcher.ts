@@ -1,6 +1,6 @@
 import { GraphDraft } from '../domain/draft.js';
 import { DomainError } from '../domain/errors.js';
-import { isWellFormedText } from '../domain/well-formed-text.js';
+import { illFormedTextMessage, isWellFormedText } from '../domain/well-formed-text.js';
 import type { AgentName, ReviewRule } from '../domain/model.js';
 import type { GraphContext, GraphOperation, HostPorts, Operation, OperationDispatcher, OperationRequest } from './operation.js';
 import type { Clock } from './ports/clock.js';
@@ -70,7 +70,7 @@ export function checkRequest(registry: OperationRegistry, request: Pick<Operatio
 /** An agent name is written into the ledger and the claims: like every text, well-formed Unicode (application/args.ts). */
 export function refuseIllFormedAgent(operation: string, agent: AgentName): void {
   if (!isWellFormedText(agent)) {
-    throw new DomainError('INVALID_ARGUMENT', 'The agent name holds half of a surrogate pair (a lone \\uD800-\\uDFFF): text must be well-formed Unicode', {
+    throw new DomainError('INVALID_ARGUMENT', illFormedTextMessage('The agent name'), {
       operation,
       field: 'agent',
       flag: '--as',

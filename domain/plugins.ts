@@ -1,7 +1,7 @@
 import { allNodes } from './node-map.js';
 import { isTimestamp, type Timestamp } from './clock.js';
 import { DomainError } from './errors.js';
-import { illFormedTextIn } from './well-formed-text.js';
+import { illFormedTextIn, illFormedTextMessage } from './well-formed-text.js';
 import { isTask, type AgentName, type Graph, type GraphNode, type NodeId } from './model.js';
 
 /** The plugin API versions this taskdag implements (docs/plugins.md). */
@@ -229,7 +229,7 @@ export function parsePluginData(plugin: string, text: string): PluginData {
   const illFormed = illFormedTextIn(data);
   if (illFormed) {
     const where = illFormed.key ? `a key in ${illFormed.path || 'it'}` : illFormed.path || 'it';
-    const reason = `${where} holds half of a surrogate pair (a lone \\uD800-\\uDFFF): text must be well-formed Unicode`;
+    const reason = illFormedTextMessage(where);
     throw new DomainError('PLUGIN_DATA_INVALID', `The data given for plugin ${plugin} is unreadable: ${reason}`, { plugin, reason, path: illFormed.path });
   }
   return data;

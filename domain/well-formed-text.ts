@@ -10,6 +10,11 @@ export function isWellFormedText(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }
 
+/** The one sentence every refusal of ill-formed text gives, `where` naming the text (never quoting it: the answer stays well-formed). */
+export function illFormedTextMessage(where: string): string {
+  return `${where} holds half of a surrogate pair (a lone \\uD800-\\uDFFF): text must be well-formed Unicode`;
+}
+
 /** Where a JSON value holds ill-formed text: the path to it (`meta.owner`, `operations[0].args.title`), and whether the text is a key there. */
 export interface IllFormedText {
   path: string;

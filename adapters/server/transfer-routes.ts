@@ -13,7 +13,7 @@ import { DomainError } from '../../domain/errors.js';
 import { projectIdOf, projectNotFound, type KnownProjects } from './known-projects.js';
 import type { State } from '../../domain/model.js';
 import { stateProblem } from '../../domain/state-shape.js';
-import { isWellFormedText } from '../../domain/well-formed-text.js';
+import { illFormedTextMessage, isWellFormedText } from '../../domain/well-formed-text.js';
 import { transferredState } from '../../domain/transfer.js';
 import { readJsonBody } from './request-body.js';
 import { noteCheckout, type CheckoutNotes } from './checkout-header.js';
@@ -131,7 +131,7 @@ function uploadOf(body: unknown): Upload {
   if (typeof force !== 'boolean') throw invalid('force is true or false', 'force');
   if (typeof agent !== 'string' || agent.trim() === '') throw invalid('agent names who transfers', 'agent');
   // The agent is new text, recorded in the log; the state is the sender's own, carried as it is (docs/decisions.md).
-  if (!isWellFormedText(agent)) throw invalid('agent holds half of a surrogate pair (a lone \\uD800-\\uDFFF): text must be well-formed Unicode', 'agent');
+  if (!isWellFormedText(agent)) throw invalid(illFormedTextMessage('agent'), 'agent');
   return { state: state as State, plugins: withoutModules(plugins as TransferredPluginTable), expected_revision: expected_revision as number | null, force, agent };
 }
 
