@@ -35,7 +35,14 @@
 // (TASKDAG_SERVER_OWNER_LEASE_MS) and the headers and request timeouts to 120 and 600 s
 // (TASKDAG_SERVER_HEADERS_TIMEOUT_MS, TASKDAG_SERVER_REQUEST_TIMEOUT_MS), and every step reports the takeovers in its window (each raises
 // a project's fence), which must be none. --callgrind-dir DIR keeps every dump there (the first
-// `<process>.callgrind.1` is the window, `.2` the idle stretch).
+// `<process>.callgrind.1` is the window, `.2` the idle stretch; DIR is made if missing).
+// Every step also says which process owns each project (`owners`), and where the window's wall
+// time went (`time`): each server process's main thread running, waiting for a core (runnable,
+// the run queue) and sleeping (its event loop idle), the kernel's share of the servers' CPU and
+// their main threads' context switches a mutation, the same for the load generator (this
+// process), the database's processes, the machine's busy cores (whoever ran) and CPU pressure
+// (the share of the window some task waited for a core). --wait-events samples, every 20 ms of
+// the window, what the step's active database backends wait on (pg_stat_activity).
 // The load generator, the servers and PostgreSQL share this machine's cores: read the rates as
 // ratios within one run (BENCHMARKS.md).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,7 +52,7 @@ import { parseArgs, promisify } from 'node:util';
 import { createRequire } from 'node:module';
 import { execFile } from 'node:child_process';
 import { buildState } from './generate.mjs';
-import { agentLoad, call, childrenCpuMsOf, cpuMsOf, envFileOf, ledgerRecords, liveTeamClaims, runTaskdag, startServer } from './server-driver.mjs';
+import { agentLoad, call, childrenCpuMsOf, childrenOf, contextSwitchesOf, cpuMsOf, cpuPressureMs, systemCpuMsOf, envFileOf, ledgerRecords, liveTeamClaims, machineCpuMs, runTaskdag, schedMsOf, startServer } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -78,8 +85,11 @@ const { values: options } = parseArgs({
     callgrind: { type: 'boolean', default: false },
     'idle-seconds': { type: 'string', default: '10' },
     'callgrind-dir': { type: 'string' },
+    'wait-events': { type: 'boolean', default: false },
   },
 });
+// Kept after the run: made here, so a directory that does not exist yet is no reason to fail a long run at its first dump.
+if (options['callgrind-dir']) mkdirSync(path.resolve(options['callgrind-dir']), { recursive: true });
 const RATE = options.rate ? Number(options.rate) : undefined;
 if (options.callgrind && !RATE) throw new Error('--callgrind needs --rate: instructions a mutation are compared at one offered load');
 /**
@@ -135,6 +145,7 @@ try {
                 `${step.mutations_per_commit} mutations/commit, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}` +
                 (step.instructions_per_mutation ? `, ${step.instructions_per_mutation} instructions/mutation (by process ${step.instructions_per_mutation_by_process.join(', ')}), ${step.compiler_instructions_per_mutation} of them the optimizing compiler, ${step.major_gc_instructions_per_mutation} full collections, idle ${step.idle_instructions_per_second_by_process.join(', ')} instructions/s, takeovers ${step.takeovers_in_window}, kept up ${step.kept_up}` : ''),
             );
+            log(`  where the window went: ${timeSummary(step)}`);
             await stopAll(servers);
             servers = [];
           }
@@ -235,15 +246,24 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     return Object.fromEntries(counts.flatMap(({ total, compiler, majorGc }, index) => [[`instructions:${index}`, total], [`compiler:${index}`, compiler], [`majorGc:${index}`, majorGc]]));
   };
   const count = database
-    ? async () => ({ ...(await instructions()), ...databaseCounts(database), serverCpuMs: serversCpuMs(children), ...cpus() })
-    : () => ({ commits: ids.reduce((sum, id) => sum + ledgerRecords(path.join(dataRoot, 'projects', id)), 0), serverCpuMs: serversCpuMs(children), ...cpus() });
+    ? async () => ({ ...(await instructions()), ...databaseCounts(database), serverCpuMs: serversCpuMs(children), ...cpus(), ...schedCounts(children, database) })
+    : () => ({ commits: ids.reduce((sum, id) => sum + ledgerRecords(path.join(dataRoot, 'projects', id)), 0), serverCpuMs: serversCpuMs(children), ...cpus(), ...schedCounts(children, null) });
+  // --wait-events: what the database's backends wait on, sampled through the window only.
+  let waits = null;
+  let waitEvents = null;
+  const counter = async () => {
+    if (waits) waitEvents = await waits.stop();
+    const counted = await count();
+    if (options['wait-events'] && database && !waits) waits = await sampleWaitEvents(database);
+    return counted;
+  };
   const settle = options.callgrind
     ? async () => {
         await Promise.all(children.map((child) => run('callgrind_control', ['--instr=on', String(child.pid)])));
         await new Promise((resolve) => setTimeout(resolve, CALLGRIND_SETTLE_MS));
       }
     : undefined;
-  const { counted, mutations, sent, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count, followOwner: options.route === 'follow', rate, warmUpSeconds: Number(options['warm-up']), warmUpMutations: Number(options['warm-up-mutations']), settle });
+  const { counted, mutations, sent, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count: counter, followOwner: options.route === 'follow', rate, warmUpSeconds: Number(options['warm-up']), warmUpMutations: Number(options['warm-up-mutations']), settle });
   const idle = options.callgrind ? await idleInstructionsPerSecond(children) : null;
   const per = (value, by, scale = 1) => (value === undefined ? null : Math.round((value * scale * 100) / by) / 100);
   // Owners do not move during a window: a mutation sent elsewhere than its project's owner was forwarded.
@@ -265,6 +285,11 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     // Within 5% of the offered load: the processes kept up, so every step did the same work.
     kept_up: rate ? step.mutations_per_second >= 0.95 * rate : null,
     takeovers_in_window: database ? counted.fences : null,
+    owners: database ? ownersByProcess(database, children) : null,
+    // Connections opened to the database in the window (each a backend forked, its statements prepared again), a second.
+    database_sessions_per_second: database ? Math.round((counted.sessions * 10) / SECONDS) / 10 : null,
+    time: timeShares({ ...counted, mutations }, children, database),
+    ...(waitEvents ? { wait_events: waitEvents } : {}),
     ...(options.callgrind
       ? {
           instructions_per_mutation: perMutation(windowInstructions),
@@ -349,6 +374,127 @@ async function idleInstructionsPerSecond(children) {
   return counts.map(({ total }) => Math.round(total / seconds));
 }
 
+/**
+ * Where the window's wall time went, as counters: each server process's main thread running and
+ * waiting for a core, the load generator's (this process) too, with its CPU on every thread, the
+ * database's processes (summed), the whole machine's busy CPU, and machine-wide CPU pressure.
+ */
+function schedCounts(children, database) {
+  const counts = { wallMs: performance.now() };
+  children.forEach((child, index) => {
+    const { running, waiting } = schedMsOf(child.pid);
+    counts[`run:${index}`] = running;
+    counts[`wait:${index}`] = waiting;
+    counts[`sys:${index}`] = systemCpuMsOf(child.pid);
+    const switches = contextSwitchesOf(child.pid);
+    counts[`voluntary:${index}`] = switches.voluntary;
+    counts[`involuntary:${index}`] = switches.involuntary;
+  });
+  const generator = schedMsOf(process.pid);
+  const usage = process.cpuUsage();
+  Object.assign(counts, { generatorRun: generator.running, generatorWait: generator.waiting, generatorCpuMs: (usage.user + usage.system) / 1_000 });
+  if (database) {
+    const postmaster = Number(readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    let [running, waiting] = [0, 0];
+    for (const pid of [postmaster, ...childrenOf(postmaster)]) {
+      const sched = schedMsOf(pid);
+      running += sched.running;
+      waiting += sched.waiting;
+    }
+    Object.assign(counts, { databaseRun: running, databaseWait: waiting });
+  }
+  const machine = machineCpuMs();
+  Object.assign(counts, { machineBusyMs: machine.busy, machineTotalMs: machine.total, cpuPressureMs: cpuPressureMs() ?? 0 });
+  return counts;
+}
+
+/**
+ * The window's wall time shared out (each a fraction of the window): by server process, its main
+ * thread's running, waiting for a core and sleeping (its event loop idle); the load generator's
+ * main thread the same, and its CPU on all threads; the database's processes running and waiting
+ * (in cores: a sum over processes); the machine's cores busy (of all of them, whoever ran) and the
+ * share of the window some task waited for a core.
+ */
+function timeShares(counted, children, database) {
+  const wall = counted.wallMs;
+  const share = (value) => Math.round((value * 100) / wall) / 100;
+  const thread = (running, waiting) => ({ running: share(running), waiting: share(waiting), sleeping: share(Math.max(0, wall - running - waiting)) });
+  const perMutation = (name) => (counted.mutations ? Math.round((children.reduce((sum, _, index) => sum + counted[`${name}:${index}`], 0) * 100) / counted.mutations) / 100 : null);
+  return {
+    server_main_threads: children.map((_, index) => thread(counted[`run:${index}`], counted[`wait:${index}`])),
+    server_system_cpu_share: Math.round((children.reduce((sum, _, index) => sum + counted[`sys:${index}`], 0) * 100) / counted.serverCpuMs) / 100,
+    server_voluntary_switches_per_mutation: perMutation('voluntary'),
+    server_involuntary_switches_per_mutation: perMutation('involuntary'),
+    server_cpu_cores: share(counted.serverCpuMs),
+    generator_main_thread: thread(counted.generatorRun, counted.generatorWait),
+    generator_cpu_cores: share(counted.generatorCpuMs),
+    database_cores: database ? { running: share(counted.databaseRun), waiting: share(counted.databaseWait) } : null,
+    machine_busy_cores: share(counted.machineBusyMs),
+    machine_cores: Math.round(counted.machineTotalMs / wall),
+    cpu_pressure: share(counted.cpuPressureMs),
+  };
+}
+
+/** Which server process (by its index in the step) owns each project, and how many each owns. */
+function ownersByProcess(database, children) {
+  const owners = ownersOf(database);
+  const indexOf = new Map(children.map((child, index) => [child.port, index]));
+  const byProject = Object.fromEntries(Object.entries(owners).map(([project, port]) => [project, indexOf.get(port) ?? null]));
+  const counts = children.map((_, index) => Object.values(byProject).filter((owner) => owner === index).length);
+  return { by_project: byProject, projects_by_process: counts };
+}
+
+/**
+ * Samples, every 20 ms until `stop`, what the step's database backends are doing
+ * (pg_stat_activity: active or idle, and the wait event of an active one), on a connection of
+ * the bench's own; `stop` answers each state's share of the samples of active backends, and the
+ * mean number of backends active.
+ */
+async function sampleWaitEvents(database) {
+  const pg = createRequire(path.join(ROOT, 'package.json'))('pg');
+  const client = new pg.Client({ connectionString: cluster.url(database) });
+  await client.connect();
+  const tally = new Map();
+  let samples = 0;
+  let active = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await client.query(
+        "SELECT coalesce(wait_event_type || ':' || wait_event, 'on CPU') AS what FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND backend_type = 'client backend'",
+      );
+      samples += 1;
+      active += rows.length;
+      for (const { what } of rows) tally.set(what, (tally.get(what) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      await client.end();
+      const byWhat = Object.fromEntries([...tally].sort((a, b) => b[1] - a[1]).map(([what, count]) => [what, Math.round((count * 100) / Math.max(1, active)) / 100]));
+      return { samples, mean_active_backends: Math.round((active * 100) / Math.max(1, samples)) / 100, share_of_active: byWhat };
+    },
+  };
+}
+
+/** One line of a step's time shares, owners and wait events, for the log. */
+function timeSummary(step) {
+  const { time } = step;
+  const thread = ({ running, waiting, sleeping }) => `${running}/${waiting}/${sleeping}`;
+  return (
+    `server main threads running/waiting for a core/sleeping ${time.server_main_threads.map(thread).join(', ')}; server CPU ${time.server_cpu_cores} cores, ${time.server_system_cpu_share} of it in the kernel; ` +
+    `main thread switches a mutation ${time.server_voluntary_switches_per_mutation} voluntary, ${time.server_involuntary_switches_per_mutation} not; ` +
+    `load generator main thread ${thread(time.generator_main_thread)}, CPU ${time.generator_cpu_cores} cores; ` +
+    (time.database_cores ? `database running ${time.database_cores.running} cores, waiting for a core ${time.database_cores.waiting}; ` : '') +
+    `machine busy ${time.machine_busy_cores} of ${time.machine_cores} cores, CPU pressure ${time.cpu_pressure}` +
+    (step.owners ? `; projects owned by process ${step.owners.projects_by_process.join(', ')}; database connections opened ${step.database_sessions_per_second}/s` : '') +
+    (step.wait_events ? `; database backends active ${step.wait_events.mean_active_backends}, ${JSON.stringify(step.wait_events.share_of_active)}` : '')
+  );
+}
+
 function serversCpuMs(children) {
   return children.reduce((sum, child) => sum + cpuMsOf(child.pid), 0);
 }
@@ -364,14 +510,15 @@ function databaseCounts(database) {
     `SELECT json_build_object(
        'commits', (SELECT count(*) FROM taskdag_change_sets),
        'fences', (SELECT coalesce(sum(fence), 0) FROM taskdag_owners),
+       'sessions', (SELECT sessions FROM pg_stat_database WHERE datname = current_database()),
        'by_statement', (SELECT coalesce(json_object_agg(queryid, json_build_object('query', query, 'calls', calls)), '{}') FROM pg_stat_statements
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'))`,
   );
-  const { commits, fences, by_statement: byStatement } = JSON.parse(text);
+  const { commits, fences, sessions, by_statement: byStatement } = JSON.parse(text);
   const calls = Object.fromEntries(Object.entries(byStatement).map(([id, { calls }]) => [`statement:${id}`, calls]));
   for (const [id, { query }] of Object.entries(byStatement)) statementTexts.set(`statement:${id}`, query);
   const postmaster = Number(readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  return { commits, fences: Number(fences), statements: Object.values(calls).reduce((sum, value) => sum + value, 0), ...calls, databaseCpuMs: childrenCpuMsOf(postmaster) + cpuMsOf(postmaster) };
+  return { commits, fences: Number(fences), sessions: Number(sessions), statements: Object.values(calls).reduce((sum, value) => sum + value, 0), ...calls, databaseCpuMs: childrenCpuMsOf(postmaster) + cpuMsOf(postmaster) };
 }
 
 /** The statements sent during the window, most frequent first, with how many of each a commit. */
@@ -387,7 +534,7 @@ function markdown(result) {
   const or = (value) => value ?? '-';
   const rows = result.steps.map((step) => {
     const baseline = files[`${step.build}-${step.nodes}-${step.projects}-${step.agents}`];
-    return `| ${step.build} | ${step.nodes} | ${step.projects} | ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} | ${step.forwarded_share} | ${step.server_cpu_us_per_mutation} | ${step.server_cpu_us_per_mutation_by_process.join(' + ')} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} | ${or(step.statements_per_mutation)} |`;
+    return `| ${step.build} | ${step.nodes} | ${step.projects} | ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} | ${step.forwarded_share} | ${step.server_cpu_us_per_mutation} | ${step.server_cpu_us_per_mutation_by_process.join(' + ')} | ${step.owners ? step.owners.projects_by_process.join(' + ') : '-'} | ${step.time.server_main_threads.map(({ running, waiting }) => `${running}/${waiting}`).join(' + ')} | ${step.time.machine_busy_cores} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} | ${or(step.statements_per_mutation)} |`;
   });
   const loads = result.machine.load.map((load) => load[0].toFixed(1));
   const thousands = (value) => Math.round(value / 1_000).toLocaleString('en-US');
@@ -411,8 +558,8 @@ function markdown(result) {
     `${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL; agents routed: ${result.route}; ${result.rate ? `${result.rate} mutations a second offered` : 'agents as fast as answered'}; 1-minute load average ${loads[0]} at the start, then after each step ${loads.slice(1).join(', ')}.`,
     '',
     ...instructionTable,
-    '| build | nodes | projects | store | processes | agents | durable mutations/s | × files, same build, size, projects and agents | p50 ms | p99 ms | share forwarded | server CPU µs a mutation | by process | database CPU µs a mutation | mutations a commit | statements a commit | statements a mutation |',
-    '| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| build | nodes | projects | store | processes | agents | durable mutations/s | × files, same build, size, projects and agents | p50 ms | p99 ms | share forwarded | server CPU µs a mutation | by process | projects owned, by process | main thread running/waiting for a core, by process | busy cores of the machine | database CPU µs a mutation | mutations a commit | statements a commit | statements a mutation |',
+    '| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
   ].join('\n');

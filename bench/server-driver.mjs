@@ -214,6 +214,67 @@ export function cpuMsOf(pid) {
 }
 
 /**
+ * Where the main thread of process `pid` spent its time (ms): running, and runnable but waiting
+ * for a core (the scheduler's run queue, /proc/PID/task/PID/schedstat). Over a window, the rest
+ * of the wall time it slept: an event loop with nothing to do, waiting on a socket. A thread that
+ * waits long in the run queue is short of cores; one that sleeps while throughput falls waits on
+ * something else.
+ */
+export function schedMsOf(pid, thread = pid) {
+  try {
+    const [running, waiting] = readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ').map(Number);
+    return { running: running / 1e6, waiting: waiting / 1e6 };
+  } catch {
+    // Ended meanwhile (a backend the pool closed).
+    return { running: 0, waiting: 0 };
+  }
+}
+
+/** The system (kernel) part of the CPU time (ms) process `pid` has used, all threads: what callgrind does not count. */
+export function systemCpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[12]) * 1_000) / CLOCK_TICKS;
+}
+
+/** The context switches of process `pid`'s main thread: voluntary (it slept) and not (a core was taken from it). */
+export function contextSwitchesOf(pid) {
+  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+  return { voluntary: field('voluntary_ctxt_switches'), involuntary: field('nonvoluntary_ctxt_switches') };
+}
+
+/** The children of `pid` (a PostgreSQL cluster's backends and workers, under its postmaster). */
+export function childrenOf(pid) {
+  const children = [];
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return children;
+}
+
+/** The machine's CPU time (ms, every core, every process) busy and in all, from /proc/stat: what else ran beside the bench. */
+export function machineCpuMs() {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+  const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  const idle = fields[3] + fields[4];
+  return { busy: ((total - idle) * 1_000) / CLOCK_TICKS, total: (total * 1_000) / CLOCK_TICKS };
+}
+
+/** The time (ms) some runnable task waited for a core, machine-wide (pressure stall information), or null without PSI. */
+export function cpuPressureMs() {
+  try {
+    return Number(/^some .* total=(\d+)/m.exec(readFileSync('/proc/pressure/cpu', 'utf8'))[1]) / 1_000;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The CPU time (ms) the children of `pid` have used, those now running and those it has waited
  * for (cutime and cstime): a PostgreSQL cluster's backends and workers, under its postmaster,
  * including the connections a pool closed meanwhile.
