@@ -6,7 +6,7 @@ import { nodeFileSystem, type FileSystem } from './file-system.js';
  * Replaces `file` with `contents` so that a crash at any instant leaves either the old or the new
  * file: write a temp file beside it, sync it, rename it over, sync the directory.
  */
-export function writeFileAtomic(files: FileSystem, file: string, contents: string | Buffer, mode = 0o600): void {
+export function writeFileAtomic(files: FileSystem, file: string, contents: string | Buffer | readonly Buffer[], mode = 0o600): void {
   const temp = `${file}.tmp-${process.pid}`;
   try {
     files.write(temp, contents, mode);

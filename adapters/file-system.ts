@@ -28,8 +28,8 @@ export interface FileSystem {
   list(dir: string): string[];
   /** Creates `dir` and missing parents, 0700, durably (each new entry's parent is synced). */
   makeDirectory(dir: string): void;
-  /** Creates or replaces the file's content (mode for a new file); not durable before `sync`. */
-  write(file: string, data: Buffer | string, mode: number): void;
+  /** Creates or replaces the file's content (mode for a new file; pieces: written in order); not durable before `sync`. */
+  write(file: string, data: Buffer | string | readonly Buffer[], mode: number): void;
   /** Cuts the existing file at `position`, then writes `data` there; not durable before `sync`. */
   writeAt(file: string, data: Buffer, position: number): void;
   /** Makes the file's content durable. */
@@ -59,6 +59,22 @@ function readRange(fd: number, start: number, end: number): Buffer {
     read += got;
   }
   return buffer.subarray(0, read);
+}
+
+/**
+ * Writes `pieces` in order from the start of `fd`, a bounded number of buffers a call; what a short
+ * write leaves is written one call at a time.
+ */
+function writePieces(fd: number, pieces: readonly Buffer[]): void {
+  let position = 0;
+  for (let at = 0; at < pieces.length; at += 1024) {
+    const batch = pieces.slice(at, at + 1024);
+    const length = batch.reduce((sum, piece) => sum + piece.length, 0);
+    const written = fs.writevSync(fd, batch, position);
+    const rest = written < length ? Buffer.concat(batch).subarray(written) : null;
+    for (let done = 0; rest && done < rest.length; ) done += fs.writeSync(fd, rest, done, rest.length - done, position + written + done);
+    position += length;
+  }
 }
 
 /** The real file system (graceful-fs, synchronous calls: each is short and never waits on a lock). */
@@ -99,7 +115,15 @@ export const nodeFileSystem: FileSystem = {
       if (created === first) break;
     }
   },
-  write: (file, data, mode) => fs.writeFileSync(file, data, { mode }),
+  write(file, data, mode) {
+    if (!Array.isArray(data)) return fs.writeFileSync(file, data as Buffer | string, { mode });
+    const fd = fs.openSync(file, 'w', mode);
+    try {
+      writePieces(fd, data);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
   writeAt(file, data, position) {
     const fd = fs.openSync(file, 'r+');
     try {

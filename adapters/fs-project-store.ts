@@ -10,7 +10,7 @@ import type { ProjectLock } from '../application/ports/project-lock.js';
 import type { PluginReader, ProjectStore, ProjectStoreFactory, Reached, Rewrite, StoredState, Transaction } from '../application/ports/project-store.js';
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
-import { bufferSource, checkpointPosition, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, salvageHeader, type Checkpoint, type LedgerRef } from './checkpoint-file.js';
+import { bufferSource, checkpointPosition, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, encodeCheckpointPieces, salvageHeader, type Checkpoint, type LedgerRef } from './checkpoint-file.js';
 import { encodeRecord, entriesNaming, highestReached, readRecords, replayChangeSets, type GenerationStart } from './ledger-records.js';
 import { blocksBetween, checkedIndex, encodeHistoryIndex, entriesThroughIndex, historyIndexFileOf, isHistoryIndexFile, ledgerIdentity, RECORD_PREFIX_BYTES } from './history-index.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
@@ -848,7 +848,8 @@ export class FsProjectStore implements ProjectStore {
     try {
       removeLeftoverTempFiles(this.files, this.location);
       const ledger = { file: loaded.checkpoint.ledger.file, bytes: ledgerBytes };
-      writeFileAtomic(this.files, this.checkpointFile, encodeCheckpoint(loaded.graph, ledger, loaded.checkpoint.nodes));
+      loaded.checkpoint.nodes?.readWhole();
+      writeFileAtomic(this.files, this.checkpointFile, encodeCheckpointPieces(loaded.graph, ledger, loaded.checkpoint.nodes));
     } catch (error) {
       this.checkpointFailed(error);
       return;

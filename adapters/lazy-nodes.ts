@@ -106,6 +106,10 @@ export class CheckpointNodes implements NodeMap {
    * while open.
    */
   private lastStored: { start: number; bytes: Buffer } | null = null;
+  /** The node section, once a rewrite read it whole (sectionBytes). */
+  private section: Buffer | null = null;
+  /** The whole file, once a rewrite read it (readWhole). */
+  private whole: Buffer | null = null;
 
   constructor(
     private readonly source: ByteSource,
@@ -182,6 +186,29 @@ export class CheckpointNodes implements NodeMap {
     const entry = { bytes, crc: crc32(bytes) };
     this.entries.set(id, { node, entry });
     return entry;
+  }
+
+  /**
+   * For a rewrite that writes node `id` at `position` of the file's ids, when that is where the
+   * file has it and it was never read, set or removed: where its line is in `sectionBytes()` (its
+   * first byte and its JSON's end), with the checksum the file saved for it; undefined otherwise
+   * (`entry` gives it). A rewrite copies tens of thousands of such lines: found by position, not
+   * looked up one by one, and read in one piece, not a read each (issue 28).
+   */
+  unreadLineAt(id: NodeId, position: number): { start: number; end: number; crc: number } | undefined {
+    if (this.values.has(id) || this.removed.has(id)) return undefined;
+    const { ids, ends } = this.listed();
+    if (ids[position] !== id) return undefined;
+    const start = position === 0 ? 0 : ends[position - 1]! + 2;
+    const end = ends[position]!;
+    const crc = this.lineChecksums()?.checkedAt(position) ?? crc32(this.sectionBytes().subarray(start, end));
+    return { start, end, crc };
+  }
+
+  /** The whole node section (from the first node line's key to the last one's newline), read once. */
+  sectionBytes(): Buffer {
+    this.section ??= this.bytes(this.layout.sectionStart, this.layout.sectionEnd, 'the node section');
+    return this.section;
   }
 
   /**
@@ -323,6 +350,7 @@ export class CheckpointNodes implements NodeMap {
         copy.fileSet = this.fileSet;
         copy.slots = this.slots;
         copy.lineChecksums = this.lineChecksums;
+        copy.section = this.section;
         return copy;
       },
     };
@@ -346,7 +374,16 @@ export class CheckpointNodes implements NodeMap {
   /** Bytes of the checkpoint, while it is open (`what` names what was read too late). */
   bytes(start: number, end: number, what: string): Buffer {
     if (!this.open) throw invalidFile(this.path, `${what} was read after the checkpoint was closed (a lazily read graph outlived its call)`);
-    return this.source.bytes(start, end);
+    return this.whole ? this.whole.subarray(start, Math.min(end, this.whole.length)) : this.source.bytes(start, end);
+  }
+
+  /**
+   * Reads the whole file at once, every later read a slice of it: for a rewrite, which copies most
+   * of it and reads the rest a piece at a time (slot buckets, heads sections, endpoints entries,
+   * the nodes it lists), a read each (issue 28: at 50k nodes, tens of thousands of reads).
+   */
+  readWhole(): void {
+    this.whole ??= this.bytes(0, this.source.size, 'the checkpoint');
   }
 
   /** Releases the source; nodes not read by then cannot be read any more. */

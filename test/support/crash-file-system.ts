@@ -88,10 +88,10 @@ export class CrashFileSystem implements FileSystem {
     }
   }
 
-  write(file: string, data: Buffer | string, _mode: number): void {
+  write(file: string, data: Buffer | string | readonly Buffer[], _mode: number): void {
     this.step();
     const entries = this.directoryOf(file);
-    const bytes = Buffer.from(data);
+    const bytes = typeof data === 'string' ? Buffer.from(data) : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
     const existing = entries.get(path.basename(file));
     if (existing) existing.live = bytes;
     else entries.set(path.basename(file), { live: bytes, synced: Buffer.alloc(0) });
