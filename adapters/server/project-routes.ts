@@ -13,7 +13,7 @@ import { requireAllowedAgents } from '../../domain/agent-binding.js';
 import { DomainError } from '../../domain/errors.js';
 import { revisionOf, type BoardRoutesOptions } from './board-routes.js';
 import { projectIdOf } from './known-projects.js';
-import { parseJsonBody, readBodyText } from './request-body.js';
+import { parseJsonBody, readBodyText, strayKeyError } from './request-body.js';
 import { OWNER_HEADER, REQUEST_ID_HEADER } from '../protocol.js';
 import { requestKeyOf } from './request-key.js';
 import { noteCheckout, type CheckoutNotes } from './checkout-header.js';
@@ -186,7 +186,7 @@ function requestOf(body: unknown): { args: Record<string, unknown>; agent: strin
   }
   const { args = {}, agent = null, ...rest } = body as Record<string, unknown>;
   const stray = Object.keys(rest)[0];
-  if (stray !== undefined) throw new DomainError('INVALID_ARGUMENT', `The body takes args and agent, not ${stray}`, { field: stray });
+  if (stray !== undefined) throw strayKeyError('args and agent', stray);
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new DomainError('INVALID_ARGUMENT', 'args must be a JSON object', { field: 'args' });
   if (agent !== null && (typeof agent !== 'string' || agent.trim() === '')) throw new DomainError('INVALID_ARGUMENT', 'agent must be an agent name or null', { field: 'agent' });
   return { args: args as Record<string, unknown>, agent: agent as string | null };

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { DomainError } from '../../domain/errors.js';
+import { illFormedTextMessage, isWellFormedText } from '../../domain/well-formed-text.js';
 
 function tooLarge(limit: number, source: string): DomainError {
   return new DomainError('REQUEST_TOO_LARGE', `The request body is larger than ${limit} bytes (${source})`, { limit_bytes: limit });
@@ -36,4 +37,14 @@ export function parseJsonBody(text: string): unknown {
   } catch (error) {
     throw new DomainError('INVALID_ARGUMENT', `The request body is not JSON: ${(error as Error).message}`, {});
   }
+}
+
+/**
+ * INVALID_ARGUMENT for a key a request body does not take (`takes` lists those it does): named
+ * in the message and `details.field`, unless it holds half of a surrogate pair, which no answer
+ * could carry (docs/decisions.md): then `details.key` says a key was refused, unnamed.
+ */
+export function strayKeyError(takes: string, stray: string): DomainError {
+  if (!isWellFormedText(stray)) return new DomainError('INVALID_ARGUMENT', illFormedTextMessage('A key of the body'), { path: '', key: true });
+  return new DomainError('INVALID_ARGUMENT', `The body takes ${takes}, not ${stray}`, { field: stray });
 }

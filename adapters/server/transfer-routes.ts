@@ -15,7 +15,7 @@ import type { State } from '../../domain/model.js';
 import { stateProblem } from '../../domain/state-shape.js';
 import { illFormedTextMessage, isWellFormedText } from '../../domain/well-formed-text.js';
 import { transferredState } from '../../domain/transfer.js';
-import { readJsonBody } from './request-body.js';
+import { readJsonBody, strayKeyError } from './request-body.js';
 import { noteCheckout, type CheckoutNotes } from './checkout-header.js';
 import type { RevisionEvent } from './sse-hub.js';
 
@@ -120,7 +120,7 @@ function uploadOf(body: unknown): Upload {
   }
   const { state, plugins = {}, expected_revision = null, force = false, agent, ...rest } = body as Record<string, unknown>;
   const stray = Object.keys(rest)[0];
-  if (stray !== undefined) throw invalid(`The body takes state, plugins, expected_revision, force and agent, not ${stray}`, stray);
+  if (stray !== undefined) throw strayKeyError('state, plugins, expected_revision, force and agent', stray);
   const problem = stateProblem(state);
   if (problem) throw invalid(`state is not a schema-1 state: ${problem}`, 'state');
   const tableProblem = transferredTableProblem(plugins);

@@ -123,22 +123,23 @@ export function checkMcpBatch(args: unknown): void {
   items.forEach((item: unknown, index) => {
     if (typeof item !== 'object' || item === null) return;
     const { op, as } = item as { op?: unknown; as?: unknown };
+    // An ill-formed name is never echoed (the batch refuses it by its place alone).
+    const name = typeof op === 'string' && isWellFormedText(op) ? op : null;
     let refusal: DomainError | null = null;
     if (as !== undefined) {
       refusal = new DomainError('INVALID_ARGUMENT', 'A batch item over MCP is done as this server\'s agent: leave as out', { field: 'as' });
-    } else if (typeof op === 'string' && isWellFormedText(op) && !offered.includes(op)) {
-      // (An ill-formed name is the batch's to refuse, without echoing it.)
-      const suggestions = closestTo(op, offered);
-      refusal = new DomainError('INVALID_ARGUMENT', `${op} is not a tool of this server${didYouMean(suggestions)}`, {
+    } else if (name !== null && !offered.includes(name)) {
+      const suggestions = closestTo(name, offered);
+      refusal = new DomainError('INVALID_ARGUMENT', `${name} is not a tool of this server${didYouMean(suggestions)}`, {
         field: 'op',
-        op,
+        op: name,
         ...(suggestions.length > 0 ? { suggestions } : {}),
       });
     }
     if (refusal === null) return;
-    throw new DomainError('BATCH_OPERATION_FAILED', `Batch operation ${index}${typeof op === 'string' ? ` (${op})` : ''} failed: ${refusal.message}`, {
+    throw new DomainError('BATCH_OPERATION_FAILED', `Batch operation ${index}${name !== null ? ` (${name})` : ''} failed: ${refusal.message}`, {
       index,
-      op: typeof op === 'string' ? op : null,
+      op: name,
       error: { code: refusal.code, message: refusal.message, details: refusal.details },
     });
   });

@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientRequestSchema, ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { illFormedTextIn, illFormedTextMessage, isWellFormedText } from '../../domain/well-formed-text.js';
 
 /**
  * The largest message `taskdag mcp` reads: 16 MiB, what a taskdag server takes in one request body
@@ -92,9 +93,23 @@ export class JsonRpcLineTransport implements Transport {
     const message = JSONRPCMessageSchema.safeParse(value);
     if (!message.success) return this.answerError(usableId(value), ErrorCode.InvalidRequest, `Invalid Request: ${invalidReason(value)}`);
     const request = message.data as { id?: RequestId; method?: string; params?: unknown };
+    // Every answer repeats the id: one holding half of a surrogate pair cannot be repeated in JSON a strict reader takes.
+    if (typeof request.id === 'string' && !isWellFormedText(request.id)) {
+      return this.answerError(null, ErrorCode.InvalidRequest, `Invalid Request: ${illFormedTextMessage('id')}`, { code: 'INVALID_ARGUMENT', path: 'id' });
+    }
     const schema = request.id !== undefined && request.method !== undefined ? REQUESTS.get(request.method) : undefined;
     const params = schema?.safeParse({ method: request.method, params: request.params });
     if (params && !params.success) {
+      // The schema's issues may quote a value (an enum's), so ill-formed text is told by its place alone.
+      const illFormed = illFormedTextIn(request.params, 'params');
+      if (illFormed) {
+        const where = illFormed.key ? `A key in ${illFormed.path}` : illFormed.path;
+        return this.answerError(request.id!, ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${illFormedTextMessage(where)}`, {
+          code: 'INVALID_ARGUMENT',
+          path: illFormed.path,
+          ...(illFormed.key ? { key: true } : {}),
+        });
+      }
       return this.answerError(request.id!, ErrorCode.InvalidParams, `Invalid params for ${request.method}`, { issues: issuesOf(params.error) });
     }
     this.onmessage?.(message.data);

@@ -14,6 +14,7 @@ import { OPERATIONS } from '../../application/operations/index.js';
 import { OperationRegistry } from '../../application/registry.js';
 import type { AgentName } from '../../domain/model.js';
 import { closestTo, didYouMean } from '../../domain/suggestions.js';
+import { illFormedTextMessage, isWellFormedText } from '../../domain/well-formed-text.js';
 import { KeptStates } from '../../adapters/fs-project-store.js';
 import { runInCheckout, type Environment } from '../compose.js';
 import { errorEnvelope } from '../envelope.js';
@@ -62,6 +63,7 @@ export async function serveMcp(options: McpOptions): Promise<number> {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
     if (!offered.has(params.name)) {
+      if (!isWellFormedText(params.name)) throw illFormedName('tool');
       const suggestions = closestTo(params.name, offered);
       const guess = suggestions.length > 0 ? `${didYouMean(suggestions)} ` : ': ';
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${params.name}${guess}taskdag offers ${[...offered].join(', ')}`, {
@@ -82,7 +84,10 @@ export async function serveMcp(options: McpOptions): Promise<number> {
     prompts: [{ name: WORKFLOW_PROMPT, description: 'How to work in a taskdag project: pick, claim, hand in with evidence, review, decide gates, record knowledge' }],
   }));
   server.setRequestHandler(GetPromptRequestSchema, ({ params }) => {
-    if (params.name !== WORKFLOW_PROMPT) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${params.name}: taskdag offers ${WORKFLOW_PROMPT}`);
+    if (params.name !== WORKFLOW_PROMPT) {
+      if (!isWellFormedText(params.name)) throw illFormedName('prompt');
+      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${params.name}: taskdag offers ${WORKFLOW_PROMPT}`);
+    }
     return { description: 'The taskdag workflow', messages: [{ role: 'user', content: { type: 'text', text: guide } }] };
   });
 
@@ -104,4 +109,12 @@ export async function serveMcp(options: McpOptions): Promise<number> {
 /** The one JSON value a command would print, as the text of a tool result; a failure is its envelope. */
 function textResult(value: unknown, isError: boolean): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], ...(isError ? { isError: true } : {}) };
+}
+
+/**
+ * A tool or prompt name holding half of a surrogate pair: refused as any ill-formed text is
+ * (INVALID_ARGUMENT), unnamed, since no answer a strict JSON reader takes could carry it.
+ */
+function illFormedName(kind: 'tool' | 'prompt'): McpError {
+  return new McpError(ErrorCode.InvalidParams, illFormedTextMessage(`The ${kind} name`), { code: 'INVALID_ARGUMENT', details: { field: 'name' } });
 }

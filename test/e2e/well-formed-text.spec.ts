@@ -1,39 +1,24 @@
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { illFormedTextIn } from '../../domain/well-formed-text.js';
+import { illFormedTextMessage } from '../../domain/well-formed-text.js';
+import { openProject } from '../../entrypoints/library/index.js';
 import { startApiServer } from '../support/api-server.js';
-import { Sandbox } from '../support/cli.js';
+import { BINARY, Sandbox } from '../support/cli.js';
 import { projectDir } from '../support/durability.js';
 import { request } from '../support/server-process.js';
 import { expectFailuresLeaveStateUntouched } from '../support/failures.js';
-import { callFails, callOk, startMcp } from '../support/mcp.js';
+import { callFails, callOk, exchangeLinesThenClose, startMcp } from '../support/mcp.js';
+import { strictJsonRefusal } from '../support/strict-json.js';
 
 /** A project the build before this check wrote (commit 256ba74): a title, a meta key, a note and an agent each holding half of a surrogate pair. */
 const WRITTEN_BEFORE = path.resolve(__dirname, '../../../test/fixtures/lone-surrogates');
 
 const WIP_LIMIT = path.resolve(__dirname, '../../../examples/plugins/wip-limit.js');
 
-const HAS_JQ = spawnSync('jq', ['--version']).status === 0;
-
-/**
- * Why `file` is not a JSON document (or, for a ledger, a JSON value a line) that jq reads, or
- * null. Without jq on the machine: what jq refuses, strict UTF-8 and no escaped lone surrogate.
- */
+/** Why `file` is not a JSON document (or, for a ledger, a JSON value a line) that jq reads, or null. */
 function unreadableByJq(file: string): string | null {
-  if (HAS_JQ) {
-    const jq = spawnSync('jq', ['-e', '.', file], { encoding: 'utf8', timeout: 10_000 });
-    return jq.status === 0 ? null : `jq exited ${jq.status}: ${jq.stderr.trim()}`;
-  }
-  try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(file));
-    const documents = file.endsWith('.jsonl') ? text.split('\n').filter((line) => line.trim() !== '') : [text];
-    const found = documents.map((document) => illFormedTextIn(JSON.parse(document))).find((place) => place !== null);
-    return found ? `a lone surrogate escaped at ${found.path}` : null;
-  } catch (error) {
-    return (error as Error).message;
-  }
+  return strictJsonRefusal(readFileSync(file), file.endsWith('.jsonl'));
 }
 
 /** Every JSON file of a project's state (the checkpoint, the ledger, a plugin table) is read by jq. */
@@ -96,6 +81,76 @@ describe('text holding half of a surrogate pair', function () {
         await session.close();
       }
       expectReadableByJq(projectDir(sandbox));
+    } finally {
+      sandbox.remove();
+    }
+  });
+
+  it('is never echoed over MCP: a tool, a prompt, an id, a refused parameter, a batch item\'s op; every line is JSON jq reads, and nothing ran', async () => {
+    const sandbox = new Sandbox();
+    try {
+      await sandbox.init();
+      await sandbox.ok(['add-initiative', 'core', '--as', 'alice']);
+      const before = (await sandbox.run(['state'])).stdout;
+      const call = (id: unknown, method: string, params: object) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+      const { code, answers, stdout } = await exchangeLinesThenClose(BINARY, ['mcp', '--as', 'alice'], { cwd: sandbox.checkout, env: sandbox.env() }, [
+        call(2, 'tools/call', { name: `take${LONE}`, arguments: { id: 'T-1' } }),
+        call(3, 'prompts/get', { name: LONE }),
+        call(`id${LONE}`, 'tools/list', {}),
+        call(4, 'logging/setLevel', { level: LONE }),
+        call(5, 'tools/call', { name: 'batch', arguments: { operations: [{ op: `add-task${LONE}`, args: task, as: 'bob' }] } }),
+      ]);
+      expect(code).to.equal(0);
+      expect(strictJsonRefusal(stdout, true)).to.equal(null);
+      const answerTo = (id: unknown) => answers.find((answer) => answer.id === id);
+      expect(answerTo(2).error).to.deep.include({ code: -32602, data: { code: 'INVALID_ARGUMENT', details: { field: 'name' } } });
+      expect(answerTo(2).error.message).to.include(illFormedTextMessage('The tool name'));
+      expect(answerTo(3).error).to.deep.include({ code: -32602, data: { code: 'INVALID_ARGUMENT', details: { field: 'name' } } });
+      expect(answerTo(null).error).to.deep.include({ code: -32600, data: { code: 'INVALID_ARGUMENT', path: 'id' } });
+      expect(answerTo(4).error).to.deep.include({ code: -32602, data: { code: 'INVALID_ARGUMENT', path: 'params.level' } });
+      const batch = JSON.parse(answerTo(5).result.content[0].text);
+      expect(batch.error).to.deep.include({ code: 'BATCH_OPERATION_FAILED', details: { index: 0, op: null, error: { code: 'INVALID_ARGUMENT', message: "A batch item over MCP is done as this server's agent: leave as out", details: { field: 'as' } } } });
+      expect((await sandbox.run(['state'])).stdout).to.equal(before);
+    } finally {
+      sandbox.remove();
+    }
+  });
+
+  it('is never echoed by the server: a key the body of an operation or of a push does not take (400), an operation\'s name; jq reads every answer, and nothing changed', async () => {
+    const api = await startApiServer();
+    try {
+      expect((await api.op('p-echo', 'init', {}, null)).status).to.equal(200);
+      const before = (await api.op('p-echo', 'state', {}, null)).text;
+      const auth = { Authorization: `Bearer ${api.bearer}` };
+      const operation = await request(api.server.origin, 'POST', '/v1/projects/p-echo/ops/add-initiative', { headers: auth, body: { args: { name: 'core' }, agent: 'alice', [`x${LONE}`]: 1 } });
+      expect(operation.status).to.equal(400);
+      expect(operation.json.error).to.deep.equal({ code: 'INVALID_ARGUMENT', message: illFormedTextMessage('A key of the body'), details: { path: '', key: true } });
+      const { state } = (await request(api.server.origin, 'GET', '/v1/projects/p-echo/transfer', { headers: auth })).json;
+      const push = await request(api.server.origin, 'PUT', '/v1/projects/p-echo/transfer', { headers: auth, body: { state, expected_revision: null, force: true, agent: 'carol', [LONE]: true } });
+      expect(push.status).to.equal(400);
+      expect(push.json.error).to.deep.include({ code: 'INVALID_ARGUMENT', details: { path: '', key: true } });
+      // A path carries no lone surrogate (its escapes are bytes, and these are no UTF-8): the name comes back as sent.
+      const named = await request(api.server.origin, 'POST', '/v1/projects/p-echo/ops/%ED%A0%80', { headers: auth, body: { args: {}, agent: 'alice' } });
+      expect([named.status, named.json.error.code]).to.deep.equal([404, 'UNKNOWN_COMMAND']);
+      for (const answer of [operation, push, named]) expect(strictJsonRefusal(answer.text)).to.equal(null);
+      expect((await api.op('p-echo', 'state', {}, null)).text).to.equal(before);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('is never echoed by the library: an operation named with it is INVALID_ARGUMENT, unnamed, and nothing ran', async () => {
+    const sandbox = new Sandbox();
+    try {
+      await sandbox.init();
+      const project = await openProject({ checkout: sandbox.checkout, home: path.join(sandbox.home, '.taskdag') });
+      const before = (await sandbox.run(['state'])).stdout;
+      const failure = await project.run(`add-initiative${LONE}` as 'add-initiative', { name: 'core' }, { agent: 'alice' }).then(
+        () => null,
+        (error: { code: string; message: string; details: object }) => ({ code: error.code, message: error.message, details: error.details }),
+      );
+      expect(failure).to.deep.equal({ code: 'INVALID_ARGUMENT', message: illFormedTextMessage('The operation name'), details: { field: 'operation' } });
+      expect((await sandbox.run(['state'])).stdout).to.equal(before);
     } finally {
       sandbox.remove();
     }

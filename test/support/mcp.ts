@@ -87,7 +87,7 @@ export async function exchangeThenClose(
 
 /**
  * Like exchangeThenClose, with `lines` sent as they are, one a line (malformed ones included),
- * after initialize. Resolves to the exit status, every answer line parsed, and stderr; a server
+ * after initialize. Resolves to the exit status, every answer line parsed, stderr, and stdout as sent; a server
  * still running after 30 s is killed (the status is then null).
  */
 export function exchangeLinesThenClose(
@@ -95,7 +95,7 @@ export function exchangeLinesThenClose(
   args: string[],
   options: { cwd: string; env: Record<string, string | undefined> },
   lines: string[],
-): Promise<{ code: number | null; answers: any[]; stderr: string }> {
+): Promise<{ code: number | null; answers: any[]; stderr: string; stdout: string }> {
   const child = spawn(process.execPath, [binary, ...args], { cwd: options.cwd, env: definedOnly(options.env) });
   let stdout = '';
   let stderr = '';
@@ -115,7 +115,7 @@ export function exchangeLinesThenClose(
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, answers: stdout.trim().split('\n').filter(Boolean).map((text) => JSON.parse(text)), stderr });
+      resolve({ code, answers: stdout.trim().split('\n').filter(Boolean).map((text) => JSON.parse(text)), stderr, stdout });
     });
   });
 }

@@ -1,0 +1,27 @@
+import { spawnSync } from 'node:child_process';
+import { illFormedTextIn } from '../../domain/well-formed-text.js';
+
+/** Whether jq is on this machine (CI does not install it: the fallback below then stands in). */
+export const HAS_JQ = spawnSync('jq', ['--version']).status === 0;
+
+/**
+ * Why `output` is not JSON a strict reader takes, or null: one JSON value, or with `lines` one a
+ * line (a ledger, MCP's messages). With jq on the machine, jq decides; without it, what jq
+ * refuses: bytes that are not strict UTF-8, text that is not JSON, and a lone surrogate escaped
+ * (`"\ud800"`, which JSON.parse takes and jq does not).
+ */
+export function strictJsonRefusal(output: string | Uint8Array, lines = false): string | null {
+  const bytes = typeof output === 'string' ? Buffer.from(output, 'utf8') : output;
+  if (HAS_JQ) {
+    const jq = spawnSync('jq', ['.'], { input: bytes, encoding: 'utf8', timeout: 10_000, maxBuffer: 1024 * 1024 * 1024 });
+    return jq.status === 0 ? null : `jq exited ${jq.status}: ${jq.stderr.trim()}`;
+  }
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    const documents = lines ? text.split('\n').filter((line) => line.trim() !== '') : [text];
+    const found = documents.map((document) => illFormedTextIn(JSON.parse(document))).find((place) => place !== null);
+    return found ? `a lone surrogate escaped at ${found.path}` : null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
