@@ -11,7 +11,7 @@ import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type Endpo
 import { headColumns, knowledgeSection } from './head-columns.js';
 import { crc32 } from './crc32.js';
 import { knowledgeScopesSection } from './knowledge-scopes.js';
-import { trigramFilter, trigramRowsSection } from './knowledge-trigrams.js';
+import { trigramFilter, trigramRowsSection, type UnchangedLine } from './knowledge-trigrams.js';
 import { bucketSections, headsLine, lineChecksumSection, listedBlocked, listedIds, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
@@ -227,7 +227,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const listings = new Map<NodeId, NodeListing>();
   const crcs: number[] = [];
   // Each knowledge line's trigram filter, in the knowledge section's order (the heads of the ids' order that have a scope).
-  const trigrams: Uint8Array[] = [];
+  const trigrams: (Uint8Array | UnchangedLine)[] = [];
   let offset = 0;
   // The lines of nodes never read are copied from the node section as it was, read once, a run of
   // consecutive lines (the `,\n` between them included) at a time: `run` is where the current run
@@ -267,7 +267,8 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
       lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
     }
     crcs.push(crc);
-    if (heads[position]!.scope !== null) trigrams.push(trigramFilter(entry));
+    // A line copied as it was has the filter the checkpoint read saved for it (it is at the same place among the knowledge lines: no line before it was removed).
+    if (heads[position]!.scope !== null) trigrams.push(unread ? { filter: () => trigramFilter(entry) } : trigramFilter(entry));
     offset += entry.length;
     ends.push(offset);
     offset += last ? 1 : 2;
@@ -279,7 +280,7 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const idsLine = Buffer.from(`${idsText},"ends":${JSON.stringify(ends)},\n`);
   const slots = yield* encodeSlotTable(ids, ends, offset, SLICE * 5);
   const head = JSON.stringify({ ...copy.fields, log: [] });
-  const { line: headsLine, crc: headsCrc, bounds: headsBounds } = yield* headsLineOf(copy, ids, heads, ends, crcs, trigrams, (id) => listings.get(id) ?? null);
+  const { line: headsLine, crc: headsCrc, bounds: headsBounds } = yield* headsLineOf(copy, ids, heads, ends, crcs, trigrams, (id) => listings.get(id) ?? null, nodes);
   const lineCrcs = headsBounds.get('line_crc32')!;
   const edgeSlices: string[] = [];
   for (let at = 0; Array.isArray(copy.edges) && at < copy.edges.length; at += SLICE * 5) {
@@ -309,7 +310,7 @@ function encodedEntry(id: NodeId, node: GraphNode): { bytes: Buffer; crc: number
  * trigram filter of each knowledge line (`trigrams`, in the knowledge section's order), and the
  * knowledge by scope value.
  */
-function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], trigrams: readonly Uint8Array[], listingOf: (id: NodeId) => NodeListing | null): ReturnType<typeof headsLine> {
+function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], trigrams: readonly (Uint8Array | UnchangedLine)[], listingOf: (id: NodeId) => NodeListing | null, read: CheckpointNodes | null): ReturnType<typeof headsLine> {
   // As JSON.stringify(columns), a member at a time.
   const columns = Object.entries(yield* headColumns(heads, SLICE * 5));
   const members: string[] = [];
@@ -325,7 +326,7 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], en
   const buckets = bucketSections(copy.groups, heads, copy.claimed, listingOf, (id) => copy.blocked.get(id) ?? null) ?? [];
   const lineCrcs = lineChecksumSection(crcs);
   yield;
-  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ['knowledge_trigram_rows', trigramRowsSection(trigrams, knowledge)], ['knowledge_scopes', knowledgeScopesSection(heads, ends, crcs)], ...buckets]);
+  return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ['knowledge_trigram_rows', trigramRowsSection(trigrams, knowledge, read?.savedSection('knowledge_trigram_rows') ?? null)], ['knowledge_scopes', knowledgeScopesSection(heads, ends, crcs)], ...buckets]);
 }
 
 /**
@@ -509,6 +510,8 @@ function savedIndexes(checkpoint: Partial<CheckpointMember>, nodes: CheckpointNo
   // Knowledge items are read where their section entry says their line is (checked against the line's key, end and checksum).
   nodes.hintLines((id) => line.knowledgeLine(id));
   nodes.checkLines(() => line.lineChecksums());
+  // Derived by these rules, beside line checksums (as the heads are used): a rewrite copies what of them the tail did not change.
+  if (checkpoint.heads_rules === STATUS_RULES_VERSION) nodes.keepSections((name) => (line.lineChecksums() ? line.sectionBytes(name) : null));
   const checked = <A extends unknown[], T>(use: (...args: A) => T | null) => (...args: A) => (line.lineChecksums() ? use(...args) : null);
   const positionOf = (known: NodeId) => nodes.filePosition(known);
   // One reader of the endpoints for the edge index and the saved buckets' check: each entry is read once.

@@ -677,8 +677,8 @@ export class SavedHeadsLine {
     }
   }
 
-  /** A section's bytes, when its checksum holds; null otherwise. */
-  private sectionBytes(name: string): Buffer | null {
+  /** A section's bytes, when its checksum holds; null otherwise (a rewrite copies what it can of them). */
+  sectionBytes(name: string): Buffer | null {
     const bounds = this.sectionBounds(name);
     if (!bounds) return null;
     const bytes = this.read(bounds.start, bounds.end);

@@ -101,24 +101,37 @@ function textRuns(sextets: Uint8Array, lower: string): void {
  * hex digits each: a reader parses the entries a query's rows let through, each checked, without
  * reading or checking the 0.8 MB knowledge section (at 50k nodes) it is in.
  */
-export function trigramRowsSection(filters: readonly Uint8Array[], knowledge: Buffer): Buffer {
+export function trigramRowsSection(filters: readonly (Uint8Array | UnchangedLine)[], knowledge: Buffer, previous: Buffer | null = null): Buffer {
   const count = filters.length;
   const width = rowWidth(count);
-  const rows = new Uint8Array(FILTER_BITS * width);
-  for (let ordinal = 0; ordinal < count; ordinal++) {
-    const filter = filters[ordinal]!;
-    const [column, mask] = [(ordinal / BITS_PER_CHAR) | 0, 1 << ordinal % BITS_PER_CHAR];
-    for (let at = 0; at < FILTER_CHARS; at++) {
-      const sextet = filter[at]!;
-      if (sextet === 0) continue;
-      for (let bit = 0; bit < BITS_PER_CHAR; bit++) if (sextet & (1 << bit)) rows[(at * BITS_PER_CHAR + bit) * width + column]! |= mask;
-    }
-  }
-  for (let at = 0; at < rows.length; at++) rows[at] = ALPHABET_CODES[rows[at]!]!;
+  // A previous section of more entries than this one is not of these lines' order (a line was removed).
+  const found = previous === null ? null : previousRows(previous);
+  const kept = found && found.count <= count ? found : null;
+  const copies = (filter: Uint8Array | UnchangedLine, ordinal: number): boolean => !(filter instanceof Uint8Array) && kept !== null && ordinal < kept.count;
   const pieces: Buffer[] = [Buffer.from(`"${eightHexDigits(count)}`, 'latin1')];
-  for (let bit = 0; bit < FILTER_BITS; bit++) {
-    const row = Buffer.from(rows.buffer, rows.byteOffset + bit * width, width);
-    pieces.push(Buffer.from(eightHexDigits(crc32(row, seedOf(bit, count))), 'latin1'), row);
+  if (kept && kept.count === count && filters.every(copies)) {
+    // Every line as the previous section has it: its rows as they were, their checksums with them.
+    pieces.push(kept.rows);
+  } else {
+    // Filter values (0 to 63), the previous rows' characters decoded where lines are unchanged.
+    const rows = new Uint8Array(FILTER_BITS * width);
+    if (kept) decodeRows(rows, width, kept, filters.some((filter, ordinal) => ordinal < kept.count && !copies(filter, ordinal)) ? filters.map(copies) : null);
+    for (let ordinal = 0; ordinal < count; ordinal++) {
+      const given = filters[ordinal]!;
+      if (copies(given, ordinal)) continue;
+      const filter = given instanceof Uint8Array ? given : (given as UnchangedLine).filter();
+      const [column, mask] = [(ordinal / BITS_PER_CHAR) | 0, 1 << ordinal % BITS_PER_CHAR];
+      for (let at = 0; at < FILTER_CHARS; at++) {
+        const sextet = filter[at]!;
+        if (sextet === 0) continue;
+        for (let bit = 0; bit < BITS_PER_CHAR; bit++) if (sextet & (1 << bit)) rows[(at * BITS_PER_CHAR + bit) * width + column]! |= mask;
+      }
+    }
+    for (let at = 0; at < rows.length; at++) rows[at] = ALPHABET_CODES[rows[at]!]!;
+    for (let bit = 0; bit < FILTER_BITS; bit++) {
+      const row = Buffer.from(rows.buffer, rows.byteOffset + bit * width, width);
+      pieces.push(Buffer.from(eightHexDigits(crc32(row, seedOf(bit, count))), 'latin1'), row);
+    }
   }
   const starts = entryStarts(knowledge);
   if (starts.length !== count) throw new Error(`knowledge section of ${starts.length} entries for ${count} filters`);
@@ -129,6 +142,45 @@ export function trigramRowsSection(filters: readonly Uint8Array[], knowledge: Bu
   }
   pieces.push(Buffer.from(`${table}"`, 'latin1'));
   return Buffer.concat(pieces);
+}
+
+/**
+ * A knowledge line a rewrite copies unchanged, at the ordinal the previous section had it: its
+ * filter is that section's, unless the section cannot give it (then `filter` works it out).
+ */
+export interface UnchangedLine {
+  filter(): Uint8Array;
+}
+
+/** The rows of a previous section (each after its checksum, as written) and its entry count; null when it is not of this shape or a row does not check. */
+function previousRows(section: Buffer): { count: number; width: number; rows: Buffer } | null {
+  const count = section.length >= COUNT_END ? ofEightHexDigits(section.toString('latin1', 1, COUNT_END)) : null;
+  if (count === null) return null;
+  const width = rowWidth(count);
+  const tableStart = COUNT_END + FILTER_BITS * (ROW_CRC + width);
+  if (section.length !== tableStart + TABLE_ENTRY * count + 1 || section[0] !== 0x22) return null;
+  for (let bit = 0; bit < FILTER_BITS; bit++) {
+    const at = COUNT_END + bit * (ROW_CRC + width);
+    const row = section.subarray(at + ROW_CRC, at + ROW_CRC + width);
+    if (crc32(row, seedOf(bit, count)) !== ofEightHexDigits(section.toString('latin1', at, at + ROW_CRC))) return null;
+    // A row of characters outside the alphabet (not one a rewrite writes) is not copied.
+    for (let column = 0; column < width; column++) if (VALUE[row[column]!]! < 0) return null;
+  }
+  return { count, width, rows: section.subarray(COUNT_END, tableStart) };
+}
+
+/**
+ * Decodes the previous rows into `rows` (filter values, `width` characters a row): every filter of
+ * the previous section, or, given `keep`, those it keeps (the others' bits left clear).
+ */
+function decodeRows(rows: Uint8Array, width: number, previous: { count: number; width: number; rows: Buffer }, keep: readonly boolean[] | null): void {
+  const masks = new Uint8Array(previous.width).fill(63);
+  if (keep) for (let ordinal = 0; ordinal < previous.count; ordinal++) if (!keep[ordinal]) masks[(ordinal / BITS_PER_CHAR) | 0]! &= ~(1 << ordinal % BITS_PER_CHAR);
+  for (let bit = 0; bit < FILTER_BITS; bit++) {
+    const from = bit * (ROW_CRC + previous.width) + ROW_CRC;
+    const to = bit * width;
+    for (let column = 0; column < previous.width; column++) rows[to + column] = VALUE[previous.rows[from + column]!]! & masks[column]!;
+  }
 }
 
 /** Where each entry of a knowledge section as written starts: after its tab (head-columns.ts). */

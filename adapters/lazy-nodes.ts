@@ -110,6 +110,8 @@ export class CheckpointNodes implements NodeMap {
   private section: Buffer | null = null;
   /** The whole file, once a rewrite read it (readWhole). */
   private whole: Buffer | null = null;
+  /** The heads line's sections a rewrite may copy from (derived by this release's rules, checked), by name; null: none. */
+  private sections: ((name: string) => Buffer | null) | null = null;
 
   constructor(
     private readonly source: ByteSource,
@@ -218,6 +220,20 @@ export class CheckpointNodes implements NodeMap {
    */
   hintLines(lines: (id: NodeId) => LineHint | undefined): void {
     this.lineHints = lines;
+  }
+
+  /**
+   * Where a rewrite finds the sections of the heads line derived by this release's rules (each
+   * checked against its checksum when read; null when it does not check), to copy what the ledger
+   * tail did not change.
+   */
+  keepSections(read: (name: string) => Buffer | null): void {
+    this.sections = read;
+  }
+
+  /** A section of the heads line the checkpoint was read from, when it was derived by this release's rules and checks; null otherwise. */
+  savedSection(name: string): Buffer | null {
+    return this.sections?.(name) ?? null;
   }
 
   /** Where the CRC-32 each node line was written with is (asked for when a line is first checked). */
@@ -351,6 +367,7 @@ export class CheckpointNodes implements NodeMap {
         copy.slots = this.slots;
         copy.lineChecksums = this.lineChecksums;
         copy.section = this.section;
+        copy.sections = this.sections;
         return copy;
       },
     };
