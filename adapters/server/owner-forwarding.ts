@@ -34,13 +34,27 @@ export interface ForwardedRequest {
   signal?: AbortSignal;
 }
 
-/** The owner's answer, relayed as it is. */
-export interface OwnerAnswer {
+/** How the owner's answer starts: what is relayed before its body. */
+interface AnswerHead {
   status: number;
   contentType: string;
-  text: string;
   /** The headers of RELAYED_HEADERS it carried, by lower-case name. */
   headers: Record<string, string>;
+}
+
+/** The owner's answer, read whole (a mutation's: whether the owner refused it as moved is in its body). */
+export interface OwnerAnswer extends AnswerHead {
+  text: string;
+}
+
+/**
+ * The owner's answer to a read, its body still arriving: relayed as it comes, so that a large
+ * answer (a whole `state`) is not held here as well as at the owner. `length` is its declared
+ * Content-Length, if any. A body cut off at the owner ends in an error, not an end.
+ */
+export interface OwnerStream extends AnswerHead {
+  length: number | undefined;
+  body: http.IncomingMessage;
 }
 
 /**
@@ -92,13 +106,14 @@ export class OwnerForwarding {
   /**
    * A read relayed to the owner this process knows of, answered as the owner answers it (the
    * owner proves its state current as any process does, so the answer sees every commit
-   * acknowledged before the request arrived). Null when the owner did not answer within
-   * READ_PATIENCE_SHARE of a try's bound: any process serves a read, so the caller serves it here; the address is
+   * acknowledged before the request arrived), its body still arriving (OwnerStream). Null when
+   * the owner's answer did not start within READ_PATIENCE_SHARE of a try's bound: any process
+   * serves a read, so the caller serves it here; the address is
    * then forgotten, so the next reads are served here too and the next mutation asks the
    * database who owns the project (taking it over if its owner is gone).
    */
-  async relayRead(request: ForwardedRequest, owner: string): Promise<OwnerAnswer | null> {
-    const answer = await this.send(owner, request, READ_PATIENCE_SHARE * this.answerWithinMs).catch(() => null);
+  async relayRead(request: ForwardedRequest, owner: string): Promise<OwnerStream | null> {
+    const answer = await this.open(owner, request, READ_PATIENCE_SHARE * this.answerWithinMs).catch(() => null);
     if (answer !== null) return answer;
     if (request.signal?.aborted) throw clientGone(request.project);
     this.owners.unreachable(request.project, owner);
@@ -109,7 +124,19 @@ export class OwnerForwarding {
     this.agent.destroy();
   }
 
-  private send(address: string, request: ForwardedRequest, answerWithinMs = this.answerWithinMs): Promise<OwnerAnswer> {
+  private async send(address: string, request: ForwardedRequest): Promise<OwnerAnswer> {
+    const { body, length: _length, ...head } = await this.open(address, request, this.answerWithinMs);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(chunk as Buffer);
+    return { ...head, text: Buffer.concat(chunks).toString('utf8') };
+  }
+
+  /**
+   * Sends `request` to the owner at `address`; resolves once its answer's status and headers
+   * have come, within `answerWithinMs`. From then on the owner may go quiet for a whole try's
+   * bound before it is cut off (a reader of the body applying back-pressure holds it too).
+   */
+  private open(address: string, request: ForwardedRequest, answerWithinMs: number): Promise<OwnerStream> {
     const headers = {
       [PROTOCOL_HEADER]: PROTOCOL_VERSION,
       ...(request.requestId === undefined ? {} : { [REQUEST_ID_HEADER]: request.requestId }),
@@ -118,14 +145,18 @@ export class OwnerForwarding {
       'Content-Type': 'application/json',
       'Content-Length': String(Buffer.byteLength(request.body)),
     };
+    const waitMs = request.waitMs ?? 0;
     return new Promise((resolve, reject) => {
-      const outgoing = http.request(`${address}${request.path}`, { method: 'POST', headers, agent: this.agent, timeout: answerWithinMs + (request.waitMs ?? 0), ...(request.signal ? { signal: request.signal } : {}) }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () =>
-          resolve({ status: response.statusCode!, contentType: response.headers['content-type'] ?? 'application/json', text: Buffer.concat(chunks).toString('utf8'), headers: relayedHeaders(response.headers) }),
-        );
+      const outgoing = http.request(`${address}${request.path}`, { method: 'POST', headers, agent: this.agent, timeout: answerWithinMs + waitMs, ...(request.signal ? { signal: request.signal } : {}) }, (response) => {
+        outgoing.setTimeout(this.answerWithinMs + waitMs);
+        const declared = response.headers['content-length'];
+        resolve({
+          status: response.statusCode!,
+          contentType: response.headers['content-type'] ?? 'application/json',
+          headers: relayedHeaders(response.headers),
+          length: declared === undefined ? undefined : Number(declared),
+          body: response,
+        });
       });
       outgoing.on('timeout', () => outgoing.destroy(new Error('the owner did not answer in time')));
       outgoing.on('error', reject);

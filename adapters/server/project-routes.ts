@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { isOwnedElsewhere, type ProjectOwners } from '../../application/ports/project-owners.js';
-import { FORWARDED_HEADER, ownerMovedError, type OwnerAnswer, type OwnerForwarding } from './owner-forwarding.js';
+import { FORWARDED_HEADER, ownerMovedError, type OwnerAnswer, type OwnerForwarding, type OwnerStream } from './owner-forwarding.js';
 import { apiRouter } from './api-router.js';
 import { refusedRemotely, servedRemotely } from '../../application/remote-offer.js';
 import type { Operation, OperationDispatcher } from '../../application/operation.js';
@@ -165,14 +165,24 @@ function relayable(operation: Operation): boolean {
   return operation.scope === 'graph' && !operation.waiting;
 }
 
-/** The owner's answer, relayed as it is. */
-function relayed(ctx: Context, options: ProjectRoutesOptions, project: string, answer: OwnerAnswer): void {
+/**
+ * The owner's answer, relayed as it is: a read's as it arrives. Koa pipes a stream into the
+ * response and destroys the response when the stream fails, so a body cut off at the owner
+ * reaches the client cut off too (its connection closed before the declared length or the last
+ * chunk): a broken answer its client sees as one, never a shorter JSON that ends as if whole.
+ */
+function relayed(ctx: Context, options: ProjectRoutesOptions, project: string, answer: OwnerAnswer | OwnerStream): void {
   // The checkouts a client names are noted where it sent its request.
   if (answer.status === 200) noteCheckout(ctx, options.notes, project);
   ctx.status = answer.status;
   ctx.set(answer.headers);
   ctx.type = answer.contentType;
-  ctx.body = answer.text;
+  if ('text' in answer) {
+    ctx.body = answer.text;
+    return;
+  }
+  ctx.body = answer.body;
+  if (answer.length !== undefined) ctx.length = answer.length;
 }
 
 function notOffered(operation: string): DomainError {

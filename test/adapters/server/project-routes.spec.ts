@@ -2,12 +2,20 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
+import { HttpRemoteDispatcher } from '../../../adapters/remote/http-remote-dispatcher.js';
 import { OwnerForwarding } from '../../../adapters/server/owner-forwarding.js';
 import { cutWhenClientGoes, projectRoutes, type ProjectRoutesOptions } from '../../../adapters/server/project-routes.js';
 import type { OperationDispatcher } from '../../../application/operation.js';
 import { OwnedElsewhere, type ProjectOwners } from '../../../application/ports/project-owners.js';
 import { OPERATIONS } from '../../../application/operations/index.js';
 import { OperationRegistry } from '../../../application/registry.js';
+import type { DomainError } from '../../../domain/errors.js';
+
+async function text(stream: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 describe('which server requests are cut when their client goes away', () => {
   it('from its start, only a call that waits for work: a forward makes its own when it starts', () => {
@@ -32,6 +40,12 @@ describe('a request of a project another process owns (issue 25)', () => {
   let staleOwner: string | undefined;
   /** The owner addresses this process was told to forget, found unreachable. */
   const forgotten: string[] = [];
+  /** How the owner answers a request it has read whole. */
+  let ownerAnswers: (response: http.ServerResponse) => void;
+  const answerAsAServer = (response: http.ServerResponse) => {
+    response.writeHead(200, { 'Content-Type': 'application/json', 'X-Taskdag-Owner': ownerUrl() });
+    response.end('{"answered":"by the owner"}');
+  };
 
   beforeEach(async () => {
     received.length = 0;
@@ -41,14 +55,14 @@ describe('a request of a project another process owns (issue 25)', () => {
     signals.length = 0;
     ownerKnown = true;
     beforeAnswer = async () => undefined;
-    // The owner: records what reaches it, answers as a server does.
+    ownerAnswers = answerAsAServer;
+    // The owner: records what reaches it, answers as a server does unless a test says otherwise.
     owner = http.createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: request.headers });
-        response.writeHead(200, { 'Content-Type': 'application/json', 'X-Taskdag-Owner': ownerUrl() });
-        response.end('{"answered":"by the owner"}');
+        ownerAnswers(response);
       });
     });
     await new Promise<void>((resolve) => owner.listen(0, '127.0.0.1', resolve));
@@ -120,6 +134,78 @@ describe('a request of a project another process owns (issue 25)', () => {
     expect(dispatched).to.deep.equal([]);
   });
 
+  /** Sends a request to this process and reads its answer as it comes: `ended` only when it came whole. */
+  const sendAndRead = (operation: string, body: string, onFirstBytes: () => void = () => undefined) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; ended: boolean }>((resolve, reject) => {
+      const port = (forwarder.address() as AddressInfo).port;
+      const outgoing = http.request({ host: '127.0.0.1', port, method: 'POST', path: `/v1/projects/p/ops/${operation}`, headers: { 'Content-Type': 'application/json', Authorization: 'Bearer b' } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.once('data', onFirstBytes);
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        const settle = (ended: boolean) => () => resolve({ status: response.statusCode!, headers: response.headers, text: Buffer.concat(chunks).toString('utf8'), ended });
+        response.on('end', settle(true));
+        response.on('error', settle(false));
+      });
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+
+  it("a read's answer is relayed as it arrives, not held here whole first: the client reads it while the owner still writes, and gets all of it with the owner's status and headers", async function () {
+    this.timeout(20_000);
+    const half = `{"nodes":"${'x'.repeat(8 * 1024 * 1024)}`;
+    const rest = `${'y'.repeat(8 * 1024 * 1024)}"}`;
+    let clientReads: () => void = () => undefined;
+    const clientReading = new Promise<void>((resolve) => (clientReads = resolve));
+    let ownerDone = false;
+    let readWhileOwnerWrote: boolean | undefined;
+    ownerAnswers = (response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json', 'X-Taskdag-Owner': ownerUrl(), 'Content-Length': String(half.length + rest.length) });
+      response.write(half);
+      // Held whole before it is passed on, the answer would not reach the client until the owner ends it.
+      void Promise.race([clientReading, new Promise((resolve) => setTimeout(resolve, 5_000))]).then(() => {
+        ownerDone = true;
+        response.end(rest);
+      });
+    };
+    const answer = await sendAndRead('state', '{"args": {}, "agent": null}', () => {
+      readWhileOwnerWrote = !ownerDone;
+      clientReads();
+    });
+    expect(readWhileOwnerWrote, 'bytes reached the client before the owner ended its answer').to.equal(true);
+    expect([answer.status, answer.ended, answer.headers['content-type'], answer.headers['x-taskdag-owner'], answer.headers['content-length']]).to.deep.equal([
+      200,
+      true,
+      'application/json; charset=utf-8',
+      ownerUrl(),
+      String(half.length + rest.length),
+    ]);
+    expect(answer.text === half + rest, 'the answer byte for byte').to.equal(true);
+    expect(dispatched).to.deep.equal([]);
+  });
+
+  for (const framing of ['a declared length', 'chunks'] as const) {
+    it(`a read's answer cut off at the owner (sent in ${framing}) reaches the client cut off, never as a shorter answer that ends as if whole; the taskdag client says REMOTE_REQUEST_FAILED`, async () => {
+      const half = `{"nodes":"${'x'.repeat(1024 * 1024)}`;
+      ownerAnswers = (response) => {
+        response.writeHead(200, { 'Content-Type': 'application/json', ...(framing === 'chunks' ? {} : { 'Content-Length': String(2 * half.length) }) });
+        response.write(half, () => setTimeout(() => response.socket!.destroy(), 50));
+      };
+      const answer = await sendAndRead('state', '{"args": {}, "agent": null}');
+      expect(answer.ended, 'the answer ended as if whole').to.equal(false);
+      expect(answer.text.length).to.be.below(2 * half.length);
+      const client = new HttpRemoteDispatcher({ origin: `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}`, bearer: 'b', operations: registry, retries: 1, sleep: async () => undefined });
+      try {
+        const failure = await client.dispatch({ project: 'p', operation: 'state', args: {}, agent: null }).then(
+          () => null,
+          (error: DomainError) => [error.code, error.details.cause, error.details.attempts],
+        );
+        expect(failure).to.deep.equal(['REMOTE_REQUEST_FAILED', 'ECONNRESET', 2]);
+      } finally {
+        client.close();
+      }
+    });
+  }
+
   it('a read whose known owner does not answer (it just died) is served here at once, and the address is forgotten', async () => {
     // A port that was listening a moment ago, closed: connections to it are refused.
     const dead = http.createServer();
@@ -144,7 +230,7 @@ describe('a request of a project another process owns (issue 25)', () => {
     const hasty = new OwnerForwarding({ unreachable: (_project: string, address: string) => forgotten.push(address) } as unknown as ProjectOwners, 10_000, 10_000);
     try {
       const [waited, gaveUp] = await Promise.all([patient.relayRead(read, slowUrl), hasty.relayRead(read, slowUrl)]);
-      expect(waited?.text).to.equal('{"answered":"slowly"}');
+      expect(waited && (await text(waited.body))).to.equal('{"answered":"slowly"}');
       expect(gaveUp).to.equal(null);
       expect(forgotten).to.deep.equal([slowUrl]);
     } finally {
