@@ -44,7 +44,21 @@ const LEAST_LOADED = `
 /** How many projects more than the least-loaded live process a process may own and still take a free project its requests reach. */
 const SLACK = 1;
 
-const CLAIM_FREE = 'INSERT INTO taskdag_owners (project, process, fence) VALUES ($1, $2, 1) ON CONFLICT (project) DO NOTHING RETURNING fence::text';
+/** Whether some live process hears the revision channel ($1 this process): what every owner row's `notify` says. */
+const SOME_PROCESS_HEARS = `EXISTS (SELECT 1 FROM taskdag_processes h WHERE h.hearing AND ${alive('h', '$1')})`;
+
+/**
+ * A fixed key: a process changing whether it hears takes it exclusively, a process claiming a free
+ * project shares it, so a new owner row is written with the `notify` of the hearing processes as
+ * they stand, never of a registration still under way (the one that then recomputes every row).
+ */
+const HEARING_LOCK = '8386943190706581095';
+
+/** $1 this process: every owner row says whether a live process hears the revision channel (schema 9). */
+const RECOMPUTE_NOTIFY = `UPDATE taskdag_owners SET notify = wanted.notify FROM (SELECT ${SOME_PROCESS_HEARS} AS notify) wanted WHERE taskdag_owners.notify <> wanted.notify`;
+
+/** $1 project, $2 this process. */
+const CLAIM_FREE = `INSERT INTO taskdag_owners (project, process, fence, notify) VALUES ($1, $2, 1, ${SOME_PROCESS_HEARS.replaceAll('$1', '$2')}) ON CONFLICT (project) DO NOTHING RETURNING fence::text`;
 /** $3 the fence of the owner found gone: a new fence, so that owner's late commits are refused. */
 const TAKE_OVER = 'UPDATE taskdag_owners SET process = $2, fence = fence + 1 WHERE project = $1 AND fence = $3 RETURNING fence::text';
 
@@ -102,6 +116,8 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
   private renewing = false;
   private renewFailed = false;
   private closed = false;
+  /** Whether this process says, in its row, that it hears the revision channel. */
+  private hears = false;
 
   constructor(
     private readonly pool: Pool,
@@ -119,6 +135,8 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
     await this.holdLivenessLock();
     await this.renew();
     await this.pool.query(FORGET_LONG_GONE).catch(() => undefined);
+    // Rows written before schema 9, or by a process that died hearing, notify for nobody: put right.
+    await this.recomputeNotify().catch(() => undefined);
     this.renewal = setInterval(() => void this.renew().catch(() => undefined), Math.max(100, Math.floor(this.leaseMs / 3)));
     this.renewal.unref();
     this.markRegistered();
@@ -130,12 +148,31 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
     if (this.renewal) clearInterval(this.renewal);
     if (this.reconnecting) clearTimeout(this.reconnecting);
     if (this.started) {
+      if (this.hears) await this.hearing(false).catch(() => undefined);
       await this.pool.query('DELETE FROM taskdag_owners WHERE process = $1', [this.id]).catch(() => undefined);
       await this.pool.query('DELETE FROM taskdag_processes WHERE id = $1', [this.id]).catch(() => undefined);
     }
     this.owned.clear();
     await this.liveness?.end().catch(() => undefined);
     this.liveness = null;
+  }
+
+  /**
+   * Says in the database whether this process hears the revision channel, and puts every owner
+   * row's `notify` right: commits notify only while some live process hears (schema 9). Call it
+   * after LISTEN and before reading where each project stands: it returns once every commit that
+   * did not notify has committed (the update of each owner row waits for the commits holding it,
+   * and every commit after it reads the flag it wrote), so that read sees them all. Turned off
+   * before UNLISTEN.
+   */
+  async hearing(on: boolean): Promise<void> {
+    await this.registered;
+    await withTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [HEARING_LOCK]);
+      await client.query('UPDATE taskdag_processes SET hearing = $2 WHERE id = $1', [this.id, on]);
+      await client.query(RECOMPUTE_NOTIFY, [this.id]);
+    });
+    this.hears = on;
   }
 
   knownOwner(project: string): string | undefined {
@@ -222,11 +259,20 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
       const least = (await client.query<{ id: string; address: string; owns: number; mine: number }>(LEAST_LOADED, [project, this.id])).rows[0];
       if (least && least.id !== this.id && least.mine > least.owns + SLACK) return { address: least.address };
     }
+    // A new owner row takes its `notify` from the hearing processes: after any registration under way (HEARING_LOCK).
+    if (!current) await client.query('SELECT pg_advisory_xact_lock_shared($1)', [HEARING_LOCK]);
     const taken = current ? await client.query<{ fence: string }>(TAKE_OVER, [project, this.id, current.fence]) : await client.query<{ fence: string }>(CLAIM_FREE, [project, this.id]);
     const fence = taken.rows[0]?.fence;
     if (fence === undefined) return null;
     if (current) this.log(`taskdag server: took project ${project} over from a process that is gone (fence ${fence})`);
     return { fence: Number(fence) };
+  }
+
+  private async recomputeNotify(): Promise<void> {
+    await withTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [HEARING_LOCK]);
+      await client.query(RECOMPUTE_NOTIFY, [this.id]);
+    });
   }
 
   /**

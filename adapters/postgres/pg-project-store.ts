@@ -96,17 +96,27 @@ const APPEND: PreparedStatement = {
  * while $8 is still the project's fencing token. The owner row is locked shared, so a takeover
  * (which raises the token) waits for this commit, and a commit after it finds the new token and
  * appends nothing (no row comes back). Still one statement, one round trip.
+ *
+ * It notifies only when the owner row says some process hears the revision channel (schema 9):
+ * PostgreSQL makes a transaction that notified hold one lock of the whole cluster through its
+ * commit's WAL flush, so every commit that notifies waits for the one before it to reach the disk
+ * (BENCHMARKS.md, "Commits that notify for nobody"). The flag is read from the row as locked,
+ * its newest version (READ COMMITTED follows an update made after the statement's snapshot), and
+ * a process that starts hearing sets it by updating that row, which waits for the commits holding
+ * it: every commit either notifies or committed before the hearing process reads where each
+ * project stands (PgProjectOwners.hearing).
  */
 const APPEND_FENCED: PreparedStatement = {
   name: 'taskdag_append_fenced',
   text: `
-  WITH appended AS (
+  WITH owner AS (
+    SELECT notify FROM taskdag_owners WHERE project = $1 AND fence = $8 FOR SHARE
+  ), appended AS (
     INSERT INTO taskdag_change_sets (project, incarnation, base_revision, revision, change)
-    SELECT $1::text, $2::bigint, $3::bigint, $4::bigint, $5::json
-    WHERE EXISTS (SELECT 1 FROM taskdag_owners WHERE project = $1 AND fence = $8 FOR SHARE)
+    SELECT $1::text, $2::bigint, $3::bigint, $4::bigint, $5::json FROM owner
     RETURNING revision
   )
-  SELECT pg_notify($6, $7) FROM appended`,
+  SELECT CASE WHEN owner.notify THEN pg_notify($6, $7) END FROM appended, owner`,
 };
 
 const UNIQUE_VIOLATION = '23505';

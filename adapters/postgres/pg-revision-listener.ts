@@ -14,6 +14,12 @@ export interface HearingOptions {
   hearing?: boolean;
   /** How long after `hear(false)` it stops listening (default UNLISTEN_AFTER_MS). */
   unlistenAfterMs?: number;
+  /**
+   * Tells the database whether this process hears the revision channel, so that commits notify
+   * only while some process does (PgProjectOwners.hearing): called after LISTEN and before
+   * every project's revision is announced, and before UNLISTEN.
+   */
+  declareHearing?: (on: boolean) => Promise<void>;
 }
 
 /** What listenForRevisions returns. */
@@ -51,7 +57,7 @@ export async function listenForRevisions(
   announce: (event: ProjectRevision) => void,
   log: (line: string) => void,
   auth?: AuthChangeSink,
-  { hearing = true, unlistenAfterMs = UNLISTEN_AFTER_MS }: HearingOptions = {},
+  { hearing = true, unlistenAfterMs = UNLISTEN_AFTER_MS, declareHearing }: HearingOptions = {},
 ): Promise<RevisionListener> {
   let current: Client | null = null;
   let closed = false;
@@ -59,7 +65,12 @@ export async function listenForRevisions(
   /** Whether the revision channel is to be listened to, and whether the client in hand listens to it. */
   let wanted = hearing;
   let listening = false;
+  /** Whether the database was told this process hears (declareHearing): false when nobody is to be told. */
+  let declared = false;
   let stopping: NodeJS.Timeout | null = null;
+  /** One change of hearing at a time. */
+  let applying: Promise<void> = Promise.resolve();
+  let retrying: NodeJS.Timeout | null = null;
 
   const connect = async (): Promise<void> => {
     const client = openClient(connectionString);
@@ -118,16 +129,41 @@ export async function listenForRevisions(
     for (const row of rows.rows) announce(row);
   };
 
-  /** Brings the client in hand to what is wanted; a lost client is brought there by its reconnection. */
-  const apply = async () => {
+  /** Brings the client in hand, and what the database was told, to what is wanted, one change at a time. */
+  const apply = (): Promise<void> => (applying = applying.then(bringToWanted));
+
+  /**
+   * Hearing: LISTEN, then the database told (from then on every commit notifies, and every one
+   * that did not has committed), then every project's revision announced. Not hearing: the
+   * database told first, then UNLISTEN. A step that fails is tried again a second later; a lost
+   * client is brought to what is wanted by its reconnection, which announces every project.
+   */
+  const bringToWanted = async (): Promise<void> => {
     const client = current;
-    if (!client || listening === wanted) return;
-    listening = wanted;
+    const want = wanted;
+    if (!client || closed) return;
+    const heard = listening && (declared || !declareHearing);
     try {
-      await client.query(wanted ? `LISTEN ${REVISION_CHANNEL}` : `UNLISTEN ${REVISION_CHANNEL}`);
-      if (wanted) await announceLatest();
+      if (want && !listening) {
+        await client.query(`LISTEN ${REVISION_CHANNEL}`);
+        listening = true;
+      }
+      if (declareHearing && declared !== want) {
+        await declareHearing(want);
+        declared = want;
+      }
+      if (!want && listening) {
+        await client.query(`UNLISTEN ${REVISION_CHANNEL}`);
+        listening = false;
+      }
+      if (want && !heard) await announceLatest();
     } catch {
-      // The connection went: its reconnection listens as wanted then, and announces every project.
+      if (closed || retrying) return;
+      retrying = setTimeout(() => {
+        retrying = null;
+        void apply();
+      }, RECONNECT_MS);
+      retrying.unref();
     }
   };
 
@@ -152,6 +188,7 @@ export async function listenForRevisions(
       closed = true;
       if (timer) clearTimeout(timer);
       if (stopping) clearTimeout(stopping);
+      if (retrying) clearTimeout(retrying);
       const client = current;
       current = null;
       auth?.listening(false);

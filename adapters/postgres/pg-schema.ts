@@ -238,6 +238,16 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO taskdag_checkpoint_piece_refs (project, revision, position, hash)
     SELECT project, revision, position, sha256(bytes) FROM taskdag_schema_8_pieces;
   `,
+  // 9: a commit notifies the revision channel only while some process hears it (docs/scaling.md,
+  // "Live events"): PostgreSQL serializes every committing transaction that notified, on every
+  // database of the cluster, on one lock held through its WAL flush, so commits that notify for
+  // nobody cannot share a flush. A process hearing the channel says so in its row, and every
+  // owner row then says that its project's commits are to notify; existing rows start true, so
+  // every commit notifies, as before, until a process recomputes them.
+  `
+  ALTER TABLE taskdag_processes ADD COLUMN hearing boolean NOT NULL DEFAULT false;
+  ALTER TABLE taskdag_owners ADD COLUMN notify boolean NOT NULL DEFAULT true;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -80,7 +80,8 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
     async follow(announce) {
       // Each project's store hears of commits too: it catches up before its next commit, not after a refused one.
       // The bearer checks trust what they found only while the same client listens for changes to sessions.
-      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log, auth.changes, { hearing });
+      // Commits notify only while some process hears them: this one says so when it starts and stops.
+      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log, auth.changes, { hearing, declareHearing: (on) => owners.hearing(on) });
     },
     hear(wanted) {
       hearing = wanted;

@@ -210,6 +210,94 @@ describe('one owning process per project, by a lease with a fencing token (issue
   });
 });
 
+describe('commits notify only while some process hears the revision channel (issue 25 item 4)', function () {
+  this.timeout(60_000);
+  let url: string;
+  let pools: Pool[];
+  let owners: PgProjectOwners[];
+  let listening: import('pg').Client;
+  let heard: { project: string; revision: number }[];
+
+  const start = async (address: string): Promise<{ owners: PgProjectOwners; stores: PgProjectStoreFactory; pool: Pool }> => {
+    const pool = openPool(url);
+    pools.push(pool);
+    const started = new PgProjectOwners(pool, url, 60_000, () => undefined);
+    owners.push(started);
+    await started.start(address);
+    return { owners: started, stores: new PgProjectStoreFactory(pool, started), pool };
+  };
+  /** A notification arrives within milliseconds of its commit: 300 ms without one is none. */
+  const notifiedOf = async (project: string, revision: number) => {
+    const deadline = Date.now() + 300;
+    while (Date.now() < deadline && !heard.some((event) => event.project === project && event.revision === revision)) await new Promise((resolve) => setTimeout(resolve, 20));
+    return heard.some((event) => event.project === project && event.revision === revision);
+  };
+
+  beforeEach(async () => {
+    url = freshDatabase();
+    pools = [];
+    owners = [];
+    const seed = openPool(url);
+    await migrate(seed);
+    for (const project of ['p', 'q']) await new PgProjectStoreFactory(seed).open(project).replace(sampleState());
+    await seed.end();
+    heard = [];
+    const pg = await import('pg');
+    listening = new pg.default.Client({ connectionString: url });
+    await listening.connect();
+    listening.on('notification', (message) => heard.push(JSON.parse(message.payload!) as { project: string; revision: number }));
+    await listening.query('LISTEN taskdag_revisions');
+  });
+  afterEach(async () => {
+    await listening.end();
+    for (const each of owners) await each.close();
+    for (const pool of pools) await pool.end();
+  });
+
+  it("an owner's commit notifies nobody while no process hears; while one does, every commit notifies, of projects owned before and claimed after; once it stops, or dies hearing, none again", async () => {
+    const a = await start('http://127.0.0.1:1');
+    const b = await start('http://127.0.0.1:2');
+    await a.owners.takeIfFree('p');
+    expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n1')), 'nobody hears').to.equal(false);
+
+    await b.owners.hearing(true);
+    expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n2')), 'b hears').to.equal(true);
+    await a.owners.takeIfFree('q');
+    expect(await notifiedOf('q', await change(a.stores.open('q'), 'T-n3')), 'a project claimed while b hears').to.equal(true);
+
+    await b.owners.hearing(false);
+    expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n4')), 'b stopped').to.equal(false);
+
+    // b hears, then dies (its lease runs out): a process that starts finds nobody alive hears.
+    await b.owners.hearing(true);
+    await b.pool.query("UPDATE taskdag_processes SET expires_at = now() - interval '1 second' WHERE id = $1", [b.owners.id]);
+    await start('http://127.0.0.1:3');
+    expect(await notifiedOf('q', await change(a.stores.open('q'), 'T-n5')), 'the hearing process is gone').to.equal(false);
+    expect((await a.pool.query('SELECT DISTINCT notify FROM taskdag_owners')).rows).to.deep.equal([{ notify: false }]);
+  });
+
+  it('a process starting to hear waits for the commits in flight: each either notifies or has committed before it reads where each project stands', async () => {
+    const a = await start('http://127.0.0.1:1');
+    const b = await start('http://127.0.0.1:2');
+    await a.owners.takeIfFree('p');
+    // A commit in flight holds its owner row shared until it has committed, as the fenced append does.
+    const inFlight = await a.pool.connect();
+    try {
+      await inFlight.query('BEGIN');
+      await inFlight.query("SELECT 1 FROM taskdag_owners WHERE project = 'p' FOR SHARE");
+      let declared = false;
+      const hearing = b.owners.hearing(true).then(() => (declared = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(declared, 'waits for the commit in flight').to.equal(false);
+      await inFlight.query('COMMIT');
+      await hearing;
+    } finally {
+      inFlight.release();
+    }
+    expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n1'))).to.equal(true);
+  });
+});
+
 describe('schema 7 (project owners) on a database of schema 6', function () {
   this.timeout(60_000);
 
