@@ -10,9 +10,10 @@ import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse, type SavedEndpoints } from './edge-endpoints.js';
 import { headColumns, knowledgeSection } from './head-columns.js';
 import { crc32 } from './crc32.js';
+import { eightHexDigits } from './hex-digits.js';
 import { knowledgeScopesSection } from './knowledge-scopes.js';
 import { trigramFilter, trigramRowsSection, type UnchangedLine } from './knowledge-trigrams.js';
-import { bucketSections, headsLine, lineChecksumSection, listedBlocked, listedIds, SavedHeadsLine } from './heads-line.js';
+import { bucketSections, headsLine, listedBlocked, listedIds, SavedHeadsLine } from './heads-line.js';
 import { CheckpointEdges, CheckpointNodes, type ByteSource, type FrozenNodes, type NodeLayout } from './lazy-nodes.js';
 import { encodeSlotTable, SLOTS_LINE_OPENING, slotLayoutOf, type SlotLayout } from './node-slots.js';
 import { assertGraphHeaderShape } from './state-validation.js';
@@ -39,6 +40,7 @@ export interface Checkpoint<Ref = LedgerRef> {
 
 const NEWLINE = Buffer.from('\n');
 const COMMA_NEWLINE = Buffer.from(',\n');
+const QUOTE = Buffer.from('"');
 const CHECKPOINT_MEMBER = '"checkpoint":';
 const IDS_MEMBER = '"ids":';
 const HEADS_MEMBER = '"heads":';
@@ -238,6 +240,15 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     if (run) lines.push(copied!.sectionBytes().subarray(run.start, run.end), COMMA_NEWLINE);
     run = null;
   };
+  // The `line_crc32` section likewise: the saved digits of a run of copied lines copied at once
+  // (from `digitsRun` to the line before the current one), the others written.
+  const savedDigits = copied?.savedLineChecksums() ?? null;
+  const digits: Buffer[] = [QUOTE];
+  let digitsRun = -1;
+  const endDigitsRun = (end: number) => {
+    if (digitsRun >= 0) digits.push(savedDigits!.subarray(1 + 8 * digitsRun, 1 + 8 * end));
+    digitsRun = -1;
+  };
   for (let position = 0; position < ids.length; position++) {
     if (position > 0 && position % SLICE === 0) yield;
     const id = ids[position]!;
@@ -248,9 +259,17 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     const unread = copied?.unreadLineAt(id, position);
     let entry: Buffer;
     let crc: number;
+    const knowledge = heads[position]!.scope !== null;
+    if (unread && savedDigits) {
+      if (digitsRun < 0) digitsRun = position;
+      // Only the knowledge lines' checksums are read again (their scopes' buckets hold them).
+      crc = knowledge ? parseInt(savedDigits.toString('latin1', 1 + 8 * position, 9 + 8 * position), 16) : NaN;
+    } else {
+      endDigitsRun(position);
+      crc = unread ? copied!.unreadLineChecksum(position, unread) : NaN;
+    }
     if (unread) {
       entry = copied!.sectionBytes().subarray(unread.start, unread.end);
-      crc = unread.crc;
       // The old section holds `,\n` between two consecutive lines: a run goes on across it.
       if (run?.end !== undefined && run.end + 2 === unread.start) run.end = unread.end;
       else {
@@ -266,21 +285,24 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
       ({ bytes: entry, crc } = nodes ? nodes.entry(id, node) : encodedEntry(id, node!));
       lines.push(entry, last ? NEWLINE : COMMA_NEWLINE);
     }
+    if (digitsRun < 0) digits.push(Buffer.from(eightHexDigits(crc), 'latin1'));
     crcs.push(crc);
     // A line copied as it was has the filter the checkpoint read saved for it (it is at the same place among the knowledge lines: no line before it was removed).
-    if (heads[position]!.scope !== null) trigrams.push(unread ? { filter: () => trigramFilter(entry) } : trigramFilter(entry));
+    if (knowledge) trigrams.push(unread ? { filter: () => trigramFilter(entry) } : trigramFilter(entry));
     offset += entry.length;
     ends.push(offset);
     offset += last ? 1 : 2;
   }
   endRun();
+  endDigitsRun(ids.length);
+  digits.push(QUOTE);
   yield;
   const idsText = `${IDS_MEMBER}${JSON.stringify(ids)}`;
   yield;
   const idsLine = Buffer.from(`${idsText},"ends":${JSON.stringify(ends)},\n`);
   const slots = yield* encodeSlotTable(ids, ends, offset, SLICE * 5);
   const head = JSON.stringify({ ...copy.fields, log: [] });
-  const { line: headsLine, crc: headsCrc, bounds: headsBounds } = yield* headsLineOf(copy, ids, heads, ends, crcs, trigrams, (id) => listings.get(id) ?? null, nodes);
+  const { line: headsLine, crc: headsCrc, bounds: headsBounds } = yield* headsLineOf(copy, ids, heads, ends, crcs, Buffer.concat(digits), trigrams, (id) => listings.get(id) ?? null, nodes);
   const lineCrcs = headsBounds.get('line_crc32')!;
   const edgeSlices: string[] = [];
   for (let at = 0; Array.isArray(copy.edges) && at < copy.edges.length; at += SLICE * 5) {
@@ -310,7 +332,7 @@ function encodedEntry(id: NodeId, node: GraphNode): { bytes: Buffer; crc: number
  * trigram filter of each knowledge line (`trigrams`, in the knowledge section's order), and the
  * knowledge by scope value.
  */
-function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], trigrams: readonly (Uint8Array | UnchangedLine)[], listingOf: (id: NodeId) => NodeListing | null, read: CheckpointNodes | null): ReturnType<typeof headsLine> {
+function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], lineCrcs: Buffer, trigrams: readonly (Uint8Array | UnchangedLine)[], listingOf: (id: NodeId) => NodeListing | null, read: CheckpointNodes | null): ReturnType<typeof headsLine> {
   // As JSON.stringify(columns), a member at a time.
   const columns = Object.entries(yield* headColumns(heads, SLICE * 5));
   const members: string[] = [];
@@ -324,7 +346,6 @@ function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], en
   const endpoints = reuse ? yield* reusedEndpointSection(ids, reuse, SLICE) : yield* endpointSection(ids, edgesToIndex(copy), SLICE);
   yield;
   const buckets = bucketSections(copy.groups, heads, copy.claimed, listingOf, (id) => copy.blocked.get(id) ?? null) ?? [];
-  const lineCrcs = lineChecksumSection(crcs);
   yield;
   return yield* headsLine([['columns', Buffer.from(`{${members.join(',')}}`)], ['knowledge', knowledge], ['endpoints', endpoints ?? Buffer.from('null')], ['line_crc32', lineCrcs], ['knowledge_trigram_rows', trigramRowsSection(trigrams, knowledge, read?.savedSection('knowledge_trigram_rows') ?? null)], ['knowledge_scopes', knowledgeScopesSection(heads, ends, crcs)], ...buckets]);
 }
@@ -350,7 +371,7 @@ function noteListing(listings: Map<NodeId, NodeListing>, id: NodeId, read: () =>
  * begins (they never change; taking the copy reads nothing).
  */
 interface SavedEndpointsToCopy {
-  entries(): { count: number; entry(position: number): Buffer } | null;
+  entries(): { count: number; bytes: Buffer; offsets: ArrayLike<number> } | null;
   fileIds(): readonly NodeId[];
   changed: ReadonlyMap<NodeId, { into: readonly Edge[]; outOf: readonly Edge[] }>;
 }
@@ -376,7 +397,7 @@ function reuseOf(saved: SavedEndpointsToCopy, ids: readonly NodeId[]): EndpointR
   if (ids.length < fileIds.length) return null;
   for (let position = 0; position < fileIds.length; position++) if (ids[position] !== fileIds[position]) return null;
   const entries = saved.entries();
-  return entries && entries.count === fileIds.length ? { count: entries.count, entry: entries.entry, changed: saved.changed } : null;
+  return entries && entries.count === fileIds.length ? { ...entries, changed: saved.changed } : null;
 }
 
 /** The edges the endpoints are saved for: those never read are parsed here (a list that is not JSON gets no endpoints). */

@@ -42,37 +42,55 @@ export function* endpointSection(ids: readonly NodeId[], edges: readonly unknown
 }
 
 /**
- * Endpoints to copy into a checkpoint rewrite: the entries of the checkpoint read (`entry(position)`,
- * the first `count` positions, for nodes whose position and edges have not changed), and the edges
- * of every node whose edges changed since, or that is new.
+ * Endpoints to copy into a checkpoint rewrite: the section of the checkpoint read (`bytes`) and
+ * where each of its `count` entries starts (`offsets`, one more for where one after the last
+ * would), for nodes whose position and edges have not changed; and the edges of every node whose
+ * edges changed since, or that is new.
  */
 export interface EndpointReuse {
   count: number;
-  entry(position: number): Buffer;
+  bytes: Buffer;
+  offsets: ArrayLike<number>;
   changed: ReadonlyMap<NodeId, { into: readonly Edge[]; outOf: readonly Edge[] }>;
 }
 
 /**
- * The endpoints section over nodes `ids` from the one a checkpoint read saved: each entry of a node
- * whose edges did not change is copied as it was (unparsed: a damaged one stays damaged and is found
- * when read), the others encoded from their edges. Costs a copy, not the edge list parsed and
- * grouped again.
+ * The endpoints section over nodes `ids` from the one a checkpoint read saved: the entries of
+ * nodes whose edges did not change are copied as they were (unparsed: a damaged one stays damaged
+ * and is found when read), a run of consecutive ones (the commas between them included) at a
+ * time, the others encoded from their edges. Costs a copy and the offsets table, not the edge list
+ * parsed and grouped again, nor a piece and a lookup a node.
  */
 export function* reusedEndpointSection(ids: readonly NodeId[], reuse: EndpointReuse, slice: number): Generator<void, Buffer | null> {
   const pieces: Buffer[] = [];
   const offsets: number[] = [];
   let offset = TABLE_START + OFFSET_DIGITS * (ids.length + 1) + 2;
+  const old = reuse.offsets;
+  // Where the run of entries copied so far starts among the old ones (-1: none).
+  let run = -1;
+  const endRun = (end: number) => {
+    if (run >= 0) pieces.push(reuse.bytes.subarray(old[run]!, old[end]! - 1));
+    run = -1;
+  };
   for (let from = 0; from < ids.length; from += slice) {
     for (let position = from; position < Math.min(from + slice, ids.length); position++) {
       const id = ids[position]!;
       const edges = reuse.changed.get(id);
-      const piece = !edges && position < reuse.count ? reuse.entry(position) : Buffer.from(entryText(id, codes(edges?.into ?? [], 'from'), codes(edges?.outOf ?? [], 'to')));
       offsets.push(offset);
+      if (!edges && position < reuse.count) {
+        if (run < 0) run = position;
+        // The entry and the comma or bracket after it.
+        offset += old[position + 1]! - old[position]!;
+        continue;
+      }
+      endRun(position);
+      const piece = Buffer.from(entryText(id, codes(edges?.into ?? [], 'from'), codes(edges?.outOf ?? [], 'to')));
       pieces.push(piece);
       offset += piece.length + 1;
     }
     yield;
   }
+  endRun(Math.min(ids.length, reuse.count));
   return sectionOf(offsets, offset, pieces);
 }
 
@@ -183,7 +201,7 @@ export class CheckpointEndpoints implements SavedEdges {
     return this.endpoints()?.of(id) ?? null;
   }
 
-  entries(): { count: number; entry(position: number): Buffer } | null {
+  entries(): { count: number; bytes: Buffer; offsets: ArrayLike<number> } | null {
     return this.endpoints()?.entries() ?? null;
   }
 
@@ -232,20 +250,21 @@ export class SavedEndpoints implements SavedEdges {
     return this.count;
   }
 
-  /** Every entry as stored, read at once (for a rewrite to copy), or null when the table is malformed. */
-  entries(): { count: number; entry(position: number): Buffer } | null {
+  /**
+   * Every entry as stored, read at once (for a rewrite to copy): the section's bytes and where each
+   * entry starts (and one more, where one after the last would), or null when the table is malformed.
+   */
+  entries(): { count: number; bytes: Buffer; offsets: ArrayLike<number> } | null {
     const bytes = this.read(0, this.size);
     const tableEnd = TABLE_START + OFFSET_DIGITS * (this.count + 1);
     if (bytes.length !== this.size || bytes.toString('latin1', 0, TABLE_START) !== '["' || bytes[tableEnd] !== 0x22) return null;
-    const table = bytes.toString('latin1', TABLE_START, tableEnd);
-    if (!/^[0-9a-f]*$/.test(table)) return null;
-    const offsetAt = (position: number) => parseInt(table.slice(OFFSET_DIGITS * position, OFFSET_DIGITS * (position + 1)), 16);
+    const offsets = new Float64Array(this.count + 1);
     for (let position = 0, previous = tableEnd; position <= this.count; position++) {
-      const offset = offsetAt(position);
+      const offset = hexAt(bytes, TABLE_START + OFFSET_DIGITS * position);
       if (offset <= previous || offset > this.size + 1) return null;
-      previous = offset;
+      offsets[position] = previous = offset;
     }
-    return { count: this.count, entry: (position) => bytes.subarray(offsetAt(position), offsetAt(position + 1) - 1) };
+    return { count: this.count, bytes, offsets };
   }
 
   private entry(id: NodeId, position: number): { into: Edge[]; outOf: Edge[] } | null {
@@ -266,6 +285,18 @@ export class SavedEndpoints implements SavedEdges {
     const outgoing = edgesOf(outOf, (code, other) => ({ from: id, to: other, type: code }));
     return incoming && outgoing ? { into: incoming, outOf: outgoing } : null;
   }
+}
+
+/** The offset written as OFFSET_DIGITS lowercase hex digits at `at`; -1 when one is not such a digit. */
+function hexAt(bytes: Buffer, at: number): number {
+  let value = 0;
+  for (let index = at; index < at + OFFSET_DIGITS; index++) {
+    const byte = bytes[index]!;
+    const digit = byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : byte >= 0x61 && byte <= 0x66 ? byte - 0x57 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
 }
 
 function edgesOf(list: unknown, edge: (type: EdgeType, other: NodeId) => Edge): Edge[] | null {

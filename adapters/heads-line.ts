@@ -106,13 +106,6 @@ export function* headsLine(sections: readonly (readonly [string, Buffer])[]): Ge
 const FIRST_PAGE_ENDS = [20, 100] as const;
 const BUCKET_PAGE = 200;
 
-/** The `line_crc32` section: each node line's CRC-32, 8 hex digits in the order of the ids, as one JSON string. */
-export function lineChecksumSection(crcs: readonly number[]): Buffer {
-  let digits = '';
-  for (const crc of crcs) digits += eightHexDigits(crc);
-  return Buffer.from(`"${digits}"`);
-}
-
 /** The CRC-32 each node line of a checkpoint was written with, by the node's position among the ids. */
 export interface LineChecksums {
   /** As read alone (8 bytes), unchecked: a line that differs from it is damage only if the section is `intact`. */

@@ -197,14 +197,25 @@ export class CheckpointNodes implements NodeMap {
    * (`entry` gives it). A rewrite copies tens of thousands of such lines: found by position, not
    * looked up one by one, and read in one piece, not a read each (issue 28).
    */
-  unreadLineAt(id: NodeId, position: number): { start: number; end: number; crc: number } | undefined {
+  unreadLineAt(id: NodeId, position: number): { start: number; end: number } | undefined {
     if (this.values.has(id) || this.removed.has(id)) return undefined;
     const { ids, ends } = this.listed();
     if (ids[position] !== id) return undefined;
-    const start = position === 0 ? 0 : ends[position - 1]! + 2;
-    const end = ends[position]!;
-    const crc = this.lineChecksums()?.checkedAt(position) ?? crc32(this.sectionBytes().subarray(start, end));
-    return { start, end, crc };
+    return { start: position === 0 ? 0 : ends[position - 1]! + 2, end: ends[position]! };
+  }
+
+  /** The CRC-32 a rewrite writes for the unread line at `position` (`unreadLineAt`): the one the file saved for it, or else its own. */
+  unreadLineChecksum(position: number, line: { start: number; end: number }): number {
+    return this.lineChecksums()?.checkedAt(position) ?? crc32(this.sectionBytes().subarray(line.start, line.end));
+  }
+
+  /**
+   * The `line_crc32` section as saved (`"<8 hex digits a line>"`), when it holds its own checksum
+   * and one per line of the file: a rewrite copies the digits of the lines it copies. Null otherwise.
+   */
+  savedLineChecksums(): Buffer | null {
+    const saved = this.lineChecksums()?.intact() ? this.savedSection('line_crc32') : null;
+    return saved && saved.length === 2 + 8 * this.fileIds().length ? saved : null;
   }
 
   /** The whole node section (from the first node line's key to the last one's newline), read once. */
