@@ -58,7 +58,8 @@ function readRange(fd: number, start: number, end: number): Buffer {
     if (got === 0) break;
     read += got;
   }
-  return buffer.subarray(0, read);
+  // Whole, as nearly every read is: a view of it would cost each read another Buffer made in Node's JavaScript.
+  return read === buffer.length ? buffer : buffer.subarray(0, read);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { NodeId } from '../domain/model.js';
 import { crc32, crc32OfWords } from './crc32.js';
+import { eightHexDigits } from './hex-digits.js';
 
 /**
  * The checkpoint's slot table (docs/storage.md): an open-addressing hash table that finds one
@@ -131,14 +132,11 @@ function writeHex(target: Buffer, at: number, value: number, digits: number): nu
   return at + digits;
 }
 
-/** A bucket's text between its quotes: lower-case hex digits, and nothing else. */
-const BUCKET_TEXT = new RegExp(`^[0-9a-f]{${BUCKET_CHARS}}$`);
-
 /**
- * The hex field of `digits` digits at `at` of a bucket's text (checked hex already). Parsed by
- * the engine, not digit by digit in a loop: a lookup parses some thirty fields a bucket, and such
- * a loop got hot enough in one command for V8 to compile it with TurboFan (about 1.2 ms of CPU on
- * a background thread, in an `accept` reading six nodes' slots).
+ * The hex field of `digits` digits at `at` of an entry's text (checked hex already). Parsed by
+ * the engine, not digit by digit in a loop: such a loop got hot enough in one command for V8 to
+ * compile it with TurboFan (about 1.2 ms of CPU on a background thread, in an `accept` reading six
+ * nodes' slots).
  */
 function hexField(text: string, at: number, digits: number): number {
   return parseInt(text.slice(at, at + digits), 16);
@@ -205,40 +203,41 @@ export class SlotTable {
 
   /**
    * Checks one bucket and adds its matching entries to `found`: whether it is full (the lookup goes
-   * on), or DAMAGED. Only the entries holding the id's fingerprint are parsed (about one lookup in
-   * ten finds one in a bucket it reads): the others are found by a search of the bucket's text, not
-   * field by field, so that a command looking up a hundred nodes (the nodes a ledger tail changed)
-   * runs a few native calls a bucket rather than some thirty parses, and V8 never finds this hot
-   * enough to compile with TurboFan (about 5-10 ms of CPU on a background thread).
+   * on), or DAMAGED. The bucket's CRC-32 is checked; then only the entries that hold the id's
+   * fingerprint, found by a search of the bucket's text, are read (their digits checked, their
+   * offset and position within the file), and whether it is full by its last entry's length. So a
+   * command looking up a hundred nodes (those a ledger tail changed) runs a few native calls a
+   * bucket: parsing every field of every entry (some thirty parses a bucket) and testing the
+   * bucket's 216 digits against a pattern cost about 30,000 instructions a bucket in V8's
+   * interpreter, and V8 then compiled the loop with TurboFan (5-10 ms of CPU). A hit is checked
+   * against the node's line by the caller, as before.
    */
   private scan(bytes: Buffer, at: number, bucket: number, fingerprint: string, found: SlotHit[]): boolean | typeof DAMAGED {
     const { buckets, node_bytes: nodeBytes, nodes } = this.layout;
     if (bytes[at] !== QUOTE || bytes[at + BUCKET_CHARS + 1] !== QUOTE) return DAMAGED;
     const text = bytes.toString('latin1', at + 1, at + 1 + BUCKET_CHARS);
-    if (!BUCKET_TEXT.test(text)) return DAMAGED;
-    const body = bytes.subarray(at + 1 + CRC_CHARS, at + 1 + BUCKET_CHARS);
-    if (hexField(text, 0, CRC_CHARS) !== crc32(body, bucketSeed(bucket, buckets, nodeBytes))) return DAMAGED;
-    const filled = filledSlots(text);
-    for (let hit = text.indexOf(fingerprint, CRC_CHARS); hit >= 0 && hit < CRC_CHARS + filled * ENTRY_CHARS; hit = text.indexOf(fingerprint, hit + 1)) {
+    const crc = crc32(bytes.subarray(at + 1 + CRC_CHARS, at + 1 + BUCKET_CHARS), bucketSeed(bucket, buckets, nodeBytes));
+    if (!text.startsWith(eightHexDigits(crc))) return DAMAGED;
+    for (let hit = text.indexOf(fingerprint, CRC_CHARS); hit >= 0; hit = text.indexOf(fingerprint, hit + 1)) {
       if ((hit - CRC_CHARS) % ENTRY_CHARS !== 0) continue;
-      const length = hexField(text, hit + 12, 8);
-      const offset = hexField(text, hit + 4, 8);
-      const position = hexField(text, hit + 20, 6);
+      const entry = text.slice(hit, hit + ENTRY_CHARS);
+      if (!ENTRY_TEXT.test(entry)) return DAMAGED;
+      const length = hexField(entry, 12, 8);
+      // An empty entry (all zeros: the fingerprint 0000) ends the bucket's entries.
+      if (length === 0) return false;
+      const offset = hexField(entry, 4, 8);
+      const position = hexField(entry, 20, 6);
       if (offset + length >= nodeBytes || position >= nodes) return DAMAGED;
       found.push({ offset, length, position });
     }
-    return filled === SLOTS_PER_BUCKET;
+    // Entries fill a bucket from its first: it is full when its last one is.
+    return !text.startsWith(NO_LENGTH, LAST_LENGTH_AT);
   }
 }
 
-/** An entry's length as written when the entry is empty: a node's entry is never empty. */
-const NO_LENGTH = '0'.repeat(8);
+/** An entry's text: lower-case hex digits, and nothing else. */
+const ENTRY_TEXT = new RegExp(`^[0-9a-f]{${ENTRY_CHARS}}$`);
 
-/**
- * How many of a bucket's entries (its checked text) come before the first empty one: an entry of
- * length zero (as written, all zeros) ends the bucket's entries, as it ends a lookup.
- */
-function filledSlots(text: string): number {
-  for (let slot = 0; slot < SLOTS_PER_BUCKET; slot++) if (text.startsWith(NO_LENGTH, CRC_CHARS + slot * ENTRY_CHARS + 12)) return slot;
-  return SLOTS_PER_BUCKET;
-}
+/** An entry's length as written when the entry is empty (a node's entry is never empty), and where the bucket's last entry has it. */
+const NO_LENGTH = '0'.repeat(8);
+const LAST_LENGTH_AT = CRC_CHARS + (SLOTS_PER_BUCKET - 1) * ENTRY_CHARS + 12;
