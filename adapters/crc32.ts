@@ -1,4 +1,4 @@
-import { wasmCrc32 } from './crc32-wasm.js';
+import { wasmChecks } from './crc32-wasm.js';
 import { onFirstUse } from './lazy-builtin.js';
 
 /**
@@ -40,7 +40,7 @@ let checkedHere = 0;
 /** zlib's crc32 (Node 20.15 and later; undefined before, where the plain loop goes on). */
 const nativeCrc32 = onFirstUse(() => (require('node:zlib') as { crc32?: (data: Uint8Array, value?: number) => number }).crc32);
 /** The module's, made on the first check (null without WebAssembly). */
-const compiledCrc32 = onFirstUse(wasmCrc32);
+const compiledChecks = onFirstUse(wasmChecks);
 
 /** The CRC-32 of `data`; `previous`, the CRC-32 of the bytes before it, continues that one. */
 export function crc32(data: Uint8Array, previous = 0): number {
@@ -51,8 +51,21 @@ export function crc32(data: Uint8Array, previous = 0): number {
     if (native) return native(data, previous);
   }
   checkedHere += data.length;
-  const compiled = compiledCrc32();
-  return compiled ? compiled(data, previous) : plainCrc32(data, previous);
+  const compiled = compiledChecks();
+  return compiled ? compiled.crc32(data, previous) : plainCrc32(data, previous);
+}
+
+/**
+ * The lengths of the change sets of the intact ledger records from the start of `data` (each
+ * checked as ledger-records.ts says, up to the first that is not intact), checked by the module in
+ * one call; null where there is no WebAssembly, for the caller to check them one by one.
+ */
+export function intactRecordLengths(data: Uint8Array): number[] | null {
+  // Past the megabyte a process checks itself, each record's CRC-32 goes to zlib, as crc32 does.
+  const compiled = checkedHere + data.length > NATIVE_AFTER ? null : compiledChecks();
+  if (!compiled) return null;
+  checkedHere += data.length;
+  return compiled.recordLengths(data);
 }
 
 /** The table-driven loop, a byte a step: where WebAssembly is not there. */

@@ -1,9 +1,10 @@
-import { crc32 } from './crc32.js';
+import { crc32, intactRecordLengths } from './crc32.js';
 import { eightHexDigits } from './hex-digits.js';
 import { applyChangeSet, type ChangeSet } from '../domain/change-set.js';
 import { DomainError } from '../domain/errors.js';
 import type { Graph, LogEntry, NodeId } from '../domain/model.js';
 import { isRememberedRequest } from '../domain/request-window.js';
+import { CRC_AT, CRC_DIGITS, LENGTH_AT, LENGTH_DIGITS, RECORD_PREFIX, RECORD_SUFFIX } from './record-prefix.js';
 import { invalidFile } from './storage-error.js';
 
 /**
@@ -12,12 +13,9 @@ import { invalidFile } from './storage-error.js';
  * prefix has a fixed width; `bytes` is the length of the change set's JSON and `crc32` its
  * checksum, so a record proves itself complete and intact whatever the bytes around it.
  */
-const PREFIX_TEMPLATE = Buffer.from('{"crc32":"00000000","bytes":"0000000000","change":');
+const PREFIX_TEMPLATE = Buffer.from(RECORD_PREFIX);
 const PREFIX_BYTES = PREFIX_TEMPLATE.length;
-/** Where the prefix's CRC-32 (8 lowercase hex digits) and length (10 decimal digits) are. */
-const CRC_AT = '{"crc32":"'.length;
-const LENGTH_AT = '{"crc32":"00000000","bytes":"'.length;
-const SUFFIX = Buffer.from('}\n');
+const SUFFIX = Buffer.from(RECORD_SUFFIX);
 const START = Buffer.from('{"crc32":"');
 
 export function encodeRecord(changes: ChangeSet): Buffer {
@@ -67,19 +65,24 @@ export interface LedgerRead {
  * builds wrote) is invalid like any other damage.
  */
 export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
+  const spans = intactRecordSpans(bytes);
   const records: ChangeSet[] = [];
-  let offset = 0;
-  while (offset < bytes.length) {
-    const record = recordAt(bytes, offset);
-    if (record === null) {
-      const next = nextValidRecord(bytes, offset + 1);
-      if (next !== null) throw damagedAt(file, base + offset, base + next);
-      return { records, end: offset };
-    }
-    records.push(asChangeSet(record.value, file, base + offset));
-    offset = record.end;
+  for (const span of spans) records.push(asChangeSet(parseJson(bytes, span.bodyStart, span.bodyEnd), file, base + span.start));
+  return { records, end: intactEnd(bytes, spans, file, base) };
+}
+
+/**
+ * Where the intact records `spans` end, the start of `bytes` being a record boundary: the end of
+ * `bytes`, or the start of an invalid record with no valid record after it (a torn write, which
+ * the caller ignores). An invalid record with a valid one after it is damage: STORAGE_ERROR.
+ */
+function intactEnd(bytes: Buffer, spans: readonly RecordSpan[], file: string, base: number): number {
+  const end = spans.length > 0 ? spans[spans.length - 1]!.end : 0;
+  if (end < bytes.length) {
+    const next = nextValidRecord(bytes, end + 1);
+    if (next !== null) throw damagedAt(file, base + end, base + next);
   }
-  return { records, end: offset };
+  return end;
 }
 
 /**
@@ -94,25 +97,18 @@ export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
  */
 export function entriesNaming(bytes: Buffer, file: string, id: NodeId, base = 0): { entries: LogEntry[]; end: number } {
   const needle = Buffer.from(id);
+  const spans = intactRecordSpans(bytes);
   const entries: LogEntry[] = [];
-  let offset = 0;
-  while (offset < bytes.length) {
-    const record = recordAt(bytes, offset, false);
-    if (record === null) {
-      const next = nextValidRecord(bytes, offset + 1);
-      if (next !== null) throw damagedAt(file, base + offset, base + next);
-      return { entries, end: offset };
-    }
-    const body = bytes.subarray(record.bodyStart, record.end - SUFFIX.length);
+  for (const span of spans) {
+    const body = bytes.subarray(span.bodyStart, span.bodyEnd);
     const hit = body.indexOf(needle);
     const escaped = holdsEscapedPrintable(body);
     if (hit >= 0 || escaped) {
       const found = escaped ? null : entriesAt(body, needle, hit);
-      for (const entry of found ?? asChangeSet(parseJson(body), file, base + offset).log) entries.push(entry);
+      for (const entry of found ?? asChangeSet(parseJson(body), file, base + span.start).log) entries.push(entry);
     }
-    offset = record.end;
   }
-  return { entries, end: offset };
+  return { entries, end: intactEnd(bytes, spans, file, base) };
 }
 
 /** An escape of an ASCII character (`\u0054` for `T`): a byte search for an id would miss it. */
@@ -191,15 +187,29 @@ export interface RecordSpan {
 
 /**
  * The intact records from the start of `bytes` (each checksum checked, none parsed), up to the first
- * that is not (a torn append, or damage that every reader of the whole ledger reports).
+ * that is not (a torn append, or damage that every reader of the whole ledger reports). Checked by
+ * the CRC-32 module in one call, whose lengths say where each record is; one by one here without
+ * WebAssembly, or for bytes a process checks with zlib (crc32.ts). Checked one by one in
+ * JavaScript, the prefix's fixed bytes alone were a loop of 50 steps a record, which V8 compiled
+ * with TurboFan past some 60 records (issue 28).
  */
 export function intactRecordSpans(bytes: Buffer): RecordSpan[] {
+  const lengths = intactRecordLengths(bytes);
   const spans: RecordSpan[] = [];
-  for (let at = 0; at < bytes.length; ) {
-    const record = recordAt(bytes, at, false);
-    if (record === null) break;
-    spans.push({ start: at, bodyStart: record.bodyStart, bodyEnd: record.end - SUFFIX.length, end: record.end });
-    at = record.end;
+  if (lengths === null) {
+    for (let at = 0; at < bytes.length; ) {
+      const record = recordAt(bytes, at, false);
+      if (record === null) break;
+      spans.push({ start: at, bodyStart: record.bodyStart, bodyEnd: record.end - SUFFIX.length, end: record.end });
+      at = record.end;
+    }
+    return spans;
+  }
+  let at = 0;
+  for (const length of lengths) {
+    const bodyStart = at + PREFIX_BYTES;
+    spans.push({ start: at, bodyStart, bodyEnd: bodyStart + length, end: bodyStart + length + SUFFIX.length });
+    at = bodyStart + length + SUFFIX.length;
   }
   return spans;
 }
@@ -277,8 +287,8 @@ export function replayChangeSets(graph: Graph, records: Iterable<ChangeSet>, whe
 /** The record starting at `offset` and where it ends (its body parsed, with `parse`), or null when none is complete and intact there. */
 function recordAt(bytes: Buffer, offset: number, parse = true): { value: unknown; end: number; bodyStart: number } | null {
   if (!holdsPrefixText(bytes, offset)) return null;
-  const checksum = prefixNumber(bytes, offset + CRC_AT, 8, 16);
-  const length = prefixNumber(bytes, offset + LENGTH_AT, 10, 10);
+  const checksum = prefixNumber(bytes, offset + CRC_AT, CRC_DIGITS, 16);
+  const length = prefixNumber(bytes, offset + LENGTH_AT, LENGTH_DIGITS, 10);
   if (checksum === null || length === null) return null;
   const bodyStart = offset + PREFIX_BYTES;
   const bodyEnd = bodyStart + length;
@@ -297,7 +307,7 @@ function recordAt(bytes: Buffer, offset: number, parse = true): { value: unknown
 function holdsPrefixText(bytes: Buffer, offset: number): boolean {
   if (offset + PREFIX_BYTES > bytes.length) return false;
   for (let at = 0; at < PREFIX_BYTES; at++) {
-    const inNumber = (at >= CRC_AT && at < CRC_AT + 8) || (at >= LENGTH_AT && at < LENGTH_AT + 10);
+    const inNumber = (at >= CRC_AT && at < CRC_AT + CRC_DIGITS) || (at >= LENGTH_AT && at < LENGTH_AT + LENGTH_DIGITS);
     if (!inNumber && bytes[offset + at] !== PREFIX_TEMPLATE[at]) return false;
   }
   return true;
@@ -336,9 +346,10 @@ function nextValidRecord(bytes: Buffer, from: number): number | null {
   return null;
 }
 
-function parseJson(bytes: Buffer): unknown {
+/** The JSON value of `bytes` (from `start` to `end`: decoded without a view of them made first), or undefined when they hold none. */
+function parseJson(bytes: Buffer, start = 0, end = bytes.length): unknown {
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    return JSON.parse(bytes.toString('utf8', start, end));
   } catch {
     return undefined;
   }

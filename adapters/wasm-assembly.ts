@@ -11,6 +11,7 @@ export const WASM_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 
 // Types.
 export const I32 = 0x7f;
+export const I64 = 0x7e;
 export const V128 = 0x7b;
 export const FUNC = 0x60;
 export const VOID = 0x40;
@@ -18,8 +19,12 @@ export const VOID = 0x40;
 // Control and locals.
 export const BLOCK = 0x02;
 export const LOOP = 0x03;
+export const IF = 0x04;
+export const ELSE = 0x05;
 export const END = 0x0b;
+export const BR = 0x0c;
 export const BR_IF = 0x0d;
+export const CALL = 0x10;
 export const LOCAL_GET = 0x20;
 export const LOCAL_SET = 0x21;
 export const LOCAL_TEE = 0x22;
@@ -27,16 +32,28 @@ export const LOCAL_TEE = 0x22;
 // 32-bit integers.
 export const I32_LOAD = 0x28;
 export const I32_LOAD8_U = 0x2d;
+export const I32_LOAD16_U = 0x2f;
 export const I32_STORE = 0x36;
 export const I32_CONST = 0x41;
+export const I32_NE = 0x47;
 export const I32_LT_U = 0x49;
+export const I32_GT_U = 0x4b;
 export const I32_GE_U = 0x4f;
 export const I32_ADD = 0x6a;
 export const I32_SUB = 0x6b;
 export const I32_AND = 0x71;
+export const I32_OR = 0x72;
 export const I32_XOR = 0x73;
 export const I32_SHL = 0x74;
 export const I32_SHR_U = 0x76;
+export const I32_WRAP_I64 = 0xa7;
+
+// 64-bit integers (a ledger record's length: ten decimal digits).
+export const I64_CONST = 0x42;
+export const I64_GT_U = 0x56;
+export const I64_ADD = 0x7c;
+export const I64_MUL = 0x7e;
+export const I64_EXTEND_I32_U = 0xad;
 
 /** The prefix of every SIMD instruction; each opcode after it is an unsigned LEB128 (simd() below). */
 const SIMD = 0xfd;

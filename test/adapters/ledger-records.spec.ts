@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
+import { crc32 as zlibCrc32 } from 'node:zlib';
 import { crc32 } from '../../adapters/crc32.js';
+import { wasmChecks } from '../../adapters/crc32-wasm.js';
 import { encodeRecord, entriesNaming, readRecords } from '../../adapters/ledger-records.js';
 import { historyOf } from '../../domain/history.js';
 import type { LogEntry } from '../../domain/model.js';
@@ -90,6 +92,83 @@ describe('ledger records', () => {
   it('refuses an intact change set whose notes are not a list of appended notes as malformed', () => {
     const error = failureOf(ledgerOf(encodeRecord(change(1)), encodeRecord({ ...change(2), notes: 'none' } as unknown as ChangeSet)));
     expect([error.code, error.details.cause]).to.deep.equal(['STORAGE_ERROR', 'EINVALID']);
+  });
+
+  describe('checked in one call by the CRC-32 module', () => {
+    /** Where the intact record at `at` ends, read as docs/storage.md says, with no code of the reader's: null when there is none. */
+    const intactAt = (bytes: Buffer, at: number): number | null => {
+      const prefix = /^\{"crc32":"([0-9a-f]{8})","bytes":"([0-9]{10})","change":/.exec(bytes.toString('latin1', at, at + 50));
+      if (!prefix) return null;
+      const end = at + 50 + Number(prefix[2]);
+      if (end + 2 > bytes.length || bytes.toString('latin1', end, end + 2) !== '}\n') return null;
+      return zlibCrc32(bytes.subarray(at + 50, end)) === parseInt(prefix[1]!, 16) ? end + 2 : null;
+    };
+    /** The change sets of the intact records from the start, where they end, and the first intact record after that end, if any (damage). */
+    const reference = (bytes: Buffer) => {
+      const bodies: string[] = [];
+      let at = 0;
+      for (let next = intactAt(bytes, 0); at < bytes.length && next !== null; next = intactAt(bytes, at)) {
+        bodies.push(bytes.toString('utf8', at + 50, next - 2));
+        at = next;
+      }
+      let nextValid: number | null = null;
+      for (let later = at + 1; at < bytes.length && later < bytes.length && nextValid === null; later++) if (intactAt(bytes, later) !== null) nextValid = later;
+      return { bodies, end: at, nextValid };
+    };
+    /** A ledger of a few records of several sizes (notes with characters of 2 to 4 UTF-8 bytes among them), then 0 to 2 changes of its bytes. */
+    const damagedLedger = (seed: number) => {
+      let state = seed;
+      const random = (below: number) => {
+        state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+        return Math.floor((state / 2 ** 31) * below);
+      };
+      const records = Array.from({ length: 1 + random(12) }, (_, at) => {
+        const note = 'note é ✓ 🙂 '.repeat(random(40));
+        return encodeRecord({ ...change(at + 1), log: [{ revision: at + 1, at: 'x', by: 'b', op: 'add-note', node: `T-${at}`, note }] });
+      });
+      let bytes = Buffer.concat(records);
+      for (let changes = random(3); changes > 0; changes--) {
+        const kind = random(4);
+        const at = random(bytes.length);
+        if (kind === 0) bytes[at] = random(256);
+        else if (kind === 1) bytes = bytes.subarray(0, at);
+        else if (kind === 2) bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from('junk\n{"crc32":"'.slice(0, 1 + random(16))), bytes.subarray(at)]);
+        else {
+          // A byte of a record's prefix or of its closing `}\n`: what the module checks beside the checksum.
+          const start = records.slice(0, random(records.length)).reduce((sum, record) => sum + record.length, 0);
+          const record = records[records.findIndex((_, index) => records.slice(0, index).reduce((sum, earlier) => sum + earlier.length, 0) === start)] ?? records[0]!;
+          const where = random(2) === 0 ? start + random(50) : start + record.length - 1 - random(2);
+          if (where < bytes.length) bytes[where] = '0123456789abcdefABCDEF"{}:,\n '.charCodeAt(random(30));
+        }
+      }
+      return bytes;
+    };
+
+    it('finds the records a reading of the format by hand finds, on ledgers damaged at random, in the module and in readRecords', () => {
+      for (let seed = 1; seed <= 400; seed++) {
+        const bytes = damagedLedger(seed);
+        const expected = reference(bytes);
+        const lengths = wasmChecks()!.recordLengths(bytes);
+        expect(lengths, `seed ${seed}`).to.deep.equal(expected.bodies.map((body) => Buffer.byteLength(body)));
+        let read: unknown;
+        try {
+          read = readRecords(bytes, 'ledger.1.jsonl', 100);
+        } catch (error) {
+          read = (error as { details: Record<string, unknown> }).details;
+        }
+        if (expected.nextValid === null) expect(read, `seed ${seed}`).to.deep.equal({ records: expected.bodies.map((body) => JSON.parse(body)), end: expected.end });
+        else expect(read, `seed ${seed}`).to.deep.include({ cause: 'EINVALID', offset: 100 + expected.end, next_valid_offset: 100 + expected.nextValid });
+      }
+    });
+
+    it('reads a change set of no bytes as intact when its checksum is that of no bytes, and a record cut in its prefix as torn', () => {
+      const empty = Buffer.from(`{"crc32":"00000000","bytes":"0000000000","change":}\n`);
+      expect(wasmChecks()!.recordLengths(Buffer.concat([empty, encodeRecord(change(1))]))).to.deep.equal([0, encodeRecord(change(1)).length - 52]);
+      expect(wasmChecks()!.recordLengths(encodeRecord(change(1)).subarray(0, 49))).to.deep.equal([]);
+      // Ten digits past 2^32 wrap to a length that fits in a 32-bit sum: still not intact.
+      const wrapped = Buffer.from(`{"crc32":"00000000","bytes":"4294967296","change":}\n`);
+      expect(wasmChecks()!.recordLengths(wrapped)).to.deep.equal([]);
+    });
   });
 
   describe('the entries that name a node (history)', () => {

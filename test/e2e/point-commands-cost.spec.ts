@@ -118,6 +118,24 @@ describe('what a point command costs beyond its answer', function () {
     };
   };
 
+  it('replays a ledger tail of a hundred records, as the bench leaves between checkpoints, without compiling a hot loop on the way', async () => {
+    const { writeProject } = await import(GENERATOR);
+    const fixture = await writeProject(path.join(sandbox.root, 'hundred'), 'hundred', { size: 2_000, logEntries: 2_000, poolSize: 3 });
+    // A hundred notes in one process (a command each would take seconds): about 38 KB of records, under the 67 KB that call for a checkpoint here.
+    const notes = `const program = require(${JSON.stringify(path.resolve(__dirname, '../../../dist/taskdag-cli.js'))});
+      (async () => { for (let at = 0; at < 100; at++) await program.run(['add-note', ${JSON.stringify(fixture.sample.task)}, 'note ' + at, '--as', 'probe']); })();`;
+    expect(spawnSync(process.execPath, ['-e', notes], { cwd: fixture.checkout, env: { PATH: process.env.PATH, ...fixture.env }, timeout: 30_000 }).status).to.equal(0);
+    const position = JSON.parse(/"ledger":(\{"file":"[^"]+","bytes":\d+\})/.exec(readFileSync(path.join(fixture.stateDir, 'tasks.json'), 'latin1').slice(0, 65_536))![1]!) as { file: string; bytes: number };
+    const tail = readFileSync(path.join(fixture.stateDir, position.file)).subarray(position.bytes);
+    expect(tail.toString('latin1').split('\n').length - 1, 'records past the checkpoint').to.equal(100);
+    // Each record's prefix was checked a byte at a time in JavaScript: a loop of 50 steps a record, which V8 optimized past some 60 records.
+    for (const args of [['show', fixture.sample.task], ['add-note', fixture.sample.task, 'one more', '--as', 'probe']]) {
+      const ran = runIn(fixture, args, ['--trace-opt']);
+      const optimized = ran.stdout.split('\n').filter((line) => line.startsWith('[') && line.includes('TURBOFAN'));
+      expect({ status: ran.status, optimized }, args.join(' ')).to.deep.equal({ status: 0, optimized: [] });
+    }
+  });
+
   it('makes no directory for a project that has its state (a mkdir and a stat each command before)', async () => {
     const directoriesMade = probedRun('directories.js', [
       "const fs = require('node:fs'); const mkdir = fs.mkdirSync; let made = 0; fs.mkdirSync = function (...args) { made++; return mkdir.apply(this, args); }; process.on('exit', () => fs.writeSync(2, JSON.stringify({ made })));",
