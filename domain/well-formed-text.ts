@@ -46,3 +46,59 @@ export function illFormedTextIn(value: unknown, root = ''): IllFormedText | null
   }
   return null;
 }
+
+/**
+ * A text an answer shows with U+FFFD in place of each half of a surrogate pair it held: where it
+ * is (`nodes.T-1.title`; with `key`, the last step of the path is the key that held it, as
+ * shown), and each half by its place in the text (UTF-16 code units from 0) and its code unit
+ * (`D83D`), so that what was stored can still be told exactly.
+ */
+export interface ReplacedText {
+  path: string;
+  key?: true;
+  halves: { at: number; code_unit: string }[];
+}
+
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+/**
+ * `value` (JSON data) with every half of a surrogate pair in its strings and keys, at any depth,
+ * shown as U+FFFD, and every text that held one, in the order met; `value` itself, untouched,
+ * when none does. For answers written from a state an earlier build stored such text in
+ * (docs/decisions.md): no UTF-8 JSON can carry the half itself.
+ */
+export function withWellFormedText(value: unknown): { value: unknown; replaced: ReplacedText[] } {
+  const replaced: ReplacedText[] = [];
+  const copy = (item: unknown, path: string): unknown => {
+    if (typeof item === 'string') {
+      if (isWellFormedText(item)) return item;
+      const shown = shownWellFormed(item);
+      replaced.push({ path, halves: shown.halves });
+      return shown.text;
+    }
+    if (Array.isArray(item)) return item.map((element, index) => copy(element, `${path}[${index}]`));
+    if (typeof item !== 'object' || item === null) return item;
+    const entries = Object.entries(item).map(([key, child]): [string, unknown] => {
+      if (isWellFormedText(key)) return [key, copy(child, pathTo(path, key))];
+      const shown = shownWellFormed(key);
+      replaced.push({ path: pathTo(path, shown.text), key: true, halves: shown.halves });
+      return [shown.text, copy(child, pathTo(path, shown.text))];
+    });
+    return Object.fromEntries(entries);
+  };
+  const copied = copy(value, '');
+  return { value: replaced.length === 0 ? value : copied, replaced };
+}
+
+function shownWellFormed(text: string): { text: string; halves: ReplacedText['halves'] } {
+  const halves: ReplacedText['halves'] = [];
+  const shown = text.replace(LONE_SURROGATES, (half: string, at: number) => {
+    halves.push({ at, code_unit: half.charCodeAt(0).toString(16).toUpperCase() });
+    return '\uFFFD';
+  });
+  return { text: shown, halves };
+}
+
+function pathTo(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}

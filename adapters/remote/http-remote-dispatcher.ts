@@ -198,7 +198,10 @@ export class HttpRemoteDispatcher implements RemoteServer {
     if (status >= 200 && status < 300) return json;
     const error = (json as { ok?: unknown; error?: { code?: unknown; message?: unknown; details?: unknown } }).error;
     if ((json as { ok?: unknown }).ok === false && error && ERROR_CODES.includes(error.code as ErrorCode) && typeof error.message === 'string') {
-      throw new DomainError(error.code as ErrorCode, error.message, isObject(error.details) ? error.details : {});
+      const failure = new DomainError(error.code as ErrorCode, error.message, isObject(error.details) ? error.details : {});
+      // Its warnings (text the server showed as U+FFFD) are printed with it, as a local failure's are.
+      const { warnings } = json as { warnings?: unknown };
+      throw Array.isArray(warnings) ? Object.assign(failure, { warnings }) : failure;
     }
     throw failed(`The server answered ${route} with HTTP ${status} and no taskdag error`, { cause: 'EBADRESPONSE', status });
   }

@@ -4,6 +4,7 @@ import type { AuthService } from '../../application/server/auth-service.js';
 import { loginRoutes, requireBearer, sessionRoutes } from './auth-routes.js';
 import { canonicalPaths, isApiPath } from './canonical-path.js';
 import { errorEnvelope } from './error-envelope.js';
+import { wellFormedAnswers } from './well-formed-answers.js';
 import type { PathRedactor } from './path-redactor.js';
 import { requireProtocolVersion } from './protocol-version.js';
 import type { ShutdownHooks } from './shutdown-hooks.js';
@@ -31,7 +32,8 @@ export interface HttpAppOptions extends RouteContext {
 }
 
 /**
- * The server's koa app: one error middleware first (every failure is the CLI's envelope), the
+ * The server's koa app: every JSON answer well-formed (well-formed-answers.ts), then one error
+ * middleware (every failure is the CLI's envelope), the
  * refusal of any other spelling of an API path, the protocol check on /v1, the login route, then every authenticated route behind the bearer check;
  * without `auth` (the local board), the routes with neither.
  */
@@ -39,6 +41,7 @@ export function buildHttpApp(options: HttpAppOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
+  app.use(wellFormedAnswers);
   app.use(errorEnvelope(options.redactor, options.log));
   if (options.admit) app.use(options.admit);
   // From here on, an API path has one spelling, so every rule below reads the same path.

@@ -16,6 +16,7 @@ import { stateProblem } from '../../domain/state-shape.js';
 import { illFormedTextMessage, isWellFormedText } from '../../domain/well-formed-text.js';
 import { transferredState } from '../../domain/transfer.js';
 import { readJsonBody, strayKeyError } from './request-body.js';
+import { carryAsIs } from './well-formed-answers.js';
 import { noteCheckout, type CheckoutNotes } from './checkout-header.js';
 import type { RevisionEvent } from './sse-hub.js';
 
@@ -55,6 +56,8 @@ export function transferRoutes(options: TransferRoutesOptions): Router {
     const store = await existing(options, ctx, ctx.params.project);
     const current = await store.inspect();
     if (current.kind !== 'valid') throw current.kind === 'absent' ? projectNotFound(store.projectId) : current.error;
+    // A pull carries the state as it is stored, text an earlier build took included (docs/decisions.md).
+    carryAsIs(ctx);
     ctx.body = { project_id: store.projectId, state: current.state, plugins: withoutModules(current.plugins ?? {}) };
   });
 

@@ -1,5 +1,6 @@
 import type { Argument } from '../args.js';
 import type { Declaration } from '../operation.js';
+import { withWarningsField } from '../remote/warnings.js';
 import { errorEnvelopeSchema } from './results.js';
 import type { JsonSchema } from './schema.js';
 
@@ -29,7 +30,7 @@ export function argumentsSchema(operation: Declaration): JsonSchema {
 
 /** The JSON Schema of an operation's result: the one JSON value it prints on success. */
 export function outputSchema(operation: Declaration): JsonSchema {
-  return { $schema: DIALECT, $id: `taskdag:${operation.name}.output`, title: `${operation.name} result`, description: operation.summary, ...operation.result };
+  return { $schema: DIALECT, $id: `taskdag:${operation.name}.output`, title: `${operation.name} result`, description: operation.summary, ...withWarningsField(operation.result) };
 }
 
 /** The failure envelope every operation prints or answers. */

@@ -5,6 +5,7 @@ import { boardSnapshotSchema } from '../board/snapshot.js';
 import type { Declaration, Operation } from '../operation.js';
 import { servedRemotely } from '../remote-offer.js';
 import { argumentsSchema } from './json-schemas.js';
+import { withWarningsField } from '../remote/warnings.js';
 import { errorEnvelopeSchema, loginAnswerSchema, pluginTableSchema, stateSchema, transferAnswerSchema, transferStateSchema } from './results.js';
 import { array, boolean, integer, nullable, object, optional, string, type JsonSchema } from './schema.js';
 
@@ -14,6 +15,8 @@ const REQUEST_ID = { $ref: '#/components/parameters/IdempotencyKey' };
 const PROJECT = { name: 'project', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' } };
 
 const json = (schema: JsonSchema, description: string) => ({ description, content: { 'application/json': { schema } } });
+/** An answer written from a project's stored text, which may carry the warning that some of it is shown as U+FFFD. */
+const answer = (schema: JsonSchema, description: string) => json(withWarningsField(schema), description);
 const failures = {
   default: json(ERROR, 'The failure envelope; the status follows the error code (docs/http-api.md)'),
 };
@@ -40,13 +43,13 @@ function operationPath(operation: Declaration) {
           },
         },
       },
-      responses: { '200': json(operation.result, 'What the command prints'), ...failures },
+      responses: { '200': answer(operation.result, 'What the command prints'), ...failures },
     },
   };
 }
 
 const read = (summary: string, schema: JsonSchema, extra: object = {}) => ({
-  get: { summary, tags: ['board'], parameters: [PROTOCOL, PROJECT], responses: { '200': json(schema, summary), ...failures }, ...extra },
+  get: { summary, tags: ['board'], parameters: [PROTOCOL, PROJECT], responses: { '200': answer(schema, summary), ...failures }, ...extra },
 });
 
 /**
@@ -92,14 +95,14 @@ export function openApiDocument(operations: readonly Operation[], version: strin
         responses: { '200': json(object({ subscribers: integer(), active_resources: integer(), uptime_ms: integer() }), 'Now'), ...failures },
       },
     },
-    '/v1/projects': { get: { summary: 'The project catalog', tags: ['board'], parameters: [PROTOCOL], responses: { '200': json(catalogSchema, 'Every project'), ...failures } } },
+    '/v1/projects': { get: { summary: 'The project catalog', tags: ['board'], parameters: [PROTOCOL], responses: { '200': answer(catalogSchema, 'Every project'), ...failures } } },
     '/v1/projects/{project}/ui/snapshot': read('Everything the board draws, revalidated with ETag', boardSnapshotSchema, {}),
     '/v1/projects/{project}/ui/nodes/{nodeId}': {
       get: {
         summary: 'One node as the detail view shows it',
         tags: ['board'],
         parameters: [PROTOCOL, PROJECT, { name: 'nodeId', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { '200': json(nodeDetailSchema, 'The node'), ...failures },
+        responses: { '200': answer(nodeDetailSchema, 'The node'), ...failures },
       },
     },
     '/v1/projects/{project}/ui/activity': {
@@ -112,7 +115,7 @@ export function openApiDocument(operations: readonly Operation[], version: strin
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } },
           { name: 'before', in: 'query', schema: { type: 'integer', minimum: 1 } },
         ],
-        responses: { '200': json(activitySchema, 'A page'), ...failures },
+        responses: { '200': answer(activitySchema, 'A page'), ...failures },
       },
     },
     '/v1/projects/{project}/transfer': {

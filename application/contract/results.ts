@@ -1,6 +1,7 @@
 import { ACTIONS } from '../../domain/permissions.js';
 import { EDGE_TYPES, GATE_STATUSES, KNOWLEDGE_STATUSES, TASK_STATUSES } from '../../domain/model.js';
 import { SEARCH_FIELDS } from '../../domain/search.js';
+import { warningsField } from '../remote/warnings.js';
 import { anyJson, anyOf, array, boolean, integer, lazily, literal, nullable, object, oneOf, optional, record, string } from './schema.js';
 
 /**
@@ -223,6 +224,7 @@ export const searchMatchSchema = lazily(() => object({
 export const errorEnvelopeSchema = lazily(() => object({
   ok: literal(false),
   error: object({ code: string('Stable machine code (spec 7, docs/errors.md)'), message: string('For people; never parse it'), details: record(anyJson()) }),
+  warnings: warningsField(),
 }));
 
 /** One installed policy plugin (docs/plugins.md). */

@@ -1,3 +1,4 @@
+import { wellFormedAnswerText } from '../../application/contract/well-formed-answer.js';
 import { JsonText } from '../../domain/json-text.js';
 import { errorEnvelope, exitCodeOf } from '../envelope.js';
 import type { GlobalFlags } from './context.js';
@@ -12,12 +13,18 @@ export interface AnswerOutput {
  * How a command line answers on `stdout`: one JSON value (indented on a terminal), without its
  * warnings under `--no-warnings`; a failure as its envelope, giving the exit status. An answer
  * given as JsonText (the command line asks for it: `printed`) is printed as its text, the same
- * bytes `JSON.stringify` writes of its value; indented on a terminal from its value.
+ * bytes `JSON.stringify` writes of its value; indented on a terminal from its value. Stored text
+ * holding half of a surrogate pair is shown as U+FFFD, with a warning (wellFormedAnswerText).
  */
 export function answerOn(stdout: AnswerOutput, globals: GlobalFlags): { emit(value: unknown): void; fail(error: unknown): number } {
-  const write = (value: unknown) => stdout.write((value instanceof JsonText && !stdout.isTTY ? value.text : JSON.stringify(value, null, stdout.isTTY ? 2 : undefined)) + '\n');
+  const space = stdout.isTTY ? 2 : undefined;
+  const write = (value: unknown) => {
+    const shown = globals.noWarnings ? withoutWarnings(value) : value;
+    const text = shown instanceof JsonText && space === undefined ? shown.text : JSON.stringify(shown, null, space);
+    stdout.write(wellFormedAnswerText(text, { warn: !globals.noWarnings, space }) + '\n');
+  };
   return {
-    emit: (value) => write(globals.noWarnings ? withoutWarnings(value) : value),
+    emit: write,
     fail: (error) => {
       const envelope = errorEnvelope(error);
       write(envelope);

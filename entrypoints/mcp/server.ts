@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { agentGuide } from '../../application/agent-guide.js';
 import { checkMcpBatch, inToolTerms, mcpTools } from '../../application/contract/mcp-tools.js';
+import { wellFormedAnswerText } from '../../application/contract/well-formed-answer.js';
 import { OPERATIONS } from '../../application/operations/index.js';
 import { OperationRegistry } from '../../application/registry.js';
 import type { AgentName } from '../../domain/model.js';
@@ -108,7 +109,7 @@ export async function serveMcp(options: McpOptions): Promise<number> {
 
 /** The one JSON value a command would print, as the text of a tool result; a failure is its envelope. */
 function textResult(value: unknown, isError: boolean): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], ...(isError ? { isError: true } : {}) };
+  return { content: [{ type: 'text', text: wellFormedAnswerText(JSON.stringify(value), { warn: true }) }], ...(isError ? { isError: true } : {}) };
 }
 
 /**

@@ -5,10 +5,11 @@ import { illFormedTextMessage } from '../../domain/well-formed-text.js';
 import { openProject } from '../../entrypoints/library/index.js';
 import { startApiServer } from '../support/api-server.js';
 import { BINARY, Sandbox } from '../support/cli.js';
-import { projectDir } from '../support/durability.js';
+import { projectDir, treeDigest } from '../support/durability.js';
 import { request } from '../support/server-process.js';
 import { expectFailuresLeaveStateUntouched } from '../support/failures.js';
-import { callFails, callOk, exchangeLinesThenClose, startMcp } from '../support/mcp.js';
+import { seedSession } from '../support/linked-server.js';
+import { answerOf, callFails, callOk, exchangeLinesThenClose, startMcp } from '../support/mcp.js';
 import { strictJsonRefusal } from '../support/strict-json.js';
 
 /** A project the build before this check wrote (commit 256ba74): a title, a meta key, a note and an agent each holding half of a surrogate pair. */
@@ -26,6 +27,28 @@ function expectReadableByJq(dir: string): void {
   const files = readdirSync(dir).filter((name) => /\.jsonl?$/.test(name) && statSync(path.join(dir, name)).isFile());
   expect(files).to.include('tasks.json');
   for (const name of files) expect(unreadableByJq(path.join(dir, name)), name).to.equal(null);
+}
+
+/** What an answer shows for half of a surrogate pair (docs/decisions.md). */
+const SHOWN = '\ufffd';
+
+/** A sandbox holding the project WRITTEN_BEFORE, its checkout and its storage root. */
+function sandboxWrittenBefore(): Sandbox {
+  const sandbox = new Sandbox();
+  mkdirSync(path.join(sandbox.home, '.taskdag'), { recursive: true });
+  cpSync(path.join(WRITTEN_BEFORE, 'projects'), path.join(sandbox.home, '.taskdag', 'projects'), { recursive: true });
+  cpSync(path.join(WRITTEN_BEFORE, 'checkout'), sandbox.checkout, { recursive: true });
+  return sandbox;
+}
+
+/** The digests of the state's own files (the checkpoint and the ledger); reads may add indexes beside them. */
+function storedFiles(sandbox: Sandbox): Record<string, string> {
+  return Object.fromEntries(Object.entries(treeDigest(projectDir(sandbox))).filter(([name]) => /^(tasks\.json|ledger\.\d+\.jsonl)$/.test(name)));
+}
+
+/** Where an answer's ill-formed-text warning says it showed U+FFFD. */
+function pathsWarnedOf(answer: { warnings?: { kind: string; texts?: { path: string }[] }[] }): string[] {
+  return (answer.warnings ?? []).filter((warning) => warning.kind === 'ill-formed-text').flatMap((warning) => warning.texts!.map((text) => text.path));
 }
 
 const LONE = '\ud800';
@@ -180,25 +203,98 @@ describe('text holding half of a surrogate pair', function () {
     }
   });
 
-  it('a project an earlier build wrote with such text still opens, reads, changes and exports', async () => {
-    const sandbox = new Sandbox();
+  it('a project an earlier build wrote with such text still opens, reads and changes: every answer is JSON jq reads, each half shown as U+FFFD and said in warnings, and nothing stored changes', async () => {
+    const sandbox = sandboxWrittenBefore();
     try {
-      mkdirSync(path.join(sandbox.home, '.taskdag'), { recursive: true });
-      cpSync(path.join(WRITTEN_BEFORE, 'projects'), path.join(sandbox.home, '.taskdag', 'projects'), { recursive: true });
-      cpSync(path.join(WRITTEN_BEFORE, 'checkout'), sandbox.checkout, { recursive: true });
-      const shown = await sandbox.ok(['show', 'T-1']);
-      expect(shown.node.title).to.equal('half \ud83d of a pair');
-      expect(shown.node.meta).to.deep.equal({ 'k\udc00': 'v' });
-      expect(shown.node.notes.map((note: { text: string }) => note.text)).to.deep.equal(['note \ud800']);
-      expect((await sandbox.ok(['show', 'T-2'])).node.claim.by).to.equal('bob\udfff');
-      expect((await sandbox.ok(['history', 'T-2'])).entries.map((entry: { by: string }) => entry.by)).to.deep.equal(['alice', 'bob\udfff']);
-      // The way out: rewrite the field with well-formed text.
-      expect((await sandbox.ok(['update', 'T-1', '--title', 'half of a pair', '--as', 'alice'])).node.title).to.equal('half of a pair');
-      const state = await sandbox.ok(['state']);
-      expect(Object.keys(state.nodes)).to.deep.equal(['T-1', 'T-2']);
-      expect(state.nodes['T-1'].meta).to.deep.equal({ 'k\udc00': 'v' });
+      const stored = storedFiles(sandbox);
+      const answer = async (args: string[], code = 0) => {
+        const result = await sandbox.run(args);
+        expect(result.code, args.join(' ')).to.equal(code);
+        expect(strictJsonRefusal(result.stdout), args.join(' ')).to.equal(null);
+        return result.json;
+      };
+      const shown = await answer(['show', 'T-1']);
+      expect([shown.node.title, shown.node.meta, shown.node.notes.map((note: { text: string }) => note.text)]).to.deep.equal([`half ${SHOWN} of a pair`, { [`k${SHOWN}`]: 'v' }, [`note ${SHOWN}`]]);
+      expect(shown.warnings).to.have.length(1);
+      expect(shown.warnings[0]).to.deep.include({
+        kind: 'ill-formed-text',
+        severity: 'warning',
+        texts: [
+          { path: 'node.title', halves: [{ at: 5, code_unit: 'D83D' }] },
+          { path: `node.meta.k${SHOWN}`, key: true, halves: [{ at: 1, code_unit: 'DC00' }] },
+          { path: 'node.notes[0].text', halves: [{ at: 5, code_unit: 'D800' }] },
+        ],
+      });
+      const history = await answer(['history', 'T-2']);
+      expect(history.entries.map((entry: { by: string }) => entry.by)).to.deep.equal(['alice', `bob${SHOWN}`]);
+      expect(history.warnings[0].texts).to.deep.equal([{ path: 'entries[1].by', halves: [{ at: 3, code_unit: 'DFFF' }] }]);
+      expect(pathsWarnedOf(await answer(['show', 'T-2']))).to.deep.equal(['node.claim.by']);
+      expect(pathsWarnedOf(await answer(['context', 'T-2']))).to.deep.equal(['node.claim.by', 'claim.by', 'alerts[0].claimed_by', 'alerts[0].message']);
+      expect(pathsWarnedOf(await answer(['status', '--all']))).to.deep.equal(['tasks.ready[0].title', 'tasks.in_progress[0].claim.by', 'alerts[0].claimed_by', 'alerts[0].message']);
+      expect(pathsWarnedOf(await answer(['state']))).to.deep.equal(['nodes.T-1.title', `nodes.T-1.meta.k${SHOWN}`, 'nodes.T-1.notes[0].text', 'nodes.T-2.claim.by', 'log[3].note', 'log[4].by']);
+      expect((await answer(['search', 'half', '--all'])).warnings).to.equal(undefined);
+      // A failure quoting stored text: the envelope says it too.
+      const refused = await answer(['take', 'T-2', '--as', 'carol'], 1);
+      expect([refused.error.code, refused.error.details.claimed_by]).to.deep.equal(['ALREADY_CLAIMED', `bob${SHOWN}`]);
+      expect(pathsWarnedOf(refused)).to.deep.equal(['error.message', 'error.details.claimed_by']);
+      // --no-warnings drops the warning, as every warning; the answer stays JSON jq reads.
+      const quiet = await answer(['--no-warnings', 'show', 'T-1']);
+      expect([quiet.warnings, quiet.node.title]).to.deep.equal([undefined, `half ${SHOWN} of a pair`]);
+      expect(storedFiles(sandbox), 'nothing stored changed').to.deep.equal(stored);
+      // The way out: rewrite the field with well-formed text. What is stored is the earlier build's until then.
+      const project = await openProject({ checkout: sandbox.checkout, home: path.join(sandbox.home, '.taskdag') });
+      expect((await project.run('show', { id: 'T-1' })).node.meta).to.deep.equal({ 'k\udc00': 'v' });
+      const updated = await answer(['update', 'T-1', '--title', 'half of a pair', '--as', 'alice']);
+      expect(updated.node.title).to.equal('half of a pair');
+      expect(pathsWarnedOf(updated)).to.deep.equal([`node.meta.k${SHOWN}`, 'node.notes[0].text']);
+      expect(Object.keys((await answer(['state'])).nodes)).to.deep.equal(['T-1', 'T-2']);
     } finally {
       sandbox.remove();
+    }
+  });
+
+  it('a project an earlier build wrote with such text, on a server: its answers over HTTP, to a linked checkout and over MCP are JSON jq reads with the warning; a pull carries the state as it is', async () => {
+    const api = await startApiServer();
+    const written = sandboxWrittenBefore();
+    const client = new Sandbox();
+    try {
+      const stored = await (await openProject({ checkout: written.checkout, home: path.join(written.home, '.taskdag') })).run('state', {});
+      await client.ok(['link', api.server.origin]);
+      seedSession(client, api.server.origin, api.bearer);
+      const { project_id } = await client.ok(['init']);
+      const auth = { Authorization: `Bearer ${api.bearer}` };
+      const transfer = `/v1/projects/${project_id}/transfer`;
+      expect((await request(api.server.origin, 'PUT', transfer, { headers: auth, body: { state: stored, expected_revision: null, force: true, agent: 'carol' } })).status).to.equal(200);
+      const over = {
+        http: await api.op(project_id, 'show', { id: 'T-1' }, null),
+        board: await api.get(`/v1/projects/${project_id}/ui/nodes/T-1`),
+        refusal: await api.op(project_id, 'take', { id: 'T-2' }, 'carol'),
+      };
+      for (const [face, answer] of Object.entries(over)) expect(strictJsonRefusal(answer.text), face).to.equal(null);
+      expect([over.http.status, over.http.json.node.title, pathsWarnedOf(over.http.json)]).to.deep.equal([200, `half ${SHOWN} of a pair`, ['node.title', `node.meta.k${SHOWN}`, 'node.notes[0].text']]);
+      expect(pathsWarnedOf(over.board.json)).to.include('context.node.title');
+      expect([over.refusal.status, over.refusal.json.error.code, pathsWarnedOf(over.refusal.json)]).to.deep.equal([409, 'ALREADY_CLAIMED', ['error.message', 'error.details.claimed_by']]);
+      // The linked checkout prints what the server answered, its warnings included, a failure's too.
+      const shown = await client.run(['show', 'T-1']);
+      expect([shown.code, strictJsonRefusal(shown.stdout), pathsWarnedOf(shown.json)]).to.deep.equal([0, null, ['node.title', `node.meta.k${SHOWN}`, 'node.notes[0].text']]);
+      const refused = await client.run(['take', 'T-2', '--as', 'carol']);
+      expect([refused.code, strictJsonRefusal(refused.stdout), refused.json.error.code, pathsWarnedOf(refused.json)]).to.deep.equal([1, null, 'ALREADY_CLAIMED', ['error.message', 'error.details.claimed_by']]);
+      // A pull carries the state exactly as stored: the halves themselves, for the checkout to keep.
+      const pulled = await request(api.server.origin, 'GET', transfer, { headers: auth });
+      expect(pulled.json.state.nodes['T-1'].title).to.equal('half \ud83d of a pair');
+      // MCP, in the checkout written before: a tool's answer is JSON jq reads, with the warning.
+      const session = await startMcp(written);
+      try {
+        const result = (await session.client.callTool({ name: 'show', arguments: { id: 'T-1' } })) as { content: { text: string }[] };
+        expect(strictJsonRefusal(result.content[0]!.text)).to.equal(null);
+        expect(pathsWarnedOf(answerOf('show', result as never))).to.deep.equal(['node.title', `node.meta.k${SHOWN}`, 'node.notes[0].text']);
+      } finally {
+        await session.close();
+      }
+    } finally {
+      client.remove();
+      written.remove();
+      await api.close();
     }
   });
 });

@@ -1,20 +1,21 @@
 import { spawnSync } from 'node:child_process';
 import { illFormedTextIn } from '../../domain/well-formed-text.js';
 
-/** Whether jq is on this machine (CI does not install it: the fallback below then stands in). */
+/** Whether jq is on this machine (CI does not install it; the strict parse below runs either way). */
 export const HAS_JQ = spawnSync('jq', ['--version']).status === 0;
 
 /**
  * Why `output` is not JSON a strict reader takes, or null: one JSON value, or with `lines` one a
- * line (a ledger, MCP's messages). With jq on the machine, jq decides; without it, what jq
- * refuses: bytes that are not strict UTF-8, text that is not JSON, and a lone surrogate escaped
- * (`"\ud800"`, which JSON.parse takes and jq does not).
+ * line (a ledger, MCP's messages). jq must read it when it is on this machine; and in any case
+ * the bytes must be strict UTF-8 and no text may hold an escaped lone surrogate (`"\ud800"`):
+ * JSON.parse takes one, jq refuses a lone first half and turns a lone second half into U+FFFD,
+ * and strict readers refuse both.
  */
 export function strictJsonRefusal(output: string | Uint8Array, lines = false): string | null {
   const bytes = typeof output === 'string' ? Buffer.from(output, 'utf8') : output;
   if (HAS_JQ) {
     const jq = spawnSync('jq', ['.'], { input: bytes, encoding: 'utf8', timeout: 10_000, maxBuffer: 1024 * 1024 * 1024 });
-    return jq.status === 0 ? null : `jq exited ${jq.status}: ${jq.stderr.trim()}`;
+    if (jq.status !== 0) return `jq exited ${jq.status}: ${jq.stderr.trim()}`;
   }
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
