@@ -93,10 +93,21 @@ interface WrittenCheckpoint {
 }
 /**
  * Past this much unreplayed ledger, a commit also writes a new checkpoint. Every command pays for
- * the tail (each record's CRC and JSON, about 26 ns a byte in a fresh process) and the commit that
- * crosses the threshold pays for re-encoding the checkpoint (about 19 ns a checkpoint byte). For
- * records of about 1 KiB their sum per commit is smallest near sqrt(1,500 x checkpoint bytes):
- * 41 KiB for a 1k-node graph (1.2 MB), 130 KiB for 10k; kept between 32 and 256 KiB.
+ * the tail: `status --limit 20`, `context` and `take` replay it at 100-220 instructions a byte
+ * (its records' CRCs and JSON, and what they changed derived again: about 25 ns in a fresh
+ * process, bench/tail-cost.mjs at 10k nodes). The commit that crosses the threshold pays the
+ * rewrite, which copies what the tail did not change (node lines, endpoints, line checksums,
+ * trigram filters) and derives the rest: about 120 instructions a checkpoint byte in a fresh
+ * process (1.76 G at 10k nodes, 270 ms of CPU), 0.75-0.79 of what it cost when it encoded every
+ * section again (2.23 G, 350 ms; 24 ns a byte), at 1k, 10k and 50k nodes alike. Per mutation of
+ * about 1.3 KB, the rewrite's share is its cost times 1.3 KB / threshold, the tail's its cost a
+ * byte times half the threshold. The threshold is the earlier balance, sqrt(1,500 x checkpoint
+ * bytes) between 32 and 256 KiB, scaled by the rewrite's fall (0.775): a mutation's share of
+ * rewrites stays what it was, and the tail every command replays is a fifth shorter, so the mean
+ * cost of a mutation, rewrites included, does not rise (bench/mutation-mean.mjs): sqrt(900 x
+ * checkpoint bytes), about 38 KB for a 1k-node graph (1.6 MB), 114 KB for 10k (14.5 MB), capped at
+ * 192 KiB from about 30k nodes (43 MB) on (BENCHMARKS.md, "The checkpoint rewrite copies what the
+ * tail did not change").
  *
  * A server that keeps its state in memory replays the tail once, when it first
  * opens the project, but pays for every rewrite while it serves: the encoding (the derived
@@ -108,8 +119,9 @@ interface WrittenCheckpoint {
  * rather than every 4 MiB, which held a server's CPU a mutation 15-25% above 24ccd08's
  * (BENCHMARKS.md, "The server's checkpoint, a quarter as often").
  */
+const CHECKPOINT_BALANCE = 900;
 const CHECKPOINT_TAIL_MIN_BYTES = 32 * 1024;
-const CHECKPOINT_TAIL_MAX_BYTES = 256 * 1024;
+const CHECKPOINT_TAIL_MAX_BYTES = 192 * 1024;
 const HOT_CHECKPOINT_TAIL_MIN_BYTES = 4 * 1024 * 1024;
 const HOT_CHECKPOINT_REPLAY_BOUND_BYTES = 16 * 1024 * 1024;
 
@@ -120,7 +132,7 @@ const HOT_CHECKPOINT_REPLAY_BOUND_BYTES = 16 * 1024 * 1024;
 export function checkpointThreshold(checkpointBytes: number, hot: boolean | 'server'): number {
   if (hot === 'server') return Math.max(HOT_CHECKPOINT_TAIL_MIN_BYTES, Math.min(8 * checkpointBytes, HOT_CHECKPOINT_REPLAY_BOUND_BYTES), checkpointBytes / 2);
   if (hot) return Math.max(HOT_CHECKPOINT_TAIL_MIN_BYTES, checkpointBytes / 2);
-  const balanced = Math.sqrt(1_500 * checkpointBytes);
+  const balanced = Math.sqrt(CHECKPOINT_BALANCE * checkpointBytes);
   return Math.min(CHECKPOINT_TAIL_MAX_BYTES, Math.max(CHECKPOINT_TAIL_MIN_BYTES, balanced));
 }
 

@@ -27,7 +27,7 @@ import { PgProjectStoreFactory, type PgProjectStore } from '../../adapters/postg
 import { freshPool, newestCheckpointRow, replaceCheckpointBytes } from '../support/postgres.js';
 
 /**
- * Six of these pass the file store's checkpoint threshold (at most 256 KiB of ledger, 4 MiB kept
+ * Six of these pass the file store's checkpoint threshold (at most 192 KiB of ledger, 4 MiB kept
  * in memory): the last commits load from a checkpoint.
  */
 const CHECKPOINTING_BODY = 'x'.repeat(768 * 1024);

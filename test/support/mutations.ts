@@ -5,7 +5,7 @@
 
 /**
  * Task bodies: mostly 2 KiB, every tenth mutation 64 KiB, so that the ledger crosses the store's
- * checkpoint threshold (at most 256 KiB) every few dozen mutations and kills also land in checkpoint writes.
+ * checkpoint threshold (at most 192 KiB) every few dozen mutations and kills also land in checkpoint writes.
  */
 const bodyOf = (k: number) => 'x'.repeat(k % 10 === 5 ? 65_536 : 2048);
 
