@@ -12,7 +12,7 @@ import { eightHexDigits } from './hex-digits.js';
  *   ["<8 hex digits per node, and one more>",["<crc32>","<id>",[<in>],[<out>]],...]
  *
  * `in` lists the edges into the node as `<type code><from>`, `out` those out of it as
- * `<type code><to>`, each in the order of the edge list. An entry carries the CRC-32 of what follows
+ * `<type code><to>`, each by type (`B`, `S`, `D`) and each type's in the order of the edge list. An entry carries the CRC-32 of what follows
  * its checksum and names its node, so a damaged entry or table is found when read, and the edges
  * are then grouped from the edge list instead (derived data is never trusted over its source).
  */
@@ -178,9 +178,23 @@ const ASCII = /^[\x00-\x7f]*$/;
 
 /** A node's entry: its checksum, its id, its edges in and out. */
 function entryText(id: NodeId, into: string[] | undefined, outOf: string[] | undefined): string {
-  const payload = `${JSON.stringify(id)},${listText(into)},${listText(outOf)}`;
+  const payload = `${JSON.stringify(id)},${listText(byTypeCode(into))},${listText(byTypeCode(outOf))}`;
   return `["${eightHexDigits(crc32OfText(payload))}",${payload}]`;
 }
+
+/**
+ * A node's edges grouped by type (in EDGE_TYPES' order), each type's in the order of the edge list:
+ * how the edge index holds a node's edges, so a rewrite that encodes a changed node's entry from
+ * the index writes the bytes the whole encoding does (the reader groups them by type anyway).
+ */
+function byTypeCode(list: string[] | undefined): string[] | undefined {
+  if (list === undefined || list.length < 2) return list;
+  let grouped = true;
+  for (let at = 1; at < list.length && grouped; at++) grouped = TYPE_RANKS[list[at - 1]![0]!]! <= TYPE_RANKS[list[at]![0]!]!;
+  return grouped ? list : EDGE_TYPES.flatMap((type) => list.filter((item) => item[0] === TYPE_CODES[type]));
+}
+
+const TYPE_RANKS: Record<string, number> = Object.fromEntries(EDGE_TYPES.map((type, rank) => [TYPE_CODES[type], rank]));
 
 function listText(list: string[] | undefined): string {
   return list === undefined ? '[]' : JSON.stringify(list);

@@ -949,6 +949,20 @@ describe('checkpoint file: edges by endpoint', () => {
     expect(entryOf(rewritten, 'T5')).to.not.equal(entryOf(encodeCheckpoint(draft.graph, ledger), 'T5'));
   });
 
+  it('a rewrite that gives a node an edge of another type than its saved ones writes its entry as the whole encoding does, edges grouped by type', () => {
+    const draft = newDraft('orchestrator');
+    for (let at = 0; at < 4; at++) addTask(draft, `T${at}`, {}, { blocked_by: [] });
+    draft.addEdge({ from: 'T0', to: 'T1', type: 'DERIVED_FROM' });
+    const first = decodeCheckpoint(bufferSource(encodeCheckpoint(draft.graph, ledger)), 'tasks.json');
+    // After the save, T0 blocks T2: its edges out are a DERIVED_FROM edge, then a BLOCKS one, in the edge list.
+    new GraphDraft(first.graph, NOW, 'orchestrator').addEdge({ from: 'T0', to: 'T2', type: 'BLOCKS' });
+    const rewritten = encodeCheckpoint(first.graph, ledger, first.nodes);
+    const whole = encodeCheckpoint(projectState(structuredClone(plainGraph(first.graph))), ledger);
+    const entryOf = (bytes: Buffer) => /\["[0-9a-f]{8}","T0",[^\]]*\],[^\]]*\]\]/.exec(bytes.toString())?.[0];
+    expect(entryOf(rewritten)).to.equal(entryOf(whole)).and.match(/"T0",\[\],\["BT2","DT1"\]\]$/);
+    expect(rewritten.equals(whole)).to.equal(true);
+  });
+
   it("a server's copy, encoded in slices, copies the entries of nodes whose edges did not change as they were, a damaged one too", async () => {
     const draft = newDraft('orchestrator');
     for (let at = 0; at < 30; at++) addTask(draft, `T${at}`, {}, { blocked_by: at === 0 ? [] : [`T${at - 1}`] });
