@@ -778,6 +778,40 @@ describe('checkpoint file: a node found by position (the slot table, issue 28)',
     }
   });
 
+  it("gives each id the entries of its fingerprint up to its chain's first empty entry, as every field parsed says, present ids and absent ones alike", () => {
+    // Ids whose fingerprints (4 hex digits) also turn up inside other entries' digits, off the entries' starts.
+    const ids = Array.from({ length: 6_000 }, (_, at) => `T-${at.toString(36)}`);
+    const ends: number[] = [];
+    for (let at = 0, end = 0; at < ids.length; at++) ends.push((end += 40 + (at % 13)) - 2);
+    const nodeBytes = ends.at(-1)! + 10;
+    const { layout, line } = finished(encodeSlotTable(ids, ends, nodeBytes, 1_000))!;
+    const table = new SlotTable((start, end) => line.subarray(start, end), 0, layout);
+    const text = line.toString('latin1');
+    const entryAt = (bucket: number, slot: number) => text.slice('"slots":['.length + bucket * 219 + 1 + 8 + slot * 26, '"slots":['.length + bucket * 219 + 1 + 8 + (slot + 1) * 26);
+    const fnv = (id: string) => [...id].reduce((hash, char) => Math.imul(hash ^ char.charCodeAt(0), 0x01000193), 0x811c9dc5) >>> 0;
+    /** What the table says of `id`, every field of every entry parsed: the entries of its fingerprint from its home bucket to the first empty one. */
+    const expected = (id: string) => {
+      const hash = fnv(id);
+      const found: { offset: number; length: number; position: number }[] = [];
+      for (let bucket = hash % layout.buckets; ; bucket = (bucket + 1) % layout.buckets) {
+        for (let slot = 0; slot < 8; slot++) {
+          const entry = entryAt(bucket, slot);
+          const length = parseInt(entry.slice(12, 20), 16);
+          if (length === 0) return found;
+          if (parseInt(entry.slice(0, 4), 16) === hash >>> 16) found.push({ offset: parseInt(entry.slice(4, 12), 16), length, position: parseInt(entry.slice(20), 16) });
+        }
+      }
+    };
+    let offCentre = 0;
+    for (const id of [...ids, ...ids.map((id) => `${id}-absent`)]) {
+      const fingerprint = (fnv(id) >>> 16).toString(16).padStart(4, '0');
+      const bucket = fnv(id) % layout.buckets;
+      if (Array.from({ length: 8 }, (_, slot) => entryAt(bucket, slot).indexOf(fingerprint, 1)).some((at) => at > 0)) offCentre++;
+      expect(table.candidates(id), id).to.deep.equal(expected(id));
+    }
+    expect(offCentre).to.be.above(0);
+  });
+
   it('hands out a read of the checkpoint file as the buffer it was read into, making no view of it', () => {
     writeFileSync(temp.file, encodeCheckpoint(graphOf(30), ledger));
     const file = nodeFileSystem.open(temp.file);
