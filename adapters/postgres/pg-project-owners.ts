@@ -57,6 +57,13 @@ const HEARING_LOCK = '8386943190706581095';
 /** $1 this process: every owner row says whether a live process hears the revision channel (schema 9). */
 const RECOMPUTE_NOTIFY = `UPDATE taskdag_owners SET notify = wanted.notify FROM (SELECT ${SOME_PROCESS_HEARS} AS notify) wanted WHERE taskdag_owners.notify <> wanted.notify`;
 
+/**
+ * $1 this process: whether the database still says what a hearing process told it, its own row
+ * hearing and every owner row notifying. Rows written while the process was taken for gone (its
+ * lease ran out, its liveness session was lost, its row removed) say otherwise.
+ */
+const STILL_HEARD = 'SELECT coalesce((SELECT hearing FROM taskdag_processes WHERE id = $1), false) AND NOT EXISTS (SELECT 1 FROM taskdag_owners WHERE NOT notify) AS heard';
+
 /** $1 project, $2 this process. */
 const CLAIM_FREE = `INSERT INTO taskdag_owners (project, process, fence, notify) VALUES ($1, $2, 1, ${SOME_PROCESS_HEARS.replaceAll('$1', '$2')}) ON CONFLICT (project) DO NOTHING RETURNING fence::text`;
 /** $3 the fence of the owner found gone: a new fence, so that owner's late commits are refused. */
@@ -116,8 +123,13 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
   private renewing = false;
   private renewFailed = false;
   private closed = false;
-  /** Whether this process says, in its row, that it hears the revision channel. */
+  /** Whether this process hears the revision channel, as last asked (`hearing`). */
   private hears = false;
+  /** Told when commits may have notified nobody while this process heard (see keepHeard). */
+  private unheard: (() => void) | null = null;
+  /** The change of hearing under way: one at a time, each writing what was last asked. */
+  private declaring: Promise<void> = Promise.resolve();
+  private checkingHeard = false;
 
   constructor(
     private readonly pool: Pool,
@@ -137,7 +149,7 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
     await this.pool.query(FORGET_LONG_GONE).catch(() => undefined);
     // Rows written before schema 9, or by a process that died hearing, notify for nobody: put right.
     await this.recomputeNotify().catch(() => undefined);
-    this.renewal = setInterval(() => void this.renew().catch(() => undefined), Math.max(100, Math.floor(this.leaseMs / 3)));
+    this.renewal = setInterval(() => void this.renew().then(() => this.keepHeard()).catch(() => undefined), Math.max(100, Math.floor(this.leaseMs / 3)));
     this.renewal.unref();
     this.markRegistered();
   }
@@ -163,16 +175,49 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
    * after LISTEN and before reading where each project stands: it returns once every commit that
    * did not notify has committed (the update of each owner row waits for the commits holding it,
    * and every commit after it reads the flag it wrote), so that read sees them all. Turned off
-   * before UNLISTEN.
+   * before UNLISTEN. `unheard` is called when a renewal finds that commits may have notified
+   * nobody meanwhile (keepHeard): the caller then reads where each project stands again.
    */
-  async hearing(on: boolean): Promise<void> {
+  async hearing(on: boolean, unheard?: () => void): Promise<void> {
     await this.registered;
-    await withTransaction(this.pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [HEARING_LOCK]);
-      await client.query('UPDATE taskdag_processes SET hearing = $2 WHERE id = $1', [this.id, on]);
-      await client.query(RECOMPUTE_NOTIFY, [this.id]);
-    });
     this.hears = on;
+    if (unheard) this.unheard = unheard;
+    await this.declare();
+  }
+
+  /** Writes what was last asked of hearing, after any change under way. */
+  private declare(): Promise<void> {
+    const step = this.declaring.then(() =>
+      withTransaction(this.pool, async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock($1)', [HEARING_LOCK]);
+        await client.query('UPDATE taskdag_processes SET hearing = $2 WHERE id = $1', [this.id, this.hears]);
+        await client.query(RECOMPUTE_NOTIFY, [this.id]);
+      }),
+    );
+    this.declaring = step.catch(() => undefined);
+    return step;
+  }
+
+  /**
+   * While this process hears, puts right what the database says of it when others changed it
+   * without it: while it was taken for gone (its lease ran out in a pause or a slow renewal, its
+   * liveness session was lost), a process that started, changed its hearing or claimed a free
+   * project found nobody alive hears, and the owner rows it wrote then notify nobody, and would
+   * stay so while this process's streams wait. It says it hears again, then has `unheard` read
+   * where each project stands: the commits in between notified nobody.
+   */
+  private async keepHeard(): Promise<void> {
+    if (!this.hears || this.checkingHeard) return;
+    this.checkingHeard = true;
+    try {
+      const heard = (await this.pool.query<{ heard: boolean }>(STILL_HEARD, [this.id])).rows[0]?.heard;
+      if (heard !== false || !this.hears) return;
+      this.log('taskdag server: commits had stopped notifying this process while it was taken for gone; they notify it again');
+      await this.declare();
+      this.unheard?.();
+    } finally {
+      this.checkingHeard = false;
+    }
   }
 
   knownOwner(project: string): string | undefined {

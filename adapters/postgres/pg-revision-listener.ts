@@ -17,9 +17,10 @@ export interface HearingOptions {
   /**
    * Tells the database whether this process hears the revision channel, so that commits notify
    * only while some process does (PgProjectOwners.hearing): called after LISTEN and before
-   * every project's revision is announced, and before UNLISTEN.
+   * every project's revision is announced, and before UNLISTEN. It calls `unheard` when commits
+   * may have notified nobody while this process heard: every project's revision is announced.
    */
-  declareHearing?: (on: boolean) => Promise<void>;
+  declareHearing?: (on: boolean, unheard: () => void) => Promise<void>;
 }
 
 /** What listenForRevisions returns. */
@@ -149,7 +150,7 @@ export async function listenForRevisions(
         listening = true;
       }
       if (declareHearing && declared !== want) {
-        await declareHearing(want);
+        await declareHearing(want, () => void announceLatest());
         declared = want;
       }
       if (!want && listening) {

@@ -81,7 +81,7 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
       // Each project's store hears of commits too: it catches up before its next commit, not after a refused one.
       // The bearer checks trust what they found only while the same client listens for changes to sessions.
       // Commits notify only while some process hears them: this one says so when it starts and stops.
-      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log, auth.changes, { hearing, declareHearing: (on) => owners.hearing(on) });
+      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log, auth.changes, { hearing, declareHearing: (on, unheard) => owners.hearing(on, unheard) });
     },
     hear(wanted) {
       hearing = wanted;

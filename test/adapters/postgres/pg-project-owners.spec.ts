@@ -218,10 +218,10 @@ describe('commits notify only while some process hears the revision channel (iss
   let listening: import('pg').Client;
   let heard: { project: string; revision: number }[];
 
-  const start = async (address: string): Promise<{ owners: PgProjectOwners; stores: PgProjectStoreFactory; pool: Pool }> => {
+  const start = async (address: string, leaseMs = 60_000): Promise<{ owners: PgProjectOwners; stores: PgProjectStoreFactory; pool: Pool }> => {
     const pool = openPool(url);
     pools.push(pool);
-    const started = new PgProjectOwners(pool, url, 60_000, () => undefined);
+    const started = new PgProjectOwners(pool, url, leaseMs, () => undefined);
     owners.push(started);
     await started.start(address);
     return { owners: started, stores: new PgProjectStoreFactory(pool, started), pool };
@@ -274,6 +274,33 @@ describe('commits notify only while some process hears the revision channel (iss
     await start('http://127.0.0.1:3');
     expect(await notifiedOf('q', await change(a.stores.open('q'), 'T-n5')), 'the hearing process is gone').to.equal(false);
     expect((await a.pool.query('SELECT DISTINCT notify FROM taskdag_owners')).rows).to.deep.equal([{ notify: false }]);
+  });
+
+  it('a hearing process taken for gone (its lease ran out) while others put the rows right without it is notified again from its next renewal, and told to read where each project stands', async () => {
+    const a = await start('http://127.0.0.1:1');
+    // b renews every 200 ms; the test holds its row, as a slow database or a paused process does, while its lease has run out.
+    const b = await start('http://127.0.0.1:2', 600);
+    await a.owners.takeIfFree('p');
+    let missed = 0;
+    await b.owners.hearing(true, () => missed++);
+    const holder = await a.pool.connect();
+    try {
+      await holder.query("UPDATE taskdag_processes SET expires_at = now() - interval '1 second' WHERE id = $1", [b.owners.id]);
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM taskdag_processes WHERE id = $1 FOR UPDATE', [b.owners.id]);
+      // Meanwhile a process starts, and a claims a new project: neither finds b alive.
+      await start('http://127.0.0.1:3');
+      await a.owners.takeIfFree('q');
+      expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n1')), 'b taken for gone').to.equal(false);
+      await holder.query('COMMIT');
+    } finally {
+      holder.release();
+    }
+    const deadline = Date.now() + 5_000;
+    while (missed === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n2')), 'an owned project').to.equal(true);
+    expect(await notifiedOf('q', await change(a.stores.open('q'), 'T-n3')), 'the project claimed meanwhile').to.equal(true);
+    expect(missed, 'b was told that commits went unheard').to.equal(1);
   });
 
   it('a process starting to hear waits for the commits in flight: each either notifies or has committed before it reads where each project stands', async () => {
