@@ -270,8 +270,10 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     }
     if (unread) {
       entry = copied!.sectionBytes().subarray(unread.start, unread.end);
-      // The old section holds `,\n` between two consecutive lines: a run goes on across it.
-      if (run?.end !== undefined && run.end + 2 === unread.start) run.end = unread.end;
+      // A run goes on across the `,\n` between two consecutive lines of the old section, when that
+      // is what it holds: no checksum covers it, so one damaged there is written afresh, as the
+      // whole encoding writes it, not carried into the new file.
+      if (run?.end !== undefined && run.end + 2 === unread.start && separated(copied!.sectionBytes(), run.end)) run.end = unread.end;
       else {
         endRun();
         run = { start: unread.start, end: unread.end };
@@ -319,6 +321,11 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   yield;
   const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
   return [Buffer.from(top), idsLine, ...(slots ? [slots.line] : []), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
+}
+
+/** Whether `section` holds the `,\n` that separates two node lines at `at`. */
+function separated(section: Buffer, at: number): boolean {
+  return section[at] === 0x2c && section[at + 1] === 0x0a;
 }
 
 function encodedEntry(id: NodeId, node: GraphNode): { bytes: Buffer; crc: number } {

@@ -677,6 +677,19 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     expect(() => nodeOf(rewritten, 'T3')).to.throw().that.satisfies(isDamageOf('T3'));
   });
 
+  it('a rewrite copying unread lines in runs writes the separator between two of them afresh: one damaged in the file read is not carried into the file it writes', () => {
+    const draft = newDraft('orchestrator');
+    addTask(draft, 'T1');
+    for (const id of ['T3', 'T4', 'T5']) addTask(draft, id, { status: 'done', done_by: 'bob' });
+    const pristine = encodeCheckpoint(draft.graph, ledger);
+    // The comma between the lines of T3 and T4, which status never reads, turned into a space.
+    const damaged = Buffer.from(pristine.toString('utf8').replace(',\n"T4":{', ' \n"T4":{'));
+    expect(damaged.equals(pristine)).to.equal(false);
+    const source = decodeCheckpoint(bufferSource(damaged), temp.file);
+    const rewritten = encodeCheckpoint(source.graph, ledger, source.nodes);
+    expect(rewritten.equals(pristine), rewritten.toString('utf8').slice(rewritten.indexOf('"nodes":{'))).to.equal(true);
+  });
+
   it("a rewrite saves no blockers for a task whose blocker's line is damaged: status then walks them, and names the damage", () => {
     const source = decodeCheckpoint(bufferSource(editedInPlace(sampleGraph(), 'T1', '"status":"open"', '"status":"done"')), temp.file);
     const rewritten = decodeCheckpoint(bufferSource(encodeCheckpoint(source.graph, ledger, source.nodes)), temp.file).graph;
