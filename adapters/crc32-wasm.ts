@@ -1,5 +1,5 @@
 /**
- * CRC-32 (IEEE 802.3, as zlib computes it) in a WebAssembly module of about 2.2 KB, assembled here
+ * CRC-32 (IEEE 802.3, as zlib computes it) in a WebAssembly module of about 830 bytes, assembled here
  * from the listing below. A command checks every ledger record it replays (a tail of up to 256 KiB)
  * and every node line it reads: in plain JavaScript the byte loop runs in V8's interpreter at
  * about 26 ns a byte, and past some 10 KB V8 also compiles it with TurboFan on a background thread
@@ -35,15 +35,7 @@
  *       (i32.store offset=1024 (i32.shl (local.get $byte) (i32.const 2)) (local.get $crc))
  *       ;; the same two steps again, stored at offset=2048, and again, stored at offset=3072
  *       (br_if $slices (i32.lt_u (local.tee $byte (i32.add (local.get $byte) (i32.const 1))) (i32.const 256)))))
- *   (global $checked (mut i32) (i32.const 0))  ;; the bytes the copies of $slices checked, in all
- *   (table 8 funcref) (elem (i32.const 0) $slices0 $slices1 ... $slices7)
  *   (func $crc32 (export "crc32") (param $at i32) (param $length i32) (param $crc i32) (result i32)
- *     (local $copy i32)                        ;; V8 optimizes a function with TurboFan once some 70 KB passed through its
- *     (local.set $copy (i32.div_u (global.get $checked) (i32.const 49152)))    ;; loop (its tiering budget): 1.5 M instructions
- *     (global.set $checked (i32.add (global.get $checked) (local.get $length))) ;; a short process never wins back. Each copy
- *     (call_indirect (type 1) (local.get $at) (local.get $length) (local.get $crc) ;; takes 48 KB, the last what is left
- *       (select (local.get $copy) (i32.const 7) (i32.lt_u (local.get $copy) (i32.const 7)))))
- *   (func $slices (param $at i32) (param $length i32) (param $crc i32) (result i32)   ;; written 8 times over: $slices0 to $slices7
  *     (local $end i32) (local $words i32)
  *     (local.set $crc (i32.xor (local.get $crc) (i32.const -1)))
  *     (local.set $end (i32.add (local.get $at) (local.get $length)))
@@ -98,9 +90,9 @@
  *   (memory (export "memory") 1)
  */
 import {
-  aligned, BLOCK, body, BR, BR_IF, CALL, CALL_INDIRECT, constant, ELSE, END, FUNC, FUNCREF, get, GLOBAL_GET, GLOBAL_SET, I32, I32_ADD, I32_AND, I32_DIV_U,
-  I32_GE_U, I32_GT_U, I32_LOAD, I32_LOAD16_U, I32_LOAD8_U, I32_LT_U, I32_NE, I32_OR, I32_SHL, I32_SHR_U, I32_STORE, I32_SUB, I32_WRAP_I64, I32_XOR, I64,
-  I64_ADD, I64_CONST, I64_EXTEND_I32_U, I64_GT_U, I64_MUL, IF, LOOP, name, section, SELECT, set, signed, tee, unsigned, vector, VOID, WASM_HEADER,
+  aligned, BLOCK, body, BR, BR_IF, CALL, constant, ELSE, END, FUNC, get, I32, I32_ADD, I32_AND, I32_GE_U, I32_GT_U, I32_LOAD, I32_LOAD16_U, I32_LOAD8_U,
+  I32_LT_U, I32_NE, I32_OR, I32_SHL, I32_SHR_U, I32_STORE, I32_SUB, I32_WRAP_I64, I32_XOR, I64, I64_ADD, I64_CONST, I64_EXTEND_I32_U, I64_GT_U, I64_MUL, IF,
+  LOOP, name, section, set, signed, tee, vector, VOID, WASM_HEADER,
 } from './wasm-assembly.js';
 import { CRC_AT, CRC_DIGITS, LENGTH_AT, LENGTH_DIGITS, RECORD_PREFIX, RECORD_SUFFIX } from './record-prefix.js';
 
@@ -112,28 +104,17 @@ const PAGE = 64 * 1024;
 /** The shortest record: its prefix, an empty change set and its suffix (a bound on how many lengths `records` stores). */
 const SHORTEST_RECORD = RECORD_PREFIX.length + RECORD_SUFFIX.length;
 
-/** How many copies of `$slices` the module holds, each taking 48 KB of what the process checks (the listing's `$crc32`). */
-const SLICES_COPIES = 8;
-const SLICES_SHARE = 48 * 1024;
-/** The index of `$slices0`, after `$table`, `$crc32` and `$records`. */
-const FIRST_SLICES = 3;
-
 /** The module of the listing above, its functions in the same order. */
 export function crc32Module(): Uint8Array<ArrayBuffer> {
-  const copies = Array.from({ length: SLICES_COPIES }, (_, copy) => copy);
   return new Uint8Array([
     ...WASM_HEADER,
     // types: 0 is () -> (), 1 is (i32, i32, i32) -> i32
     ...section(1, vector([[FUNC, 0, 0], [FUNC, 3, I32, I32, I32, 1, I32]])),
-    // functions: $table, $crc32, $records, then the copies of $slices
-    ...section(3, vector([[0], [1], [1], ...copies.map(() => [1])])),
-    ...section(4, vector([[FUNCREF, 0x00, ...unsigned(SLICES_COPIES)]])),
+    ...section(3, vector([[0], [1], [1]])),
     ...section(5, vector([[0x00, 1]])),
-    ...section(6, vector([[I32, 0x01, ...constant(0), END]])),
     ...section(7, vector([[...name('crc32'), 0x00, 1], [...name('records'), 0x00, 2], [...name('memory'), 0x02, 0]])),
     ...section(8, [0]),
-    ...section(9, vector([[0x00, ...constant(0), END, ...vector(copies.map((copy) => unsigned(FIRST_SLICES + copy)))]])),
-    ...section(10, vector([tableCode(), crc32Code(), recordsCode(), ...copies.map(() => slicesCode())])),
+    ...section(10, vector([tableCode(), crc32Code(), recordsCode()])),
   ]);
 }
 
@@ -163,21 +144,7 @@ function tableCode(): number[] {
   ]);
 }
 
-/** `$crc32` of the listing: `$slices` in the copy for the bytes checked so far. */
 function crc32Code(): number[] {
-  const [at, length, crc, copy] = [0, 1, 2, 3];
-  const CHECKED = 0;
-  const LAST = SLICES_COPIES - 1;
-  return body([[1, I32]], [
-    GLOBAL_GET, CHECKED, ...constant(SLICES_SHARE), I32_DIV_U, ...set(copy),
-    GLOBAL_GET, CHECKED, ...get(length), I32_ADD, GLOBAL_SET, CHECKED,
-    ...get(at), ...get(length), ...get(crc),
-    ...get(copy), ...constant(LAST), ...get(copy), ...constant(LAST), I32_LT_U, SELECT,
-    CALL_INDIRECT, 1, 0,
-  ]);
-}
-
-function slicesCode(): number[] {
   const [at, length, running, end, words] = [0, 1, 2, 3, 4];
   /** Byte `shift / 8` of the running CRC, as the offset of its word in a table. */
   const byteOffset = (shift: number) => [...get(running), ...(shift > 0 ? [...constant(shift), I32_SHR_U] : []), ...(shift < 24 ? [...constant(0xff), I32_AND] : []), ...constant(2), I32_SHL];

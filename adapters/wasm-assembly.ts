@@ -14,7 +14,6 @@ export const I32 = 0x7f;
 export const I64 = 0x7e;
 export const V128 = 0x7b;
 export const FUNC = 0x60;
-export const FUNCREF = 0x70;
 export const VOID = 0x40;
 
 // Control and locals.
@@ -26,10 +25,6 @@ export const END = 0x0b;
 export const BR = 0x0c;
 export const BR_IF = 0x0d;
 export const CALL = 0x10;
-export const CALL_INDIRECT = 0x11;
-export const SELECT = 0x1b;
-export const GLOBAL_GET = 0x23;
-export const GLOBAL_SET = 0x24;
 export const LOCAL_GET = 0x20;
 export const LOCAL_SET = 0x21;
 export const LOCAL_TEE = 0x22;
@@ -46,7 +41,6 @@ export const I32_GT_U = 0x4b;
 export const I32_GE_U = 0x4f;
 export const I32_ADD = 0x6a;
 export const I32_SUB = 0x6b;
-export const I32_DIV_U = 0x6e;
 export const I32_AND = 0x71;
 export const I32_OR = 0x72;
 export const I32_XOR = 0x73;

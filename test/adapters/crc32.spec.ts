@@ -60,18 +60,6 @@ describe('crc32', () => {
     expect(zlibLoadedAfter(128 * 1024 - 1)).to.equal(false);
   });
 
-  it('checks 300 KB in slices without V8 compiling its WebAssembly loop again with TurboFan, as a point command with a long ledger tail does', () => {
-    const crcModule = path.resolve(__dirname, '../../adapters/crc32.js');
-    // 150 slices of 2 KB (a ledger tail of 256 KiB and the node lines a command reads): one copy of the loop took it all, and V8 optimized it past some 70 KB.
-    const script = `const { crc32 } = require(${JSON.stringify(crcModule)}); const data = Buffer.from(Array.from({ length: 2048 }, (_, at) => at % 251));
-      let crc = 0; for (let slice = 0; slice < 150; slice++) crc = crc32(data, crc); process.stdout.write('crc ' + crc + '\\n');`;
-    const run = spawnSync(process.execPath, ['--trace-wasm-compilation-times', '-e', script], { encoding: 'utf8', timeout: 20_000 });
-    expect(run.status, run.stderr).to.equal(0);
-    const whole = Buffer.concat(Array.from({ length: 150 }, () => Buffer.from(Array.from({ length: 2048 }, (_, at) => at % 251))));
-    expect(run.stdout).to.include(`crc ${zlibCrc32(whole)}\n`);
-    expect(run.stdout.split('\n').filter((line) => line.includes('using TurboFan'))).to.deep.equal([]);
-  });
-
   describe('its WebAssembly module and its plain loop', () => {
     const data = Buffer.from(Array.from({ length: 200_000 }, (_, index) => (index * 2_654_435_761) >>> 24));
 
@@ -105,7 +93,7 @@ describe('crc32', () => {
       }
     });
 
-    it('is a valid module, its table filled as it is made', () => {
+    it('is a valid module of three functions, its table filled as it is made', () => {
       expect(WebAssembly.validate(crc32Module())).to.equal(true);
       expect(wasmChecks()!.crc32(Buffer.from('123456789'), 0)).to.equal(0xcbf43926);
     });
