@@ -78,6 +78,9 @@ export function* reusedEndpointSection(ids: readonly NodeId[], reuse: EndpointRe
       const edges = reuse.changed.get(id);
       offsets.push(offset);
       if (!edges && position < reuse.count) {
+        // A run goes on across the comma before this entry when that is what the section holds: no
+        // entry's checksum covers it, so one damaged there is written afresh, not carried over.
+        if (run >= 0 && reuse.bytes[old[position]! - 1] !== COMMA[0]) endRun(position);
         if (run < 0) run = position;
         // The entry and the comma or bracket after it.
         offset += old[position + 1]! - old[position]!;

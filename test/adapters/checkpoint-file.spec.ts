@@ -1010,6 +1010,19 @@ describe('checkpoint file: edges by endpoint', () => {
     expect(rewritten.equals(whole)).to.equal(true);
   });
 
+  it('a rewrite copying endpoints entries in runs writes the comma between two of them afresh: one damaged in the file read is not carried into the file it writes', () => {
+    const draft = newDraft('orchestrator');
+    for (let at = 0; at < 30; at++) addTask(draft, `T${at}`, {}, { blocked_by: at === 0 ? [] : [`T${at - 1}`] });
+    const pristine = encodeCheckpoint(draft.graph, ledger).toString();
+    // The comma before T15's entry turned into a space: no entry's checksum covers it.
+    const damaged = pristine.replace(/,(\["[0-9a-f]{8}","T15",)/, ' $1');
+    expect(damaged).to.not.equal(pristine);
+    const first = decodeCheckpoint(bufferSource(Buffer.from(damaged)), 'tasks.json');
+    new GraphDraft(first.graph, NOW, 'orchestrator').addEdge({ from: 'T0', to: 'T9', type: 'BLOCKS' });
+    const rewritten = encodeCheckpoint(first.graph, ledger, first.nodes);
+    expect(rewritten.equals(encodeCheckpoint(projectState(structuredClone(plainGraph(first.graph))), ledger))).to.equal(true);
+  });
+
   it("a server's copy, encoded in slices, copies the entries of nodes whose edges did not change as they were, a damaged one too", async () => {
     const draft = newDraft('orchestrator');
     for (let at = 0; at < 30; at++) addTask(draft, `T${at}`, {}, { blocked_by: at === 0 ? [] : [`T${at - 1}`] });
