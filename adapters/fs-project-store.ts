@@ -12,7 +12,7 @@ import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durabl
 import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
 import { bufferSource, checkpointPosition, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, encodeCheckpointPieces, salvageHeader, type Checkpoint, type LedgerRef } from './checkpoint-file.js';
 import { encodeRecord, entriesNaming, highestReached, readRecords, replayChangeSets, type GenerationStart } from './ledger-records.js';
-import { blocksBetween, checkedIndex, encodeHistoryIndex, entriesThroughIndex, historyIndexFileOf, isHistoryIndexFile, ledgerIdentity, RECORD_PREFIX_BYTES } from './history-index.js';
+import { blocksBetween, checkedIndex, encodeHistoryIndex, entriesThroughIndex, historyIndexFileOf, isHistoryIndexFile, ledgerIdentity, RECORD_PREFIX_BYTES, type ReplayedTail } from './history-index.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
 import { assertReplaceable } from './replacement-order.js';
@@ -42,6 +42,12 @@ export interface Loaded {
   checkpointBytes: number;
   /** The plugin table of the loaded generation, once something asked for it. */
   plugins?: PluginTable;
+  /**
+   * The log entries of the records this load replayed past the checkpoint, checked and parsed
+   * already, for `history` to take rather than read those records again (a command-line process's
+   * load; null in a process that keeps its state, and once records were caught up on since).
+   */
+  replayed: ReplayedTail | null;
 }
 
 const CHECKPOINT = 'tasks.json';
@@ -310,6 +316,7 @@ export class FsProjectStore implements ProjectStore {
     }
     const { records, end } = readRecords(appended, ledgerPath, early.ledgerEnd);
     replayChangeSets(early.graph, records, ledgerPath);
+    early.replayed = null;
     early.sizeRead = early.ledgerEnd + appended.length;
     early.ledgerEnd += end;
     early.tail += end;
@@ -506,7 +513,8 @@ export class FsProjectStore implements ProjectStore {
     const graph = checkpoint.graph;
     const { records, end } = readRecords(bytes, ledgerPath, checkpoint.ledger.bytes);
     replayChangeSets(graph, records, ledgerPath);
-    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, sizeRead: checkpoint.ledger.bytes + bytes.length, tail: end, checkpointBytes: checkpoint.bytes };
+    const replayed = this.keepHot ? null : { from: checkpoint.ledger.bytes, to: checkpoint.ledger.bytes + end, logs: records.map((changes) => changes.log) };
+    return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, sizeRead: checkpoint.ledger.bytes + bytes.length, tail: end, checkpointBytes: checkpoint.bytes, replayed };
   }
 
   /**
@@ -631,7 +639,7 @@ export class FsProjectStore implements ProjectStore {
       index = this.files.open(path.join(this.location, historyIndexFileOf(loaded.checkpoint.ledger.file)));
       ledger = this.files.open(ledgerPath);
       if (ledger.size < loaded.ledgerEnd) return null;
-      return entriesThroughIndex(index.bytes.bind(index), index.size, ledger.bytes.bind(ledger), loaded.ledgerEnd, ledgerPath, id);
+      return entriesThroughIndex(index.bytes.bind(index), index.size, ledger.bytes.bind(ledger), loaded.ledgerEnd, ledgerPath, id, loaded.replayed);
     } catch (error) {
       // Damage in what it read is reported as the whole read reports it; a file it cannot read (no index) reads the whole ledger.
       if (isDomainError(error) || typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;

@@ -487,15 +487,32 @@ export function blockHolds(block: BlockToRead, bytes: Buffer): boolean {
   return bytes.length === block.end - block.start && crc32(bytes, block.seed) === block.crc;
 }
 
+/** The log entries of the ledger's records from byte `from` to byte `to`, as a load replayed them (each record checked and parsed), in order. */
+export interface ReplayedTail {
+  from: number;
+  to: number;
+  logs: readonly (readonly LogEntry[])[];
+}
+
 /**
  * At least every log entry that names node `id` in the ledger's records up to `ledgerEnd` (a
  * record boundary), in log order, read through its index: the blocks the index lets through, each
  * checked, then the records after the index's end as `entriesNaming` reads them (damage there is
- * its STORAGE_ERROR, as for the whole ledger). Null when the index cannot answer: it does not check,
- * is of another ledger, covers more than `ledgerEnd`, or a block's bytes are not those it was built
- * from; the caller reads the whole ledger, which gives the same entries.
+ * its STORAGE_ERROR, as for the whole ledger), or, for those a load replayed to `ledgerEnd`
+ * (`replayed`), their entries as it parsed them: every one, not only those naming `id`. Null when
+ * the index cannot answer: it does not check, is of another ledger, covers more than `ledgerEnd`,
+ * or a block's bytes are not those it was built from; the caller reads the whole ledger, which
+ * gives the same entries.
  */
-export function entriesThroughIndex(index: IndexRead, indexSize: number, ledger: IndexRead, ledgerEnd: number, file: string, id: string): LogEntry[] | null {
+export function entriesThroughIndex(
+  index: IndexRead,
+  indexSize: number,
+  ledger: IndexRead,
+  ledgerEnd: number,
+  file: string,
+  id: string,
+  replayed: ReplayedTail | null = null,
+): LogEntry[] | null {
   const identity = ledgerIdentity(ledger(0, RECORD_PREFIX_BYTES));
   const found = identity === null ? null : blocksNaming(index, indexSize, identity, id);
   if (found === null || found.covered > ledgerEnd) return null;
@@ -507,10 +524,14 @@ export function entriesThroughIndex(index: IndexRead, indexSize: number, ledger:
     if (named === null) return null;
     for (const entry of named) entries.push(entry);
   }
-  const tail = ledger(found.covered, ledgerEnd);
+  // The records the load replayed were checked and parsed by it: a point command's whole ledger tail, read once.
+  const taken = replayed !== null && replayed.to === ledgerEnd && replayed.from >= found.covered ? replayed : null;
+  const readTo = taken?.from ?? ledgerEnd;
+  const tail = ledger(found.covered, readTo);
   const { entries: after, end } = entriesNaming(tail, file, id, found.covered);
   if (end !== tail.length) throw invalidFile(file, `the ledger record at byte ${found.covered + end}, before the checkpoint's position, is invalid`);
   for (const entry of after) entries.push(entry);
+  for (const log of taken?.logs ?? []) for (const entry of log) entries.push(entry);
   return entries;
 }
 

@@ -175,6 +175,35 @@ describe('FsProjectStore', () => {
       }
     });
 
+    it("takes the ledger tail's entries from the load that replayed it, not from a second reading, and answers as the whole log", async () => {
+      const store = open();
+      await store.replace(stateWithLog());
+      // A tail of notes on tasks of the base log, some naming T-late, a task only the tail adds: under the 32 KiB that call for a checkpoint.
+      for (let at = 0; at < 30; at++) {
+        await store.transact((graph) => {
+          const work = new GraphDraft(graph, NOW, 'alice');
+          if (at === 10) addTask(work, 'T-late');
+          addNote(work, `T-${at % 4}`, at % 3 === 0 ? `see T-late (${at})` : `note ${at}`);
+          return { result: null, changes: work.changes() };
+        });
+      }
+      expect(indexHeader(1).covered, 'no checkpoint rewrite in the tail').to.be.below(statSync(ledger()).size);
+      for (const id of ['T-late', 'T-1', 'T-3']) {
+        const parse = sinon.spy(JSON, 'parse');
+        let answer: { id: string; entries: unknown[] };
+        try {
+          answer = await historyRead(store, id);
+        } finally {
+          parse.restore();
+        }
+        // The load parses each record of the tail whole; no entry of it is parsed again on its own.
+        const tailEntries = parse.args.filter(([text]) => String(text).startsWith('{"revision":') && !String(text).includes('"log":') && String(text).includes('"alice"'));
+        expect(tailEntries, id).to.deep.equal([]);
+        expect(answer, id).to.deep.equal(await wholeHistory(store, id));
+      }
+      expect((await historyRead(store, 'T-late')).entries).to.have.length(11);
+    });
+
     it('is written with each whole-state write, for its generation alone; an index of another ledger is not believed', async () => {
       const store = open();
       await store.replace(stateWithLog());
