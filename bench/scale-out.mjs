@@ -426,6 +426,8 @@ function timeShares(counted, children, database) {
     server_voluntary_switches_per_mutation: perMutation('voluntary'),
     server_involuntary_switches_per_mutation: perMutation('involuntary'),
     server_cpu_cores: share(counted.serverCpuMs),
+    // The main threads' CPU alone (the event loops, where requests run; the rest is V8's compiler and collector threads, and libuv's pool).
+    server_main_thread_us_per_mutation: counted.mutations ? Math.round((children.reduce((sum, _, index) => sum + counted[`run:${index}`], 0) * 1_000) / counted.mutations) : null,
     generator_main_thread: thread(counted.generatorRun, counted.generatorWait),
     generator_cpu_cores: share(counted.generatorCpuMs),
     database_cores: database ? { running: share(counted.databaseRun), waiting: share(counted.databaseWait) } : null,
@@ -486,7 +488,7 @@ function timeSummary(step) {
   const thread = ({ running, waiting, sleeping }) => `${running}/${waiting}/${sleeping}`;
   return (
     `server main threads running/waiting for a core/sleeping ${time.server_main_threads.map(thread).join(', ')}; server CPU ${time.server_cpu_cores} cores, ${time.server_system_cpu_share} of it in the kernel; ` +
-    `main thread switches a mutation ${time.server_voluntary_switches_per_mutation} voluntary, ${time.server_involuntary_switches_per_mutation} not; ` +
+    `main threads ${time.server_main_thread_us_per_mutation} µs a mutation; main thread switches a mutation ${time.server_voluntary_switches_per_mutation} voluntary, ${time.server_involuntary_switches_per_mutation} not; ` +
     `load generator main thread ${thread(time.generator_main_thread)}, CPU ${time.generator_cpu_cores} cores; ` +
     (time.database_cores ? `database running ${time.database_cores.running} cores, waiting for a core ${time.database_cores.waiting}; ` : '') +
     `machine busy ${time.machine_busy_cores} of ${time.machine_cores} cores, CPU pressure ${time.cpu_pressure}` +
