@@ -454,7 +454,8 @@ function ownersByProcess(database, children) {
  */
 async function sampleWaitEvents(database) {
   const pg = createRequire(path.join(ROOT, 'package.json'))('pg');
-  const client = new pg.Client({ connectionString: cluster.url(database) });
+  // Connected to another database, so pg_stat_statements does not count the samples among the step's statements.
+  const client = new pg.Client({ connectionString: cluster.url('postgres') });
   await client.connect();
   const tally = new Map();
   let samples = 0;
@@ -463,7 +464,8 @@ async function sampleWaitEvents(database) {
   const loop = (async () => {
     while (running) {
       const { rows } = await client.query(
-        "SELECT coalesce(wait_event_type || ':' || wait_event, 'on CPU') AS what FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND backend_type = 'client backend'",
+        "SELECT coalesce(wait_event_type || ':' || wait_event, 'on CPU') AS what FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND backend_type = 'client backend'",
+        [database],
       );
       samples += 1;
       active += rows.length;
