@@ -395,13 +395,12 @@ function schedCounts(children, database) {
   Object.assign(counts, { generatorRun: generator.running, generatorWait: generator.waiting, generatorCpuMs: (usage.user + usage.system) / 1_000 });
   if (database) {
     const postmaster = Number(readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    let [running, waiting] = [0, 0];
+    // By process: one that ended in the window drops out (what it ran there is lost), one that started counts from 0.
     for (const pid of [postmaster, ...childrenOf(postmaster)]) {
       const sched = schedMsOf(pid);
-      running += sched.running;
-      waiting += sched.waiting;
+      counts[`databaseRun:${pid}`] = sched.running;
+      counts[`databaseWait:${pid}`] = sched.waiting;
     }
-    Object.assign(counts, { databaseRun: running, databaseWait: waiting });
   }
   const machine = machineCpuMs();
   Object.assign(counts, { machineBusyMs: machine.busy, machineTotalMs: machine.total, cpuPressureMs: cpuPressureMs() ?? 0 });
@@ -430,11 +429,16 @@ function timeShares(counted, children, database) {
     server_main_thread_us_per_mutation: counted.mutations ? Math.round((children.reduce((sum, _, index) => sum + counted[`run:${index}`], 0) * 1_000) / counted.mutations) : null,
     generator_main_thread: thread(counted.generatorRun, counted.generatorWait),
     generator_cpu_cores: share(counted.generatorCpuMs),
-    database_cores: database ? { running: share(counted.databaseRun), waiting: share(counted.databaseWait) } : null,
+    database_cores: database ? { running: share(sumOf(counted, 'databaseRun:')), waiting: share(sumOf(counted, 'databaseWait:')) } : null,
     machine_busy_cores: share(counted.machineBusyMs),
     machine_cores: Math.round(counted.machineTotalMs / wall),
     cpu_pressure: share(counted.cpuPressureMs),
   };
+}
+
+/** The sum of the counters whose names start with `prefix`. */
+function sumOf(counted, prefix) {
+  return Object.entries(counted).reduce((sum, [name, value]) => sum + (name.startsWith(prefix) ? value : 0), 0);
 }
 
 /** Which server process (by its index in the step) owns each project, and how many each owns. */
