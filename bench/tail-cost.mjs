@@ -3,8 +3,10 @@
 // `status --limit 20`, `take` and `context` on the bench project, with a short tail and with a
 // long one, and the difference per tail byte. The tails are mutations of a task's life (add-task
 // with a 600-character body, update, add-note, take, submit, accept: bench/mutation-mean.mjs's
-// cycle), written past the checkpoint with the checkpoint threshold out of reach (a scratch copy
-// of the project whose checkpoint is only rewritten by this script's own `--records` choice).
+// cycle), laid past the checkpoint: a checkpoint a crossing commit writes meanwhile is put back,
+// so the whole tail stays to replay. Keep `--long` under the build's threshold (about 100 records
+// at 10k nodes): past it, the `take` measured rewrites the checkpoint and its count is a rewrite's
+// (how BENCHMARKS.md read a rewrite's instructions at 10k nodes).
 // Usage (after npm run build): node bench/tail-cost.mjs [checkout, default this one] [--size 10000] [--short 6] [--long 120]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
