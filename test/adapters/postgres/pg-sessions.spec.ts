@@ -228,6 +228,41 @@ describe('sessions and revision events shared through PostgreSQL', function () {
   });
 });
 
+describe('a listener tells the database when it hears (issue 25 item 4)', function () {
+  this.timeout(60_000);
+  it('tells it after LISTEN and before announcing where each project stands, tries again a second after a failure, and tells it it stopped before UNLISTEN', async () => {
+    const url = freshDatabase();
+    const pool = openPool(url);
+    await migrate(pool);
+    await new PgProjectStoreFactory(pool).open('p').replace(sampleState());
+    const steps: string[] = [];
+    let failures = 1;
+    const listenerIsListening = async () =>
+      (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'taskdag-listen' AND query LIKE 'LISTEN taskdag_revisions%'")).rows[0]!.n === 1;
+    const listener = await listenForRevisions(url, pool, (event) => steps.push(`announced ${event.project}`), () => undefined, undefined, {
+      hearing: false,
+      unlistenAfterMs: 50,
+      declareHearing: async (on) => {
+        steps.push(`${on ? 'hearing' : 'not hearing'}, listening ${String(await listenerIsListening())}`);
+        if (on && failures-- > 0) throw new Error('the database is down');
+      },
+    });
+    try {
+      const started = Date.now();
+      listener.hear(true);
+      await until(() => steps.includes('announced p'));
+      expect(Date.now() - started, 'tried again a second later').to.be.at.least(900);
+      expect(steps).to.deep.equal(['hearing, listening true', 'hearing, listening true', 'announced p']);
+      listener.hear(false);
+      await until(() => steps.length === 4);
+      expect(steps[3]).to.equal('not hearing, listening true');
+    } finally {
+      await listener.close();
+      await pool.end();
+    }
+  });
+});
+
 describe('group commit over PostgreSQL', function () {
   this.timeout(60_000);
 
