@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { decodeCheckpoint, encodeCheckpoint, type Checkpoint } from '../../adapters/checkpoint-file.js';
+import { copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, type Checkpoint } from '../../adapters/checkpoint-file.js';
 import { nodeFileSystem } from '../../adapters/file-system.js';
 import { readRecords, replayChangeSets } from '../../adapters/ledger-records.js';
 import { edgesOf, nodeIds, nodeOf, plainGraph } from '../../domain/node-map.js';
@@ -25,10 +25,12 @@ describe('a checkpoint rewrite is the whole encoding of the graph it writes', fu
   this.timeout(120_000);
   const tempDir = useTempDir();
 
-  // Seed 31 first makes 260 nodes: past the first 100 heads of a group, status lists none, so most
-  // lines are never read and a rewrite copies them in runs, their endpoints and checksums with them.
-  for (const [seed, nodes, steps] of [[21, 0, 90], [22, 0, 90], [23, 0, 90], [31, 260, 60]] as const) {
-    it(`seed ${seed}: ${nodes} nodes made, then ${steps} random steps, each tail rewritten as the command line does it and encoded whole, the same bytes`, async () => {
+  // Seeds 31 and 32 first make 260 nodes: past the first 100 heads of a group, status lists none, so
+  // most lines are never read and a rewrite copies them in runs, their endpoints and checksums with
+  // them. Seed 32 rewrites as a server does, from a copy encoded in slices while commits go on.
+  const cases = [[21, 0, 90, 'the command line'], [22, 0, 90, 'the command line'], [23, 0, 90, 'the command line'], [31, 260, 60, 'the command line'], [32, 260, 60, 'a server']] as const;
+  for (const [seed, nodes, steps, writer] of cases) {
+    it(`seed ${seed}: ${nodes} nodes made, then ${steps} random steps, each tail rewritten as ${writer} does it and encoded whole, the same bytes`, async () => {
       const home = tempDir();
       const sut = new DifferentialPair(home, PROJECT);
       await sut.init();
@@ -44,7 +46,7 @@ describe('a checkpoint rewrite is the whole encoding of the graph it writes', fu
       for (let step = 0; step < steps; step++) {
         const next = random() < 0.04 ? { operation: 'add-initiative', args: { name: `i${step}` }, agent: 'alice' } : source.next();
         source.settled(await sut.step(next, `seed ${seed} step ${step}`));
-        const { incremental, whole } = rewriteBothWays(stateDir, random);
+        const { incremental, whole } = await rewriteBothWays(stateDir, random, writer);
         expect(incremental.equals(whole), `seed ${seed} step ${step} (${next.operation}): ${firstDifference(incremental, whole)}`).to.equal(true);
         rewrites += 1;
         if (random() < 0.3) replaceCheckpoint(stateDir, incremental);
@@ -58,9 +60,9 @@ describe('a checkpoint rewrite is the whole encoding of the graph it writes', fu
 /**
  * The project's checkpoint with its ledger tail replayed, as the command line loads it, with what a
  * command reads before it commits read at random; then its rewrite (what the store writes past the
- * threshold) and the encoding of the same graph made plain, with fresh indexes.
+ * threshold, as `writer` writes it) and the encoding of the same graph made plain, with fresh indexes.
  */
-function rewriteBothWays(stateDir: string, random: () => number): { incremental: Buffer; whole: Buffer } {
+async function rewriteBothWays(stateDir: string, random: () => number, writer: 'the command line' | 'a server'): Promise<{ incremental: Buffer; whole: Buffer }> {
   const file = path.join(stateDir, 'tasks.json');
   const opened = nodeFileSystem.open(file);
   try {
@@ -70,7 +72,8 @@ function rewriteBothWays(stateDir: string, random: () => number): { incremental:
     replayChangeSets(checkpoint.graph, records, ledgerPath);
     readAsACommand(checkpoint, random);
     const ledger = { file: checkpoint.ledger.file, bytes: checkpoint.ledger.bytes + end };
-    const incremental = encodeCheckpoint(checkpoint.graph, ledger, checkpoint.nodes);
+    const incremental =
+      writer === 'a server' ? Buffer.concat(await encodeCheckpointInSlices(copyForCheckpoint(checkpoint.graph), ledger, checkpoint.nodes)) : encodeCheckpoint(checkpoint.graph, ledger, checkpoint.nodes);
     const whole = encodeCheckpoint(projectState(structuredClone(plainGraph(checkpoint.graph)), null, checkpoint.graph.requests.entries()), ledger);
     return { incremental, whole };
   } finally {
