@@ -335,9 +335,10 @@ function encodedEntry(id: NodeId, node: GraphNode): { bytes: Buffer; crc: number
 
 /**
  * The heads line (heads-line.ts): every head by column, the knowledge heads apart, the edges by
- * endpoint, the checksum of each node line (`crcs`, in the order of `ids`) the heads go with, the
- * trigram filter of each knowledge line (`trigrams`, in the knowledge section's order), and the
- * knowledge by scope value.
+ * endpoint, the `line_crc32` section (`lineCrcs`, as written), the trigram filter of each
+ * knowledge line (`trigrams`, in the knowledge section's order), and the knowledge by scope value,
+ * with each knowledge line's checksum (`crcs`, in the order of `ids`: NaN for the other lines a
+ * rewrite copies, whose saved digits it copies without parsing them).
  */
 function* headsLineOf(copy: CheckpointCopy, ids: NodeId[], heads: NodeHead[], ends: readonly number[], crcs: readonly number[], lineCrcs: Buffer, trigrams: readonly (Uint8Array | UnchangedLine)[], listingOf: (id: NodeId) => NodeListing | null, read: CheckpointNodes | null): ReturnType<typeof headsLine> {
   // As JSON.stringify(columns), a member at a time.
