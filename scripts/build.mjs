@@ -177,6 +177,9 @@ await build({
   ...common,
   entryPoints: ['entrypoints/cli/bin.ts'],
   outfile: 'dist/taskdag.js',
+  // Its map is written beside it but not named in it: Node's loader compiles its source-map code
+  // for a main file that names a map, on every command (about 0.3 M instructions, BENCHMARKS.md).
+  sourcemap: 'external',
   plugins: [builtinDefaultsAsIs],
   define: {
     // The code caches' checksum module, assembled here once rather than at every start-up.

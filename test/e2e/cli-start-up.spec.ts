@@ -48,6 +48,12 @@ describe('the command line start-up', () => {
     expect(buildsOnLoad('typanion', 'isString', "OPERATIONS.find((operation) => operation.name === 'show').parse({ id: 'T-1' });")).to.be.greaterThan(0);
   });
 
+  it('leaves the executable naming no source map, whose map is still written beside it', () => {
+    // Node's loader compiles its source-map code for a main file that names a map, on every command.
+    expect(readFileSync(path.join(DIST, 'taskdag.js'), 'utf8')).not.to.match(/sourceMappingURL/);
+    expect(JSON.parse(readFileSync(path.join(DIST, 'taskdag.js.map'), 'utf8')).sources).to.include('../entrypoints/cli/bin.ts');
+  });
+
   it('requires Node built-ins in the CLI bundle as they are, never through an interop copy of their exports', () => {
     const cli = readFileSync(path.join(DIST, 'taskdag-cli.js'), 'utf8');
     expect(cli).to.match(/=require\("node:path"\)/);
