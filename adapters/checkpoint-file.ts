@@ -105,8 +105,9 @@ export function encodeCheckpoint(graph: Graph, ledger: LedgerRef | ChangeSetsRef
 
 /**
  * As encodeCheckpoint, the file's pieces in order, to be written one after the other: the lines
- * copied from the checkpoint read are slices of its bytes (joining 72 MB of them at 50k nodes cost
- * a rewrite about 120 ms of CPU).
+ * copied from the checkpoint read are slices of its bytes, written as they are: joining them
+ * would copy the whole file once more in memory (BENCHMARKS.md, "The checkpoint rewrite copies
+ * what the tail did not change").
  */
 export function encodeCheckpointPieces(graph: Graph, ledger: LedgerRef | ChangeSetsRef, nodes: CheckpointNodes | null = null): Buffer[] {
   // Encoded at once, nothing changes the graph meanwhile: nodes not read yet are copied as they were, unparsed.

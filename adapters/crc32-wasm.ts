@@ -12,8 +12,9 @@
  * about 28 instructions a byte (BENCHMARKS.md), most of what `status` paid to check its sections.
  *
  * `$records` checks a run of ledger records in one call (ledger-records.ts): checked one by one in
- * JavaScript, the calls, the copies and the prefix's 50 bytes compared a record cost a point command
- * replaying the bench's 100-record tail about 6 M instructions (BENCHMARKS.md).
+ * JavaScript, the calls, the copies and the prefix compared a record were a large share of what a
+ * point command paid to replay a tail (BENCHMARKS.md, "What a ledger tail costs a point
+ * command", ninth pass).
  *
  * Memory: the tables at 0, 1024, 2048 and 3072 (256 words each, filled by the start function), the
  * bytes to check from 4096 (and after them, 4-byte aligned, the lengths `$records` finds).

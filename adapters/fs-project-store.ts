@@ -99,30 +99,19 @@ interface WrittenCheckpoint {
 }
 /**
  * Past this much unreplayed ledger, a commit also writes a new checkpoint. Every command pays for
- * the tail: `status --limit 20`, `context` and `take` replay it at 100-220 instructions a byte
- * (its records' CRCs and JSON, and what they changed derived again: about 25 ns in a fresh
- * process, bench/tail-cost.mjs at 10k nodes). The commit that crosses the threshold pays the
- * rewrite, which copies what the tail did not change (node lines, endpoints, line checksums,
- * trigram filters) and derives the rest: about 120 instructions a checkpoint byte in a fresh
- * process (1.76 G at 10k nodes, 270 ms of CPU), 0.75-0.79 of what it cost when it encoded every
- * section again (2.23 G, 350 ms; 24 ns a byte), at 1k, 10k and 50k nodes alike. Per mutation of
- * about 1.3 KB, the rewrite's share is its cost times 1.3 KB / threshold, the tail's its cost a
- * byte times half the threshold. The threshold is the earlier balance, sqrt(1,500 x checkpoint
- * bytes) between 32 and 256 KiB, scaled by the rewrite's fall (0.775): a mutation's share of
- * rewrites stays what it was, and the tail every command replays is a fifth shorter, so the mean
- * cost of a mutation, rewrites included, does not rise (bench/mutation-mean.mjs): sqrt(900 x
- * checkpoint bytes), about 38 KB for a 1k-node graph (1.6 MB), 114 KB for 10k (14.5 MB), capped at
- * 192 KiB from about 30k nodes (43 MB) on (BENCHMARKS.md, "The checkpoint rewrite copies what the
- * tail did not change").
+ * the tail (each record's CRC and JSON, and what it changed derived again), and the commit that
+ * crosses the threshold pays the rewrite (which copies what the tail did not change and derives
+ * the rest). A mutation's share of the rewrite falls as the threshold grows and the tail's cost
+ * grows with it, so their sum per commit is smallest near sqrt(k x checkpoint bytes), k set from
+ * their measured costs so that the mean mutation, rewrites included, does not rise when the tail
+ * shortens (BENCHMARKS.md, "The checkpoint rewrite copies what the tail did not change";
+ * bench/tail-cost.mjs, bench/mutation-mean.mjs); kept between 32 and 192 KiB.
  *
- * A server that keeps its state in memory replays the tail once, when it first
- * opens the project, but pays for every rewrite while it serves: the encoding (the derived
- * sections included, about 7 ms a MB of checkpoint) and the collector's work for the copy it
- * holds while commits go on (its pieces outlive several young-generation collections and are
- * promoted). So it waits for 8 times the checkpoint's size (the rewrite then costs under 1 ns a
- * ledger byte), at least 4 MiB and at most 16 MiB (about 0.4 s to replay after a restart), or
- * half the checkpoint's size when that is larger: a 2-32 MB checkpoint every 16 MiB of ledger
- * rather than every 4 MiB, which held a server's CPU a mutation 15-25% above 24ccd08's
+ * A server that keeps its state in memory replays the tail once, when it first opens the project,
+ * but pays for every rewrite while it serves: the encoding and the collector's work for the copy
+ * it holds while commits go on (its pieces outlive several young-generation collections and are
+ * promoted). So it waits for 8 times the checkpoint's size, at least 4 MiB and at most 16 MiB (a
+ * bound on the replay after a restart), or half the checkpoint's size when that is larger
  * (BENCHMARKS.md, "The server's checkpoint, a quarter as often").
  */
 const CHECKPOINT_BALANCE = 900;

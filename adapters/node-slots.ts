@@ -207,10 +207,10 @@ export class SlotTable {
    * fingerprint, found by a search of the bucket's text, are read (their digits checked, their
    * offset and position within the file), and whether it is full by its last entry's length. So a
    * command looking up a hundred nodes (those a ledger tail changed) runs a few native calls a
-   * bucket: parsing every field of every entry (some thirty parses a bucket) and testing the
-   * bucket's 216 digits against a pattern cost about 30,000 instructions a bucket in V8's
-   * interpreter, and V8 then compiled the loop with TurboFan (5-10 ms of CPU). A hit is checked
-   * against the node's line by the caller, as before.
+   * bucket, where parsing every field of every entry and testing the bucket's digits against a
+   * pattern ran in V8's interpreter until V8 compiled the loop with TurboFan (BENCHMARKS.md,
+   * "`status --limit 20` after a ledger tail", ninth pass). A hit is checked against the node's
+   * line by the caller, as before.
    */
   private scan(bytes: Buffer, at: number, bucket: number, fingerprint: string, found: SlotHit[]): boolean | typeof DAMAGED {
     const { buckets, node_bytes: nodeBytes, nodes } = this.layout;
