@@ -21,11 +21,13 @@
 // sent to a process that does not own their project (each forwarded to the owner), and the CPU
 // of each server process per mutation of the step;
 // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
-// --rate N: the agents offer N mutations a second in all (with --per-process, N per process), the same in every step, after
+// --rate N: the agents offer N mutations a second in all (with --per-process, N per process), the same in every step
+// (--rate-per-process: N per process with the projects and agents unchanged, so that under callgrind every process
+// runs as many requests in the window and is as warm whatever their number, on the same projects), after
 // --warm-up S seconds as fast as the servers answer (default 0.5), and until each process was sent
 // --warm-up-mutations N (V8 compiles a process's hot code after so many calls: without it, a
 // process of four has had a quarter of the warm-up and compiles in the window); a step whose processes did not
-// keep up says so (`kept_up`). --callgrind (with --rate, PostgreSQL only): every server process
+// keep up says so (`kept_up`), and every step says how many mutations each process was sent in the warm-up and in the window. --callgrind (with --rate, PostgreSQL only): every server process
 // runs under `valgrind --tool=callgrind --instr-atstart=no`, instrumentation is turned on after
 // the warm-up, and the instructions of every process in the window (`callgrind_control -z` as it
 // opens, `-d` as it closes) are divided by the window's durable mutations: a figure that does not
@@ -79,6 +81,7 @@ const { values: options } = parseArgs({
     route: { type: 'string', default: 'spread' },
     baseline: { type: 'string' },
     'per-process': { type: 'boolean', default: false },
+    'rate-per-process': { type: 'boolean', default: false },
     rate: { type: 'string' },
     'warm-up': { type: 'string', default: '0.5' },
     'warm-up-mutations': { type: 'string', default: '0' },
@@ -118,7 +121,7 @@ const log = (message) => process.stderr.write(`[bench:scale-out] ${message}\n`);
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-scale-out-'));
 // pg_stat_statements counts every statement the servers send, each one round trip.
 const cluster = SETUPS.some(({ store }) => store === 'postgresql') ? privateCluster(['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000']) : null;
-const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seconds_per_step: SECONDS, route: options.route, per_process: options['per-process'], rate: RATE ?? null, callgrind: options.callgrind, sizes: SIZES, steps: [] };
+const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seconds_per_step: SECONDS, route: options.route, per_process: options['per-process'], rate_per_process: options['rate-per-process'], rate: RATE ?? null, callgrind: options.callgrind, sizes: SIZES, steps: [] };
 let servers = [];
 let databases = 0;
 // A step that fails leaves no server behind (one under valgrind would run on for minutes).
@@ -143,7 +146,8 @@ try {
               `${build} build, ${nodes} nodes × ${projects} project(s), ${setup.store} × ${setup.processes} process(es), ${agents} agents: ${step.mutations_per_second} durable mutations/s, ` +
                 `p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, server CPU ${step.server_cpu_us_per_mutation} µs/mutation (by process ${step.server_cpu_us_per_mutation_by_process.join(', ')}), forwarded ${step.forwarded_share}, database CPU ${step.database_cpu_us_per_mutation ?? '-'} µs/mutation, ` +
                 `${step.mutations_per_commit} mutations/commit, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}` +
-                (step.instructions_per_mutation ? `, ${step.instructions_per_mutation} instructions/mutation (by process ${step.instructions_per_mutation_by_process.join(', ')}), ${step.compiler_instructions_per_mutation} of them the optimizing compiler, ${step.major_gc_instructions_per_mutation} full collections, idle ${step.idle_instructions_per_second_by_process.join(', ')} instructions/s, takeovers ${step.takeovers_in_window}, kept up ${step.kept_up}` : ''),
+                (step.instructions_per_mutation ? `, ${step.instructions_per_mutation} instructions/mutation (by process ${step.instructions_per_mutation_by_process.join(', ')}), ${step.compiler_instructions_per_mutation} of them the optimizing compiler, ${step.major_gc_instructions_per_mutation} full collections, idle ${step.idle_instructions_per_second_by_process.join(', ')} instructions/s, takeovers ${step.takeovers_in_window}, kept up ${step.kept_up}` : '') +
+                `, mutations sent by process: warm-up ${step.warm_up_mutations_by_process.join(', ')}, window ${step.window_mutations_by_process.join(', ')}`,
             );
             log(`  where the window went: ${timeSummary(step)}`);
             await stopAll(servers);
@@ -234,8 +238,8 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     const owners = database ? ownersOf(database) : {};
     for (const entry of projects) entry.port = owners[entry.project] ?? children[0].port;
   }
-  // With --per-process, the offered load is per process too.
-  const rate = RATE && options['per-process'] ? RATE * children.length : RATE;
+  // With --per-process or --rate-per-process, the offered load is per process too.
+  const rate = RATE && (options['per-process'] || options['rate-per-process']) ? RATE * children.length : RATE;
   const cpus = () => Object.fromEntries(children.map((child, index) => [`cpu:${index}`, cpuMsOf(child.pid)]));
   // Under callgrind, each process's instructions since the window opened: zero as it opens, the total dumped as it closes.
   let windowOpen = false;
@@ -263,7 +267,7 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
         await new Promise((resolve) => setTimeout(resolve, CALLGRIND_SETTLE_MS));
       }
     : undefined;
-  const { counted, mutations, sent, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count: counter, followOwner: options.route === 'follow', rate, warmUpSeconds: Number(options['warm-up']), warmUpMutations: Number(options['warm-up-mutations']), settle });
+  const { counted, mutations, sent, warmUpSent, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count: counter, followOwner: options.route === 'follow', rate, warmUpSeconds: Number(options['warm-up']), warmUpMutations: Number(options['warm-up-mutations']), settle });
   const idle = options.callgrind ? await idleInstructionsPerSecond(children) : null;
   const per = (value, by, scale = 1) => (value === undefined ? null : Math.round((value * scale * 100) / by) / 100);
   // Owners do not move during a window: a mutation sent elsewhere than its project's owner was forwarded.
@@ -272,6 +276,8 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     const [project, port] = key.split(' ');
     return sum + (owners[project] !== undefined && owners[project] !== Number(port) ? value : 0);
   }, 0);
+  // What each process was sent: before the window (the warm-up as fast as answered) and in it.
+  const byProcess = (counts) => children.map((child) => Object.entries(counts).reduce((sum, [key, value]) => sum + (Number(key.split(' ').at(-1)) === child.port ? value : 0), 0));
   const instructionsOf = (index) => counted[`instructions:${index}`];
   const perMutation = (value) => Math.round(value / mutations);
   const windowInstructions = children.reduce((sum, _, index) => sum + (instructionsOf(index) ?? 0), 0);
@@ -285,6 +291,8 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     // Within 5% of the offered load: the processes kept up, so every step did the same work.
     kept_up: rate ? step.mutations_per_second >= 0.95 * rate : null,
     takeovers_in_window: database ? counted.fences : null,
+    warm_up_mutations_by_process: byProcess(warmUpSent),
+    window_mutations_by_process: byProcess(sent),
     owners: database ? ownersByProcess(database, children) : null,
     // Connections opened to the database in the window (each a backend forked, its statements prepared again), a second.
     database_sessions_per_second: database ? Math.round((counted.sessions * 10) / SECONDS) / 10 : null,
@@ -554,7 +562,7 @@ function markdown(result) {
     );
   const instructionTable = instructionRows.length
     ? [
-        `Under callgrind, ${result.rate} mutations a second offered in every step${result.per_process ? ', per process' : ''}; instructions of every server process in the window over its durable mutations:`,
+        `Under callgrind, ${result.rate} mutations a second offered in every step${result.per_process || result.rate_per_process ? ', per process' : ''}; instructions of every server process in the window over its durable mutations:`,
         '',
         '| build | projects | processes | agents | offered mutations/s | durable mutations/s | kept up | takeovers in the window | share forwarded | server k instructions a mutation | by process | of which V8\'s optimizing compiler | of which full collections | the rest | idle k instructions a second, by process | database CPU µs a mutation | mutations a commit | statements a commit |',
         '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

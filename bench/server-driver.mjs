@@ -114,7 +114,8 @@ export function call(port, bearer, method, route, body, extraHeaders = {}) {
  * `rate` mutations a second in all, each agent one every `agents / rate` seconds (staggered, a
  * late one sent at once and the schedule taken up from there, never in a burst), so that every
  * step of a bench has the same load whatever its setup; the warm-up also lasts until every port
- * was sent `warmUpMutations` mutations; `settle` (async), if given, runs between
+ * was sent `warmUpMutations` mutations (`warmUpSent` answers how many each port was sent before the
+ * load was paced); `settle` (async), if given, runs between
  * the warm-up and the window, while the paced load goes on; `count` may be async.
  */
 export async function agentLoad({ ports, bearer, project, initiative, projects = [{ project, initiative }], agents, seconds, count, idPrefix = `T-bench-${agents}`, requestIds = false, followOwner = false, rate, warmUpSeconds = 0.5, warmUpMutations = 0, settle }) {
@@ -199,7 +200,7 @@ export async function agentLoad({ ports, bearer, project, initiative, projects =
   await Promise.all(loops);
   latencies.sort((a, b) => a - b);
   const at = (q) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
-  return { mutations_per_second: Math.round(mutations / elapsed), mutations, requests: latencies.length, p50_ms: at(0.5), p99_ms: at(0.99), counted, sent };
+  return { mutations_per_second: Math.round(mutations / elapsed), mutations, requests: latencies.length, p50_ms: at(0.5), p99_ms: at(0.99), counted, sent, warmUpSent: Object.fromEntries(warmUpSent) };
 }
 
 /**
