@@ -16,7 +16,8 @@ import { invalidFile } from './storage-error.js';
 const PREFIX_TEMPLATE = Buffer.from(RECORD_PREFIX);
 const PREFIX_BYTES = PREFIX_TEMPLATE.length;
 const SUFFIX = Buffer.from(RECORD_SUFFIX);
-const START = Buffer.from('{"crc32":"');
+/** The bytes every record starts with, before its checksum: where a search for the next record looks. */
+const START = PREFIX_TEMPLATE.subarray(0, CRC_AT);
 
 export function encodeRecord(changes: ChangeSet): Buffer {
   const body = Buffer.from(changeSetJson(changes));
