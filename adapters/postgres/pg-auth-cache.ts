@@ -1,8 +1,20 @@
 /** The channel a trigger notifies whenever sessions or credentials are changed or removed (schema 6), by any writer. */
 export const AUTH_CHANNEL = 'taskdag_auth_changes';
 
-/** How long a session or credential found in the database is trusted without asking again, when no notification says otherwise. */
-export const AUTH_TRUST_MS = 1_000;
+/**
+ * How long a session or credential found in the database is trusted without asking again, while
+ * the process listens and no notification says otherwise. It is not what ends a bearer: a
+ * rotation or a removal does, on every process, by the trigger's notification (milliseconds);
+ * a listening connection that is lost is known at once when its backend is ended or the
+ * database restarts, within about 15 s when it is cut without a word (TCP keepalive,
+ * DEDICATED_KEEPALIVE_IDLE_MS in pg-pool.ts), and from then until it is back nothing is trusted.
+ * This bounds only a change that fires no trigger (SQL run with session_replication_role =
+ * replica, or with the trigger disabled), at one statement per process this often while it
+ * serves bearers and none while it serves none: at a second it was a statement a second on every
+ * process, what made the round trips a commit grow with their number at a fixed load (issue 25
+ * item 4, BENCHMARKS.md).
+ */
+export const AUTH_TRUST_MS = 30_000;
 
 /** What the revision listener tells the cache (pg-revision-listener.ts). */
 export interface AuthChangeSink {
@@ -39,16 +51,15 @@ interface Kept {
  * a session lookup per request was most of what a PostgreSQL server sent (BENCHMARKS.md). Only
  * what was found is kept (a bearer logged in on another process is found at its first check), and
  * only while the process listens: a change by any process reaches every process's cache by
- * notification, and an entry is asked again after AUTH_TRUST_MS even if a notification was lost
- * on a connection not yet known to be broken. A lookup that was under way when a change was
- * heard keeps nothing: it may have read the rows from before the change.
+ * notification, and an entry is asked again after AUTH_TRUST_MS even so (a change that fires no
+ * trigger). A lookup that was under way when a change was heard keeps nothing: it may have read
+ * the rows from before the change.
  *
  * With a recheck (`recheckWith`), the entries whose time is over are asked again all together,
  * in one statement, when the first of them is next asked for: a process serving many bearers
  * sends one statement a trusted time for all of them, not one each (issue 25 item 4). Each entry
- * is still trusted at most AUTH_TRUST_MS after a statement read its row, so a session ended by a
- * change whose notification was lost is refused within the same bound as before. Entries not
- * asked for since they were last found are dropped then, not looked up.
+ * is still trusted at most AUTH_TRUST_MS after a statement read its row. Entries not asked for
+ * since they were last found are dropped then, not looked up.
  */
 export class PgAuthCache implements AuthChangeSink {
   private readonly found = new Map<string, Kept>();

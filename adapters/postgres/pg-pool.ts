@@ -17,9 +17,20 @@ export function openPool(connectionString: string, max = 10, connectionTimeoutMi
   return pool;
 }
 
+/**
+ * How long a dedicated client's TCP connection sits idle before the kernel probes it; Node then
+ * sends up to 10 probes a second apart (libuv), so a connection cut without a word (the
+ * database's host gone, a firewall that dropped its state) is known within about 15 s, by the
+ * kernels alone: no statement, no work for the database's backend. The listening connection
+ * hears nothing while it is idle, so without probes the notifications sent while it was cut
+ * would be missed with nothing to show it (pg-auth-cache.ts). A Unix socket has no probes, and
+ * cannot be cut silently.
+ */
+const DEDICATED_KEEPALIVE_IDLE_MS = 5_000;
+
 /** A dedicated client outside the pool (LISTEN keeps its connection for the process's lifetime). */
 export function openClient(connectionString: string): import('pg').Client {
-  return new (pg().Client)({ connectionString, application_name: 'taskdag-listen' });
+  return new (pg().Client)({ connectionString, application_name: 'taskdag-listen', keepAlive: true, keepAliveInitialDelayMillis: DEDICATED_KEEPALIVE_IDLE_MS });
 }
 
 /**

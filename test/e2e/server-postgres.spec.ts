@@ -687,3 +687,46 @@ describe('an owner the other processes cannot reach (issue 25)', function () {
     }
   });
 });
+
+describe('bearer checks on several processes while nothing changes (issue 25 item 4)', function () {
+  this.timeout(120_000);
+  const sandbox = new Sandbox();
+  let servers: RunningServer[] = [];
+
+  after(async () => {
+    for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
+    sandbox.remove();
+  });
+
+  it('bearers checked on two processes for three seconds cost no statement; an operator ending the sessions is heard by both at once', async () => {
+    // pg_stat_statements counts what every process sends.
+    const cluster = privateCluster(['shared_preload_libraries=pg_stat_statements']);
+    const url = cluster.createDatabase('checks');
+    cluster.sql('checks', 'CREATE EXTENSION pg_stat_statements');
+    const sessionReads = () =>
+      Number(cluster.sql('checks', "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query ~ '^\\s*SELECT' AND query LIKE '%taskdag_sessions%' AND dbid = (SELECT oid FROM pg_database WHERE datname = 'checks')").trim());
+    const first = await postgresRoot(sandbox, 'checks-a', url);
+    const second = await postgresRoot(sandbox, 'checks-b', url, first.envFile);
+    const env = envFileEntries(first.envFile);
+    servers = [await startServer(sandbox, first.config, env), await startServer(sandbox, second.config, env)];
+    const bearers = [(await login(servers[0]!.origin, env.TASKDAG_SERVER_PASSWORD!)).json.bearer, (await login(servers[1]!.origin, env.TASKDAG_SERVER_PASSWORD!)).json.bearer];
+    const statuses = async () => {
+      const answers = await Promise.all(servers.flatMap((server) => bearers.map((token) => session(server.origin, token))));
+      return answers.map((answer) => answer.status);
+    };
+    expect(await statuses()).to.deep.equal([200, 200, 200, 200]);
+    const found = sessionReads();
+    for (const deadline = Date.now() + 3_000; Date.now() < deadline; ) {
+      expect(await statuses()).to.deep.equal([200, 200, 200, 200]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(sessionReads() - found, 'session reads while nothing changed').to.equal(0);
+    cluster.sql('checks', 'DELETE FROM taskdag_sessions');
+    const ended = Date.now();
+    while ((await statuses()).some((status) => status !== 401)) {
+      // Far sooner than any trusted time: only the notification ends them.
+      expect(Date.now() - ended).to.be.below(10_000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
+});

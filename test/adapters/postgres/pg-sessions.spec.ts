@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Pool } from 'pg';
-import { PgAuthCache } from '../../../adapters/postgres/pg-auth-cache.js';
+import { AUTH_TRUST_MS, PgAuthCache } from '../../../adapters/postgres/pg-auth-cache.js';
 import { PgAuthStore } from '../../../adapters/postgres/pg-auth-store.js';
 import { openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectStoreFactory } from '../../../adapters/postgres/pg-project-store.js';
@@ -34,6 +34,27 @@ describe('sessions and revision events shared through PostgreSQL', function () {
 
   const authOn = (pool: Pool, password: string, generation = 1, store = new PgAuthStore(pool)) =>
     AuthService.open({ store, hasher: new ScryptPasswordHasher(), tokens: new TweetnaclBearerTokens(), clock: new SystemClock() }, password, generation);
+  /**
+   * A process on pools[0] trusting as a listening process does but with no listener (every
+   * notification lost), on a clock the test moves, and four bearers another process logged in;
+   * its statements are counted from then on.
+   */
+  const fourBearersOn = async (trustMs?: number) => {
+    const clock = { now: 0 };
+    const store = new PgAuthStore(pools[0]!, new PgAuthCache(trustMs, () => clock.now));
+    const { service } = await authOn(pools[0]!, 'password-1', 1, store);
+    const other = await authOn(pools[1]!, 'password-1', 1);
+    const bearers: string[] = [];
+    for (let client = 0; client < 4; client++) bearers.push((await other.service.login('password-1', `c${client}`)).bearer);
+    store.changes.listening(true);
+    return { clock, bearers, statements: statementsOf(pools[0]!), outcomes: () => Promise.all(bearers.map((bearer) => reasonOf(service, bearer))) };
+  };
+  /** 'accepted', or why `service` refuses `bearer`. */
+  const reasonOf = (service: AuthService, bearer: string) =>
+    service.authenticate(`Bearer ${bearer}`).then(
+      () => 'accepted',
+      (error: { details?: { reason: string } }) => error.details?.reason ?? String(error),
+    );
 
   it('schema 3 only adds: a session of a schema-2 database keeps working after the migration, bound to no credential', async () => {
     const { service } = await authOn(pools[0]!, 'password-1');
@@ -87,11 +108,7 @@ describe('sessions and revision events shared through PostgreSQL', function () {
       expect(statements() - listening).to.equal(1);
       // Another process (an operator's DELETE here) ends the session: the trigger of schema 6 tells every listener.
       await pools[1]!.query('DELETE FROM taskdag_sessions');
-      const reasonOf = () => service.authenticate(`Bearer ${bearer}`).then(
-        () => 'accepted',
-        (error: { details: { reason: string } }) => error.details.reason,
-      );
-      await untilAsync(async () => (await reasonOf()) === 'unknown');
+      await untilAsync(async () => (await reasonOf(service, bearer)) === 'unknown');
       const credential = { id: 'C-1', name: 'ci', agents: ['ci'], verifier: { kdf: 'scrypt' }, created_at: NOW };
       await pools[1]!.query('INSERT INTO taskdag_credentials (id, name, agents, verifier, created_at) VALUES ($1, $2, $3, $4, $5)', [
         credential.id,
@@ -112,32 +129,89 @@ describe('sessions and revision events shared through PostgreSQL', function () {
   });
 
   it('a process serving many bearers checks them all again in one statement a trusted time; a session ended by another process, its notification lost, is refused within that time (issue 25 item 4)', async () => {
-    let now = 0;
-    const store = new PgAuthStore(pools[0]!, new PgAuthCache(1_000, () => now));
-    const { service } = await authOn(pools[0]!, 'password-1', 1, store);
-    // Another process logs the bearers in, and later ends one of them.
-    const other = await authOn(pools[1]!, 'password-1', 1);
-    const bearers: string[] = [];
-    for (let client = 0; client < 4; client++) bearers.push((await other.service.login('password-1', `c${client}`)).bearer);
-    // Trusting as a listening process does, with no listener: every notification is lost.
-    store.changes.listening(true);
-    const statements = statementsOf(pools[0]!);
-    const outcomes = () =>
-      Promise.all(bearers.map((bearer) => service.authenticate(`Bearer ${bearer}`).then(() => 'accepted', (error: { details?: { reason: string } }) => error.details?.reason ?? String(error))));
+    const { clock, bearers, statements, outcomes } = await fourBearersOn(1_000);
     expect(await outcomes()).to.deep.equal(['accepted', 'accepted', 'accepted', 'accepted']);
     expect(statements()).to.equal(4);
+    // The other process ends one of them.
     await pools[1]!.query('DELETE FROM taskdag_sessions WHERE bearer_hash = $1', [new TweetnaclBearerTokens().hashOf(bearers[1]!)]);
-    now = 999;
+    clock.now = 999;
     expect(await outcomes()).to.deep.equal(['accepted', 'accepted', 'accepted', 'accepted']);
     expect(statements()).to.equal(4);
     // The trusted second is over: one statement looks every bearer up again, and the ended session is refused.
-    now = 1_000;
+    clock.now = 1_000;
     expect(await outcomes()).to.deep.equal(['accepted', 'unknown', 'accepted', 'accepted']);
     expect(statements()).to.equal(5);
-    now = 1_999;
+    clock.now = 1_999;
     expect(await outcomes()).to.deep.equal(['accepted', 'unknown', 'accepted', 'accepted']);
     // The ended session is looked up at each check, as any bearer not found (nothing found missing is kept).
     expect(statements()).to.equal(5 + 1);
+  });
+
+  it('by default a listening process checks the bearers it serves with no statement until AUTH_TRUST_MS is over, not one a second; then one for them all (issue 25 item 4)', async () => {
+    const { clock, statements, outcomes } = await fourBearersOn();
+    expect(await outcomes()).to.deep.equal(['accepted', 'accepted', 'accepted', 'accepted']);
+    expect(statements()).to.equal(4);
+    // Checked every second for half a minute, nothing changing: no statement.
+    for (clock.now = 1_000; clock.now < 30_000; clock.now += 1_000) await outcomes();
+    expect(statements(), 'statements while nothing changed').to.equal(4);
+    clock.now = AUTH_TRUST_MS;
+    expect(await outcomes()).to.deep.equal(['accepted', 'accepted', 'accepted', 'accepted']);
+    expect(statements()).to.equal(5);
+  });
+
+  it('a rotation through another process ends a bearer this one keeps as soon as it hears, long before its trusted time is over (issue 25 item 4)', async () => {
+    const store = new PgAuthStore(pools[0]!);
+    const { service } = await authOn(pools[0]!, 'password-1', 1, store);
+    const { bearer } = await service.login('password-1', 'c');
+    const listener = await listenForRevisions(url, pools[0]!, () => undefined, () => undefined, store.changes);
+    try {
+      expect(await reasonOf(service, bearer)).to.equal('accepted');
+      const statements = statementsOf(pools[0]!);
+      expect(await reasonOf(service, bearer)).to.equal('accepted');
+      expect(statements(), 'kept').to.equal(0);
+      expect((await authOn(pools[1]!, 'password-2', 2)).startup).to.equal('rotated');
+      // Half the trusted time: only the notification can end it within that.
+      await untilAsync(async () => (await reasonOf(service, bearer)) === 'unknown', AUTH_TRUST_MS / 2);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('while its listening connection is down (pg_terminate_backend) a process trusts nothing it found, so a rotation in the gap ends its bearers at once; back, it trusts only what it finds again (issue 25 item 4)', async () => {
+    // The listener connects as a role of its own, refused while the test holds the gap open.
+    const role = `listener_${(await pools[0]!.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db}`;
+    await pools[0]!.query(`CREATE ROLE ${role} LOGIN`);
+    const store = new PgAuthStore(pools[0]!);
+    const { service } = await authOn(pools[0]!, 'password-1', 1, store);
+    const { bearer } = await service.login('password-1', 'c');
+    const lines: string[] = [];
+    // Where each project stands is read on the other pool, so that only bearer checks are counted on this one.
+    const listener = await listenForRevisions(url.replace('//taskdag:', `//${role}:`), pools[1]!, () => undefined, (line) => lines.push(line), store.changes);
+    try {
+      expect(await reasonOf(service, bearer)).to.equal('accepted');
+      await pools[1]!.query(`ALTER ROLE ${role} NOLOGIN`);
+      await pools[1]!.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role]);
+      await until(() => lines.some((line) => line.includes('lost')));
+      const statements = statementsOf(pools[0]!);
+      expect(await reasonOf(service, bearer)).to.equal('accepted');
+      expect(await reasonOf(service, bearer)).to.equal('accepted');
+      expect(statements(), 'every check asks while notifications may be missed').to.equal(2);
+      // A rotation by another process in the gap: its notification reaches nobody here.
+      const rotating = new PgAuthStore(pools[1]!);
+      const stored = await rotating.load();
+      if (stored.kind !== 'valid') throw new Error(`no auth record: ${stored.kind}`);
+      expect(await rotating.install({ ...stored.record, generation: 2, sessions: [] }, stored.record)).to.equal(true);
+      expect(await reasonOf(service, bearer)).to.equal('unknown');
+      // Logged in on the other process before the listener is back, so that its login's notification is not heard after.
+      const fresh = (await (await authOn(pools[1]!, 'password-1', 2)).service.login('password-1', 'c')).bearer;
+      await pools[1]!.query(`ALTER ROLE ${role} LOGIN`);
+      await until(() => lines.some((line) => line.includes('is back')), 10_000);
+      const back = statements();
+      for (let check = 0; check < 3; check++) expect(await reasonOf(service, fresh)).to.equal('accepted');
+      expect(statements() - back, 'found once, then kept').to.equal(1);
+    } finally {
+      await listener.close();
+    }
   });
 
   it('a host with an older password generation is refused and changes nothing; two rotations racing: one wins, the other is refused (issue 23)', async () => {
