@@ -45,6 +45,19 @@
 // process), the database's processes, the machine's busy cores (whoever ran) and CPU pressure
 // (the share of the window some task waited for a core). --wait-events samples, every 20 ms of
 // the window, what the step's active database backends wait on (pg_stat_activity).
+// --cpu-per-process none,0.2 (shares of a core; `none` uncapped; default none): each setup runs
+// once per value, each server process capped at that share of a core by a CPU cgroup quota of its
+// own (bench/cpu-cap.mjs; cgroup v2 or v1, root only; --cpu-period-us, default 100000), put in as
+// it listens, before the warm-up: the cap, not the machine, then limits each process, a stand-in
+// for a machine with one slower core per process, as long as the caps, PostgreSQL and the load
+// generator together stay under the machine's cores. On a machine others share, their work
+// would still take cores from the bench: with the option, every server process (capped or not),
+// and the database cluster with the load generator (one group), also weigh --cpu-weight times
+// the default (default 10) against the rest of the machine. A capped step also reports its processes'
+// CPU a mutation by the groups' own accounting, the share of quota periods in which they were
+// throttled (near 1: the cap is what limits them), each group's CPU a second with no request over
+// --idle-seconds after the window (what a process does whatever its load), and its rate over the
+// 1-process step's.
 // The load generator, the servers and PostgreSQL share this machine's cores: read the rates as
 // ratios within one run (BENCHMARKS.md).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +67,7 @@ import { parseArgs, promisify } from 'node:util';
 import { createRequire } from 'node:module';
 import { execFile } from 'node:child_process';
 import { buildState } from './generate.mjs';
+import { openCpuCaps, quotaOf } from './cpu-cap.mjs';
 import { agentLoad, call, childrenCpuMsOf, childrenOf, contextSwitchesOf, cpuMsOf, cpuPressureMs, systemCpuMsOf, envFileOf, ledgerRecords, liveTeamClaims, machineCpuMs, runTaskdag, schedMsOf, startServer } from './server-driver.mjs';
 
 const require = createRequire(import.meta.url);
@@ -89,6 +103,9 @@ const { values: options } = parseArgs({
     'idle-seconds': { type: 'string', default: '10' },
     'callgrind-dir': { type: 'string' },
     'wait-events': { type: 'boolean', default: false },
+    'cpu-per-process': { type: 'string', default: 'none' },
+    'cpu-period-us': { type: 'string', default: '100000' },
+    'cpu-weight': { type: 'string', default: '10' },
   },
 });
 // Kept after the run: made here, so a directory that does not exist yet is no reason to fail a long run at its first dump.
@@ -115,6 +132,12 @@ const SETUPS = [
   { store: 'postgresql', processes: 4 },
 ].filter(({ store, processes }) => !options.only || options.only.split(',').includes(`${store}-${processes}`));
 const SIZES = options.nodes.split(',').map(Number);
+/** Each server process's share of a core, by step (null: uncapped); checked before anything starts. */
+const CAPS = options['cpu-per-process'].split(',').map((value) => (value === 'none' ? null : Number(value)));
+const CPU_PERIOD_US = Number(options['cpu-period-us']);
+for (const share of CAPS) if (share !== null) quotaOf(share, CPU_PERIOD_US);
+const CPU_WEIGHT = Number(options['cpu-weight']);
+const caps = CAPS.some((share) => share !== null) ? openCpuCaps({ periodUs: CPU_PERIOD_US }) : null;
 const PROJECT_COUNTS = options.projects.split(',').map(Number);
 const log = (message) => process.stderr.write(`[bench:scale-out] ${message}\n`);
 
@@ -122,38 +145,51 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-scale-out-'));
 // pg_stat_statements counts every statement the servers send, each one round trip.
 const cluster = SETUPS.some(({ store }) => store === 'postgresql') ? privateCluster(['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000']) : null;
 const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seconds_per_step: SECONDS, route: options.route, per_process: options['per-process'], rate_per_process: options['rate-per-process'], rate: RATE ?? null, callgrind: options.callgrind, sizes: SIZES, steps: [] };
+// The database cluster (its postmaster's backends are born in its group) and this process, the load generator, weigh as much as the servers.
+if (caps && cluster) caps.confine([process.pid, postmasterPid(), ...childrenOf(postmasterPid())], { weight: CPU_WEIGHT });
 let servers = [];
 let databases = 0;
-// A step that fails leaves no server behind (one under valgrind would run on for minutes).
-process.on('exit', () => servers.forEach((child) => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
+// A step that fails leaves no server behind (one under valgrind would run on for minutes), and no cgroup.
+process.on('exit', () => {
+  servers.forEach((child) => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
+  caps?.releaseAll();
+});
+// Interrupted, the exit hooks above and the private cluster's still run.
+for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(status));
 /** The text of each statement pg_stat_statements counted, by `statement:<queryid>`. */
 const statementTexts = new Map();
 try {
   for (const nodes of SIZES) {
     for (const projectsEach of PROJECT_COUNTS) {
+      for (const cpuPerProcess of CAPS) {
       for (const setup of SETUPS) {
         if (options.callgrind && setup.store !== 'postgresql') continue;
         for (const agentsEach of AGENTS) {
           const [projects, agents] = options['per-process'] ? [projectsEach * setup.processes, agentsEach * setup.processes] : [projectsEach, agentsEach];
           for (const { build, root } of BUILDS) {
-            const started = await startSetup(setup, nodes, projects, `${nodes}-${projects}-${setup.store}-${setup.processes}-${agents}-${build}`, root);
+            const started = await startSetup(setup, nodes, projects, `${nodes}-${projects}-${setup.store}-${setup.processes}-${agents}-${build}-${cpuPerProcess ?? 'uncapped'}`, root);
             servers = started.servers;
+            // Capped before any request: the warm-up compiles each process's hot code at the rate the cap allows.
+            started.groups = caps ? servers.map((child) => caps.confine([child.pid], { share: cpuPerProcess, weight: CPU_WEIGHT })) : null;
             const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: started.password })).body.bearer;
             const step = await loadStep(servers, bearer, started, agents);
-            report.steps.push({ build, nodes, projects, ...setup, agents, ...step });
+            report.steps.push({ build, nodes, projects, ...setup, agents, cpu_per_process: cpuPerProcess, ...step });
             report.machine.load.push(os.loadavg());
             log(
-              `${build} build, ${nodes} nodes × ${projects} project(s), ${setup.store} × ${setup.processes} process(es), ${agents} agents: ${step.mutations_per_second} durable mutations/s, ` +
+              `${build} build, ${nodes} nodes × ${projects} project(s), ${setup.store} × ${setup.processes} process(es)${cpuPerProcess === null ? '' : ` capped at ${cpuPerProcess} of a core each`}, ${agents} agents: ${step.mutations_per_second} durable mutations/s, ` +
                 `p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, server CPU ${step.server_cpu_us_per_mutation} µs/mutation (by process ${step.server_cpu_us_per_mutation_by_process.join(', ')}), forwarded ${step.forwarded_share}, database CPU ${step.database_cpu_us_per_mutation ?? '-'} µs/mutation, ` +
                 `${step.mutations_per_commit} mutations/commit, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}` +
                 (step.instructions_per_mutation ? `, ${step.instructions_per_mutation} instructions/mutation (by process ${step.instructions_per_mutation_by_process.join(', ')}), ${step.compiler_instructions_per_mutation} of them the optimizing compiler, ${step.major_gc_instructions_per_mutation} full collections, idle ${step.idle_instructions_per_second_by_process.join(', ')} instructions/s, takeovers ${step.takeovers_in_window}, kept up ${step.kept_up}` : '') +
                 `, mutations sent by process: warm-up ${step.warm_up_mutations_by_process.join(', ')}, window ${step.window_mutations_by_process.join(', ')}`,
             );
+            if (step.capped) log(`  capped: server CPU by the cgroups ${step.capped.server_cpu_us_per_mutation} µs/mutation (by process ${step.capped.server_cpu_us_per_mutation_by_process.join(', ')}), throttled in ${step.capped.throttled_share_by_process.join(', ')} of the quota periods, idle ${step.capped.idle_cpu_us_per_second_by_process.join(', ')} µs/s`);
             log(`  where the window went: ${timeSummary(step)}`);
             await stopAll(servers);
+            started.groups?.forEach(caps.release);
             servers = [];
           }
         }
+      }
       }
     }
   }
@@ -222,7 +258,7 @@ async function stopAll(children) {
 }
 
 /** The agent workload (server-driver.mjs) over the setup's projects, with the counters read as its window opens and closes. */
-async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
+async function loadStep(children, bearer, { ids, database, dataRoot, groups }, agents) {
   const projects = [];
   for (const [index, project] of ids.entries()) {
     const initiative = (await call(children[0].port, bearer, 'POST', `/v1/projects/${project}/ops/initiatives`, { args: {}, agent: null })).body.initiatives[0].name;
@@ -240,7 +276,7 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
   }
   // With --per-process or --rate-per-process, the offered load is per process too.
   const rate = RATE && (options['per-process'] || options['rate-per-process']) ? RATE * children.length : RATE;
-  const cpus = () => Object.fromEntries(children.map((child, index) => [`cpu:${index}`, cpuMsOf(child.pid)]));
+  const cpus = () => ({ ...Object.fromEntries(children.map((child, index) => [`cpu:${index}`, cpuMsOf(child.pid)])), ...(groups ? groupCounts(groups) : {}) });
   // Under callgrind, each process's instructions since the window opened: zero as it opens, the total dumped as it closes.
   let windowOpen = false;
   const instructions = async () => {
@@ -269,6 +305,7 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     : undefined;
   const { counted, mutations, sent, warmUpSent, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count: counter, followOwner: options.route === 'follow', rate, warmUpSeconds: Number(options['warm-up']), warmUpMutations: Number(options['warm-up-mutations']), settle });
   const idle = options.callgrind ? await idleInstructionsPerSecond(children) : null;
+  const idleCpu = groups && !options.callgrind ? await idleCpuUsPerSecond(groups) : null;
   const per = (value, by, scale = 1) => (value === undefined ? null : Math.round((value * scale * 100) / by) / 100);
   // Owners do not move during a window: a mutation sent elsewhere than its project's owner was forwarded.
   const owners = database ? ownersOf(database) : {};
@@ -318,6 +355,36 @@ async function loadStep(children, bearer, { ids, database, dataRoot }, agents) {
     statements_per_commit: database ? per(counted.statements, counted.commits) : null,
     statements_per_mutation: database ? per(counted.statements, mutations) : null,
     statements: database ? statementBreakdown(counted) : null,
+    capped: groups ? { ...cappedFigures(counted, groups, mutations), idle_cpu_us_per_second_by_process: idleCpu } : null,
+  };
+}
+
+/** The CPU each process's group uses a second with no request (its timers, leases and session re-checks), over --idle-seconds after the window. */
+async function idleCpuUsPerSecond(groups) {
+  const seconds = Number(options['idle-seconds']);
+  const before = groups.map((group) => caps.usage(group).cpuUs);
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
+  return groups.map((group, index) => (before[index] === null ? null : Math.round((caps.usage(group).cpuUs - before[index]) / seconds)));
+}
+
+/** Each capped process's CPU time by its cgroup's own accounting (µs), and its quota periods, throttled and in all. */
+function groupCounts(groups) {
+  return Object.fromEntries(
+    groups.flatMap((group, index) => {
+      const { cpuUs, periods, throttled } = caps.usage(group);
+      return [...(cpuUs === null ? [] : [[`groupCpuUs:${index}`, cpuUs]]), [`periods:${index}`, periods], [`throttled:${index}`, throttled]];
+    }),
+  );
+}
+
+/** A capped step's server CPU a mutation by the cgroups (null where v1 has no cpuacct), and how often each process hit its quota. */
+function cappedFigures(counted, groups, mutations) {
+  const cpuUs = groups.map((_, index) => counted[`groupCpuUs:${index}`]);
+  const accounted = !cpuUs.includes(undefined);
+  return {
+    server_cpu_us_per_mutation: accounted ? Math.round(cpuUs.reduce((sum, value) => sum + value, 0) / mutations) : null,
+    server_cpu_us_per_mutation_by_process: cpuUs.map((value) => (accounted ? Math.round(value / mutations) : null)),
+    throttled_share_by_process: groups.map((_, index) => Math.round((counted[`throttled:${index}`] * 100) / Math.max(1, counted[`periods:${index}`])) / 100),
   };
 }
 
@@ -402,7 +469,7 @@ function schedCounts(children, database) {
   const usage = process.cpuUsage();
   Object.assign(counts, { generatorRun: generator.running, generatorWait: generator.waiting, generatorCpuMs: (usage.user + usage.system) / 1_000 });
   if (database) {
-    const postmaster = Number(readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const postmaster = postmasterPid();
     // By process: one that ended in the window drops out (what it ran there is lost), one that started counts from 0.
     for (const pid of [postmaster, ...childrenOf(postmaster)]) {
       const sched = schedMsOf(pid);
@@ -511,6 +578,10 @@ function timeSummary(step) {
   );
 }
 
+function postmasterPid() {
+  return Number(readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
 function serversCpuMs(children) {
   return children.reduce((sum, child) => sum + cpuMsOf(child.pid), 0);
 }
@@ -533,7 +604,7 @@ function databaseCounts(database) {
   const { commits, fences, sessions, by_statement: byStatement } = JSON.parse(text);
   const calls = Object.fromEntries(Object.entries(byStatement).map(([id, { calls }]) => [`statement:${id}`, calls]));
   for (const [id, { query }] of Object.entries(byStatement)) statementTexts.set(`statement:${id}`, query);
-  const postmaster = Number(readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmaster = postmasterPid();
   return { commits, fences: Number(fences), sessions: Number(sessions), statements: Object.values(calls).reduce((sum, value) => sum + value, 0), ...calls, databaseCpuMs: childrenCpuMsOf(postmaster) + cpuMsOf(postmaster) };
 }
 
@@ -546,11 +617,11 @@ function statementBreakdown(counted) {
 }
 
 function markdown(result) {
-  const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [`${step.build}-${step.nodes}-${step.projects}-${step.agents}`, step.mutations_per_second]));
+  const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [`${step.build}-${step.nodes}-${step.projects}-${step.agents}-${step.cpu_per_process}`, step.mutations_per_second]));
   const or = (value) => value ?? '-';
   const rows = result.steps.map((step) => {
-    const baseline = files[`${step.build}-${step.nodes}-${step.projects}-${step.agents}`];
-    return `| ${step.build} | ${step.nodes} | ${step.projects} | ${step.store} | ${step.processes} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} | ${step.forwarded_share} | ${step.server_cpu_us_per_mutation} | ${step.server_cpu_us_per_mutation_by_process.join(' + ')} | ${step.owners ? step.owners.projects_by_process.join(' + ') : '-'} | ${step.time.server_main_threads.map(({ running, waiting }) => `${running}/${waiting}`).join(' + ')} | ${step.time.machine_busy_cores} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} | ${or(step.statements_per_mutation)} |`;
+    const baseline = files[`${step.build}-${step.nodes}-${step.projects}-${step.agents}-${step.cpu_per_process}`];
+    return `| ${step.build} | ${step.nodes} | ${step.projects} | ${step.store} | ${step.processes}${step.cpu_per_process === null ? '' : ` (cap ${step.cpu_per_process})`} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} | ${step.forwarded_share} | ${step.server_cpu_us_per_mutation} | ${step.server_cpu_us_per_mutation_by_process.join(' + ')} | ${step.owners ? step.owners.projects_by_process.join(' + ') : '-'} | ${step.time.server_main_threads.map(({ running, waiting }) => `${running}/${waiting}`).join(' + ')} | ${step.time.machine_busy_cores} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} | ${or(step.statements_per_mutation)} |`;
   });
   const loads = result.machine.load.map((load) => load[0].toFixed(1));
   const thousands = (value) => Math.round(value / 1_000).toLocaleString('en-US');
@@ -560,6 +631,26 @@ function markdown(result) {
       (step) =>
         `| ${step.build} | ${step.projects} | ${step.processes} | ${step.agents} | ${step.offered_per_second} | ${step.mutations_per_second} | ${step.kept_up ? 'yes' : 'no'} | ${step.takeovers_in_window} | ${step.forwarded_share} | ${thousands(step.instructions_per_mutation)} | ${step.instructions_per_mutation_by_process.map(thousands).join(' + ')} | ${thousands(step.compiler_instructions_per_mutation)} | ${thousands(step.major_gc_instructions_per_mutation)} | ${thousands(step.request_instructions_per_mutation)} | ${step.idle_instructions_per_second_by_process.map(thousands).join(' + ')} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} |`,
     );
+  // Throughput by process count, each over the 1-process PostgreSQL step of the same build, size, projects, agents and cap.
+  const capOf = (step) => step.cpu_per_process ?? 'none';
+  const single = Object.fromEntries(result.steps.filter((step) => step.store === 'postgresql' && step.processes === 1).map((step) => [`${step.build}-${step.nodes}-${step.projects}-${step.agents}-${capOf(step)}`, step.mutations_per_second]));
+  const scalingRows = result.steps
+    .filter((step) => step.store === 'postgresql')
+    .map((step) => {
+      const one = single[`${step.build}-${step.nodes}-${step.projects}-${step.agents}-${capOf(step)}`];
+      const { time } = step;
+      return `| ${step.build} | ${capOf(step)} | ${step.nodes} | ${step.projects} | ${step.agents} | ${step.processes} | ${step.mutations_per_second} | ${one ? `${(step.mutations_per_second / one).toFixed(2)}×` : '-'} | ${step.server_cpu_us_per_mutation} | ${or(step.capped?.server_cpu_us_per_mutation)} | ${step.capped ? step.capped.throttled_share_by_process.join(' + ') : '-'} | ${step.capped ? step.capped.idle_cpu_us_per_second_by_process.join(' + ') : '-'} | ${time.server_cpu_cores} | ${or(step.statements_per_commit)} | ${step.mutations_per_commit} | ${or(step.database_cpu_us_per_mutation)} | ${time.database_cores?.running ?? '-'} | ${time.generator_cpu_cores} | ${time.machine_busy_cores} | ${time.cpu_pressure} | ${step.forwarded_share} |`;
+    });
+  const scalingTable = result.steps.some((step) => step.cpu_per_process !== null)
+    ? [
+        `By process count, PostgreSQL; "cap" is each server process's share of a core (a CPU cgroup quota, ${CPU_PERIOD_US} µs period), "none" uncapped:`,
+        '',
+        '| build | cap | nodes | projects | agents | processes | durable mutations/s | ÷ 1 process | server CPU µs a mutation (/proc) | the same by the cgroups | share of quota periods throttled, by process | idle CPU µs a second, by process | server cores | statements a commit | mutations a commit | database CPU µs a mutation | database cores | load generator cores | busy cores of the machine | CPU pressure | share forwarded |',
+        '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+        ...scalingRows,
+        '',
+      ]
+    : [];
   const instructionTable = instructionRows.length
     ? [
         `Under callgrind, ${result.rate} mutations a second offered in every step${result.per_process || result.rate_per_process ? ', per process' : ''}; instructions of every server process in the window over its durable mutations:`,
@@ -574,6 +665,7 @@ function markdown(result) {
     `${result.seconds_per_step} s per step, ${result.machine.cpus} cores shared by the load generator, the servers and PostgreSQL; agents routed: ${result.route}; ${result.rate ? `${result.rate} mutations a second offered` : 'agents as fast as answered'}; 1-minute load average ${loads[0]} at the start, then after each step ${loads.slice(1).join(', ')}.`,
     '',
     ...instructionTable,
+    ...scalingTable,
     '| build | nodes | projects | store | processes | agents | durable mutations/s | × files, same build, size, projects and agents | p50 ms | p99 ms | share forwarded | server CPU µs a mutation | by process | projects owned, by process | main thread running/waiting for a core, by process | busy cores of the machine | database CPU µs a mutation | mutations a commit | statements a commit | statements a mutation |',
     '| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
