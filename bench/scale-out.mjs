@@ -149,10 +149,11 @@ const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seco
 if (caps && cluster) caps.confine([process.pid, postmasterPid(), ...childrenOf(postmasterPid())], { weight: CPU_WEIGHT });
 let servers = [];
 let databases = 0;
-// A step that fails leaves no server behind (one under valgrind would run on for minutes), and no cgroup.
+// A step that fails or is interrupted leaves no server behind (one under valgrind would run on for minutes), no cgroup and no scratch.
 process.on('exit', () => {
   servers.forEach((child) => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
   caps?.releaseAll();
+  rmSync(scratch, { recursive: true, force: true });
 });
 // Interrupted, the exit hooks above and the private cluster's still run.
 for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(status));
