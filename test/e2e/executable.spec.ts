@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { allCommands } from '../../entrypoints/cli/commands.js';
-import { onFirstUse } from '../../entrypoints/cli/fd-writer.js';
+import { FdWriter, onFirstUse } from '../../entrypoints/cli/fd-writer.js';
 import { BINARY, Sandbox } from '../support/cli.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -215,5 +215,35 @@ describe('onFirstUse', () => {
     expect(real.read()).to.equal('hello');
     expect(sut.readable).to.equal(true);
     expect(created).to.equal(1);
+  });
+});
+
+describe('FdWriter: the answer indented on a terminal only', () => {
+  const writerOn = (file: string, flags: string) => {
+    const fd = openSync(file, flags);
+    try {
+      return new FdWriter(fd).isTTY;
+    } finally {
+      closeSync(fd);
+    }
+  };
+
+  it('takes a pseudo-terminal for a terminal', () => {
+    expect(writerOn('/dev/ptmx', 'r+')).to.equal(true);
+  });
+
+  it('takes /dev/null, /dev/zero and /dev/full, character devices too, for no terminal', () => {
+    for (const device of ['/dev/null', '/dev/zero', '/dev/full']) expect(writerOn(device, 'w'), device).to.equal(false);
+  });
+
+  it('takes a file for no terminal', () => {
+    const sandbox = new Sandbox();
+    try {
+      const file = path.join(sandbox.root, 'answer.json');
+      writeFileSync(file, '');
+      expect(writerOn(file, 'w')).to.equal(false);
+    } finally {
+      sandbox.remove();
+    }
   });
 });
