@@ -107,12 +107,15 @@ interface WrittenCheckpoint {
  * shortens (BENCHMARKS.md, "The checkpoint rewrite copies what the tail did not change";
  * bench/tail-cost.mjs, bench/mutation-mean.mjs); kept between 32 and 192 KiB.
  *
- * A server that keeps its state in memory replays the tail once, when it first opens the project,
- * but pays for every rewrite while it serves: the encoding and the collector's work for the copy
- * it holds while commits go on (its pieces outlive several young-generation collections and are
- * promoted). So it waits for 8 times the checkpoint's size, at least 4 MiB and at most 16 MiB (a
- * bound on the replay after a restart), or half the checkpoint's size when that is larger
- * (BENCHMARKS.md, "The server's checkpoint, a quarter as often").
+ * A process that keeps its state in memory (the file store's server, every process of the
+ * PostgreSQL store) replays the tail once, when it first opens the project (a restart, or a
+ * takeover of its ownership), but pays for every rewrite while it serves: the encoding and the
+ * collector's work for the copy it holds while commits go on (its pieces outlive several
+ * young-generation collections and are promoted), and on PostgreSQL the save's statements and WAL
+ * too. So it waits for 8 times the checkpoint's size, at least 4 MiB and at most 16 MiB (a bound
+ * on the replay after a restart or a takeover), or half the checkpoint's size when that is larger
+ * (BENCHMARKS.md, "The server's checkpoint, a quarter as often", and for PostgreSQL "A PostgreSQL
+ * process checkpoints as the file server does").
  */
 const CHECKPOINT_BALANCE = 900;
 const CHECKPOINT_TAIL_MIN_BYTES = 32 * 1024;
@@ -121,12 +124,11 @@ const HOT_CHECKPOINT_TAIL_MIN_BYTES = 4 * 1024 * 1024;
 const HOT_CHECKPOINT_REPLAY_BOUND_BYTES = 16 * 1024 * 1024;
 
 /**
- * How many bytes of ledger tail call for a new checkpoint of `checkpointBytes`: `hot` for the
- * PostgreSQL store's processes (4 MiB, or half the checkpoint), `server` for the file store's.
+ * How many bytes of ledger tail call for a new checkpoint of `checkpointBytes`: `hot` for a
+ * process that keeps its state in memory (a server on files, any process on PostgreSQL).
  */
-export function checkpointThreshold(checkpointBytes: number, hot: boolean | 'server'): number {
-  if (hot === 'server') return Math.max(HOT_CHECKPOINT_TAIL_MIN_BYTES, Math.min(8 * checkpointBytes, HOT_CHECKPOINT_REPLAY_BOUND_BYTES), checkpointBytes / 2);
-  if (hot) return Math.max(HOT_CHECKPOINT_TAIL_MIN_BYTES, checkpointBytes / 2);
+export function checkpointThreshold(checkpointBytes: number, hot: boolean): number {
+  if (hot) return Math.max(HOT_CHECKPOINT_TAIL_MIN_BYTES, Math.min(8 * checkpointBytes, HOT_CHECKPOINT_REPLAY_BOUND_BYTES), checkpointBytes / 2);
   const balanced = Math.sqrt(CHECKPOINT_BALANCE * checkpointBytes);
   return Math.min(CHECKPOINT_TAIL_MAX_BYTES, Math.max(CHECKPOINT_TAIL_MIN_BYTES, balanced));
 }
@@ -735,7 +737,7 @@ export class FsProjectStore implements ProjectStore {
     } finally {
       this.syncing = null;
     }
-    const due = loaded.tail + line.length >= checkpointThreshold(loaded.checkpointBytes, this.keepHot && 'server');
+    const due = loaded.tail + line.length >= checkpointThreshold(loaded.checkpointBytes, this.keepHot);
     if (!this.keepHot) {
       if (due) this.writeCheckpoint(loaded, loaded.ledgerEnd + line.length);
       // The graph in hand now holds the append: a state kept for the next call reads on from after it.

@@ -377,7 +377,11 @@ export class PgProjectStore implements ProjectStore {
     return rows.rows[0]?.ours ?? null;
   }
 
-  /** A change set of `bytes` is in: past the checkpoint threshold (the file store's, for a process that keeps its state), a checkpoint is saved. */
+  /**
+   * A change set of `bytes` is in: past the checkpoint threshold (the file store's server's: this
+   * process keeps its state too, and a new owner or a restarted process replays at most that
+   * much), a checkpoint is saved.
+   */
   private committed(current: Cached, bytes: number): void {
     current.tail += bytes;
     if (current.tail >= checkpointThreshold(current.checkpointBytes, true)) this.saveCheckpoint(current);

@@ -579,22 +579,18 @@ describe('FsProjectStore', () => {
     expect(ledgerBytes - positions.at(-1)!).to.be.below(32 * 1024);
   });
 
-  it('sets the checkpoint threshold by the checkpoint\'s size: short tails for small graphs, at most 192 KiB; a server\'s, 8 times the checkpoint within 4-16 MiB, or half of it when larger', () => {
+  it('sets the checkpoint threshold by the checkpoint\'s size: short tails for small graphs, at most 192 KiB; a process that keeps its state (a server, a PostgreSQL process), 8 times the checkpoint within 4-16 MiB, or half of it when larger', () => {
     // sqrt(900 x checkpoint bytes): the earlier balance (1,500) scaled by what a rewrite costs now (issue 28).
     expect(checkpointThreshold(10_000, false)).to.equal(32 * 1024);
     expect(checkpointThreshold(1_600_000, false)).to.be.within(36 * 1024, 38 * 1024);
     expect(checkpointThreshold(14_500_000, false)).to.be.within(111 * 1024, 112 * 1024);
     expect(checkpointThreshold(60_000_000, false)).to.equal(192 * 1024);
-    expect(checkpointThreshold(10_000, 'server')).to.equal(4 * 1024 * 1024);
-    // A server's 1k-node project as it grows: each rewrite is paid while it serves, the replay only at a restart.
-    expect(checkpointThreshold(1_000_000, 'server')).to.equal(8_000_000);
-    expect(checkpointThreshold(2_500_000, 'server')).to.equal(16 * 1024 * 1024);
-    expect(checkpointThreshold(8_400_000, 'server')).to.equal(16 * 1024 * 1024);
-    expect(checkpointThreshold(20_000_000, 'server')).to.equal(16 * 1024 * 1024);
-    expect(checkpointThreshold(60_000_000, 'server')).to.equal(30_000_000);
-    // The PostgreSQL store's processes: 4 MiB, or half the checkpoint.
     expect(checkpointThreshold(10_000, true)).to.equal(4 * 1024 * 1024);
-    expect(checkpointThreshold(8_400_000, true)).to.equal(4_200_000);
+    // A server's 1k-node project as it grows: each rewrite is paid while it serves, the replay only at a restart.
+    expect(checkpointThreshold(1_000_000, true)).to.equal(8_000_000);
+    expect(checkpointThreshold(2_500_000, true)).to.equal(16 * 1024 * 1024);
+    expect(checkpointThreshold(8_400_000, true)).to.equal(16 * 1024 * 1024);
+    expect(checkpointThreshold(20_000_000, true)).to.equal(16 * 1024 * 1024);
     expect(checkpointThreshold(60_000_000, true)).to.equal(30_000_000);
   });
 

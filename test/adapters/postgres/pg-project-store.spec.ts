@@ -174,7 +174,40 @@ describe('PgProjectStore across processes', function () {
     expect(Number(saved)).to.be.lessThan((await graphOf(cold)).revision);
   });
 
-  it('a checkpoint that differs from the one before in one node writes about that node\'s bytes, not the whole; the pieces only the older one used go with it', async () => {
+  it('saves the next checkpoint as the file server does, past 8 times the last one\'s size within 4-16 MiB of change sets: a process with nothing in hand (a restart, a takeover) replays at most that', async function () {
+    // Over 16 MiB of change sets: tens of seconds on a loaded machine.
+    this.timeout(180_000);
+    for (let index = 0; index < 8; index++) await change(db.first, (draft) => addTask(draft, `T-big-${index}`, { body: randomBody() }));
+    await db.first.checkpointed();
+    const [first, firstBytes] = sql("SELECT revision || '|' || bytes FROM taskdag_checkpoint_manifests WHERE project = 'p'").split('|').map(Number);
+    const threshold = Math.min(8 * firstBytes!, 16 * 1024 * 1024);
+    expect(threshold).to.equal(16 * 1024 * 1024);
+    const manifests = () => sql("SELECT string_agg(revision::text, ',' ORDER BY revision) FROM taskdag_checkpoint_manifests WHERE project = 'p'");
+    while (manifests() === String(first)) {
+      await change(db.first, (draft) => rewriteBody(draft, 'T-1', randomBody()));
+      await db.first.checkpointed();
+    }
+    const second = Number(manifests());
+    // Saved by the commit that took the change sets since the first checkpoint past the threshold, not before (4 MiB, half the checkpoint, was the rule).
+    const since = (last: number) => Number(sql(`SELECT sum(octet_length(change::text)) FROM taskdag_change_sets WHERE project = 'p' AND revision > ${first} AND revision <= ${last}`));
+    expect(since(second)).to.be.at.least(threshold);
+    expect(since(second - 1)).to.be.below(threshold);
+    // Before it, a process with nothing in hand would have replayed less than the threshold; one that loads after it replays only what followed it.
+    await change(db.first, (draft) => addTask(draft, 'T-after'));
+    const pool = openPool(db.url);
+    db.pools.push(pool);
+    const replayed: number[] = [];
+    watchStatements(pool, ([text]) => {
+      if (typeof text !== 'string' || !text.startsWith('SELECT revision::int, change,')) return;
+      return (answer) => void Promise.resolve(answer).then((result) => replayed.push(...(result as { rows: { revision: number }[] }).rows.map((row) => row.revision)));
+    });
+    expect(await stateOf(new PgProjectStoreFactory(pool).open('p'))).to.deep.equal(await stateOf(db.first));
+    expect(replayed).to.deep.equal([second + 1]);
+  });
+
+  it('a checkpoint that differs from the one before in one node writes about that node\'s bytes, not the whole; the pieces only the older one used go with it', async function () {
+    // 36 commits of 600 KB before its second checkpoint: tens of seconds on a loaded machine.
+    this.timeout(180_000);
     for (let index = 0; index < 8; index++) await change(db.first, (draft) => addTask(draft, `T-big-${index}`, { body: randomBody() }));
     await db.first.checkpointed();
     const first = sql("SELECT revision || '|' || bytes FROM taskdag_checkpoint_manifests WHERE project = 'p'").split('|').map(Number);
@@ -183,9 +216,10 @@ describe('PgProjectStore across processes', function () {
       if (typeof text !== 'string' || !text.startsWith('INSERT INTO taskdag_checkpoint_pieces')) return;
       for (const value of values as unknown[]) if (Buffer.isBuffer(value)) sent += value.length;
     });
-    // Eight new bodies of the same task: over 4 MiB of change sets, so the last commit saves a checkpoint, in which one node changed.
+    // 28 new bodies of the same task: over 16 MiB of change sets (the threshold after a checkpoint
+    // of 4.8 MB), so the last commit saves a checkpoint, in which one node changed.
     const body = randomBody();
-    for (let index = 0; index < 8; index++) await change(db.first, (draft) => rewriteBody(draft, 'T-big-0', index === 7 ? body : randomBody()));
+    for (let index = 0; index < 28; index++) await change(db.first, (draft) => rewriteBody(draft, 'T-big-0', index === 27 ? body : randomBody()));
     await db.first.checkpointed();
     const second = sql("SELECT revision || '|' || bytes FROM taskdag_checkpoint_manifests WHERE project = 'p'").split('|').map(Number);
     expect(second[0]).to.be.greaterThan(first[0]!);
@@ -213,7 +247,9 @@ describe('PgProjectStore across processes', function () {
     expect(await stateOf(new PgProjectStoreFactory(pool).open('p'))).to.deep.equal(await stateOf(db.first));
   });
 
-  it('a checkpoint whose connection dies before any statement of its save keeps a checkpoint that loads, the older or the new one whole, and no piece no checkpoint uses', async () => {
+  it('a checkpoint whose connection dies before any statement of its save keeps a checkpoint that loads, the older or the new one whole, and no piece no checkpoint uses', async function () {
+    // A save killed at each of its statements in turn, each after a threshold's worth of commits: about a minute on a loaded machine.
+    this.timeout(180_000);
     // The statements of the first process's saves are counted on its clients.
     let armed = 0;
     let seen = 0;
@@ -256,9 +292,10 @@ describe('PgProjectStore across processes', function () {
       armed = statement;
       killedAt = null;
       seen = 0;
-      // Commits until one saves a checkpoint (its statements seen), each awaited with its save.
+      // Commits until one saves a checkpoint (its statements seen), each awaited with its save. A
+      // body of 256 KB keeps the checkpoint small, and so its threshold near 4 MiB of change sets.
       for (let index = 0; seen === 0; index++) {
-        await change(db.first, (draft) => rewriteBody(draft, 'T-1', randomBody()));
+        await change(db.first, (draft) => rewriteBody(draft, 'T-1', randomBody(128 * 1024)));
         await db.first.checkpointed();
       }
       const after = manifests();
@@ -537,8 +574,9 @@ async function writeSchema4Project(pool: Pool, project: string, state: State, pl
 }
 
 /** 600 KB that repeat nowhere: a body no two checkpoints' pieces share by chance. */
-function randomBody(): string {
-  return randomBytes(300 * 1024).toString('hex');
+/** `bytes` random bytes in hex (twice as many characters): content no checkpoint piece shares. */
+function randomBody(bytes = 300 * 1024): string {
+  return randomBytes(bytes).toString('hex');
 }
 
 function dbName(url: string): string {
