@@ -51,7 +51,45 @@ const argv = process.argv.slice(2);
 const fixed = argv.length === 1 ? FIXED_ANSWERS.get(argv[0]!)?.() : undefined;
 if (fixed !== undefined) writeAllSync(1, fixed);
 else if (!hasWorkingDirectory()) answerWithoutWorkingDirectory();
-else void (programOf(splitGlobalFlags(argv).rest[0])?.run(argv, wholeProgram) ?? wholeProgram(argv));
+else runLine(argv);
+
+/**
+ * Runs the line in the program of its own that serves it, or the whole program. A program of its
+ * own has answered, synchronously and durably, once its promise settles: the process ends there
+ * (its exit event still runs), not after Node has drained what V8 left queued (a young-generation
+ * collection V8 scheduled as the heap filled, 1.6 M instructions after a `take` at 50k nodes) and
+ * freed the heap. The whole program may go on serving after its own promise settles (`server run`,
+ * `mcp`): it ends as Node ends it.
+ */
+function runLine(line: string[]): void {
+  const program = programOf(splitGlobalFlags(line).rest[0]);
+  if (program === null) {
+    void wholeProgram(line);
+    return;
+  }
+  let handedOn = false;
+  const whole = (rest: string[]) => {
+    handedOn = true;
+    return wholeProgram(rest);
+  };
+  void program.run(line, whole).then(() => {
+    if (!handedOn) endNow();
+  });
+}
+
+/**
+ * Ends the process with the exit status the command set: its exit event, then Node's own ending
+ * (`process.reallyExit`, which `process.exit` ends with). `process.exit` runs some of Node's
+ * JavaScript first, compiled on its first call: about 0.5 M instructions, as much as the ending
+ * saves where V8 left nothing queued (a 10k-node `take`).
+ */
+function endNow(): void {
+  const code = typeof process.exitCode === 'number' ? process.exitCode : 0;
+  const { reallyExit } = process as unknown as { reallyExit?: (code: number) => never };
+  if (typeof reallyExit !== 'function') process.exit();
+  process.emit('exit', code);
+  reallyExit.call(process, code);
+}
 
 /**
  * Whether the process has a working directory: one removed while a shell stood in it has none, and

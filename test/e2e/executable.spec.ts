@@ -71,6 +71,27 @@ describe('the taskdag executable (entrypoints/cli/bin.ts)', () => {
     }
   });
 
+  it('ends a command its own program served once it has answered, leaving what is still queued, as Node ends the whole program', async () => {
+    await sut.init();
+    await sut.ok(['add-initiative', 'core', '--as', 'alice']);
+    const task = (await sut.ok(['add-task', '--initiative', 'core', '--title', 'T', '--body', 'B', '--acceptance', 'A', '--blocked-by', '', '--as', 'alice'])).node.id as string;
+    // Work still queued when the answer is written (as V8 queues a collection when the heap fills),
+    // and the process's exit event, which every ending still runs.
+    const probe = path.join(sut.root, 'queued.js');
+    writeFileSync(probe, "const { writeSync } = require('node:fs');\nsetTimeout(() => writeSync(2, 'queued;'), 50);\nprocess.on('exit', (code) => writeSync(2, `exit ${code};`));\n");
+    const run = (args: string[]) => sut.run(args, { env: { NODE_OPTIONS: `--require ${probe}` } }).then(({ code, stderr }) => ({ code, stderr }));
+    // The graph reads' program and the point commands' program, answering and failing.
+    expect(await run(['show', task])).to.deep.equal({ code: 0, stderr: 'exit 0;' });
+    expect(await run(['show', 'T-none'])).to.deep.equal({ code: 1, stderr: 'exit 1;' });
+    expect(await run(['status', '--limit', '1'])).to.deep.equal({ code: 0, stderr: 'exit 0;' });
+    expect(await run(['take', task, '--as', 'alice'])).to.deep.equal({ code: 0, stderr: 'exit 0;' });
+    expect(await run(['context', task, '--as', 'alice'])).to.deep.equal({ code: 0, stderr: 'exit 0;' });
+    expect(await run(['take', 'T-none', '--as', 'alice'])).to.deep.equal({ code: 1, stderr: 'exit 1;' });
+    // A line a program hands on to the whole program (which may go on serving), and a command only the whole program serves.
+    expect(await run(['take', task, 'extra', '--as', 'alice'])).to.deep.equal({ code: 1, stderr: 'queued;exit 1;' });
+    expect(await run(['add-initiative', 'other', '--as', 'alice'])).to.deep.equal({ code: 0, stderr: 'queued;exit 0;' });
+  });
+
   it('writes a large result whole through a pipe', async () => {
     await sut.init();
     await sut.ok(['add-initiative', 'big', '--as', 'alice']);
