@@ -513,7 +513,7 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
   expectBytes(source, sectionEnd, END, path, 'it is truncated or has trailing bytes');
   const layout = nodeLayout(source, checkpoint, { idsLine, slotsLine, sectionStart, sectionEnd }, path);
   const ledger = readRef(checkpoint.ledger, path);
-  const nodes = new CheckpointNodes(source, layout, path);
+  const nodes = new CheckpointNodes(source, layout, path, checkpointIdentity(ledger, checkpoint.heads_crc32));
   const edgeList = new CheckpointEdges(
     () => {
       const edgeLine = parseLine(nodes.bytes(edges.start, edges.end, 'the edges'), 0, edges.end - edges.start, '{', '}', path, 'its edges line').edges;
@@ -652,6 +652,19 @@ function nodeLayout(source: ByteSource, member: Partial<CheckpointMember>, at: {
 function slotsLineHolds(source: ByteSource, line: LineBounds): boolean {
   const opens = source.bytes(line.start, line.start + SLOTS_LINE_OPENING.length).toString('latin1') === SLOTS_LINE_OPENING;
   return opens && source.bytes(line.end - 2, line.end + 1).toString('latin1') === '],\n';
+}
+
+/**
+ * What names one checkpoint file to the positions a ledger record keeps (lazy-nodes.ts,
+ * `notePositions`): the byte of its ledger it is taken at and its heads line's checksum, which
+ * covers every section laid out by node position (a file rewritten at the same position with its
+ * nodes in another order has other sections). The ledger file goes without saying: a record is
+ * replayed only over a checkpoint of its own ledger. Null for a file without a heads checksum or a
+ * ledger position.
+ */
+function checkpointIdentity(ledger: unknown, headsCrc: unknown): string | null {
+  const bytes = (ledger as Partial<LedgerRef> | null)?.bytes;
+  return typeof headsCrc === 'string' && typeof bytes === 'number' ? `${bytes}#${headsCrc}` : null;
 }
 
 /** The ledger position a checkpoint is taken at, read from its first two lines only; null when they do not say. */

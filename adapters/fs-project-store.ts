@@ -11,7 +11,8 @@ import type { PluginReader, ProjectStore, ProjectStoreFactory, Reached, Rewrite,
 import { readIfExists, removeLeftoverTempFiles, writeFileAtomic } from './durable-files.js';
 import { nodeFileSystem, type FileSystem, type OpenFile } from './file-system.js';
 import { bufferSource, checkpointPosition, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, encodeCheckpointPieces, salvageHeader, type Checkpoint, type LedgerRef } from './checkpoint-file.js';
-import { encodeRecord, entriesNaming, highestReached, readRecords, replayChangeSets, type GenerationStart } from './ledger-records.js';
+import { encodeRecord, entriesNaming, highestReached, keptPositions, readRecords, replayChangeSets, type CheckpointPositions, type GenerationStart } from './ledger-records.js';
+import type { CheckpointNodes } from './lazy-nodes.js';
 import { blocksBetween, checkedIndex, encodeHistoryIndex, entriesThroughIndex, historyIndexFileOf, isHistoryIndexFile, ledgerIdentity, RECORD_PREFIX_BYTES, type ReplayedTail } from './history-index.js';
 import { FsSnapshotStore } from './fs-snapshot-store.js';
 import { assertPluginTable, isPluginFile, pluginFileOf, readPluginTable, writePluginTable } from './plugin-table-file.js';
@@ -307,6 +308,7 @@ export class FsProjectStore implements ProjectStore {
     }
     const { records, end } = readRecords(appended, ledgerPath, early.ledgerEnd);
     replayChangeSets(early.graph, records, ledgerPath);
+    notePositions(early.checkpoint.nodes, records);
     early.replayed = null;
     early.sizeRead = early.ledgerEnd + appended.length;
     early.ledgerEnd += end;
@@ -504,6 +506,7 @@ export class FsProjectStore implements ProjectStore {
     const graph = checkpoint.graph;
     const { records, end } = readRecords(bytes, ledgerPath, checkpoint.ledger.bytes);
     replayChangeSets(graph, records, ledgerPath);
+    notePositions(checkpoint.nodes, records);
     const replayed = this.keepHot ? null : { from: checkpoint.ledger.bytes, to: checkpoint.ledger.bytes + end, logs: records.map((changes) => changes.log) };
     return { checkpoint, graph, ledgerEnd: checkpoint.ledger.bytes + end, sizeRead: checkpoint.ledger.bytes + bytes.length, tail: end, checkpointBytes: checkpoint.bytes, replayed };
   }
@@ -723,7 +726,8 @@ export class FsProjectStore implements ProjectStore {
    */
   private async commit(loaded: Loaded, changes: ChangeSet): Promise<void> {
     const ledgerPath = path.join(this.location, loaded.checkpoint.ledger.file);
-    const line = encodeRecord(changes);
+    const positions = positionsOfChanges(loaded.checkpoint.nodes, changes);
+    const line = encodeRecord(positions ? { ...changes, checkpoint_positions: positions } : changes);
     try {
       // Cut a torn append left by a crashed writer, then append at the end of what is valid.
       this.files.writeAt(ledgerPath, line, loaded.ledgerEnd);
@@ -959,4 +963,39 @@ function isEmptyGraph(graph: Graph): boolean {
 function generationOf(ledgerFile: string | undefined): number | null {
   const match = ledgerFile ? /^ledger\.(\d+)\.jsonl$/.exec(ledgerFile) : null;
   return match ? Number(match[1]) : null;
+}
+
+/**
+ * Where the nodes `changes` writes, appends notes to or changes edges of are in the checkpoint
+ * `nodes` was read from, those it knows without a lookup (`knownPosition`): what the record keeps
+ * for the loads that replay it over that file (ledger-records.ts, CheckpointPositions). Null when
+ * it knows none, or the file has no identity.
+ */
+function positionsOfChanges(nodes: CheckpointNodes | null, changes: ChangeSet): CheckpointPositions | null {
+  if (nodes?.identity == null) return null;
+  const at: (NodeId | number)[] = [];
+  const noted = new Set<NodeId>();
+  const note = (id: NodeId) => {
+    const position = noted.has(id) ? undefined : nodes.knownPosition(id);
+    if (position === undefined) return;
+    at.push(id, position);
+    noted.add(id);
+  };
+  for (const id of Object.keys(changes.nodes)) note(id);
+  for (const { node } of changes.notes) note(node);
+  for (const { edge } of changes.edges) {
+    note(edge.from);
+    note(edge.to);
+  }
+  return at.length > 0 ? { of: nodes.identity, at } : null;
+}
+
+/** Hands the checkpoint's lazy nodes the positions the records replayed over it keep (only those kept for that very file). */
+function notePositions(nodes: CheckpointNodes | null, records: readonly ChangeSet[]): void {
+  const identity = nodes?.identity;
+  if (identity == null) return;
+  for (const record of records) {
+    const at = keptPositions(record, identity);
+    if (at) nodes!.notePositions(at);
+  }
 }

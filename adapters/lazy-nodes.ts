@@ -97,6 +97,13 @@ export class CheckpointNodes implements NodeMap {
    * file never changes while open. Dropped with the slot table that answered them.
    */
   private readonly foundPositions = new Map<NodeId, number | undefined>();
+  /**
+   * Positions the ledger tail's records say their nodes have in this file (`notePositions`), kept
+   * by the process that appended each record: a changed node's saved bucket and endpoints entry
+   * are found without its slot lookup. Each entry read at such a position names its node (a
+   * bucket's check reads the endpoints entry, which does), so a wrong one reads as damage there.
+   */
+  private readonly ledgerPositions = new Map<NodeId, number>();
   /** The checksums each node line was written with (read when first needed), or null for a checkpoint without them. */
   private lineChecksums: () => LineChecksums | null = () => null;
   /**
@@ -113,10 +120,15 @@ export class CheckpointNodes implements NodeMap {
   /** The heads line's sections a rewrite may copy from (derived by this release's rules, checked), by name; null: none. */
   private sections: ((name: string) => Buffer | null) | null = null;
 
+  /**
+   * `identity` names this very file (its ledger position and heads checksum, `checkpointIdentity`):
+   * what the positions a ledger record keeps are tied to; null when the file has none to give.
+   */
   constructor(
     private readonly source: ByteSource,
     private readonly layout: NodeLayout,
     private readonly path: string,
+    readonly identity: string | null = null,
   ) {
     this.slots = layout.slots && new SlotTable((start, end) => this.bytes(start, end, 'the slot table'), layout.slots.lineStart, layout.slots.layout);
   }
@@ -342,10 +354,33 @@ export class CheckpointNodes implements NodeMap {
    * endpoints entry, names its node too).
    */
   filePosition(id: NodeId): number | undefined {
-    const hinted = this.hintedPositions.get(id);
+    const hinted = this.hintedPositions.get(id) ?? this.ledgerPositions.get(id);
     if (hinted !== undefined) return hinted;
     if (!this.foundPositions.has(id)) this.foundPositions.set(id, this.locate(id)?.position);
     return this.foundPositions.get(id);
+  }
+
+  /**
+   * Node `id`'s position among the file's ids when this map already knows it (its line was read, a
+   * hint or a ledger record gave it), looked up nowhere: what a ledger record keeps of the nodes it
+   * changes (`positionsOfChanges`). Undefined otherwise.
+   */
+  knownPosition(id: NodeId): number | undefined {
+    return this.hintedPositions.get(id) ?? this.ledgerPositions.get(id) ?? this.foundPositions.get(id);
+  }
+
+  /**
+   * Takes the positions a ledger record kept of its nodes in this very file (`knownPosition` of the
+   * process that appended it; ledger-records.ts `keptPositions`): `at` lists each id followed by
+   * its position. A pair that is not an id and a position ends the list (what follows is not taken).
+   */
+  notePositions(at: readonly unknown[]): void {
+    for (let index = 0; index + 1 < at.length; index += 2) {
+      const id = at[index];
+      const position = at[index + 1];
+      if (typeof id !== 'string' || typeof position !== 'number' || !Number.isSafeInteger(position) || position < 0) return;
+      this.ledgerPositions.set(id, position);
+    }
   }
 
   /** How many nodes the file holds (the slot table says, until the id list is parsed). */
@@ -365,7 +400,7 @@ export class CheckpointNodes implements NodeMap {
       values: Array.from(this.values),
       removed: Array.from(this.removed),
       thaw: (values, removed) => {
-        const copy = new CheckpointNodes(this.source, this.layout, this.path);
+        const copy = new CheckpointNodes(this.source, this.layout, this.path, this.identity);
         copy.values = values;
         copy.removed = removed;
         // An entry is used only for the very node object it was made from, so sharing them is safe.

@@ -19,7 +19,8 @@ const SUFFIX = Buffer.from(RECORD_SUFFIX);
 /** The bytes every record starts with, before its checksum: where a search for the next record looks. */
 const START = PREFIX_TEMPLATE.subarray(0, CRC_AT);
 
-export function encodeRecord(changes: ChangeSet): Buffer {
+/** The record of `changes`, with the checkpoint positions its writer knew of its nodes when given (CheckpointPositions, last). */
+export function encodeRecord(changes: ChangeSet & { checkpoint_positions?: CheckpointPositions }): Buffer {
   const body = Buffer.from(changeSetJson(changes));
   const prefix = `{"crc32":"${eightHexDigits(crc32(body))}","bytes":"${String(body.length).padStart(10, '0')}","change":`;
   return Buffer.concat([Buffer.from(prefix), body, SUFFIX]);
@@ -39,6 +40,32 @@ function changeSetJson(changes: ChangeSet): string {
     members.push(`${JSON.stringify(key)}:${json}`);
   }
   return `{${members.join(',')}}`;
+}
+
+/**
+ * What a record may carry beside its change set: where the nodes it changes are in the checkpoint
+ * the process that appended it read, as that process knew them without looking anything up. `of`
+ * is that file's identity (checkpoint-file.ts, `checkpointIdentity`); `at` lists each node's id
+ * followed by its position among the file's ids, in one flat list (an object keyed by the ids
+ * would make every record's parse build a shape of its own). A load replaying the record over
+ * that same file takes them (lazy-nodes.ts, `notePositions`) rather than looking each changed node
+ * up in the slot table again; over any other file it ignores them. An earlier release ignores the
+ * member, as it ignores any member of a change set it does not know.
+ */
+export interface CheckpointPositions {
+  of: string;
+  at: (NodeId | number)[];
+}
+
+/**
+ * The list of ids and positions record `changes` keeps (`checkpoint_positions`) for the checkpoint
+ * `of` names, as stored (its pairs are checked as they are taken, lazy-nodes.ts `notePositions`);
+ * null when it keeps none, or keeps them for another checkpoint. Nothing else is looked at first:
+ * every point command replays a tail of such records.
+ */
+export function keptPositions(changes: ChangeSet, of: string): readonly unknown[] | null {
+  const kept = (changes as { checkpoint_positions?: Partial<CheckpointPositions> | null }).checkpoint_positions;
+  return typeof kept === 'object' && kept !== null && kept.of === of && Array.isArray(kept.at) ? kept.at : null;
 }
 
 /**

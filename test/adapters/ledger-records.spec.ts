@@ -3,7 +3,7 @@ import sinon from 'sinon';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { crc32 } from '../../adapters/crc32.js';
 import { wasmChecks } from '../../adapters/crc32-wasm.js';
-import { encodeRecord, entriesNaming, readRecords } from '../../adapters/ledger-records.js';
+import { changeSetOf, encodeRecord, entriesNaming, keptPositions, readRecords } from '../../adapters/ledger-records.js';
 import { historyOf } from '../../domain/history.js';
 import type { LogEntry } from '../../domain/model.js';
 import type { ChangeSet } from '../../domain/change-set.js';
@@ -25,6 +25,21 @@ describe('ledger records', () => {
     expect(readRecords(bytes, 'ledger.1.jsonl')).to.deep.equal({ records: [change(1), change(2)], end: bytes.length });
     const lines = bytes.toString().trimEnd().split('\n');
     expect(lines.map((line) => JSON.parse(line).change)).to.deep.equal([change(1), change(2)]);
+  });
+
+  it('keeps the checkpoint positions a writer gives as the change set\'s last member, which a reader of the change set alone ignores', () => {
+    const positions = { of: '149#258bbf8f', at: ['T-1', 4, 'K-2', 0] };
+    const bytes = encodeRecord({ ...change(3), checkpoint_positions: positions });
+    expect(bytes.toString()).to.match(/"initiatives":\{\},"checkpoint_positions":\{"of":"149#258bbf8f","at":\["T-1",4,"K-2",0\]\}\}\}\n$/);
+    const [record] = readRecords(bytes, 'ledger.1.jsonl').records;
+    expect(keptPositions(record!, '149#258bbf8f')).to.deep.equal(['T-1', 4, 'K-2', 0]);
+    expect(keptPositions(record!, '149#258bbf8e'), 'kept for another checkpoint').to.equal(null);
+    // An earlier release's check of a change set: the member is one it does not know, and the record is a change set.
+    expect(changeSetOf(JSON.parse(bytes.toString()).change)).to.deep.equal({ ...change(3), checkpoint_positions: positions });
+    expect(keptPositions(change(3), 'a')).to.equal(null);
+    for (const malformed of [null, 'x', { of: 1, at: [] }, { at: [] }, { of: 'a', at: { 'T-1': 4 } }, { of: 'a', at: 'T-1' }]) {
+      expect(keptPositions({ ...change(3), checkpoint_positions: malformed } as ChangeSet, 'a'), JSON.stringify(malformed)).to.equal(null);
+    }
   });
 
   for (const [name, tail] of [
