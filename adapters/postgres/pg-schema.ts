@@ -248,6 +248,31 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE taskdag_processes ADD COLUMN hearing boolean NOT NULL DEFAULT false;
   ALTER TABLE taskdag_owners ADD COLUMN notify boolean NOT NULL DEFAULT true;
   `,
+  // 10: the triggers of schema 6 notify only for a statement that updated or deleted a row (or a
+  // TRUNCATE): every login deletes the expired sessions, usually none, and each notification made
+  // every process drop the bearers it had found and took the cluster's notify lock (schema 9).
+  // Still once per statement. A transition table names one event, so each event has its trigger.
+  `
+  CREATE OR REPLACE FUNCTION taskdag_auth_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    -- A TRUNCATE trigger has no transition table: its branch never plans the EXISTS.
+    IF TG_OP = 'TRUNCATE' THEN
+      PERFORM pg_notify('taskdag_auth_changes', TG_TABLE_NAME);
+    ELSIF EXISTS (SELECT 1 FROM taskdag_changed_rows) THEN
+      PERFORM pg_notify('taskdag_auth_changes', TG_TABLE_NAME);
+    END IF;
+    RETURN NULL;
+  END
+  $$;
+  DROP TRIGGER taskdag_sessions_changed ON taskdag_sessions;
+  DROP TRIGGER taskdag_credentials_changed ON taskdag_credentials;
+  CREATE TRIGGER taskdag_sessions_updated AFTER UPDATE ON taskdag_sessions REFERENCING OLD TABLE AS taskdag_changed_rows FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
+  CREATE TRIGGER taskdag_sessions_deleted AFTER DELETE ON taskdag_sessions REFERENCING OLD TABLE AS taskdag_changed_rows FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
+  CREATE TRIGGER taskdag_sessions_truncated AFTER TRUNCATE ON taskdag_sessions FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
+  CREATE TRIGGER taskdag_credentials_updated AFTER UPDATE ON taskdag_credentials REFERENCING OLD TABLE AS taskdag_changed_rows FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
+  CREATE TRIGGER taskdag_credentials_deleted AFTER DELETE ON taskdag_credentials REFERENCING OLD TABLE AS taskdag_changed_rows FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
+  CREATE TRIGGER taskdag_credentials_truncated AFTER TRUNCATE ON taskdag_credentials FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

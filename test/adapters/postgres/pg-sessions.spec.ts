@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Pool } from 'pg';
-import { AUTH_TRUST_MS, PgAuthCache } from '../../../adapters/postgres/pg-auth-cache.js';
+import { AUTH_CHANNEL, AUTH_TRUST_MS, PgAuthCache } from '../../../adapters/postgres/pg-auth-cache.js';
 import { PgAuthStore } from '../../../adapters/postgres/pg-auth-store.js';
-import { openPool } from '../../../adapters/postgres/pg-pool.js';
+import { openClient, openPool } from '../../../adapters/postgres/pg-pool.js';
 import { PgProjectStoreFactory } from '../../../adapters/postgres/pg-project-store.js';
 import { listenForRevisions, type ProjectRevision } from '../../../adapters/postgres/pg-revision-listener.js';
 import { migrate, SCHEMA_VERSION } from '../../../adapters/postgres/pg-schema.js';
@@ -174,6 +174,66 @@ describe('sessions and revision events shared through PostgreSQL', function () {
       await untilAsync(async () => (await reasonOf(service, bearer)) === 'unknown', AUTH_TRUST_MS / 2);
     } finally {
       await listener.close();
+    }
+  });
+
+  it('schema 10: a statement that ends no session or credential (a login with none expired) notifies nobody; one that ends any notifies once, and a rotation still ends every bearer on every process (issue 25 item 4)', async () => {
+    const heard: string[] = [];
+    const listening = openClient(url);
+    await listening.connect();
+    listening.on('notification', (message) => heard.push(`${message.channel} ${message.payload}`));
+    await listening.query(`LISTEN ${AUTH_CHANNEL}`);
+    const stores = [new PgAuthStore(pools[0]!), new PgAuthStore(pools[1]!)];
+    const processes = [await authOn(pools[0]!, 'password-1', 1, stores[0]), await authOn(pools[1]!, 'password-1', 1, stores[1])];
+    const listeners = await Promise.all(stores.map((store, at) => listenForRevisions(url, pools[at]!, () => undefined, () => undefined, store.changes)));
+    try {
+      const bearers: string[] = [];
+      for (let client = 0; client < 3; client++) bearers.push((await processes[client % 2]!.service.login('password-1', `c${client}`)).bearer);
+      for (const { service } of processes) for (const bearer of bearers) expect(await reasonOf(service, bearer)).to.equal('accepted');
+      // A round trip on the listening client after the logins: any notification they made has arrived.
+      await listening.query('SELECT 1');
+      expect(heard, 'three logins, each deleting no expired session').to.deep.equal([]);
+      await pools[1]!.query("UPDATE taskdag_credentials SET name = name WHERE id = 'none'");
+      await pools[1]!.query('DELETE FROM taskdag_sessions WHERE bearer_hash = $1', [new TweetnaclBearerTokens().hashOf(bearers[0]!)]);
+      await listening.query('SELECT 1');
+      expect(heard).to.deep.equal([`${AUTH_CHANNEL} taskdag_sessions`]);
+      for (const { service } of processes) await untilAsync(async () => (await reasonOf(service, bearers[0]!)) === 'unknown', AUTH_TRUST_MS / 2);
+      expect((await authOn(pools[0]!, 'password-2', 2)).startup).to.equal('rotated');
+      for (const { service } of processes) for (const bearer of bearers) await untilAsync(async () => (await reasonOf(service, bearer)) === 'unknown', AUTH_TRUST_MS / 2);
+      await pools[1]!.query('TRUNCATE taskdag_sessions');
+      await listening.query('SELECT 1');
+      expect(heard.slice(-1)).to.deep.equal([`${AUTH_CHANNEL} taskdag_sessions`]);
+    } finally {
+      await Promise.all(listeners.map((listener) => listener.close()));
+      await listening.end();
+    }
+  });
+
+  it('schema 10 replaces the triggers of a schema-9 database: a DELETE of nothing no longer notifies, a DELETE of a session still does', async () => {
+    const schema9 = freshDatabase();
+    const pool = openPool(schema9);
+    const listening = openClient(schema9);
+    try {
+      expect(await migrate(pool, 9)).to.have.length(9);
+      await listening.connect();
+      const heard: string[] = [];
+      listening.on('notification', (message) => heard.push(message.channel));
+      await listening.query(`LISTEN ${AUTH_CHANNEL}`);
+      const deleteNothing = async () => {
+        await pool.query('DELETE FROM taskdag_sessions WHERE expires_at < now()');
+        await listening.query('SELECT 1');
+      };
+      await deleteNothing();
+      expect(heard, 'schema 9').to.deep.equal([AUTH_CHANNEL]);
+      expect((await migrate(pool))[0]).to.equal(10);
+      await deleteNothing();
+      expect(heard, 'schema 10').to.deep.equal([AUTH_CHANNEL]);
+      await pool.query("INSERT INTO taskdag_sessions (bearer_hash, created_at, expires_at) VALUES ('h', now(), now())");
+      await deleteNothing();
+      expect(heard).to.deep.equal([AUTH_CHANNEL, AUTH_CHANNEL]);
+    } finally {
+      await listening.end();
+      await pool.end();
     }
   });
 
