@@ -10,7 +10,7 @@ import { STATUS_RULES_VERSION } from '../domain/status.js';
 import { CheckpointEndpoints, endpointSection, reusedEndpointSection, type EndpointReuse, type SavedEndpoints } from './edge-endpoints.js';
 import { headColumns, knowledgeSection } from './head-columns.js';
 import { crc32 } from './crc32.js';
-import { eightHexDigits } from './hex-digits.js';
+import { eightHexDigits, ofEightHexDigits } from './hex-digits.js';
 import { knowledgeScopesSection } from './knowledge-scopes.js';
 import { trigramFilter, trigramRowsSection, type UnchangedLine } from './knowledge-trigrams.js';
 import { bucketSections, headsLine, listedBlocked, listedIds, SavedHeadsLine } from './heads-line.js';
@@ -79,6 +79,14 @@ interface CheckpointMember {
    * without reading the directory.
    */
   line_crc32?: [number, number, string];
+  /**
+   * The CRC-32 of line 1 (the graph's fields: revision, fence generation, initiatives), its
+   * closing comma and newline excluded, and of the edge list (the bytes between `"edges":[` and
+   * `],`): no other checksum covers them, so a byte changed there is damage, not an answer.
+   * Absent in a file written before them (read unchecked, as then).
+   */
+  fields_crc32?: string;
+  edges_crc32?: string;
   /** The requests the graph answered recently (request-window.ts), oldest first; absent when none. */
   requests?: RememberedRequest[];
 }
@@ -143,7 +151,7 @@ export interface CheckpointCopy {
   frozen?: FrozenNodes;
   edges: Edge[];
   /** Instead of `edges`, when the checkpoint's edges were never read: their bytes, copied, and the edges appended since. */
-  unreadEdges?: { bytes: Buffer; appended: readonly Edge[] } | null;
+  unreadEdges?: { bytes: Buffer; crc: number | null; appended: readonly Edge[] } | null;
   /** The endpoints of the checkpoint read, to copy those of nodes whose edges did not change (a rewrite of a lazily read graph). */
   endpointReuse?: SavedEndpointsToCopy | null;
   /** The heads in the order of `ids` (in any order with `frozen`: each names its node). */
@@ -312,13 +320,13 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
     edgeSlices.push(JSON.stringify(copy.edges.slice(at, at + SLICE * 5)).slice(1, -1));
     yield;
   }
-  const edgesLine = copy.unreadEdges
+  const { line: edgesLine, crc: edgesCrc } = copy.unreadEdges
     ? copiedEdgesLine(copy.unreadEdges)
-    : Buffer.from(`${EDGES_MEMBER}${Array.isArray(copy.edges) ? `[${edgeSlices.join(',')}]` : JSON.stringify(copy.edges)},\n`);
+    : yield* checksummedEdgesLine(Buffer.from(`${EDGES_MEMBER}${Array.isArray(copy.edges) ? `[${edgeSlices.join(',')}]` : JSON.stringify(copy.edges)},\n`));
   const lineBytes = { ids: idsLine.length, ...(slots ? { slots: slots.line.length } : {}), heads: headsLine.length, edges: edgesLine.length };
   const requests = copy.requests.length > 0 ? { requests: copy.requests } : {};
   const slotLayout = slots ? { slot_layout: slots.layout } : {};
-  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: headsCrc, line_crc32: [lineCrcs.start, lineCrcs.end, lineCrcs.crc], ...requests, ...slotLayout });
+  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: headsCrc, line_crc32: [lineCrcs.start, lineCrcs.end, lineCrcs.crc], ...requests, ...slotLayout, fields_crc32: eightHexDigits(crc32(Buffer.from(head.slice(0, -1)))), edges_crc32: edgesCrc });
   yield;
   const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
   return [Buffer.from(top), idsLine, ...(slots ? [slots.line] : []), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
@@ -409,9 +417,15 @@ function reuseOf(saved: SavedEndpointsToCopy, ids: readonly NodeId[]): EndpointR
   return entries && entries.count === fileIds.length ? { ...entries, changed: saved.changed } : null;
 }
 
-/** The edges the endpoints are saved for: those never read are parsed here (a list that is not JSON gets no endpoints). */
+/**
+ * The edges the endpoints are saved for: those never read are parsed here (a list that is not
+ * JSON, or not the bytes its checksum was saved for, gets no endpoints: a reader then reads the
+ * list and finds it damaged).
+ */
 function edgesToIndex(copy: CheckpointCopy): readonly unknown[] {
   if (!copy.unreadEdges) return Array.isArray(copy.edges) ? copy.edges : [null];
+  const { bytes, crc } = copy.unreadEdges;
+  if (crc !== null && crc32(bytes) !== crc) return [null];
   try {
     const read = JSON.parse(`[${copy.unreadEdges.bytes.toString('utf8')}]`) as unknown[];
     return [...read, ...copy.unreadEdges.appended];
@@ -443,10 +457,29 @@ function* thawed(frozen: FrozenNodes, anyOrder: NodeHead[]): Generator<void, { i
   return { ids, heads: ids.map((id) => byId.get(id)!), record: nodes, nodes };
 }
 
-/** The edges line from the bytes of edges never read, and the edges appended since. */
-function copiedEdgesLine({ bytes, appended }: { bytes: Buffer; appended: readonly Edge[] }): Buffer {
-  const added = appended.length === 0 ? '' : `${bytes.length > 0 ? ',' : ''}${JSON.stringify(appended).slice(1, -1)}`;
-  return Buffer.concat([Buffer.from(`${EDGES_MEMBER}[`), bytes, Buffer.from(`${added}],\n`)]);
+/**
+ * The edges line from the bytes of edges never read, and the edges appended since, with its
+ * CRC-32 (`edges_crc32`): the one the file saved for the bytes copied, continued over those
+ * appended, so that bytes damaged since they were written stay damage; computed over the bytes
+ * only for a file that saved none.
+ */
+function copiedEdgesLine({ bytes, appended, crc }: { bytes: Buffer; appended: readonly Edge[]; crc: number | null }): { line: Buffer; crc: string } {
+  const added = Buffer.from(appended.length === 0 ? '' : `${bytes.length > 0 ? ',' : ''}${JSON.stringify(appended).slice(1, -1)}`);
+  return { line: Buffer.concat([Buffer.from(`${EDGES_MEMBER}[`), bytes, added, Buffer.from('],\n')]), crc: eightHexDigits(crc32(added, crc ?? crc32(bytes))) };
+}
+
+/** How many bytes of the edge list are checksummed between two yields (about a millisecond's work). */
+const EDGE_CRC_SLICE = 1 << 20;
+
+/** An edges line encoded afresh, with the CRC-32 of its list (`edges_crc32`), taken a slice at a time. */
+function* checksummedEdgesLine(line: Buffer): Generator<void, { line: Buffer; crc: string }> {
+  const list = line.subarray(EDGES_MEMBER.length + 1, line.length - 3);
+  let crc = 0;
+  for (let at = 0; at < list.length; at += EDGE_CRC_SLICE) {
+    crc = crc32(list.subarray(at, at + EDGE_CRC_SLICE), crc);
+    yield;
+  }
+  return { line, crc: eightHexDigits(crc) };
 }
 
 function noteFor(ledger: LedgerRef | ChangeSetsRef): string {
@@ -498,6 +531,7 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
   if (!Array.isArray(log) || log.length !== 0) throw invalidFile(path, 'its log is not the empty list a checkpoint keeps (the log is in the ledger)');
   const checkpoint = parseLine(top, headEnd! + 1, memberEnd, '{', '}}', path, 'its checkpoint line').checkpoint as Partial<CheckpointMember> | undefined;
   if (typeof checkpoint !== 'object' || checkpoint === null) throw invalidFile(path, 'its second line is not the checkpoint member');
+  if (checkpoint.fields_crc32 !== undefined && checkpoint.fields_crc32 !== eightHexDigits(crc32(top.subarray(0, headEnd! - 1)))) throw invalidFile(path, 'its first line is not as written (its CRC-32 differs)');
   // A file of release 0.1.0 (or of main before the slot table) lists its ids on line 2 itself.
   const idsInline = 'ids' in checkpoint;
   const { ids: idsLine, slots: slotsLine, heads, edges } = linesAfter(memberEnd + 1, checkpoint.lines, idsInline, path);
@@ -514,13 +548,18 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
   const layout = nodeLayout(source, checkpoint, { idsLine, slotsLine, sectionStart, sectionEnd }, path);
   const ledger = readRef(checkpoint.ledger, path);
   const nodes = new CheckpointNodes(source, layout, path, checkpointIdentity(ledger, checkpoint.heads_crc32));
+  const edgesCrc = checkpoint.edges_crc32 === undefined ? null : typeof checkpoint.edges_crc32 === 'string' ? ofEightHexDigits(checkpoint.edges_crc32) : null;
+  if (checkpoint.edges_crc32 !== undefined && edgesCrc === null) throw invalidFile(path, 'its edges checksum is malformed');
   const edgeList = new CheckpointEdges(
     () => {
-      const edgeLine = parseLine(nodes.bytes(edges.start, edges.end, 'the edges'), 0, edges.end - edges.start, '{', '}', path, 'its edges line').edges;
+      const line = nodes.bytes(edges.start, edges.end, 'the edges');
+      if (edgesCrc !== null && crc32(line.subarray(EDGES_MEMBER.length + 1, line.length - 2)) !== edgesCrc) throw invalidFile(path, 'its edges line is not as written (its CRC-32 differs)');
+      const edgeLine = parseLine(line, 0, edges.end - edges.start, '{', '}', path, 'its edges line').edges;
       assertGraphHeaderShape({ ...graphFields, edges: edgeLine, nodes: {} }, path);
       return edgeLine as Edge[];
     },
     () => nodes.bytes(edges.start + EDGES_MEMBER.length + 1, edges.end - 2, 'the edges'),
+    edgesCrc,
   );
   const graph = { ...(graphFields as unknown as Omit<Graph, 'nodes' | 'edges'>), edges: edgeList, nodes };
   return { graph: projectState(graph, savedIndexes(checkpoint, nodes, heads), assertRequests(checkpoint.requests, path)), ledger, nodes };

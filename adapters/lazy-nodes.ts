@@ -665,15 +665,20 @@ export class CheckpointEdges implements EdgeList {
   private list: Edge[] | null = null;
   private readonly appended: Edge[] = [];
 
-  /** `read` parses the file's edges; `raw` gives their bytes as written, between the list's brackets. */
+  /**
+   * `read` parses the file's edges (their checksum checked); `raw` gives their bytes as written,
+   * between the list's brackets; `crc` is the CRC-32 the file saved for those bytes (null: none
+   * saved, a file written before it).
+   */
   constructor(
     private readonly read: () => Edge[],
     private readonly raw: () => Buffer,
+    private readonly crc: number | null = null,
   ) {}
 
-  /** While the file's edges are unread: their bytes as written and the edges appended since; else null. */
-  unread(): { bytes: Buffer; appended: readonly Edge[] } | null {
-    return this.list === null ? { bytes: this.raw(), appended: [...this.appended] } : null;
+  /** While the file's edges are unread: their bytes as written, the CRC-32 saved for them, and the edges appended since; else null. */
+  unread(): { bytes: Buffer; crc: number | null; appended: readonly Edge[] } | null {
+    return this.list === null ? { bytes: this.raw(), crc: this.crc, appended: [...this.appended] } : null;
   }
 
   all(): Edge[] {

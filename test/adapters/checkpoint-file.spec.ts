@@ -15,7 +15,7 @@ import { JsonText } from '../../domain/json-text.js';
 import { CheckpointEdges, CheckpointNodes } from '../../adapters/lazy-nodes.js';
 import { GraphIndex } from '../../domain/graph-index.js';
 import { projectState, type ProjectState } from '../../domain/project-state.js';
-import type { Graph, GraphNode, TaskNode } from '../../domain/model.js';
+import type { Edge, Graph, GraphNode, TaskNode } from '../../domain/model.js';
 import { statusAnswer, statusReport, type StatusReport } from '../../domain/status-report.js';
 import { dropSavedSections, editSavedClaims } from '../support/checkpoint-json.js';
 import { seededRandom } from '../support/crash-file-system.js';
@@ -427,7 +427,48 @@ describe('checkpoint file', () => {
     appendEdge(sut.graph, { from: 'T-1', to: 'T-2', type: 'BLOCKS' });
     const rewritten = encodeCheckpoint(sut.graph, ledger, sut.nodes).toString('utf8');
     expect(rewritten).to.include('"edges":[{"from":"T-0","to":"T-1","type":"BLOCKX"},{"from":"T-1","to":"T-2","type":"BLOCKS"}],\n');
-    expect(() => edgesOf(sut.graph)).to.throw(/is malformed/);
+    expect(() => edgesOf(sut.graph)).to.throw(/edges line is not as written/);
+  });
+
+  const isInvalid = (error: { code: string; details: { cause: string } }) => error.code === 'STORAGE_ERROR' && error.details.cause === 'EINVALID';
+
+  it("refuses an edge edited in place into another well-formed edge when the edges are read, and a rewrite that copies them unread keeps the damage found", () => {
+    const edges: Edge[] = [{ from: 'T-0', to: 'T-1', type: 'BLOCKS' }, { from: 'T-150', to: 'T-162', type: 'BLOCKS' }];
+    const graph = { ...graphOf(300), edges };
+    writeFileSync(temp.file, encodeCheckpoint(graph, ledger));
+    // A digit flipped on disk: T-150 blocks T-162 reads as T-250 blocks T-162, JSON and shape intact.
+    writeFileSync(temp.file, readFileSync(temp.file, 'utf8').replace('{"from":"T-150","to":"T-162"', '{"from":"T-250","to":"T-162"'));
+    expect(() => readCheckpoint(temp.file)).to.throw(/edges line is not as written/).that.satisfies(isInvalid);
+    const sut = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file);
+    appendEdge(sut.graph, { from: 'T-1', to: 'T-2', type: 'BLOCKS' });
+    const rewritten = encodeCheckpoint(sut.graph, ledger, sut.nodes);
+    expect(rewritten.toString('utf8')).to.include('{"from":"T-250","to":"T-162","type":"BLOCKS"},{"from":"T-1","to":"T-2","type":"BLOCKS"}],\n');
+    expect(() => edgesOf(decodeCheckpoint(bufferSource(rewritten), temp.file).graph)).to.throw(/edges line is not as written/).that.satisfies(isInvalid);
+    // Undamaged, the same copy (the saved checksum continued over the edge appended) reads back.
+    const intact = decodeCheckpoint(bufferSource(encodeCheckpoint(graph, ledger)), temp.file);
+    appendEdge(intact.graph, { from: 'T-1', to: 'T-2', type: 'BLOCKS' });
+    expect(edgesOf(decodeCheckpoint(bufferSource(encodeCheckpoint(intact.graph, ledger, intact.nodes)), temp.file).graph)).to.deep.equal([...edges, { from: 'T-1', to: 'T-2', type: 'BLOCKS' }]);
+  });
+
+  for (const [name, from, to] of [
+    ["an initiative's text", '"desc":"A"', '"desc":"B"'],
+    ["an initiative's member name", '"desc":"A"', '"dfsc":"A"'],
+    ['the revision', '"revision":7', '"revision":8'],
+  ] as const) {
+    it(`refuses a checkpoint whose first line was edited in place (${name}) with STORAGE_ERROR, whatever the command reads`, () => {
+      writeFileSync(temp.file, encodeCheckpoint(graphOf(3), ledger).toString('utf8').replace(from, to));
+      expect(() => decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file)).to.throw(/first line is not as written/).that.satisfies(isInvalid);
+    });
+  }
+
+  it('reads a checkpoint written before the first line and the edges had checksums (an earlier release) unchecked, as then', () => {
+    const lines = encodeCheckpoint(graphOf(3), ledger).toString('utf8').split('\n');
+    lines[1] = lines[1]!.replace(/,"fields_crc32":"[0-9a-f]{8}","edges_crc32":"[0-9a-f]{8}"/, '');
+    expect(lines[1]).to.not.include('fields_crc32');
+    writeFileSync(temp.file, lines.join('\n').replace('"desc":"A"', '"desc":"B"'));
+    const sut = readCheckpoint(temp.file);
+    expect(sut.graph.initiatives.a!.desc).to.equal('B');
+    expect(edgesOf(sut.graph)).to.deep.equal(graphOf(3).edges);
   });
 
   it('does not check every id at load: a point read of a file listing an id twice succeeds, reading every id refuses it', () => {
