@@ -44,8 +44,15 @@ const LEAST_LOADED = `
 /** How many projects more than the least-loaded live process a process may own and still take a free project its requests reach. */
 const SLACK = 1;
 
-/** Whether some live process hears the revision channel ($1 this process): what every owner row's `notify` says. */
-const SOME_PROCESS_HEARS = `EXISTS (SELECT 1 FROM taskdag_processes h WHERE h.hearing AND ${alive('h', '$1')})`;
+/**
+ * Whether some live process hears the commits of `project` (`me` this process): what its owner
+ * row's `notify` says (schema 11). A process hears the projects of its rows in taskdag_hearings;
+ * a hearing process with none there is of a release before schema 11 and hears them all.
+ */
+const someProcessHears = (project: string, me: string) => `EXISTS (
+  SELECT 1 FROM taskdag_processes h WHERE h.hearing AND ${alive('h', me)} AND (
+    EXISTS (SELECT 1 FROM taskdag_hearings w WHERE w.process = h.id AND w.project = ${project})
+    OR NOT EXISTS (SELECT 1 FROM taskdag_hearings w WHERE w.process = h.id)))`;
 
 /**
  * A fixed key: a process changing whether it hears takes it exclusively, a process claiming a free
@@ -54,18 +61,28 @@ const SOME_PROCESS_HEARS = `EXISTS (SELECT 1 FROM taskdag_processes h WHERE h.he
  */
 const HEARING_LOCK = '8386943190706581095';
 
-/** $1 this process: every owner row says whether a live process hears the revision channel (schema 9). */
-const RECOMPUTE_NOTIFY = `UPDATE taskdag_owners SET notify = wanted.notify FROM (SELECT ${SOME_PROCESS_HEARS} AS notify) wanted WHERE taskdag_owners.notify <> wanted.notify`;
+/** $1 this process: every owner row says whether a live process hears its project (schemas 9 and 11); only rows that say otherwise are written. */
+const RECOMPUTE_NOTIFY = `UPDATE taskdag_owners SET notify = NOT notify WHERE notify <> ${someProcessHears('taskdag_owners.project', '$1')}`;
+
+/** $1 this process, $2 the projects it hears: its rows of taskdag_hearings, and its row's `hearing`, say so. */
+const DECLARE_HEARING = `
+  WITH row AS (UPDATE taskdag_processes SET hearing = cardinality($2::text[]) > 0 WHERE id = $1),
+  gone AS (DELETE FROM taskdag_hearings WHERE process = $1 AND NOT project = ANY ($2::text[]))
+  INSERT INTO taskdag_hearings (process, project) SELECT $1, project FROM unnest($2::text[]) project ON CONFLICT DO NOTHING`;
 
 /**
- * $1 this process: whether the database still says what a hearing process told it, its own row
- * hearing and every owner row notifying. Rows written while the process was taken for gone (its
- * lease ran out, its liveness session was lost, its row removed) say otherwise.
+ * $1 this process, $2 how many projects it hears: whether the database still says what a hearing
+ * process told it, its own row hearing, its rows of taskdag_hearings all there and the owner rows
+ * of their projects notifying. Rows written while the process was taken for gone (its lease ran
+ * out, its liveness session was lost, its row removed) say otherwise.
  */
-const STILL_HEARD = 'SELECT coalesce((SELECT hearing FROM taskdag_processes WHERE id = $1), false) AND NOT EXISTS (SELECT 1 FROM taskdag_owners WHERE NOT notify) AS heard';
+const STILL_HEARD = `
+  SELECT coalesce((SELECT hearing FROM taskdag_processes WHERE id = $1), false)
+    AND (SELECT count(*) FROM taskdag_hearings WHERE process = $1) = $2
+    AND NOT EXISTS (SELECT 1 FROM taskdag_hearings w JOIN taskdag_owners o ON o.project = w.project WHERE w.process = $1 AND NOT o.notify) AS heard`;
 
 /** $1 project, $2 this process. */
-const CLAIM_FREE = `INSERT INTO taskdag_owners (project, process, fence, notify) VALUES ($1, $2, 1, ${SOME_PROCESS_HEARS.replaceAll('$1', '$2')}) ON CONFLICT (project) DO NOTHING RETURNING fence::text`;
+const CLAIM_FREE = `INSERT INTO taskdag_owners (project, process, fence, notify) VALUES ($1, $2, 1, ${someProcessHears('$1', '$2')}) ON CONFLICT (project) DO NOTHING RETURNING fence::text`;
 /** $3 the fence of the owner found gone: a new fence, so that owner's late commits are refused. */
 const TAKE_OVER = 'UPDATE taskdag_owners SET process = $2, fence = fence + 1 WHERE project = $1 AND fence = $3 RETURNING fence::text';
 
@@ -123,8 +140,8 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
   private renewing = false;
   private renewFailed = false;
   private closed = false;
-  /** Whether this process hears the revision channel, as last asked (`hearing`). */
-  private hears = false;
+  /** The projects whose commits this process hears, as last asked (`hearing`). */
+  private hears: readonly string[] = [];
   /** Told when commits may have notified nobody while this process heard (see keepHeard). */
   private unheard: (() => void) | null = null;
   /** The change of hearing under way: one at a time, each writing what was last asked. */
@@ -160,7 +177,7 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
     if (this.renewal) clearInterval(this.renewal);
     if (this.reconnecting) clearTimeout(this.reconnecting);
     if (this.started) {
-      if (this.hears) await this.hearing(false).catch(() => undefined);
+      if (this.hears.length > 0) await this.hearing([]).catch(() => undefined);
       await this.pool.query('DELETE FROM taskdag_owners WHERE process = $1', [this.id]).catch(() => undefined);
       await this.pool.query('DELETE FROM taskdag_processes WHERE id = $1', [this.id]).catch(() => undefined);
     }
@@ -170,17 +187,18 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
   }
 
   /**
-   * Says in the database whether this process hears the revision channel, and puts every owner
-   * row's `notify` right: commits notify only while some live process hears (schema 9). Call it
-   * after LISTEN and before reading where each project stands: it returns once every commit that
-   * did not notify has committed (the update of each owner row waits for the commits holding it,
-   * and every commit after it reads the flag it wrote), so that read sees them all. Turned off
-   * before UNLISTEN. `unheard` is called when a renewal finds that commits may have notified
-   * nobody meanwhile (keepHeard): the caller then reads where each project stands again.
+   * Says in the database which projects' commits this process hears (none: it does not), and
+   * puts every owner row's `notify` right: a project's commits notify only while some live
+   * process hears them (schemas 9 and 11). Call it after LISTEN and before reading where each
+   * project stands: it returns once every commit of a project newly heard that did not notify
+   * has committed (the update of each owner row waits for the commits holding it, and every
+   * commit after it reads the flag it wrote), so that read sees them all. Projects no longer
+   * heard are told before UNLISTEN. `unheard` is called when a renewal finds that commits may
+   * have notified nobody meanwhile (keepHeard): the caller then reads where each project stands again.
    */
-  async hearing(on: boolean, unheard?: () => void): Promise<void> {
+  async hearing(projects: readonly string[], unheard?: () => void): Promise<void> {
     await this.registered;
-    this.hears = on;
+    this.hears = projects;
     if (unheard) this.unheard = unheard;
     await this.declare();
   }
@@ -190,7 +208,7 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
     const step = this.declaring.then(() =>
       withTransaction(this.pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [HEARING_LOCK]);
-        await client.query('UPDATE taskdag_processes SET hearing = $2 WHERE id = $1', [this.id, this.hears]);
+        await client.query(DECLARE_HEARING, [this.id, this.hears]);
         await client.query(RECOMPUTE_NOTIFY, [this.id]);
       }),
     );
@@ -207,11 +225,11 @@ export class PgProjectOwners implements ProjectOwners, CommitFence {
    * where each project stands: the commits in between notified nobody.
    */
   private async keepHeard(): Promise<void> {
-    if (!this.hears || this.checkingHeard) return;
+    if (this.hears.length === 0 || this.checkingHeard) return;
     this.checkingHeard = true;
     try {
-      const heard = (await this.pool.query<{ heard: boolean }>(STILL_HEARD, [this.id])).rows[0]?.heard;
-      if (heard !== false || !this.hears) return;
+      const heard = (await this.pool.query<{ heard: boolean }>(STILL_HEARD, [this.id, this.hears.length])).rows[0]?.heard;
+      if (heard !== false || this.hears.length === 0) return;
       this.log('taskdag server: commits had stopped notifying this process while it was taken for gone; they notify it again');
       await this.declare();
       this.unheard?.();

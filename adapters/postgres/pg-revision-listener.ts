@@ -10,29 +10,31 @@ const RECONNECT_MS = 1_000;
 const UNLISTEN_AFTER_MS = 30_000;
 
 export interface HearingOptions {
-  /** Whether the revision channel is listened to from the start, or only once `hear(true)` asks for it (default true). */
+  /** Whether the revision channel is listened to from the start, for every project, or only once `hear` asks for a project (default true). */
   hearing?: boolean;
-  /** How long after `hear(false)` it stops listening (default UNLISTEN_AFTER_MS). */
+  /** How long after `hear(project, false)` the project stops being heard (default UNLISTEN_AFTER_MS). */
   unlistenAfterMs?: number;
   /**
-   * Tells the database whether this process hears the revision channel, so that commits notify
-   * only while some process does (PgProjectOwners.hearing): called after LISTEN and before
-   * every project's revision is announced, and before UNLISTEN. It calls `unheard` when commits
-   * may have notified nobody while this process heard: every project's revision is announced.
+   * Tells the database which projects this process hears (none: it does not), so that a
+   * project's commits notify only while some process hears it (PgProjectOwners.hearing): called
+   * after LISTEN and before every project's revision is announced, and before UNLISTEN. It calls
+   * `unheard` when commits may have notified nobody while this process heard: every project's
+   * revision is announced.
    */
-  declareHearing?: (on: boolean, unheard: () => void) => Promise<void>;
+  declareHearing?: (projects: readonly string[], unheard: () => void) => Promise<void>;
 }
 
 /** What listenForRevisions returns. */
 export interface RevisionListener {
   /**
-   * Whether the commits of every process are to be heard: while they are not, the revision
-   * channel is not listened to, so no commit on the database wakes this process (the commits
-   * that need no live stream here cost it nothing). Turned on, it listens, then announces every
-   * project's current revision (a commit made just before it listened is not missed); turned
-   * off, it stops listening `unlistenAfterMs` later, unless turned on again meanwhile.
+   * Whether the commits of `project` by every process are to be heard: while no project's are,
+   * the revision channel is not listened to, so no commit on the database wakes this process
+   * (the commits that need no live stream here cost it nothing). Turned on, it listens, then
+   * announces every project's current revision (a commit made just before it listened is not
+   * missed); turned off, the project stops being heard `unlistenAfterMs` later, unless turned
+   * on again meanwhile.
    */
-  hear(wanted: boolean): void;
+  hear(project: string, wanted: boolean): void;
   close(): Promise<void>;
 }
 
@@ -63,12 +65,13 @@ export async function listenForRevisions(
   let current: Client | null = null;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
-  /** Whether the revision channel is to be listened to, and whether the client in hand listens to it. */
-  let wanted = hearing;
+  /** The projects to be heard, and whether the client in hand listens to the revision channel. */
+  const wanted = new Set<string>();
   let listening = false;
-  /** Whether the database was told this process hears (declareHearing): false when nobody is to be told. */
-  let declared = false;
-  let stopping: NodeJS.Timeout | null = null;
+  /** The projects the database was told this process hears (declareHearing), sorted. */
+  let declared: readonly string[] = [];
+  const stopping = new Map<string, NodeJS.Timeout>();
+  const wantsChannel = () => hearing || wanted.size > 0;
   /** One change of hearing at a time. */
   let applying: Promise<void> = Promise.resolve();
   let retrying: NodeJS.Timeout | null = null;
@@ -90,8 +93,9 @@ export async function listenForRevisions(
     client.on('end', lost);
     try {
       await client.connect();
-      if (wanted) await client.query(`LISTEN ${REVISION_CHANNEL}`);
-      listening = wanted;
+      const listen = wantsChannel();
+      if (listen) await client.query(`LISTEN ${REVISION_CHANNEL}`);
+      listening = listen;
       if (auth) await client.query(`LISTEN ${AUTH_CHANNEL}`);
     } catch (error) {
       client.end().catch(() => undefined);
@@ -134,24 +138,26 @@ export async function listenForRevisions(
   const apply = (): Promise<void> => (applying = applying.then(bringToWanted));
 
   /**
-   * Hearing: LISTEN, then the database told (from then on every commit notifies, and every one
-   * that did not has committed), then every project's revision announced. Not hearing: the
-   * database told first, then UNLISTEN. A step that fails is tried again a second later; a lost
-   * client is brought to what is wanted by its reconnection, which announces every project.
+   * A project newly heard: LISTEN, then the database told (from then on each of its commits
+   * notifies, and every one that did not has committed), then every project's revision
+   * announced. No project heard: the database told first, then UNLISTEN. A step that fails is
+   * tried again a second later; a lost client is brought to what is wanted by its reconnection,
+   * which announces every project.
    */
   const bringToWanted = async (): Promise<void> => {
     const client = current;
-    const want = wanted;
+    const want = wantsChannel();
+    const projects = [...wanted].sort();
     if (!client || closed) return;
-    const heard = listening && (declared || !declareHearing);
+    const heard = listening && (!declareHearing || projects.every((project) => declared.includes(project)));
     try {
       if (want && !listening) {
         await client.query(`LISTEN ${REVISION_CHANNEL}`);
         listening = true;
       }
-      if (declareHearing && declared !== want) {
-        await declareHearing(want, () => void announceLatest());
-        declared = want;
+      if (declareHearing && projects.join('\n') !== declared.join('\n')) {
+        await declareHearing(projects, () => void announceLatest());
+        declared = projects;
       }
       if (!want && listening) {
         await client.query(`UNLISTEN ${REVISION_CHANNEL}`);
@@ -170,25 +176,26 @@ export async function listenForRevisions(
 
   await connect();
   return {
-    hear(want: boolean) {
-      if (stopping) clearTimeout(stopping);
-      stopping = null;
+    hear(project: string, want: boolean) {
+      clearTimeout(stopping.get(project));
+      stopping.delete(project);
       if (want) {
-        wanted = true;
+        wanted.add(project);
         void apply();
         return;
       }
-      stopping = setTimeout(() => {
-        stopping = null;
-        wanted = false;
+      const stop = setTimeout(() => {
+        stopping.delete(project);
+        wanted.delete(project);
         void apply();
       }, unlistenAfterMs);
-      stopping.unref();
+      stop.unref();
+      stopping.set(project, stop);
     },
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
-      if (stopping) clearTimeout(stopping);
+      for (const stop of stopping.values()) clearTimeout(stop);
       if (retrying) clearTimeout(retrying);
       const client = current;
       current = null;

@@ -273,6 +273,18 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER taskdag_credentials_deleted AFTER DELETE ON taskdag_credentials REFERENCING OLD TABLE AS taskdag_changed_rows FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
   CREATE TRIGGER taskdag_credentials_truncated AFTER TRUNCATE ON taskdag_credentials FOR EACH STATEMENT EXECUTE FUNCTION taskdag_auth_changed();
   `,
+  // 11: a project's commits notify only while some process hears that project (docs/scaling.md,
+  // "Live events"), not every project's while any process hears one. A hearing process names
+  // the projects it hears here; one with `hearing` and no rows (a process of the release before)
+  // hears them all. Its rows go with its row.
+  `
+  CREATE TABLE taskdag_hearings (
+    process text NOT NULL REFERENCES taskdag_processes (id) ON DELETE CASCADE,
+    project text NOT NULL,
+    PRIMARY KEY (process, project)
+  );
+  CREATE INDEX taskdag_hearings_project ON taskdag_hearings (project);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,16 +6,14 @@ import { TimedCommitWatch } from '../timed-commit-watch.js';
  * and with PostgreSQL those of the other processes it follows) wakes, at once, the first of each
  * line of calls waiting on that project (`next --wait`; the lines: ports/commit-signals.ts). When
  * the first leaves, the next is told to look. `endAll` ends every wait when the server stops, so
- * a waiting request answers instead of holding the drain up. `watched` is told when the first
- * wait begins (true) and the last one ends (false): whether other processes' commits need to be
- * heard.
+ * a waiting request answers instead of holding the drain up. `watched` is told when a project's
+ * first wait begins (true) and its last one ends (false): whether other processes' commits of it
+ * need to be heard.
  */
 export class AnnouncedCommits implements CommitSignals {
   /** Each project's lines, each first come, first served. */
   private readonly lines = new Map<string, Map<string, TimedCommitWatch[]>>();
-  private waits = 0;
-
-  constructor(private readonly watched?: (watched: boolean) => void) {}
+  constructor(private readonly watched?: (project: string, watched: boolean) => void) {}
 
   announce(project: string): void {
     for (const line of this.lines.get(project)?.values() ?? []) line[0]?.commit();
@@ -23,14 +21,13 @@ export class AnnouncedCommits implements CommitSignals {
 
   watch(project: string, waitMs: number, line: string): CommitWatch {
     const lines = this.lines.get(project) ?? new Map<string, TimedCommitWatch[]>();
+    if (lines.size === 0) this.watched?.(project, true);
     this.lines.set(project, lines);
     const waiters = lines.get(line) ?? [];
     lines.set(line, waiters);
     const watch = new TimedCommitWatch(waitMs, () => this.leave(project, line, watch));
     waiters.push(watch);
     if (waiters.length === 1) watch.commit(); // first in line: look at once
-    this.waits += 1;
-    if (this.waits === 1) this.watched?.(true);
     return watch;
   }
 
@@ -46,8 +43,8 @@ export class AnnouncedCommits implements CommitSignals {
     waiters.splice(at, 1);
     if (at === 0) waiters[0]?.commit(); // the next is first now: it looks
     if (waiters.length === 0) lines.delete(line);
-    if (lines.size === 0) this.lines.delete(project);
-    this.waits -= 1;
-    if (this.waits === 0) this.watched?.(false);
+    if (lines.size > 0) return;
+    this.lines.delete(project);
+    this.watched?.(project, false);
   }
 }

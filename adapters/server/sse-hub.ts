@@ -23,8 +23,8 @@ export interface SseHubOptions {
   historySize: number;
   /** A comment line this often, so proxies and clients see a live connection. */
   keepAliveMs: number;
-  /** Told when the first stream opens (true) and when the last one closes (false): whether other processes' commits need to be heard. */
-  watched?: (watched: boolean) => void;
+  /** Told when a project's first stream opens (true) and its last one closes (false): whether other processes' commits of it need to be heard. */
+  watched?: (project: string, watched: boolean) => void;
 }
 
 export const DEFAULT_SSE_OPTIONS: SseHubOptions = { maxSubscribers: 1024, bufferSize: 64, historySize: 256, keepAliveMs: 15_000 };
@@ -85,7 +85,7 @@ export class SseHub {
     const subscriber = new Subscriber(sink, this.options.bufferSize);
     entry.subscribers.add(subscriber);
     this.subscriberCount += 1;
-    if (this.subscriberCount === 1) this.options.watched?.(true);
+    if (entry.subscribers.size === 1) this.options.watched?.(project, true);
     subscriber.send(': connected\n\n');
     this.replay(entry.history, current, lastEventId, subscriber);
     let open = true;
@@ -94,7 +94,7 @@ export class SseHub {
       open = false;
       entry.subscribers.delete(subscriber);
       this.subscriberCount -= 1;
-      if (this.subscriberCount === 0) this.options.watched?.(false);
+      if (entry.subscribers.size === 0) this.options.watched?.(project, false);
       if (entry.subscribers.size === 0 && entry.history.length === 0) this.projects.delete(project);
     };
   }

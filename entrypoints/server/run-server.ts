@@ -82,12 +82,15 @@ async function serve(backend: StoreBackend, config: ServerConfig, settings: Serv
   const auth = await openAuth(backend.auth, password, config);
   const checkouts = await CheckoutsSeen.open(new FsCheckoutRecord(config.stateHome), new SystemClock(), log);
   const shutdown = new ShutdownHooks();
-  // Other processes' commits are heard only while a live stream or a waiting call here needs them (docs/scaling.md).
-  const hearing = new Set<'streams' | 'waits'>();
-  const needs = (what: 'streams' | 'waits') => (watched: boolean) => {
-    if (watched) hearing.add(what);
-    else hearing.delete(what);
-    backend.hear(hearing.size > 0);
+  // Other processes' commits of a project are heard only while a live stream or a waiting call of it here needs them (docs/scaling.md).
+  const hearing = new Map<string, Set<'streams' | 'waits'>>();
+  const needs = (what: 'streams' | 'waits') => (project: string, watched: boolean) => {
+    const needed = hearing.get(project) ?? new Set();
+    if (watched) needed.add(what);
+    else needed.delete(what);
+    if (needed.size > 0) hearing.set(project, needed);
+    else hearing.delete(project);
+    backend.hear(project, needed.size > 0);
   };
   const hub = new SseHub({ ...DEFAULT_SSE_OPTIONS, watched: needs('streams') });
   shutdown.add(() => hub.close());

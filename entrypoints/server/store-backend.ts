@@ -25,11 +25,12 @@ export interface StoreBackend {
   auth: AuthStore;
   /**
    * Delivers the commits made through this database, by any process, until `close`: with
-   * PostgreSQL, those of other processes only while `hear(true)` asks for them (a live stream is
-   * open), so that commits no stream here needs do not wake this process.
+   * PostgreSQL, those of other processes only while `hear(project, true)` asks for that
+   * project's (a live stream of it is open), so that commits no stream here needs do not wake
+   * this process, nor notify at all when no process needs them.
    */
   follow(announce: (event: ProjectRevision) => void): Promise<void>;
-  hear(wanted: boolean): void;
+  hear(project: string, wanted: boolean): void;
   /**
    * Which process owns each project's writes (PostgreSQL, docs/scaling.md): null when this
    * process is the only writer (files). `register` makes this process one that may own projects,
@@ -62,8 +63,8 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
   if (problem) throw new DomainError('MISSING_FIELD', `${problem}: add it to server.env (docs/scaling.md), then run \`taskdag server doctor\``, { field: DATABASE_URL_KEY, source: 'environment' });
   const pool = openPool(url!, POOL_SIZE);
   let listener: RevisionListener | null = null;
-  /** Asked before following began (no stream can open before the server listens, but the order is not this module's to assume). */
-  let hearing = false;
+  /** The projects asked for before following began (no stream can open before the server listens, but the order is not this module's to assume). */
+  const asked = new Set<string>();
   try {
     const applied = await migrate(pool);
     if (applied.length > 0) log(`taskdag server: applied database migrations ${applied.join(', ')}`);
@@ -80,12 +81,17 @@ export async function openStoreBackend(config: ServerConfig, env: Record<string,
     async follow(announce) {
       // Each project's store hears of commits too: it catches up before its next commit, not after a refused one.
       // The bearer checks trust what they found only while the same client listens for changes to sessions.
-      // Commits notify only while some process hears them: this one says so when it starts and stops.
-      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log, auth.changes, { hearing, declareHearing: (on, unheard) => owners.hearing(on, unheard) });
+      // A project's commits notify only while some process hears them: this one says which it hears as that changes.
+      listener = await listenForRevisions(url!, pool, (event) => (stores.noticed(event), announce(event)), log, auth.changes, {
+        hearing: false,
+        declareHearing: (projects, unheard) => owners.hearing(projects, unheard),
+      });
+      for (const project of asked) listener.hear(project, true);
     },
-    hear(wanted) {
-      hearing = wanted;
-      listener?.hear(wanted);
+    hear(project, wanted) {
+      if (wanted) asked.add(project);
+      else asked.delete(project);
+      listener?.hear(project, wanted);
     },
     owners: {
       takeIfFree: (project) => owners.takeIfFree(project),

@@ -84,21 +84,22 @@ describe('CommitSignals (what a waiting next hears)', () => {
     return { signals: new FsCommitSignals((project) => path.join(tempDir(), project)), commit: () => appendFileSync(path.join(dir, 'ledger'), 'a commit\n') };
   });
 
-  it('AnnouncedCommits says when the first wait begins and when the last one ends, over every project, and nothing in between', async () => {
-    const watched: boolean[] = [];
-    const sut = new AnnouncedCommits((value) => watched.push(value));
+  it("AnnouncedCommits says when a project's first wait begins and when its last one ends, for each project, and nothing in between", async () => {
+    const watched: string[] = [];
+    const sut = new AnnouncedCommits((project, value) => watched.push(`${project} ${value}`));
     const a = sut.watch('p1', 10_000, 'line');
     const b = sut.watch('p2', 10_000, 'line');
-    expect(watched).to.deep.equal([true]);
+    const c = sut.watch('p2', 10_000, 'other line');
+    expect(watched).to.deep.equal(['p1 true', 'p2 true']);
     a.close();
     a.close();
-    expect(watched).to.deep.equal([true]);
+    expect(watched).to.deep.equal(['p1 true', 'p2 true', 'p1 false']);
     sut.announce('p2');
     expect(await b.next()).to.equal(true);
     b.close();
-    expect(watched).to.deep.equal([true, false]);
-    sut.watch('p1', 10_000, 'line').close();
-    expect(watched).to.deep.equal([true, false, true, false]);
+    expect(watched).to.have.length(3);
+    c.close();
+    expect(watched).to.deep.equal(['p1 true', 'p2 true', 'p1 false', 'p2 false']);
   });
 
   it('AnnouncedCommits ends every wait when the server stops', async () => {

@@ -114,17 +114,34 @@ describe('several server processes on one PostgreSQL database (issue 15)', funct
     expect(answer.json.node.claim.by).to.equal('carol');
   });
 
-  it('a live-event subscriber on one process sees the commits made through another', async () => {
-    await ok(servers[0]!, 'live', 'init', {}, null);
-    await ok(servers[0]!, 'live', 'add-initiative', { name: 'core' });
+  it('a live-event subscriber on one process sees the commits made through another; the commits of a project nobody follows notify nobody (schema 11)', async () => {
+    for (const project of ['live', 'quiet']) {
+      await ok(servers[0]!, project, 'init', {}, null);
+      await ok(servers[0]!, project, 'add-initiative', { name: 'core' });
+    }
+    const notified: string[] = [];
+    const pg = await import('pg');
+    const listening = new pg.default.Client({ connectionString: url });
+    await listening.connect();
+    listening.on('notification', (message) => notified.push((JSON.parse(message.payload!) as { project: string }).project));
+    await listening.query('LISTEN taskdag_revisions');
     const stream = await openEvents(servers[1]!.origin, bearer, 'live');
     try {
+      // The board's process says it hears 'live' just after the stream opens (a commit before that is announced to it instead).
+      const deadline = Date.now() + 10_000;
+      while (!(await listening.query("SELECT notify FROM taskdag_owners WHERE project = 'live'")).rows[0]?.notify && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await ok(servers[0]!, 'quiet', 'add-task', task('T-1'));
       const { revision } = (await ok(servers[0]!, 'live', 'add-task', task('T-1'))).node;
       const state = await ok(servers[0]!, 'live', 'state', {}, null);
       await stream.waitFor((event) => event.event === 'revision' && event.id === String(state.revision));
       expect(revision).to.be.a('number');
+      await ok(servers[0]!, 'quiet', 'add-task', task('T-2'));
+      await listening.query('SELECT 1');
+      expect(notified.filter((project) => project === 'live'), 'the followed project').to.deep.equal(['live']);
+      expect(notified.filter((project) => project === 'quiet'), 'the project nobody follows').to.deep.equal([]);
     } finally {
       stream.close();
+      await listening.end();
     }
   });
 

@@ -260,20 +260,49 @@ describe('commits notify only while some process hears the revision channel (iss
     await a.owners.takeIfFree('p');
     expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n1')), 'nobody hears').to.equal(false);
 
-    await b.owners.hearing(true);
+    await b.owners.hearing(['p', 'q']);
     expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n2')), 'b hears').to.equal(true);
     await a.owners.takeIfFree('q');
     expect(await notifiedOf('q', await change(a.stores.open('q'), 'T-n3')), 'a project claimed while b hears').to.equal(true);
 
-    await b.owners.hearing(false);
+    await b.owners.hearing([]);
     expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n4')), 'b stopped').to.equal(false);
 
     // b hears, then dies (its lease runs out): a process that starts finds nobody alive hears.
-    await b.owners.hearing(true);
+    await b.owners.hearing(['p', 'q']);
     await b.pool.query("UPDATE taskdag_processes SET expires_at = now() - interval '1 second' WHERE id = $1", [b.owners.id]);
     await start('http://127.0.0.1:3');
     expect(await notifiedOf('q', await change(a.stores.open('q'), 'T-n5')), 'the hearing process is gone').to.equal(false);
     expect((await a.pool.query('SELECT DISTINCT notify FROM taskdag_owners')).rows).to.deep.equal([{ notify: false }]);
+  });
+
+  it("a project's commits notify only while some process hears that project: a board on p makes q's commits notify nobody, on any owner; a process of the release before, hearing with no projects named, hears them all (schema 11)", async () => {
+    const a = await start('http://127.0.0.1:1');
+    const b = await start('http://127.0.0.1:2');
+    const c = await start('http://127.0.0.1:3');
+    await a.owners.takeIfFree('p');
+    await c.owners.takeIfFree('q');
+    await b.owners.hearing(['p']);
+    expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n1')), 'p is heard').to.equal(true);
+    expect(await notifiedOf('q', await change(c.stores.open('q'), 'T-n2')), 'q is not').to.equal(false);
+    // A project claimed after b began to hear takes its flag from the projects b hears.
+    await c.owners.takeIfFree('r');
+    await c.stores.open('r').replace(sampleState());
+    expect(await notifiedOf('r', await change(c.stores.open('r'), 'T-n3')), 'r is not').to.equal(false);
+    await b.owners.hearing(['p', 'r']);
+    expect(await notifiedOf('r', await change(c.stores.open('r'), 'T-n4')), 'r is heard').to.equal(true);
+    await b.owners.hearing(['r']);
+    expect(await notifiedOf('p', await change(a.stores.open('p'), 'T-n5')), 'p no longer').to.equal(false);
+    expect((await a.pool.query('SELECT project, notify FROM taskdag_owners ORDER BY project')).rows).to.deep.equal([
+      { project: 'p', notify: false },
+      { project: 'q', notify: false },
+      { project: 'r', notify: true },
+    ]);
+    // A hearing process of the release before sets `hearing` and names no project: every project's commits notify.
+    await b.owners.hearing([]);
+    await a.pool.query('UPDATE taskdag_processes SET hearing = true WHERE id = $1', [c.owners.id]);
+    await b.owners.hearing(['r']);
+    expect(await notifiedOf('q', await change(c.stores.open('q'), 'T-n6')), 'an older process hears all').to.equal(true);
   });
 
   it('a hearing process taken for gone (its lease ran out) while others put the rows right without it is notified again from its next renewal, and told to read where each project stands', async () => {
@@ -282,7 +311,7 @@ describe('commits notify only while some process hears the revision channel (iss
     const b = await start('http://127.0.0.1:2', 600);
     await a.owners.takeIfFree('p');
     let missed = 0;
-    await b.owners.hearing(true, () => missed++);
+    await b.owners.hearing(['p', 'q'], () => missed++);
     const holder = await a.pool.connect();
     try {
       await holder.query("UPDATE taskdag_processes SET expires_at = now() - interval '1 second' WHERE id = $1", [b.owners.id]);
@@ -313,7 +342,7 @@ describe('commits notify only while some process hears the revision channel (iss
       await inFlight.query('BEGIN');
       await inFlight.query("SELECT 1 FROM taskdag_owners WHERE project = 'p' FOR SHARE");
       let declared = false;
-      const hearing = b.owners.hearing(true).then(() => (declared = true));
+      const hearing = b.owners.hearing(['p']).then(() => (declared = true));
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(declared, 'waits for the commit in flight').to.equal(false);
       await inFlight.query('COMMIT');

@@ -63,7 +63,7 @@ describe('sessions and revision events shared through PostgreSQL', function () {
     await pools[0]!.query(
       'DROP FUNCTION taskdag_auth_changed CASCADE; ' +
         'ALTER TABLE taskdag_sessions DROP COLUMN credential; DROP TABLE taskdag_credentials; ALTER TABLE taskdag_auth DROP COLUMN generation; ' +
-        'DROP TABLE taskdag_checkpoint_piece_refs; DROP TABLE taskdag_checkpoint_manifests; DROP TABLE taskdag_checkpoint_pieces; DROP TABLE taskdag_owners; DROP TABLE taskdag_processes; DROP TABLE taskdag_checkpoints; DROP TABLE taskdag_change_sets; ALTER TABLE taskdag_projects DROP CONSTRAINT taskdag_projects_incarnation; ' +
+        'DROP TABLE taskdag_checkpoint_piece_refs; DROP TABLE taskdag_checkpoint_manifests; DROP TABLE taskdag_checkpoint_pieces; DROP TABLE taskdag_owners; DROP TABLE taskdag_hearings; DROP TABLE taskdag_processes; DROP TABLE taskdag_checkpoints; DROP TABLE taskdag_change_sets; ALTER TABLE taskdag_projects DROP CONSTRAINT taskdag_projects_incarnation; ' +
         'DELETE FROM taskdag_schema WHERE version >= 3',
     );
     expect(await migrate(pools[1]!)).to.deep.equal(Array.from({ length: SCHEMA_VERSION - 2 }, (_, index) => index + 3));
@@ -346,11 +346,11 @@ describe('sessions and revision events shared through PostgreSQL', function () {
       // A notification would arrive within milliseconds; the announcement on hear(true) is the only way to learn of it.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(heard.filter((event) => event.project === 'q')).to.deep.equal([]);
-      listener.hear(true);
+      listener.hear('q', true);
       await until(() => heard.some((event) => event.project === 'q' && event.revision === unheard));
       const next = await commit('T-3');
       await until(() => heard.some((event) => event.project === 'q' && event.revision === next));
-      listener.hear(false);
+      listener.hear('q', false);
       await new Promise((resolve) => setTimeout(resolve, 400));
       const count = heard.length;
       await commit('T-4');
@@ -376,18 +376,18 @@ describe('a listener tells the database when it hears (issue 25 item 4)', functi
     const listener = await listenForRevisions(url, pool, (event) => steps.push(`announced ${event.project}`), () => undefined, undefined, {
       hearing: false,
       unlistenAfterMs: 50,
-      declareHearing: async (on) => {
-        steps.push(`${on ? 'hearing' : 'not hearing'}, listening ${String(await listenerIsListening())}`);
-        if (on && failures-- > 0) throw new Error('the database is down');
+      declareHearing: async (projects) => {
+        steps.push(`${projects.length > 0 ? `hearing ${projects.join(' ')}` : 'not hearing'}, listening ${String(await listenerIsListening())}`);
+        if (projects.length > 0 && failures-- > 0) throw new Error('the database is down');
       },
     });
     try {
       const started = Date.now();
-      listener.hear(true);
+      listener.hear('p', true);
       await until(() => steps.includes('announced p'));
       expect(Date.now() - started, 'tried again a second later').to.be.at.least(900);
-      expect(steps).to.deep.equal(['hearing, listening true', 'hearing, listening true', 'announced p']);
-      listener.hear(false);
+      expect(steps).to.deep.equal(['hearing p, listening true', 'hearing p, listening true', 'announced p']);
+      listener.hear('p', false);
       await until(() => steps.length === 4);
       expect(steps[3]).to.equal('not hearing, listening true');
     } finally {

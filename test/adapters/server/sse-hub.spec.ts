@@ -47,19 +47,22 @@ describe('SseHub (revision notifications)', () => {
     expect(a.written.at(-1)).to.equal('id: 3\nevent: revision\ndata: {"revision":3,"fence_generation":1}\n\n');
   });
 
-  it('says when the first stream opens and when the last one closes, over every project, and nothing in between', () => {
-    const watched: boolean[] = [];
-    sut = new SseHub({ ...options, watched: (value) => watched.push(value) });
+  it("says when a project's first stream opens and its last one closes, for each project, and nothing in between", () => {
+    const watched: string[] = [];
+    sut = new SseHub({ ...options, watched: (project, value) => watched.push(`${project} ${value}`) });
     const closeA = sut.subscribe('p1', new FakeSink(), at(1), null);
     const closeB = sut.subscribe('p2', new FakeSink(), at(1), null);
-    expect(watched).to.deep.equal([true]);
+    const closeC = sut.subscribe('p2', new FakeSink(), at(1), null);
+    expect(watched).to.deep.equal(['p1 true', 'p2 true']);
     closeA();
     closeA();
-    expect(watched).to.deep.equal([true]);
+    expect(watched).to.deep.equal(['p1 true', 'p2 true', 'p1 false']);
     closeB();
-    expect(watched).to.deep.equal([true, false]);
+    expect(watched).to.have.length(3);
+    closeC();
+    expect(watched).to.deep.equal(['p1 true', 'p2 true', 'p1 false', 'p2 false']);
     sut.subscribe('p1', new FakeSink(), at(1), null);
-    expect(watched).to.deep.equal([true, false, true]);
+    expect(watched.at(-1)).to.equal('p1 true');
   });
 
   it('a reconnect with Last-Event-ID gets exactly what it missed, or one refresh when history does not reach back', () => {
