@@ -16,7 +16,7 @@ import { projectState } from '../../domain/project-state.js';
 import { statusReport } from '../../domain/status-report.js';
 import { updateNode } from '../../domain/update.js';
 import type { Graph } from '../../domain/model.js';
-import { NOW, addGate, addKnowledge, addTask, newDraft } from '../support/graphs.js';
+import { NOW, chainedDraft } from '../support/graphs.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 /**
@@ -37,15 +37,7 @@ describe('checkpoint positions kept in ledger records', function () {
 
   /** Chains of tasks behind gates, knowledge scoped to each chain, checkpointed with no tail. */
   async function project(root: string): Promise<FsProjectStore> {
-    const draft = newDraft();
-    for (let chain = 0; chain < CHAINS; chain++) {
-      addGate(draft, `G-${chain}`);
-      for (let step = 0; step < LENGTH; step++) {
-        const blocker = step === 0 ? `G-${chain}` : `T-${chain}-${step - 1}`;
-        addTask(draft, `T-${chain}-${step}`, { tags: [`chain-${chain}`] }, { blocked_by: step === 0 && chain % 2 === 0 ? [] : [blocker] });
-      }
-      addKnowledge(draft, `K-${chain}`, { title: `know ${chain}`, scope: { domains: [], initiatives: [], tags: [`chain-${chain}`], node_ids: [] } });
-    }
+    const draft = chainedDraft(CHAINS, LENGTH);
     const store = open(root);
     await store.replace({ ...plainGraph(draft.graph), log: [] });
     return store;

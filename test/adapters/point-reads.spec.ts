@@ -19,7 +19,7 @@ import type { ProjectState } from '../../domain/project-state.js';
 import { projectState } from '../../domain/project-state.js';
 import { searchKnowledge } from '../../domain/search.js';
 import { statusReport } from '../../domain/status-report.js';
-import { NOW, addGate, addKnowledge, addTask, newDraft } from '../support/graphs.js';
+import { NOW, addKnowledge, addTask, chainedDraft, newDraft } from '../support/graphs.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 /**
@@ -36,15 +36,7 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
 
   /** Chains of tasks behind gates, knowledge scoped to some of them; then a tail of commits. */
   async function project(): Promise<FsProjectStore> {
-    const draft = newDraft();
-    for (let chain = 0; chain < CHAINS; chain++) {
-      addGate(draft, `G-${chain}`);
-      for (let step = 0; step < LENGTH; step++) {
-        const blocker = step === 0 ? `G-${chain}` : `T-${chain}-${step - 1}`;
-        addTask(draft, `T-${chain}-${step}`, { tags: [`chain-${chain}`] }, { blocked_by: step === 0 && chain % 2 === 0 ? [] : [blocker] });
-      }
-      addKnowledge(draft, `K-${chain}`, { title: `know ${chain}`, body: chain === 7 ? 'the one needle here' : 'plain words', scope: { domains: [], initiatives: [], tags: [`chain-${chain}`], node_ids: [] } });
-    }
+    const draft = chainedDraft(CHAINS, LENGTH, (chain) => (chain === 7 ? 'the one needle here' : 'plain words'));
     const store = open();
     await store.replace({ ...plainGraph(draft.graph), log: [] });
     // The tail: a chain's first task taken, submitted and accepted (its successor becomes ready), a note on a knowledge item.

@@ -48,6 +48,25 @@ export const addKnowledge = (draft: GraphDraft, id: string, specific: Partial<Kn
   addNode(draft, 'knowledge', id, specific, links) as KnowledgeNode;
 
 /** Runs `act` and returns the DomainError it throws; fails the test when it throws nothing. */
+/**
+ * `chains` chains of `length` tasks, each behind a gate (the first task of every even chain is not
+ * blocked by it), and a knowledge item scoped to each chain's tag (`knowledgeBody(chain)` its body,
+ * none by default): a graph whose readiness and knowledge scopes a ledger tail can move.
+ */
+export function chainedDraft(chains: number, length: number, knowledgeBody?: (chain: number) => string): GraphDraft {
+  const draft = newDraft();
+  for (let chain = 0; chain < chains; chain++) {
+    addGate(draft, `G-${chain}`);
+    for (let step = 0; step < length; step++) {
+      const blocker = step === 0 ? `G-${chain}` : `T-${chain}-${step - 1}`;
+      addTask(draft, `T-${chain}-${step}`, { tags: [`chain-${chain}`] }, { blocked_by: step === 0 && chain % 2 === 0 ? [] : [blocker] });
+    }
+    const body = knowledgeBody ? { body: knowledgeBody(chain) } : {};
+    addKnowledge(draft, `K-${chain}`, { title: `know ${chain}`, ...body, scope: { domains: [], initiatives: [], tags: [`chain-${chain}`], node_ids: [] } });
+  }
+  return draft;
+}
+
 export function thrownBy(act: () => unknown): { code: string; details: Record<string, unknown>; message: string } {
   try {
     act();
