@@ -20,14 +20,17 @@
 // whatever their number; a process's CPU a mutation depends on how many requests it has at once). Each step also reports the share of mutations
 // sent to a process that does not own their project (each forwarded to the owner), and the CPU
 // of each server process per mutation of the step;
-// BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process.
+// BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every server process;
+// --cpu-prof-dir DIR profiles them too, each step's in DIR/<step> beside a window.json that says
+// when the step's window opened and closed (µs of the monotonic clock the profiles' samples are
+// timed by): `node bench/cpu-profile.mjs DIR/<step>` gives self time by function in the window.
 // --rate N: the agents offer N mutations a second in all (with --per-process, N per process), the same in every step
 // (--rate-per-process: N per process with the projects and agents unchanged, so that under callgrind every process
 // runs as many requests in the window and is as warm whatever their number, on the same projects), after
 // --warm-up S seconds as fast as the servers answer (default 0.5), and until each process was sent
 // --warm-up-mutations N (V8 compiles a process's hot code after so many calls: without it, a
 // process of four has had a quarter of the warm-up and compiles in the window); a step whose processes did not
-// keep up says so (`kept_up`), and every step says how many mutations each process was sent in the warm-up and in the window. --callgrind (with --rate, PostgreSQL only): every server process
+// keep up says so (`kept_up`), and every step says how many mutations each process was sent in the warm-up and in the window. --callgrind (with --rate): every server process
 // runs under `valgrind --tool=callgrind --instr-atstart=no`, instrumentation is turned on after
 // the warm-up, and the instructions of every process in the window (`callgrind_control -z` as it
 // opens, `-d` as it closes) are divided by the window's durable mutations: a figure that does not
@@ -60,7 +63,7 @@
 // 1-process step's.
 // The load generator, the servers and PostgreSQL share this machine's cores: read the rates as
 // ratios within one run (BENCHMARKS.md).
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -106,6 +109,7 @@ const { values: options } = parseArgs({
     'cpu-per-process': { type: 'string', default: 'none' },
     'cpu-period-us': { type: 'string', default: '100000' },
     'cpu-weight': { type: 'string', default: '10' },
+    'cpu-prof-dir': { type: 'string' },
   },
 });
 // Kept after the run: made here, so a directory that does not exist yet is no reason to fail a long run at its first dump.
@@ -164,7 +168,6 @@ try {
     for (const projectsEach of PROJECT_COUNTS) {
       for (const cpuPerProcess of CAPS) {
       for (const setup of SETUPS) {
-        if (options.callgrind && setup.store !== 'postgresql') continue;
         for (const agentsEach of AGENTS) {
           const [projects, agents] = options['per-process'] ? [projectsEach * setup.processes, agentsEach * setup.processes] : [projectsEach, agentsEach];
           for (const { build, root } of BUILDS) {
@@ -179,7 +182,7 @@ try {
             log(
               `${build} build, ${nodes} nodes × ${projects} project(s), ${setup.store} × ${setup.processes} process(es)${cpuPerProcess === null ? '' : ` capped at ${cpuPerProcess} of a core each`}, ${agents} agents: ${step.mutations_per_second} durable mutations/s, ` +
                 `p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, server CPU ${step.server_cpu_us_per_mutation} µs/mutation (by process ${step.server_cpu_us_per_mutation_by_process.join(', ')}), forwarded ${step.forwarded_share}, database CPU ${step.database_cpu_us_per_mutation ?? '-'} µs/mutation, ` +
-                `${step.mutations_per_commit} mutations/commit, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}` +
+                `${step.mutations_per_commit} mutations/commit, ${step.log_bytes_per_mutation} bytes of change sets a mutation, checkpoint saved in the window: ${step.checkpoint_saved_in_window ? 'yes' : 'no'}, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}` +
                 (step.instructions_per_mutation ? `, ${step.instructions_per_mutation} instructions/mutation (by process ${step.instructions_per_mutation_by_process.join(', ')}), ${step.compiler_instructions_per_mutation} of them the optimizing compiler, ${step.major_gc_instructions_per_mutation} full collections, idle ${step.idle_instructions_per_second_by_process.join(', ')} instructions/s, takeovers ${step.takeovers_in_window}, kept up ${step.kept_up}` : '') +
                 `, mutations sent by process: warm-up ${step.warm_up_mutations_by_process.join(', ')}, window ${step.window_mutations_by_process.join(', ')}`,
             );
@@ -238,9 +241,12 @@ async function startSetup({ store, processes }, nodes, projects, name, buildRoot
       await new FsProjectStore(id, location, stateDirectoryLock(location)).replace(state);
     }
   }
-  const servers = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env, [], binary, options.callgrind ? callgrindLauncher(root) : [])));
+  const profiles = options['cpu-prof-dir'] ? path.join(path.resolve(options['cpu-prof-dir']), name) : null;
+  if (profiles) mkdirSync(profiles, { recursive: true });
+  const nodeArgs = profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [];
+  const servers = await Promise.all(roots.map((root) => startServer(path.join(root, 'server.json'), env, nodeArgs, binary, options.callgrind ? callgrindLauncher(root) : [])));
   if (options.callgrind) servers.forEach((server, index) => (server.callgrindOut = callgrindOutOf(roots[index])));
-  return { servers, password: env.TASKDAG_SERVER_PASSWORD, ids, database, dataRoot: path.join(roots[0], 'data') };
+  return { servers, password: env.TASKDAG_SERVER_PASSWORD, ids, database, dataRoot: path.join(roots[0], 'data'), profiles };
 }
 
 async function stopAll(children) {
@@ -259,7 +265,7 @@ async function stopAll(children) {
 }
 
 /** The agent workload (server-driver.mjs) over the setup's projects, with the counters read as its window opens and closes. */
-async function loadStep(children, bearer, { ids, database, dataRoot, groups }, agents) {
+async function loadStep(children, bearer, { ids, database, dataRoot, groups, profiles }, agents) {
   const projects = [];
   for (const [index, project] of ids.entries()) {
     const initiative = (await call(children[0].port, bearer, 'POST', `/v1/projects/${project}/ops/initiatives`, { args: {}, agent: null })).body.initiatives[0].name;
@@ -288,11 +294,14 @@ async function loadStep(children, bearer, { ids, database, dataRoot, groups }, a
   };
   const count = database
     ? async () => ({ ...(await instructions()), ...databaseCounts(database), serverCpuMs: serversCpuMs(children), ...cpus(), ...schedCounts(children, database) })
-    : () => ({ commits: ids.reduce((sum, id) => sum + ledgerRecords(path.join(dataRoot, 'projects', id)), 0), serverCpuMs: serversCpuMs(children), ...cpus(), ...schedCounts(children, null) });
+    : async () => ({ ...(await instructions()), commits: ids.reduce((sum, id) => sum + ledgerRecords(path.join(dataRoot, 'projects', id)), 0), ...checkpointFileCounts(ids.map((id) => path.join(dataRoot, 'projects', id))), serverCpuMs: serversCpuMs(children), ...cpus(), ...schedCounts(children, null) });
   // --wait-events: what the database's backends wait on, sampled through the window only.
   let waits = null;
   let waitEvents = null;
+  // The window's bounds on the clock a CPU profile's samples are timed by (both CLOCK_MONOTONIC).
+  const windowBounds = [];
   const counter = async () => {
+    windowBounds.push(Number(process.hrtime.bigint() / 1000n));
     if (waits) waitEvents = await waits.stop();
     const counted = await count();
     if (options['wait-events'] && database && !waits) waits = await sampleWaitEvents(database);
@@ -305,6 +314,9 @@ async function loadStep(children, bearer, { ids, database, dataRoot, groups }, a
       }
     : undefined;
   const { counted, mutations, sent, warmUpSent, ...step } = await agentLoad({ ports: children.map((child) => child.port), bearer, projects, agents, seconds: SECONDS, count: counter, followOwner: options.route === 'follow', rate, warmUpSeconds: Number(options['warm-up']), warmUpMutations: Number(options['warm-up-mutations']), settle });
+  if (profiles) writeFileSync(path.join(profiles, 'window.json'), JSON.stringify({ from_us: windowBounds[0], to_us: windowBounds.at(-1), pids: children.map((child) => child.pid) }) + '\n');
+  // The change sets' bytes the window committed (what a checkpoint's threshold counts), read once it is closed.
+  if (database) counted.logBytes = windowChangeSetBytes(database, counted.commits);
   const idle = options.callgrind ? await idleInstructionsPerSecond(children) : null;
   const idleCpu = groups && !options.callgrind ? await idleCpuUsPerSecond(groups) : null;
   const per = (value, by, scale = 1) => (value === undefined ? null : Math.round((value * scale * 100) / by) / 100);
@@ -353,6 +365,9 @@ async function loadStep(children, bearer, { ids, database, dataRoot, groups }, a
     server_cpu_us_per_mutation_by_process: children.map((_, index) => Math.round(per(counted[`cpu:${index}`], mutations, 1_000))),
     database_cpu_us_per_mutation: database ? Math.round(per(counted.databaseCpuMs, mutations, 1_000)) : null,
     mutations_per_commit: per(mutations, counted.commits),
+    // A checkpoint saved in the window (for PostgreSQL, its manifest committed; for files, renamed in): its encoding and writing are the window's.
+    checkpoint_saved_in_window: counted.checkpointRevision > 0 || counted.checkpointMtimeMs > 0,
+    log_bytes_per_mutation: Math.round(counted.logBytes / mutations),
     statements_per_commit: database ? per(counted.statements, counted.commits) : null,
     statements_per_mutation: database ? per(counted.statements, mutations) : null,
     statements: database ? statementBreakdown(counted) : null,
@@ -597,16 +612,33 @@ function databaseCounts(database) {
     database,
     `SELECT json_build_object(
        'commits', (SELECT count(*) FROM taskdag_change_sets),
+       'checkpoint_revision', (SELECT coalesce(max(revision), -1) FROM taskdag_checkpoint_manifests),
        'fences', (SELECT coalesce(sum(fence), 0) FROM taskdag_owners),
        'sessions', (SELECT sessions FROM pg_stat_database WHERE datname = current_database()),
        'by_statement', (SELECT coalesce(json_object_agg(queryid, json_build_object('query', query, 'calls', calls)), '{}') FROM pg_stat_statements
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'))`,
   );
-  const { commits, fences, sessions, by_statement: byStatement } = JSON.parse(text);
+  const { commits, checkpoint_revision: checkpointRevision, fences, sessions, by_statement: byStatement } = JSON.parse(text);
   const calls = Object.fromEntries(Object.entries(byStatement).map(([id, { calls }]) => [`statement:${id}`, calls]));
   for (const [id, { query }] of Object.entries(byStatement)) statementTexts.set(`statement:${id}`, query);
   const postmaster = postmasterPid();
-  return { commits, fences: Number(fences), sessions: Number(sessions), statements: Object.values(calls).reduce((sum, value) => sum + value, 0), ...calls, databaseCpuMs: childrenCpuMsOf(postmaster) + cpuMsOf(postmaster) };
+  return { commits, checkpointRevision, fences: Number(fences), sessions: Number(sessions), statements: Object.values(calls).reduce((sum, value) => sum + value, 0), ...calls, databaseCpuMs: childrenCpuMsOf(postmaster) + cpuMsOf(postmaster) };
+}
+
+/** The bytes of the newest `commits` change sets, as JSON text (the bytes a PostgreSQL process's checkpoint threshold counts). */
+function windowChangeSetBytes(database, commits) {
+  return Number(cluster.sql(database, `SELECT coalesce(sum(octet_length(change::text)), 0) FROM (SELECT change FROM taskdag_change_sets ORDER BY revision DESC LIMIT ${commits}) newest`));
+}
+
+/** The file store's ledger bytes (every generation) and the checkpoint's modification time, over the projects' directories. */
+function checkpointFileCounts(locations) {
+  let logBytes = 0;
+  let checkpointMtimeMs = 0;
+  for (const location of locations) {
+    for (const file of readdirSync(location).filter((name) => /^ledger\.\d+\.jsonl$/.test(name))) logBytes += statSync(path.join(location, file)).size;
+    checkpointMtimeMs += statSync(path.join(location, 'tasks.json')).mtimeMs;
+  }
+  return { logBytes, checkpointMtimeMs };
 }
 
 /** The statements sent during the window, most frequent first, with how many of each a commit. */
