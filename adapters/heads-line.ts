@@ -3,6 +3,7 @@ import { summarizeListed, type NodeListing } from '../domain/node-summary.js';
 import type { SavedBlockers } from '../domain/blockers.js';
 import type { Aged, ClaimedTask, ClaimEntry as WrittenClaim, NodeHead, PrintedPage, SavedBuckets } from '../domain/status-index.js';
 import { LISTED_BY_DEFAULT } from '../domain/status-report.js';
+import { claimAlertsRenderer, type ClaimAlertsRenderer } from './claim-alerts-wasm.js';
 import { crc32 } from './crc32.js';
 import { eightHexDigits } from './hex-digits.js';
 import { SavedEndpoints } from './edge-endpoints.js';
@@ -248,6 +249,14 @@ function printedPage(heads: readonly NodeHead[], listingOf: (id: NodeId) => Node
     entries.push(JSON.stringify(summary));
   }
   return Buffer.from(JSON.stringify([[...reads], entries.join(',')]));
+}
+
+/** The stale-claim alerts' module (claim-alerts-wasm.ts), made when `status` first writes them; null without WebAssembly. */
+let alertsRenderer: ClaimAlertsRenderer | null | undefined;
+
+function claimAlerts(): ClaimAlertsRenderer | null {
+  if (alertsRenderer === undefined) alertsRenderer = claimAlertsRenderer();
+  return alertsRenderer;
 }
 
 /** Bucket numbers as one character each: printable, never escaped in JSON. */
@@ -596,6 +605,11 @@ export class SavedHeadsLine {
       claimsAsWritten: () => {
         const bytes = this.sectionBytes('claims');
         return bytes === null ? null : claimEntriesAsWritten(bytes.toString('utf8'));
+      },
+      staleClaimAlerts: (cutoff, nowMillis, holder) => {
+        const renderer = claimAlerts();
+        const bytes = renderer && this.sectionBytes('claims');
+        return bytes ? renderer!(bytes, cutoff, nowMillis, holder) : null;
       },
       printed: (key, page) => {
         const at = numbers.get(key);

@@ -24,20 +24,27 @@ export const ELSE = 0x05;
 export const END = 0x0b;
 export const BR = 0x0c;
 export const BR_IF = 0x0d;
+export const RETURN = 0x0f;
 export const CALL = 0x10;
+export const SELECT = 0x1b;
 export const LOCAL_GET = 0x20;
 export const LOCAL_SET = 0x21;
 export const LOCAL_TEE = 0x22;
 
 // 32-bit integers.
 export const I32_LOAD = 0x28;
+export const I64_LOAD = 0x29;
 export const I32_LOAD8_U = 0x2d;
 export const I32_LOAD16_U = 0x2f;
 export const I32_STORE = 0x36;
+export const I32_STORE8 = 0x3a;
 export const I32_CONST = 0x41;
+export const I32_EQ = 0x46;
 export const I32_NE = 0x47;
+export const I32_LT_S = 0x48;
 export const I32_LT_U = 0x49;
 export const I32_GT_U = 0x4b;
+export const I32_GE_S = 0x4e;
 export const I32_GE_U = 0x4f;
 export const I32_ADD = 0x6a;
 export const I32_SUB = 0x6b;
@@ -48,12 +55,24 @@ export const I32_SHL = 0x74;
 export const I32_SHR_U = 0x76;
 export const I32_WRAP_I64 = 0xa7;
 
-// 64-bit integers (a ledger record's length: ten decimal digits).
+// 64-bit integers (a ledger record's length: ten decimal digits; a claim's time in milliseconds; eight bytes at a time).
 export const I64_CONST = 0x42;
+export const I64_EQZ = 0x50;
+export const I64_NE = 0x52;
+export const I64_LT_S = 0x53;
 export const I64_GT_U = 0x56;
 export const I64_ADD = 0x7c;
+export const I64_CTZ = 0x7a;
+export const I64_SUB = 0x7d;
 export const I64_MUL = 0x7e;
+export const I64_DIV_U = 0x80;
+export const I64_REM_U = 0x82;
+export const I64_AND = 0x83;
+export const I64_XOR = 0x85;
 export const I64_EXTEND_I32_U = 0xad;
+
+/** `memory.copy` within memory 0 (bulk memory: destination, source, length). */
+export const MEMORY_COPY = [0xfc, 0x0a, 0x00, 0x00];
 
 /** The prefix of every SIMD instruction; each opcode after it is an unsigned LEB128 (simd() below). */
 const SIMD = 0xfd;

@@ -72,16 +72,37 @@ export function staleClaimAlertAged(node: NodeId, claim: Claim, age: number): St
 }
 
 /**
+ * The fixed text between the strings and numbers of a stale-claim alert as `JSON.stringify` writes
+ * `staleClaimAlertAged` of it: `open` node `by` holder `at` time `age` age `message` node `held`
+ * holder `for` age `close`. Every renderer of the alerts' text writes these pieces (a claim's
+ * strings never need escaping there: isPlainJsonString).
+ */
+export const STALE_CLAIM_TEXT = {
+  open: '{"kind":"STALE_CLAIM","node":"',
+  by: '","claimed_by":"',
+  at: '","claimed_at":"',
+  age: '","age_ms":',
+  message: ',"message":"',
+  held: ' has been claimed by ',
+  for: ' for ',
+  close: ' ms without being submitted or released"}',
+} as const;
+
+/**
  * The JSON text of the stale-claim alerts of `claims` (the longest-held first, none of whose
  * strings JSON escapes: isPlainJsonString; each claim's time in milliseconds where the entry holds
  * it, parsed otherwise), the same bytes as `JSON.stringify` of the list of
  * `staleClaimAlertAged` of each claim taken at or before `cutoff` (by `holder`, when given), `now`
- * being `nowMillis`. `status` writes its alerts so from the saved claims, 1,200 at 50k nodes. The
+ * being `nowMillis`. `status` writes its alerts so from the claims a ledger tail changed (with none,
+ * from the saved section's bytes: SavedBuckets.staleClaimAlerts). The
  * pieces go into one array joined once, set by index in one loop that calls no function of ours:
  * a short process runs this in V8's interpreter, where a template string or a call per alert
  * costs more than the alert's bytes (and a function called per alert gets optimized, 1-3 ms).
  */
 export function staleClaimAlertsJson(claims: readonly ClaimEntry[], cutoff: Timestamp, nowMillis: number, holder: AgentName | undefined): string {
+  // The pieces in locals, the first alert's opening without the comma the others have before it.
+  const { open, by: claimedBy, at: claimedAt, age: ageMs, message, held, for: heldFor, close } = STALE_CLAIM_TEXT;
+  const next = `,${open}`;
   const pieces = new Array<string | number>(2 + 15 * claims.length);
   let at = 0;
   pieces[at++] = '[';
@@ -96,22 +117,22 @@ export function staleClaimAlertsJson(claims: readonly ClaimEntry[], cutoff: Time
     if (holder !== undefined && by !== holder) continue;
     // The saved claim time in milliseconds where the entry has one: no date parsed per claim.
     const age = nowMillis - (typeof millis === 'number' ? millis : Date.parse(since));
-    pieces[at++] = at === 2 ? '{"kind":"STALE_CLAIM","node":"' : ',{"kind":"STALE_CLAIM","node":"';
+    pieces[at++] = at === 2 ? open : next;
     pieces[at++] = node;
-    pieces[at++] = '","claimed_by":"';
+    pieces[at++] = claimedBy;
     pieces[at++] = by;
-    pieces[at++] = '","claimed_at":"';
+    pieces[at++] = claimedAt;
     pieces[at++] = since;
-    pieces[at++] = '","age_ms":';
+    pieces[at++] = ageMs;
     // JSON has no NaN (a claim time that does not parse): null, as JSON.stringify writes it; the message says NaN.
     pieces[at++] = age === age ? age : 'null';
-    pieces[at++] = ',"message":"';
+    pieces[at++] = message;
     pieces[at++] = node;
-    pieces[at++] = ' has been claimed by ';
+    pieces[at++] = held;
     pieces[at++] = by;
-    pieces[at++] = ' for ';
+    pieces[at++] = heldFor;
     pieces[at++] = age;
-    pieces[at++] = ' ms without being submitted or released"}';
+    pieces[at++] = close;
   }
   pieces[at++] = ']';
   pieces.length = at;

@@ -76,6 +76,13 @@ export interface SavedBuckets {
    */
   claimsAsWritten?(): readonly ClaimEntry[] | null;
   /**
+   * The stale-claim alerts of the same tasks as JSON text (UTF-8, holding no backslash), those
+   * taken at or before `cutoff` (by `holder`, when given), `now` being `nowMillis`: the bytes
+   * `staleClaimAlertsJson` writes of `claimsAsWritten()`, written from the save's bytes; null
+   * where the save does not give them so (the caller writes them from `claimsAsWritten()`).
+   */
+  staleClaimAlerts?(cutoff: Timestamp, nowMillis: number, holder: AgentName | undefined): Uint8Array | null;
+  /**
    * Page `page` of a bucket's heads as `status` prints them, when the save holds them so and they
    * check (null otherwise: the page's heads are read): the entries as JSON text, and the ids of the
    * other nodes they were read from.
@@ -344,6 +351,15 @@ export class StatusIndex {
       claims.splice(claimsBefore(claims, claim!.at, id), 0, [id, claim!.by, claim!.at]);
     }
     return claims;
+  }
+
+  /**
+   * The stale-claim alerts of `claimsAsWritten` as JSON text written from the saved claims' bytes
+   * (SavedBuckets.staleClaimAlerts), while the ledger tail changed no head; null otherwise.
+   */
+  staleClaimAlertsAsWritten(cutoff: Timestamp, nowMillis: number, holder: AgentName | undefined): Uint8Array | null {
+    const changes = this.heads ? null : this.overSavedBuckets();
+    return changes?.size === 0 ? (this.savedBuckets!.staleClaimAlerts?.(cutoff, nowMillis, holder) ?? null) : null;
   }
 
   /**

@@ -59,16 +59,20 @@ export function statusReport(view: GraphView, now: Timestamp, filters: StatusFil
 /**
  * `statusReport` as JSON text (the same bytes `JSON.stringify` writes of it), for a caller that
  * prints it at once: the stale-claim alerts, global and so the bulk of a large project's answer
- * (1,200 alerts, 270 KB at 50k nodes), are written from the saved claims as they were written,
- * not made into objects and printed again. The report itself where the claims cannot be read so.
+ * (1,261 alerts, 283 KB at 50k nodes), are written from the saved claims as they were written,
+ * not made into objects and printed again: from the section's bytes while the ledger tail changed
+ * no head, from its entries otherwise. The report itself where the claims cannot be read so.
  */
 export function statusAnswer(view: GraphView, now: Timestamp, filters: StatusFilters): StatusReport | JsonText {
   const plan = planGroups(view, filters);
+  const cutoff = timestampBefore(now, filters.staleMs);
+  const nowMillis = Date.parse(now);
+  // `alerts` is the report's last member: the rest's text, then it.
+  const written = view.statuses.staleClaimAlertsAsWritten(cutoff, nowMillis, filters.claimed_by);
+  if (written) return new JsonText(`${listedJson(plan)},"alerts":`, written, '}');
   const claims = view.statuses.claimsAsWritten();
   if (claims === null) return { ...listedGroups(plan), alerts: staleClaims(view.statuses.claimedInOrder(), now, filters) };
-  const alerts = staleClaimAlertsJson(claims, timestampBefore(now, filters.staleMs), Date.parse(now), filters.claimed_by);
-  // `alerts` is the report's last member: the rest's text, then it.
-  return new JsonText(`${listedJson(plan)},"alerts":${alerts}}`);
+  return new JsonText(`${listedJson(plan)},"alerts":${staleClaimAlertsJson(claims, cutoff, nowMillis, filters.claimed_by)}}`);
 }
 
 /**

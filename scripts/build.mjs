@@ -119,8 +119,13 @@ const cliProgram = (entry, outfile, plugins) =>
     external: ['fs-ext', 'tweetnacl'],
     alias: { 'graceful-fs': './entrypoints/cli/sync-fs.ts', ...typanionAsModule },
     plugins: [...plugins, serverRuntimeApart, builtinDefaultsAsIs],
-    // The CRC-32 module (adapters/crc32-wasm.ts), assembled here once rather than by every command that checks a record.
-    define: { TASKDAG_VERSION: JSON.stringify(version), TASKDAG_CRC32_MODULE: JSON.stringify([...createRequire(import.meta.url)('../build/adapters/crc32-wasm.js').crc32Module()]) },
+    // The CRC-32 module (adapters/crc32-wasm.ts), assembled here once rather than by every command that checks a record,
+    // and the stale-claim alerts' (adapters/claim-alerts-wasm.ts), rather than by every `status`.
+    define: {
+      TASKDAG_VERSION: JSON.stringify(version),
+      TASKDAG_CRC32_MODULE: JSON.stringify([...createRequire(import.meta.url)('../build/adapters/crc32-wasm.js').crc32Module()]),
+      TASKDAG_CLAIM_ALERTS_MODULE: JSON.stringify([...createRequire(import.meta.url)('../build/adapters/claim-alerts-wasm.js').claimAlertsModule()]),
+    },
   });
 
 await cliProgram('entrypoints/cli/program.ts', PROGRAM, [clipanionPatched]);

@@ -7,7 +7,7 @@ import { illFormedTextWarning } from '../remote/warnings.js';
  * then found to need nothing: the test only spares every other answer the walk. Two searches
  * for a plain string: no regular expression runs over every answer.
  */
-function mayHoldEscapedHalf(text: string): boolean {
+export function mayHoldEscapedHalf(text: string): boolean {
   return text.includes('\\ud') || text.includes('\\uD');
 }
 

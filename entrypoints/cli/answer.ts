@@ -1,11 +1,11 @@
-import { wellFormedAnswerText } from '../../application/contract/well-formed-answer.js';
+import { mayHoldEscapedHalf, wellFormedAnswerText } from '../../application/contract/well-formed-answer.js';
 import { JsonText } from '../../domain/json-text.js';
 import { errorEnvelope, exitCodeOf } from '../envelope.js';
 import type { GlobalFlags } from './context.js';
 
 /** Where a command line's answer goes: a stream, or a plain descriptor writer (see FdWriter). */
 export interface AnswerOutput {
-  write(text: string): unknown;
+  write(text: string | Uint8Array): unknown;
   isTTY?: boolean;
 }
 
@@ -20,6 +20,11 @@ export function answerOn(stdout: AnswerOutput, globals: GlobalFlags): { emit(val
   const space = stdout.isTTY ? 2 : undefined;
   const write = (value: unknown) => {
     const shown = globals.noWarnings ? withoutWarnings(value) : value;
+    // Parts written as bytes (the stale-claim alerts of `status`) hold no backslash, so no escaped half of a surrogate pair: printed as they are.
+    if (shown instanceof JsonText && space === undefined && shown.parts.length > 1 && !shown.parts.some((part) => typeof part === 'string' && mayHoldEscapedHalf(part))) {
+      stdout.write(Buffer.concat([...shown.parts, '\n'].map((part) => (typeof part === 'string' ? Buffer.from(part) : part))));
+      return;
+    }
     const text = shown instanceof JsonText && space === undefined ? shown.text : JSON.stringify(shown, null, space);
     stdout.write(wellFormedAnswerText(text, { warn: !globals.noWarnings, space }) + '\n');
   };

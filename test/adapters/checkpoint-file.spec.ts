@@ -164,6 +164,8 @@ describe('checkpoint file', () => {
       const [answer, report] = answers();
       expect(answer).to.be.an.instanceOf(JsonText);
       expect((answer as JsonText).text).to.equal(printed(report));
+      // The alerts as the section's bytes made them (adapters/claim-alerts-wasm.ts), no entry parsed.
+      expect((answer as JsonText).parts.filter((part) => typeof part !== 'string')).to.have.length(1);
       expect((report as StatusReport).alerts).to.have.length(6);
       const [narrowed, narrowedReport] = answers(undefined, { claimed_by: 'bøb' });
       expect(printed(narrowed)).to.equal(printed(narrowedReport));
@@ -182,6 +184,8 @@ describe('checkpoint file', () => {
       const [answer, report] = answers(tail);
       expect(answer).to.be.an.instanceOf(JsonText);
       expect((answer as JsonText).text).to.equal(printed(report));
+      // Written from the parsed entries, the tail's claims merged in.
+      expect((answer as JsonText).parts.every((part) => typeof part === 'string')).to.equal(true);
       expect((report as StatusReport).alerts.map((alert) => alert.node)).to.deep.equal(['T-7', 'T-0', 'T-6', 'T-3', 'T-4', 'T-5']);
     });
 

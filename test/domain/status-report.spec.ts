@@ -5,9 +5,10 @@ import * as lifecycle from '../../domain/lifecycle.js';
 import { statusReport, type StatusFilters } from '../../domain/status-report.js';
 import { indexesOf } from '../../domain/project-state.js';
 import { GraphFixture } from '../support/graph-fixture.js';
-import { staleClaimAlertAged, staleClaimAlertsJson } from '../../domain/alerts.js';
+import { staleClaimAlertsJson } from '../../domain/alerts.js';
 import type { ClaimEntry } from '../../domain/status-index.js';
 import { seededRandom } from '../support/crash-file-system.js';
+import { staleAlertsAsObjects } from '../support/stale-alerts.js';
 
 const HOUR = 3_600_000;
 const DEFAULTS: StatusFilters = { staleMs: 2 * HOUR, limit: 100, all: false };
@@ -158,15 +159,7 @@ describe('domain/status-report', () => {
 
 describe('domain/alerts: stale-claim alerts written as JSON text', () => {
   const NOW_MILLIS = Date.parse('2026-06-01T00:00:00.000Z');
-  /** What `status` prints of `claims` (the longest-held first): the alerts made as objects, then JSON.stringify. */
-  const asObjects = (claims: readonly ClaimEntry[], cutoff: string, holder: string | undefined) => {
-    const alerts = [];
-    for (const [node, by, at] of claims) {
-      if (at > cutoff) break;
-      if (holder === undefined || by === holder) alerts.push(staleClaimAlertAged(node, { by, at }, NOW_MILLIS - Date.parse(at)));
-    }
-    return JSON.stringify(alerts);
-  };
+  const asObjects = (claims: readonly ClaimEntry[], cutoff: string, holder: string | undefined) => staleAlertsAsObjects(claims, cutoff, holder, NOW_MILLIS);
 
   it('prints the same bytes as the alerts made as objects, for names JSON leaves as they are, any age, cutoff and holder', () => {
     const random = seededRandom(28);

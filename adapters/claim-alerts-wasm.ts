@@ -1,0 +1,332 @@
+/**
+ * The stale-claim alerts of a checkpoint's `claims` section (heads-line.ts: `[id, by, at, ms]`
+ * entries, the longest-held first), written by a small WebAssembly module straight from the
+ * section's bytes: the same bytes as `JSON.stringify` of the alerts (domain/alerts.ts). `status`
+ * prints every stale claim whatever `--limit` says, 1,261 alerts and 283 KB of its 309 KB answer
+ * at 50k nodes; in JavaScript (the entries parsed, some 19,000 strings joined) that cost about 21 M
+ * instructions, most of it per alert in V8's interpreter, a young-generation collection and
+ * TurboFan compiling the loop (BENCHMARKS.md, eleventh pass). Liftoff compiles the module as it is
+ * made, and the copies are `memory.copy`: no object made per claim, no collection.
+ *
+ *   (func $alerts (export "alerts") (param $at i32) (param $end i32) (param $out i32)
+ *       (param $cutoffLength i32) (param $holderLength i32) (param $now i64) (result i32)
+ *     ;; the section's bytes are at $at..$end, zeros after them; the alerts go from $out; returns
+ *     ;; where they end, or -1 where the section is not entries this module writes alerts of (a
+ *     ;; claim time of null, entries of three strings or whole heads as earlier releases wrote
+ *     ;; them, a backslash, a time in milliseconds past what a date holds): the caller writes them then.
+ *     (i32.store8 $out "[")
+ *     "[" at $at, then "]" or entries separated by ",", each:
+ *       ["<id>","<by>","<at>",<ms>]        ;; each string up to the next quote, never a backslash
+ *       stop (the rest are younger) when <at> > the cutoff, byte by byte as JavaScript compares them
+ *       skip it when a holder is given ($holderLength >= 0) and <by> is not it
+ *       age = $now - <ms>, written in decimal (with "-" below zero) at SCRATCH, then copied:
+ *       [","] open <id> by <by> at <at> age <age> message <id> held <by> for <age> close
+ *         ;; the pieces of STALE_CLAIM_TEXT, copied from TEXTS by memory.copy
+ *     (i32.store8 "]") and the end
+ *   (memory (export "memory") 1)
+ *
+ * Memory: TEXTS at 0 (the pieces, written by `claimAlertsRenderer`), SCRATCH below 320, the cutoff
+ * at CUTOFF, the holder at HOLDER, the section at SECTION, then eight zeros, then the alerts.
+ */
+import { STALE_CLAIM_TEXT } from '../domain/alerts.js';
+import { isPlainJsonString } from '../domain/json-text.js';
+import {
+  aligned, BLOCK, body, BR, BR_IF, CALL, constant, ELSE, END, FUNC, get, I32, I32_ADD, I32_EQ, I32_GE_S, I32_GE_U, I32_GT_U, I32_LOAD16_U, I32_LOAD8_U, I32_LT_S, I32_LT_U, I32_SHR_U, I64_AND, I64_CTZ, I64_LOAD, I64_NE, I64_XOR, SELECT,
+  I32_NE, I32_STORE, I32_STORE8, I32_SUB, I32_WRAP_I64, I64, I64_ADD, I64_CONST, I64_DIV_U, I64_EXTEND_I32_U, I64_GT_U, I64_LT_S, I64_MUL, I64_REM_U, I64_SUB, IF, LOOP,
+  MEMORY_COPY, name, RETURN, section, set, tee, vector, VOID, WASM_HEADER,
+} from './wasm-assembly.js';
+
+/** $write's parameters: $alerts' parameters and its locals up to the claim's time in milliseconds. */
+const WRITE_PARAMETERS = 22;
+
+const PIECES = ['open', 'by', 'at', 'age', 'message', 'held', 'for', 'close'] as const;
+type Piece = (typeof PIECES)[number];
+/** Where each piece of STALE_CLAIM_TEXT is in TEXTS (from 0), and its length. */
+const TEXTS = new Map<Piece, readonly [offset: number, length: number]>();
+let textsEnd = 0;
+for (const piece of PIECES) {
+  TEXTS.set(piece, [textsEnd, STALE_CLAIM_TEXT[piece].length]);
+  textsEnd += STALE_CLAIM_TEXT[piece].length;
+}
+/** Where a call that did its `count` entries leaves the position of the next (0: the alerts are written). */
+const STATE = 288;
+/** The digits of an age are written backwards from here (at most 16 digits and a sign). */
+const SCRATCH = 320;
+const CUTOFF = 320;
+const CUTOFF_LIMIT = 64;
+const HOLDER = CUTOFF + CUTOFF_LIMIT;
+const HOLDER_LIMIT = 128;
+const SECTION = HOLDER + HOLDER_LIMIT;
+/** A claim time in milliseconds a date can hold (ECMAScript: ±8.64e15), and the largest age JavaScript subtracts exactly. */
+const MILLIS_LIMIT = 8.64e15;
+const EXACT_LIMIT = Number.MAX_SAFE_INTEGER;
+const PAGE = 64 * 1024;
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+
+/** The module of the listing above. */
+export function claimAlertsModule(): Uint8Array<ArrayBuffer> {
+  return new Uint8Array([
+    ...WASM_HEADER,
+    // type 0 is $alerts' (i32, i32, i32, i32, i32, i32, i64, i32) -> i32, type 1 $write's: the same and 13 i32 and an i64 more
+    ...section(1, vector([
+      [FUNC, 8, I32, I32, I32, I32, I32, I32, I64, I32, 1, I32],
+      [FUNC, WRITE_PARAMETERS, I32, I32, I32, I32, I32, I32, I64, ...new Array<number>(14).fill(I32), I64, 1, I32],
+    ])),
+    // the memory, imported: every instance writes into the same one
+    ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x00, 1]])),
+    ...section(3, vector([[0], [1]])),
+    ...section(7, vector([[...name('alerts'), 0x00, 0]])),
+    ...section(10, vector(functionBodies())),
+  ]);
+}
+
+/** The bodies of $alerts and $write, which share the names of their locals (the first WRITE_PARAMETERS: its parameters). */
+function functionBodies(): [number[], number[]] {
+  const [at, end, out, o, cutoffLength, holderLength, now, count] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const [id, idEnd, by, byEnd, time, timeEnd, k, c, negative, digits, p, i, least] = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20];
+  const [millis, age, word] = [21, 22, 23];
+  const fail = [...constant(-1), RETURN];
+  /** Fails unless the condition on the stack is zero. */
+  const failIf = [IF, VOID, ...fail, END];
+  const i64 = (value: number | bigint) => [I64_CONST, ...signed64(BigInt.asIntN(64, BigInt(value)))];
+  /** The byte offset of the lowest nonzero byte of local `word` (nonzero). */
+  const lowestByte = [...get(word), I64_CTZ, I32_WRAP_I64, ...constant(3), I32_SHR_U];
+  const byteAt = (local: number, offset = 0) => [...get(local), I32_LOAD8_U, ...aligned(0, offset)];
+  const store = (byte: number) => [...get(o), ...constant(byte), I32_STORE8, ...aligned(0), ...get(o), ...constant(1), I32_ADD, ...set(o)];
+  /** memory.copy of `length` bytes from `from` to o, o moved past them. */
+  const copy = (from: number[], length: number[]) => [...get(o), ...from, ...length, ...MEMORY_COPY, ...get(o), ...length, I32_ADD, ...set(o)];
+  const piece = (which: Piece) => {
+    const [offset, length] = TEXTS.get(which)!;
+    return copy(constant(offset), constant(length));
+  };
+  const span = (start: number, stop: number) => copy(get(start), [...get(stop), ...get(start), I32_SUB]);
+  /**
+   * The string from local `start` up to its closing quote (its position into `stop`), eight bytes a
+   * step: the lowest byte of a word that is a quote is the lowest set high bit of
+   * `(x - 0x01..) & ~x & 0x80..`, x the word xor quotes. Past the section's end fails (the eight
+   * zeros after it are never a quote; the caller found no backslash in the section).
+   */
+  const string = (start: number, stop: number) => [
+    ...get(start), ...set(k),
+    BLOCK, VOID,
+    LOOP, VOID,
+    ...get(k), I64_LOAD, ...aligned(0), ...i64(0x2222222222222222n), I64_XOR, ...tee(word),
+    ...i64(0x0101010101010101n), I64_SUB, ...get(word), ...i64(-1), I64_XOR, I64_AND, ...i64(0x8080808080808080n), I64_AND, ...tee(word),
+    ...i64(0), I64_NE, BR_IF, 1,
+    ...get(k), ...constant(8), I32_ADD, ...tee(k), ...get(end), I32_GE_U, ...failIf,
+    BR, 0,
+    END,
+    END,
+    ...get(k), ...lowestByte, I32_ADD, ...tee(stop), ...get(end), I32_GE_U, ...failIf,
+  ];
+  /** Fails unless `","` follows the closing quote at local `stop` (the next string starts 3 bytes on). */
+  const between = (stop: number) => [...get(stop), I32_LOAD16_U, ...aligned(0, 1), ...constant(COMMA | (QUOTE << 8)), I32_NE, ...failIf];
+  const write = body([[2, I64]], [
+    // The age, exact in JavaScript's numbers, written backwards before SCRATCH: digits, then the sign.
+    ...get(now), ...get(negative), IF, I64, ...i64(0), ...get(millis), I64_SUB, ELSE, ...get(millis), END, I64_SUB, ...set(age),
+    ...get(age), ...i64(0), I64_LT_S, ...tee(negative),
+    IF, VOID, ...i64(0), ...get(age), I64_SUB, ...set(age), END,
+    ...get(age), ...i64(EXACT_LIMIT), I64_GT_U, ...failIf,
+    ...constant(SCRATCH), ...set(p),
+    LOOP, VOID,
+    ...get(p), ...constant(1), I32_SUB, ...tee(p),
+    ...get(age), ...i64(10), I64_REM_U, I32_WRAP_I64, ...constant(ZERO), I32_ADD, I32_STORE8, ...aligned(0),
+    ...get(age), ...i64(10), I64_DIV_U, ...tee(age), ...i64(0), I64_GT_U, BR_IF, 0,
+    END,
+    ...get(negative),
+    IF, VOID, ...get(p), ...constant(1), I32_SUB, ...tee(p), ...constant(MINUS), I32_STORE8, ...aligned(0), END,
+    ...get(o), ...get(out), I32_NE,
+    IF, VOID, ...store(COMMA), END,
+    ...piece('open'), ...span(id, idEnd),
+    ...piece('by'), ...span(by, byEnd),
+    ...piece('at'), ...span(time, timeEnd),
+    ...piece('age'), ...copy(get(p), [...constant(SCRATCH), ...get(p), I32_SUB]),
+    ...piece('message'), ...span(id, idEnd),
+    ...piece('held'), ...span(by, byEnd),
+    ...piece('for'), ...copy(get(p), [...constant(SCRATCH), ...get(p), I32_SUB]),
+    ...piece('close'),
+    ...get(o),
+  ]);
+  const alerts = body([[13, I32], [3, I64]], [
+    BLOCK, VOID, // $stop: a claim past the cutoff, or the section's end
+    LOOP, VOID, // $entry
+    // $count entries done: where the next one starts, at STATE, for the caller to go on from.
+    ...get(count), ...constant(0), I32_EQ,
+    IF, VOID, ...constant(STATE), ...get(at), I32_STORE, ...aligned(2), ...get(o), RETURN, END,
+    ...get(count), ...constant(1), I32_SUB, ...set(count),
+    ...get(at), I32_LOAD16_U, ...aligned(0), ...constant(OPEN_BRACKET | (QUOTE << 8)), I32_NE, ...failIf,
+    ...get(at), ...constant(2), I32_ADD, ...set(id),
+    ...string(id, idEnd), ...between(idEnd),
+    ...get(idEnd), ...constant(3), I32_ADD, ...set(by),
+    ...string(by, byEnd), ...between(byEnd),
+    ...get(byEnd), ...constant(3), I32_ADD, ...set(time),
+    ...string(time, timeEnd),
+    ...byteAt(timeEnd, 1), ...constant(COMMA), I32_NE, ...failIf,
+    // The time in milliseconds: an optional minus, 1 to 16 digits, then "]".
+    ...get(timeEnd), ...constant(2), I32_ADD, ...set(k),
+    ...byteAt(k), ...constant(MINUS), I32_EQ, ...tee(negative),
+    ...get(k), I32_ADD, ...set(k),
+    ...i64(0), ...set(millis), ...constant(0), ...set(digits),
+    BLOCK, VOID,
+    LOOP, VOID,
+    ...byteAt(k), ...constant(ZERO), I32_SUB, ...tee(c), ...constant(10), I32_GE_U, BR_IF, 1,
+    ...get(millis), ...i64(10), I64_MUL, ...get(c), I64_EXTEND_I32_U, I64_ADD, ...set(millis),
+    ...get(k), ...constant(1), I32_ADD, ...set(k),
+    ...get(digits), ...constant(1), I32_ADD, ...tee(digits), ...constant(16), I32_GT_U, ...failIf,
+    BR, 0,
+    END,
+    END,
+    ...get(digits), ...constant(0), I32_EQ, ...failIf,
+    ...byteAt(k), ...constant(CLOSE_BRACKET), I32_NE, ...failIf,
+    ...get(millis), ...i64(MILLIS_LIMIT), I64_GT_U, ...failIf,
+    // Past the cutoff (compared as JavaScript compares the strings: the first byte that differs, else
+    // the longer is greater), none after it is stale. Eight bytes a step to the first difference
+    // (the cutoff has zeros after it, the time the rest of its entry).
+    ...get(timeEnd), ...get(time), I32_SUB, ...get(cutoffLength), ...get(timeEnd), ...get(time), I32_SUB, ...get(cutoffLength), I32_LT_U, SELECT, ...set(least),
+    ...constant(0), ...set(i),
+    BLOCK, VOID,
+    LOOP, VOID,
+    ...get(time), ...get(i), I32_ADD, I64_LOAD, ...aligned(0), ...get(i), I64_LOAD, ...aligned(0, CUTOFF), I64_XOR, ...tee(word),
+    ...i64(0), I64_NE,
+    IF, VOID, ...get(i), ...lowestByte, I32_ADD, ...set(i), BR, 2, END,
+    ...get(i), ...constant(8), I32_ADD, ...tee(i), ...get(least), I32_LT_U, BR_IF, 0,
+    END,
+    END,
+    ...get(i), ...get(least), I32_LT_U,
+    IF, I32,
+    ...get(time), ...get(i), I32_ADD, I32_LOAD8_U, ...aligned(0), ...get(i), I32_LOAD8_U, ...aligned(0, CUTOFF), I32_GT_U,
+    ELSE,
+    ...get(timeEnd), ...get(time), I32_SUB, ...get(cutoffLength), I32_GT_U,
+    END,
+    BR_IF, 1,
+    BLOCK, VOID, // $skip: another holder's claim
+    ...get(holderLength), ...constant(0), I32_GE_S,
+    IF, VOID,
+    ...get(byEnd), ...get(by), I32_SUB, ...get(holderLength), I32_NE, BR_IF, 1,
+    ...constant(0), ...set(i),
+    BLOCK, VOID,
+    LOOP, VOID,
+    ...get(i), ...get(holderLength), I32_EQ, BR_IF, 1,
+    ...get(by), ...get(i), I32_ADD, I32_LOAD8_U, ...aligned(0), ...get(i), I32_LOAD8_U, ...aligned(0, HOLDER), I32_NE, BR_IF, 3,
+    ...get(i), ...constant(1), I32_ADD, ...set(i),
+    BR, 0,
+    END,
+    END,
+    END,
+    // The alert, written by $write (function 1), which takes these locals as its parameters.
+    ...Array.from({ length: WRITE_PARAMETERS }, (_, local) => get(local)).flat(), CALL, 1, ...tee(o), ...constant(0), I32_LT_S, ...failIf,
+    END, // $skip
+    // The next entry after ",", or the section's end after "]".
+    ...get(k), ...constant(1), I32_ADD, ...tee(at), I32_LOAD8_U, ...aligned(0), ...constant(COMMA), I32_EQ,
+    IF, VOID, ...get(at), ...constant(1), I32_ADD, ...set(at), BR, 1, END,
+    ...byteAt(at), ...constant(CLOSE_BRACKET), I32_NE, ...failIf,
+    ...get(at), ...constant(1), I32_ADD, ...get(end), I32_NE, ...failIf,
+    END, // $entry
+    END, // $stop
+    ...constant(STATE), ...constant(0), I32_STORE, ...aligned(2),
+    ...store(CLOSE_BRACKET),
+    ...get(o),
+  ]);
+  return [alerts, write];
+}
+
+/** Signed LEB128 of a 64-bit constant (wasm-assembly's `signed` goes by 32-bit steps). */
+function signed64(value: bigint): number[] {
+  const bytes: number[] = [];
+  for (;;) {
+    const low = Number(value & 0x7fn);
+    value >>= 7n;
+    const last = (value === 0n && (low & 0x40) === 0) || (value === -1n && (low & 0x40) !== 0);
+    bytes.push(last ? low : low | 0x80);
+    if (last) return bytes;
+  }
+}
+
+/**
+ * The module's bytes as the build assembled them for the command line's programs
+ * (scripts/build.mjs); undefined elsewhere, where they are assembled on first use.
+ */
+declare const TASKDAG_CLAIM_ALERTS_MODULE: number[] | undefined;
+
+interface ModuleExports {
+  alerts(at: number, end: number, out: number, o: number, cutoffLength: number, holderLength: number, now: bigint, count: number): number;
+}
+
+/**
+ * The entries one module writes alerts of. V8 compiles a WebAssembly function again with TurboFan,
+ * on a background thread, once the code Liftoff made of it has run long enough: a budget kept for
+ * each function of a compiled module (1.8 M bytes of machine code run, each loop's length at each
+ * turn and each function's at its return, in Node 20; a module of the same bytes is the same
+ * compiled module). Writing the 1,261 alerts of a 50k-node project in one module ran about five
+ * times that, and TurboFan's compile cost some 10 M instructions, more than writing them. So the
+ * work of an entry is split between two functions, about 3.6 K of the budget each, and each run
+ * of entries goes to a module of its own (the same code, a custom section numbering it: Liftoff
+ * compiles it again, some 0.3 M instructions a function), all writing into one memory: 400
+ * entries a module stay within the budget, and Liftoff's code runs to the end (BENCHMARKS.md,
+ * eleventh pass).
+ */
+const ENTRIES_A_MODULE = 400;
+
+/**
+ * The stale-claim alerts of a `claims` section's bytes as JSON text (UTF-8), taken at or before
+ * `cutoff` (by `holder`, when given), `now` being `nowMillis`: the bytes `staleClaimAlertsJson`
+ * writes of the same entries. Null where the module does not write them (see the listing, and a
+ * cutoff, holder or time it does not take): the caller parses the section and writes them itself.
+ */
+export type ClaimAlertsRenderer = (section: Uint8Array, cutoff: string, nowMillis: number, holder: string | undefined) => Uint8Array | null;
+
+/** The module's renderer; null where WebAssembly is not there (`node --jitless`). */
+export function claimAlertsRenderer(): ClaimAlertsRenderer | null {
+  if (typeof WebAssembly !== 'object') return null;
+  const code = typeof TASKDAG_CLAIM_ALERTS_MODULE === 'object' ? new Uint8Array(TASKDAG_CLAIM_ALERTS_MODULE) : claimAlertsModule();
+  const memory = new WebAssembly.Memory({ initial: 1 });
+  const imports = { env: { memory } };
+  let modules = 0;
+  /** A module of its own: the code, then a custom section (id 0, 2 bytes: an empty name and its number). */
+  const instance = () => {
+    const numbered = new Uint8Array(code.length + 4);
+    numbered.set(code);
+    numbered.set([0, 2, 0, modules++ & 0x7f], code.length);
+    return (new WebAssembly.Instance(new WebAssembly.Module(numbered), imports).exports as unknown as ModuleExports).alerts;
+  };
+  new Uint8Array(memory.buffer).set(Buffer.from(PIECES.map((piece) => STALE_CLAIM_TEXT[piece]).join(''), 'latin1'));
+  return (claims, cutoff, nowMillis, holder) => {
+    // The cutoff (an ISO time) compared byte by byte is the comparison of strings only while it is ASCII.
+    if (cutoff.length > CUTOFF_LIMIT - 8 || !/^[\x20-\x7e]*$/.test(cutoff)) return null;
+    if (!Number.isSafeInteger(nowMillis) || Math.abs(nowMillis) > MILLIS_LIMIT) return null;
+    // The module takes every string to end at the next quote: none holds an escape.
+    if (claims.length < 2 || claims[0] !== OPEN_BRACKET || claims.includes(0x5c)) return null;
+    const holderBytes = holder === undefined ? null : Buffer.from(holder);
+    if (holderBytes && (holderBytes.length > HOLDER_LIMIT || !isPlainJsonString(holder!))) return null;
+    // At most: every entry of the shortest kind (12 bytes, `["","","",0]`) an alert of the fixed text, two ages, its strings twice.
+    const out = SECTION + claims.length + 8;
+    const limit = out + 1 + 2 * claims.length + (Math.floor(claims.length / 12) + 1) * (textsEnd + 2 * 17 + 1);
+    if (limit > memory.buffer.byteLength) memory.grow(Math.ceil((limit - memory.buffer.byteLength) / PAGE));
+    const heap = new Uint8Array(memory.buffer);
+    heap.fill(0, CUTOFF, CUTOFF + CUTOFF_LIMIT);
+    heap.set(Buffer.from(cutoff, 'latin1'), CUTOFF);
+    if (holderBytes) heap.set(holderBytes, HOLDER);
+    heap.set(claims, SECTION);
+    heap.fill(0, SECTION + claims.length, out);
+    heap[out] = OPEN_BRACKET;
+    const end = SECTION + claims.length;
+    const now = BigInt(nowMillis);
+    const holderLength = holderBytes ? holderBytes.length : -1;
+    let o = out + 1;
+    if (claims.length === 2 && claims[1] === CLOSE_BRACKET) {
+      heap[o++] = CLOSE_BRACKET;
+      return heap.subarray(out, o);
+    }
+    for (let at = SECTION + 1; at !== 0; at = new Int32Array(memory.buffer, STATE, 1)[0]!) {
+      o = instance()(at, end, out + 1, o, cutoff.length, holderLength, now, ENTRIES_A_MODULE);
+      if (o < 0) return null;
+    }
+    return heap.subarray(out, o);
+  };
+}
