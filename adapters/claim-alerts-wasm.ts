@@ -21,33 +21,29 @@
  *       skip it when a holder is given ($holderLength >= 0) and <by> is not it
  *       age = $now - <ms>, written in decimal (with "-" below zero) at SCRATCH, then copied:
  *       [","] open <id> by <by> at <at> age <age> message <id> held <by> for <age> close
- *         ;; the pieces of STALE_CLAIM_TEXT, copied from TEXTS by memory.copy
+ *         ;; the pieces of STALE_CLAIM_TEXT as i64 stores of their bytes, the strings and age by memory.copy
  *     (i32.store8 "]") and the end
  *   (memory (export "memory") 1)
  *
- * Memory: TEXTS at 0 (the pieces, written by `claimAlertsRenderer`), SCRATCH below 320, the cutoff
+ * Memory: DIGIT_PAIRS at 0 ("00" to "99", written by `claimAlertsRenderer`), SCRATCH below 320, the cutoff
  * at CUTOFF, the holder at HOLDER, the section at SECTION, then eight zeros, then the alerts.
  */
 import { STALE_CLAIM_TEXT } from '../domain/alerts.js';
 import { isPlainJsonString } from '../domain/json-text.js';
 import {
-  aligned, BLOCK, body, BR, BR_IF, CALL, constant, ELSE, END, FUNC, get, I32, I32_ADD, I32_EQ, I32_GE_S, I32_GE_U, I32_GT_U, I32_LOAD16_U, I32_LOAD8_U, I32_LT_S, I32_LT_U, I32_SHR_U, I64_AND, I64_CTZ, I64_LOAD, I64_NE, I64_XOR, SELECT,
-  I32_NE, I32_STORE, I32_STORE8, I32_SUB, I32_WRAP_I64, I64, I64_ADD, I64_CONST, I64_DIV_U, I64_EXTEND_I32_U, I64_GT_U, I64_LT_S, I64_MUL, I64_REM_U, I64_SUB, IF, LOOP,
+  aligned, BLOCK, body, BR, BR_IF, CALL, constant, ELSE, END, FUNC, get, I32, I32_ADD, I32_EQ, I32_GE_S, I32_GE_U, I32_GT_U, I32_LOAD16_U, I32_LOAD8_U, I32_LT_S, I32_LT_U, I32_MUL, I32_SHL, I32_SHR_U, I64_AND, I64_CTZ, I64_LOAD, I64_NE, I64_STORE, I64_XOR, SELECT,
+  I32_NE, I32_STORE, I32_STORE16, I32_STORE8, I32_SUB, I32_WRAP_I64, I64, I64_ADD, I64_CONST, I64_DIV_U, I64_EXTEND_I32_U, I64_GT_U, I64_LT_S, I64_LT_U, I64_MUL, I64_REM_U, I64_SUB, IF, LOOP,
   MEMORY_COPY, name, RETURN, section, set, tee, vector, VOID, WASM_HEADER,
 } from './wasm-assembly.js';
 
 /** $write's parameters: $alerts' parameters and its locals up to the claim's time in milliseconds. */
 const WRITE_PARAMETERS = 22;
 
-const PIECES = ['open', 'by', 'at', 'age', 'message', 'held', 'for', 'close'] as const;
-type Piece = (typeof PIECES)[number];
-/** Where each piece of STALE_CLAIM_TEXT is in TEXTS (from 0), and its length. */
-const TEXTS = new Map<Piece, readonly [offset: number, length: number]>();
-let textsEnd = 0;
-for (const piece of PIECES) {
-  TEXTS.set(piece, [textsEnd, STALE_CLAIM_TEXT[piece].length]);
-  textsEnd += STALE_CLAIM_TEXT[piece].length;
-}
+type Piece = keyof typeof STALE_CLAIM_TEXT;
+/** The fixed text of one alert, all its pieces. */
+const FIXED_LENGTH = Object.values(STALE_CLAIM_TEXT).join('').length;
+/** "00" to "99", where an age's digits are read two at a time. */
+const DIGIT_PAIRS = 0;
 /** Where a call that did its `count` entries leaves the position of the next (0: the alerts are written). */
 const STATE = 288;
 /** The digits of an age are written backwards from here (at most 16 digits and a sign). */
@@ -91,9 +87,14 @@ function functionBodies(): [number[], number[]] {
   const [at, end, out, o, cutoffLength, holderLength, now, count] = [0, 1, 2, 3, 4, 5, 6, 7];
   const [id, idEnd, by, byEnd, time, timeEnd, k, c, negative, digits, p, i, least] = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20];
   const [millis, age, word] = [21, 22, 23];
-  const fail = [...constant(-1), RETURN];
-  /** Fails unless the condition on the stack is zero. */
-  const failIf = [IF, VOID, ...fail, END];
+  /** Fails (returns -1) unless the condition on the stack is zero: $write's one failure. */
+  const failIf = [IF, VOID, ...constant(-1), RETURN, END];
+  /**
+   * $alerts' failures branch out to its $fail block, which returns -1: a return inline at each
+   * would put its code (and V8's tier-up check) into the loop, whose length is what each turn
+   * takes of the budget (ENTRIES_A_MODULE). `depth`: the blocks and loops within $entry.
+   */
+  const failOut = (depth = 0) => [BR_IF, depth + 2];
   const i64 = (value: number | bigint) => [I64_CONST, ...signed64(BigInt.asIntN(64, BigInt(value)))];
   /** The byte offset of the lowest nonzero byte of local `word` (nonzero). */
   const lowestByte = [...get(word), I64_CTZ, I32_WRAP_I64, ...constant(3), I32_SHR_U];
@@ -101,9 +102,20 @@ function functionBodies(): [number[], number[]] {
   const store = (byte: number) => [...get(o), ...constant(byte), I32_STORE8, ...aligned(0), ...get(o), ...constant(1), I32_ADD, ...set(o)];
   /** memory.copy of `length` bytes from `from` to o, o moved past them. */
   const copy = (from: number[], length: number[]) => [...get(o), ...from, ...length, ...MEMORY_COPY, ...get(o), ...length, I32_ADD, ...set(o)];
+  /**
+   * A piece of the fixed text as i64 stores of its bytes, eight at a time (the last one's bytes past
+   * the piece are written over next): a `memory.copy` is a call out of Liftoff's code, and the code
+   * each one takes is the function's, which each call takes of the budget (ENTRIES_A_MODULE).
+   */
   const piece = (which: Piece) => {
-    const [offset, length] = TEXTS.get(which)!;
-    return copy(constant(offset), constant(length));
+    const bytes = Buffer.from(STALE_CLAIM_TEXT[which], 'latin1');
+    const stores: number[] = [];
+    for (let at = 0; at < bytes.length; at += 8) {
+      let word = 0n;
+      for (let byte = Math.min(bytes.length, at + 8) - 1; byte >= at; byte--) word = (word << 8n) | BigInt(bytes[byte]!);
+      stores.push(...get(o), ...i64(word), I64_STORE, ...aligned(0, at));
+    }
+    return [...stores, ...get(o), ...constant(bytes.length), I32_ADD, ...set(o)];
   };
   const span = (start: number, stop: number) => copy(get(start), [...get(stop), ...get(start), I32_SUB]);
   /**
@@ -119,25 +131,36 @@ function functionBodies(): [number[], number[]] {
     ...get(k), I64_LOAD, ...aligned(0), ...i64(0x2222222222222222n), I64_XOR, ...tee(word),
     ...i64(0x0101010101010101n), I64_SUB, ...get(word), ...i64(-1), I64_XOR, I64_AND, ...i64(0x8080808080808080n), I64_AND, ...tee(word),
     ...i64(0), I64_NE, BR_IF, 1,
-    ...get(k), ...constant(8), I32_ADD, ...tee(k), ...get(end), I32_GE_U, ...failIf,
+    ...get(k), ...constant(8), I32_ADD, ...tee(k), ...get(end), I32_GE_U, ...failOut(2),
     BR, 0,
     END,
     END,
-    ...get(k), ...lowestByte, I32_ADD, ...tee(stop), ...get(end), I32_GE_U, ...failIf,
+    ...get(k), ...lowestByte, I32_ADD, ...tee(stop), ...get(end), I32_GE_U, ...failOut(),
   ];
   /** Fails unless `","` follows the closing quote at local `stop` (the next string starts 3 bytes on). */
-  const between = (stop: number) => [...get(stop), I32_LOAD16_U, ...aligned(0, 1), ...constant(COMMA | (QUOTE << 8)), I32_NE, ...failIf];
+  const between = (stop: number) => [...get(stop), I32_LOAD16_U, ...aligned(0, 1), ...constant(COMMA | (QUOTE << 8)), I32_NE, ...failOut()];
   const write = body([[2, I64]], [
     // The age, exact in JavaScript's numbers, written backwards before SCRATCH: digits, then the sign.
     ...get(now), ...get(negative), IF, I64, ...i64(0), ...get(millis), I64_SUB, ELSE, ...get(millis), END, I64_SUB, ...set(age),
     ...get(age), ...i64(0), I64_LT_S, ...tee(negative),
     IF, VOID, ...i64(0), ...get(age), I64_SUB, ...set(age), END,
     ...get(age), ...i64(EXACT_LIMIT), I64_GT_U, ...failIf,
+    // Two digits a turn from DIGIT_PAIRS down to the last one or two.
     ...constant(SCRATCH), ...set(p),
+    BLOCK, VOID,
     LOOP, VOID,
-    ...get(p), ...constant(1), I32_SUB, ...tee(p),
-    ...get(age), ...i64(10), I64_REM_U, I32_WRAP_I64, ...constant(ZERO), I32_ADD, I32_STORE8, ...aligned(0),
-    ...get(age), ...i64(10), I64_DIV_U, ...tee(age), ...i64(0), I64_GT_U, BR_IF, 0,
+    ...get(age), ...i64(100), I64_LT_U, BR_IF, 1,
+    ...get(p), ...constant(2), I32_SUB, ...tee(p),
+    ...get(age), ...i64(100), I64_REM_U, I32_WRAP_I64, ...constant(1), I32_SHL, I32_LOAD16_U, ...aligned(0, DIGIT_PAIRS), I32_STORE16, ...aligned(0),
+    ...get(age), ...i64(100), I64_DIV_U, ...set(age),
+    BR, 0,
+    END,
+    END,
+    ...get(age), ...i64(10), I64_LT_U,
+    IF, VOID,
+    ...get(p), ...constant(1), I32_SUB, ...tee(p), ...get(age), I32_WRAP_I64, ...constant(ZERO), I32_ADD, I32_STORE8, ...aligned(0),
+    ELSE,
+    ...get(p), ...constant(2), I32_SUB, ...tee(p), ...get(age), I32_WRAP_I64, ...constant(1), I32_SHL, I32_LOAD16_U, ...aligned(0, DIGIT_PAIRS), I32_STORE16, ...aligned(0),
     END,
     ...get(negative),
     IF, VOID, ...get(p), ...constant(1), I32_SUB, ...tee(p), ...constant(MINUS), I32_STORE8, ...aligned(0), END,
@@ -154,37 +177,47 @@ function functionBodies(): [number[], number[]] {
     ...get(o),
   ]);
   const alerts = body([[13, I32], [3, I64]], [
+    BLOCK, VOID, // $fail
     BLOCK, VOID, // $stop: a claim past the cutoff, or the section's end
     LOOP, VOID, // $entry
     // $count entries done: where the next one starts, at STATE, for the caller to go on from.
     ...get(count), ...constant(0), I32_EQ,
     IF, VOID, ...constant(STATE), ...get(at), I32_STORE, ...aligned(2), ...get(o), RETURN, END,
     ...get(count), ...constant(1), I32_SUB, ...set(count),
-    ...get(at), I32_LOAD16_U, ...aligned(0), ...constant(OPEN_BRACKET | (QUOTE << 8)), I32_NE, ...failIf,
+    ...get(at), I32_LOAD16_U, ...aligned(0), ...constant(OPEN_BRACKET | (QUOTE << 8)), I32_NE, ...failOut(),
     ...get(at), ...constant(2), I32_ADD, ...set(id),
     ...string(id, idEnd), ...between(idEnd),
     ...get(idEnd), ...constant(3), I32_ADD, ...set(by),
     ...string(by, byEnd), ...between(byEnd),
     ...get(byEnd), ...constant(3), I32_ADD, ...set(time),
     ...string(time, timeEnd),
-    ...byteAt(timeEnd, 1), ...constant(COMMA), I32_NE, ...failIf,
+    ...byteAt(timeEnd, 1), ...constant(COMMA), I32_NE, ...failOut(),
     // The time in milliseconds: an optional minus, 1 to 16 digits, then "]".
     ...get(timeEnd), ...constant(2), I32_ADD, ...set(k),
     ...byteAt(k), ...constant(MINUS), I32_EQ, ...tee(negative),
     ...get(k), I32_ADD, ...set(k),
     ...i64(0), ...set(millis), ...constant(0), ...set(digits),
+    // Two digits a turn (a turn is what the loop's length takes of the budget), the last one alone.
     BLOCK, VOID,
     LOOP, VOID,
     ...byteAt(k), ...constant(ZERO), I32_SUB, ...tee(c), ...constant(10), I32_GE_U, BR_IF, 1,
+    ...byteAt(k, 1), ...constant(ZERO), I32_SUB, ...tee(i), ...constant(10), I32_GE_U,
+    IF, VOID,
     ...get(millis), ...i64(10), I64_MUL, ...get(c), I64_EXTEND_I32_U, I64_ADD, ...set(millis),
     ...get(k), ...constant(1), I32_ADD, ...set(k),
-    ...get(digits), ...constant(1), I32_ADD, ...tee(digits), ...constant(16), I32_GT_U, ...failIf,
+    ...get(digits), ...constant(1), I32_ADD, ...set(digits),
+    BR, 2,
+    END,
+    ...get(millis), ...i64(100), I64_MUL, ...get(c), ...constant(10), I32_MUL, ...get(i), I32_ADD, I64_EXTEND_I32_U, I64_ADD, ...set(millis),
+    ...get(k), ...constant(2), I32_ADD, ...set(k),
+    ...get(digits), ...constant(2), I32_ADD, ...tee(digits), ...constant(16), I32_GT_U, ...failOut(2),
     BR, 0,
     END,
     END,
-    ...get(digits), ...constant(0), I32_EQ, ...failIf,
-    ...byteAt(k), ...constant(CLOSE_BRACKET), I32_NE, ...failIf,
-    ...get(millis), ...i64(MILLIS_LIMIT), I64_GT_U, ...failIf,
+    ...get(digits), ...constant(16), I32_GT_U, ...failOut(),
+    ...get(digits), ...constant(0), I32_EQ, ...failOut(),
+    ...byteAt(k), ...constant(CLOSE_BRACKET), I32_NE, ...failOut(),
+    ...get(millis), ...i64(MILLIS_LIMIT), I64_GT_U, ...failOut(),
     // Past the cutoff (compared as JavaScript compares the strings: the first byte that differs, else
     // the longer is greater), none after it is stale. Eight bytes a step to the first difference
     // (the cutoff has zeros after it, the time the rest of its entry).
@@ -220,18 +253,20 @@ function functionBodies(): [number[], number[]] {
     END,
     END,
     // The alert, written by $write (function 1), which takes these locals as its parameters.
-    ...Array.from({ length: WRITE_PARAMETERS }, (_, local) => get(local)).flat(), CALL, 1, ...tee(o), ...constant(0), I32_LT_S, ...failIf,
+    ...Array.from({ length: WRITE_PARAMETERS }, (_, local) => get(local)).flat(), CALL, 1, ...tee(o), ...constant(0), I32_LT_S, ...failOut(),
     END, // $skip
     // The next entry after ",", or the section's end after "]".
     ...get(k), ...constant(1), I32_ADD, ...tee(at), I32_LOAD8_U, ...aligned(0), ...constant(COMMA), I32_EQ,
     IF, VOID, ...get(at), ...constant(1), I32_ADD, ...set(at), BR, 1, END,
-    ...byteAt(at), ...constant(CLOSE_BRACKET), I32_NE, ...failIf,
-    ...get(at), ...constant(1), I32_ADD, ...get(end), I32_NE, ...failIf,
+    ...byteAt(at), ...constant(CLOSE_BRACKET), I32_NE, ...failOut(),
+    ...get(at), ...constant(1), I32_ADD, ...get(end), I32_NE, ...failOut(),
     END, // $entry
     END, // $stop
     ...constant(STATE), ...constant(0), I32_STORE, ...aligned(2),
     ...store(CLOSE_BRACKET),
-    ...get(o),
+    ...get(o), RETURN,
+    END, // $fail
+    ...constant(-1),
   ]);
   return [alerts, write];
 }
@@ -265,13 +300,13 @@ interface ModuleExports {
  * turn and each function's at its return, in Node 20; a module of the same bytes is the same
  * compiled module). Writing the 1,261 alerts of a 50k-node project in one module ran about five
  * times that, and TurboFan's compile cost some 10 M instructions, more than writing them. So the
- * work of an entry is split between two functions, about 3.6 K of the budget each, and each run
- * of entries goes to a module of its own (the same code, a custom section numbering it: Liftoff
- * compiles it again, some 0.3 M instructions a function), all writing into one memory: 400
- * entries a module stay within the budget, and Liftoff's code runs to the end (BENCHMARKS.md,
- * eleventh pass).
+ * work of an entry is split between two functions (about 3.5 K and 3 K of the budget an entry,
+ * measured with `--wasm-tiering-budget`), and each run of entries goes to a module of its own (the
+ * same code, a custom section numbering it: Liftoff compiles it again, some 0.3 M instructions a
+ * function), all writing into one memory: 440 entries a module stay within the budget by some 15%,
+ * and Liftoff's code runs to the end (BENCHMARKS.md, eleventh pass).
  */
-const ENTRIES_A_MODULE = 400;
+const ENTRIES_A_MODULE = 440;
 
 /**
  * The stale-claim alerts of a `claims` section's bytes as JSON text (UTF-8), taken at or before
@@ -295,7 +330,7 @@ export function claimAlertsRenderer(): ClaimAlertsRenderer | null {
     numbered.set([0, 2, 0, modules++ & 0x7f], code.length);
     return (new WebAssembly.Instance(new WebAssembly.Module(numbered), imports).exports as unknown as ModuleExports).alerts;
   };
-  new Uint8Array(memory.buffer).set(Buffer.from(PIECES.map((piece) => STALE_CLAIM_TEXT[piece]).join(''), 'latin1'));
+  new Uint8Array(memory.buffer).set(Buffer.from(Array.from({ length: 100 }, (_, pair) => String(pair).padStart(2, '0')).join(''), 'latin1'), DIGIT_PAIRS);
   return (claims, cutoff, nowMillis, holder) => {
     // The cutoff (an ISO time) compared byte by byte is the comparison of strings only while it is ASCII.
     if (cutoff.length > CUTOFF_LIMIT - 8 || !/^[\x20-\x7e]*$/.test(cutoff)) return null;
@@ -306,7 +341,7 @@ export function claimAlertsRenderer(): ClaimAlertsRenderer | null {
     if (holderBytes && (holderBytes.length > HOLDER_LIMIT || !isPlainJsonString(holder!))) return null;
     // At most: every entry of the shortest kind (12 bytes, `["","","",0]`) an alert of the fixed text, two ages, its strings twice.
     const out = SECTION + claims.length + 8;
-    const limit = out + 1 + 2 * claims.length + (Math.floor(claims.length / 12) + 1) * (textsEnd + 2 * 17 + 1);
+    const limit = out + 1 + 2 * claims.length + (Math.floor(claims.length / 12) + 1) * (FIXED_LENGTH + 2 * 17 + 1 + 8);
     if (limit > memory.buffer.byteLength) memory.grow(Math.ceil((limit - memory.buffer.byteLength) / PAGE));
     const heap = new Uint8Array(memory.buffer);
     heap.fill(0, CUTOFF, CUTOFF + CUTOFF_LIMIT);
