@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
@@ -168,14 +169,17 @@ async function lived(dir) {
 async function warmReads(checkout, home, kind, word, commands) {
   try {
     if (kind === undefined) await warm('reads', READS, checkout, home);
-    else await warm(word, JSON.parse(commands), checkout, home);
+    else await warm(word, JSON.parse(commands), checkout, home, { sparkplug: kind !== GRAPH_READ });
   } finally {
     process.chdir(os.tmpdir());
   }
 }
 
-/** Runs `commands` in `checkout` with the program compiled afresh, then stores its code cache of kind `cache`. */
-async function warm(cache, commands, checkout, home) {
+/**
+ * Runs `commands` in `checkout` with the program compiled afresh, then stores its code cache of kind
+ * `cache`; without `sparkplug`, the round runs with V8's Sparkplug off (below).
+ */
+async function warm(cache, commands, checkout, home, { sparkplug = true } = {}) {
   process.chdir(checkout);
   process.env.TASKDAG_HOME = home;
   delete process.env.TASKDAG_AGENT;
@@ -183,7 +187,18 @@ async function warm(cache, commands, checkout, home) {
   // length, so a new bundle as long as the old one would run, and re-cache, the old code.
   rmSync(codeCacheFile(program, cache), { force: true });
   const { exports, script } = loadWithCodeCache(program, require, cache);
+  // V8 marks a function it tiers up to Sparkplug as such (its SharedFunctionInfo), the cache keeps
+  // the mark, and every process the cache starts compiles each marked function with Sparkplug at its
+  // first call, hot in that process or not. A graph read runs little that gets hot (it answers from
+  // saved pages), yet its round on the lived project marked a few hundred functions: 2.8 M
+  // instructions of a `status --limit 20` at 10k nodes, 1.7 M net of those that still get hot
+  // there. A point command's marks pay (`take` at 10k: 1.1 M dearer without them), so only the
+  // graph reads' rounds run with Sparkplug off (BENCHMARKS.md, eleventh pass). The flag is V8's
+  // default again (where V8 runs Sparkplug) before the cache is made: V8 rejects a cache made under
+  // other flags.
+  if (!sparkplug) v8.setFlagsFromString('--no-sparkplug');
   for (const argv of commands) await exports.run(argv, refuseOthers);
+  if (!sparkplug) v8.setFlagsFromString('--sparkplug');
   // Sealed with a checksum of the cache and of the bundle's stamp, which the loader checks before V8 reads it.
   const sealed = sealCodeCache(script.createCachedData(), readFileSync(program));
   if (sealed === null) throw new Error('code cache: this Node cannot seal a code cache (no WebAssembly SIMD)');

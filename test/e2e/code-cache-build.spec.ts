@@ -100,6 +100,20 @@ describe("the build's code cache (scripts/code-cache.mjs)", function () {
     expect(loaded).to.deep.equal({ length: 200_000, reads: 1, text: 'café ✓' });
   });
 
+  it("runs a graph read's round without Sparkplug, which marks each function it compiles for Sparkplug again at its first call in every process the cache starts", () => {
+    const bundle = path.join(dir(), 'program.js');
+    // The round calls `run` twenty times: `step` runs some sixty thousand times, which tiers it up to Sparkplug anywhere else.
+    writeFileSync(bundle, 'exports.step = function step(x) { return x + 1; };\nexports.run = async () => { let at = 0; while (at < 3000) at = exports.step(at); };\n');
+    const round = JSON.stringify(Array.from({ length: 20 }, () => ['status']));
+    const warm = (flags: string[]) => execFileSync(process.execPath, [...flags, WARM_UP, bundle, '--reads', dir(), dir(), '--graph-read', 'status', round], { encoding: 'utf8', timeout: 30_000 });
+    const traced = warm(['--trace-baseline-batch-compilation']);
+    // The warm-up's own JavaScript (Node's loader, its generator) may tier up before the round starts; the bundle's functions may not.
+    expect(traced.split('\n').filter((line) => /Enqueued SFI (step|exports\.run) /.test(line))).to.deep.equal([]);
+    // The flags are as the process started again when the cache is made (V8 rejects a cache made under other flags): made by a warm-up started with none, a process started with none takes it.
+    warm([]);
+    expect(loadWithCodeCache<{ step(x: number): number }>(bundle, require, 'status').script.cachedDataRejected).to.equal(false);
+  });
+
   it('is the reads\' cache for a command line whose command only reads the graph, after any global flags', () => {
     const reads = new Set(['show', 'status']);
     expect(codeCacheFor(['show', 'T-1'], reads)).to.equal('reads');
