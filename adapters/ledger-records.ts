@@ -102,15 +102,33 @@ export function readRecords(bytes: Buffer, file: string, base = 0): LedgerRead {
 /**
  * Where the intact records `spans` end, the start of `bytes` being a record boundary: the end of
  * `bytes`, or the start of an invalid record with no valid record after it (a torn write, which
- * the caller ignores). An invalid record with a valid one after it is damage: STORAGE_ERROR.
+ * the caller ignores). An invalid record with a valid one after it is damage: STORAGE_ERROR; so is
+ * an invalid last record that is whole (`isWholeRecord`), which may be a commit already reported.
  */
 function intactEnd(bytes: Buffer, spans: readonly RecordSpan[], file: string, base: number): number {
   const end = spans.length > 0 ? spans[spans.length - 1]!.end : 0;
   if (end < bytes.length) {
     const next = nextValidRecord(bytes, end + 1);
     if (next !== null) throw damagedAt(file, base + end, base + next);
+    if (isWholeRecord(bytes.subarray(end))) throw damagedLast(file, base + end);
   }
   return end;
+}
+
+/**
+ * Whether the bytes after the last intact record (`tail`) were all written, so that they are a
+ * record damaged since (a flipped bit, a hand edit), not the torn append of a crash. An append is
+ * one record whose only newline is its last byte, and a crash leaves a prefix of it, then zeros
+ * (where a power loss left the file grown but pages of it unwritten) or nothing; taskdag never
+ * writes a zero byte (JSON escapes U+0000). Bytes without a zero that end with a newline, or are as
+ * long as their record prefix says, are none of those: cutting them off, as a torn write is cut,
+ * would drop a commit whose command may have reported success.
+ */
+function isWholeRecord(tail: Buffer): boolean {
+  if (tail.includes(0)) return false;
+  if (tail[tail.length - 1] === SUFFIX[1]) return true;
+  const length = holdsPrefixText(tail, 0) ? prefixNumber(tail, LENGTH_AT, LENGTH_DIGITS, 10) : null;
+  return length !== null && tail.length === PREFIX_BYTES + length + SUFFIX.length;
 }
 
 /**
@@ -364,6 +382,15 @@ function damagedAt(file: string, offset: number, next: number): DomainError {
     offset,
     next_valid_offset: next,
   });
+}
+
+/** A whole last record at `offset` that does not verify: damage, never cut off as a torn write is. */
+function damagedLast(file: string, offset: number): DomainError {
+  return new DomainError(
+    'STORAGE_ERROR',
+    `${file} is damaged: the ledger record at byte ${offset}, its last, is whole but not as written (a crash leaves no such record, and its commit may have been reported); nothing is cut. Keep a copy of the file, then either cut it at byte ${offset} by hand, dropping that record knowingly, or run taskdag init, which keeps the files as a corrupt-recovery snapshot and starts afresh (taskdag restore of that snapshot replays the records before it when the ledger reaches back to the project's creation)`,
+    { cause: 'EINVALID', path: file, offset },
+  );
 }
 
 /** The offset of the first intact record at or after `from`, if any. */

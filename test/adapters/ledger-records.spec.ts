@@ -42,15 +42,41 @@ describe('ledger records', () => {
     }
   });
 
+  /** Record `record` with the byte at `at` (from its end when negative) made `byte`. */
+  const withByte = (record: Buffer, at: number, byte: number) => {
+    const changed = Buffer.from(record);
+    changed[at < 0 ? changed.length + at : at] = byte;
+    return changed;
+  };
+  const longRecord = encodeRecord({ ...change(2), log: [{ revision: 2, at: 'now', by: 'bob', op: 'add-note', node: 'T-1', note: 'x'.repeat(9000) }] });
+
   for (const [name, tail] of [
     ['cut short', encodeRecord(change(2)).subarray(0, 30)],
+    ['cut short in its body', longRecord.subarray(0, 5000)],
     ['zeros ending in a newline (power lost after the size grew)', Buffer.concat([Buffer.alloc(60), Buffer.from('\n')])],
-    ['a record whose bytes were changed', Buffer.from(encodeRecord(change(2)).toString().replace('"revision":2', '"revision":3'))],
-    ['a complete line that is not JSON', Buffer.from('not json\n')],
+    ['whole but for a page of zeros (power lost before that page was written)', Buffer.concat([longRecord.subarray(0, 4096), Buffer.alloc(4096), longRecord.subarray(8192)])],
+    ['its start, then zeros to its length', Buffer.concat([longRecord.subarray(0, 100), Buffer.alloc(longRecord.length - 100)])],
   ] as const) {
     it(`takes an invalid last record (${name}) for a torn write, ending the valid records before it`, () => {
       const first = encodeRecord(change(1));
       expect(readRecords(ledgerOf(first, tail), 'ledger.1.jsonl')).to.deep.equal({ records: [change(1)], end: first.length });
+    });
+  }
+
+  // A crash leaves a prefix of the append, then zeros or nothing: every byte of these was written.
+  for (const [name, tail] of [
+    ['a byte of its change set changed', Buffer.from(encodeRecord(change(2)).toString().replace('"revision":2', '"revision":3'))],
+    ['a bit of its change set flipped', withByte(longRecord, 6000, longRecord[6000]! ^ 0x04)],
+    ['a digit of its checksum changed', withByte(encodeRecord(change(2)), 10, encodeRecord(change(2))[10] === 0x30 ? 0x31 : 0x30)],
+    ['a digit of its length changed', withByte(longRecord, 37, 0x39)],
+    ['its newline changed (as long as its prefix says)', withByte(longRecord, -1, 0x20)],
+    ['a complete line that is not JSON', Buffer.from('not json\n')],
+  ] as const) {
+    it(`refuses a whole last record that does not verify (${name}): STORAGE_ERROR at its position, never cut as a torn write`, () => {
+      const first = encodeRecord(change(1));
+      const error = failureOf(ledgerOf(first, tail));
+      expect([error.code, error.details]).to.deep.equal(['STORAGE_ERROR', { cause: 'EINVALID', path: 'ledger.1.jsonl', offset: 100 + first.length }]);
+      expect(() => entriesNaming(ledgerOf(first, tail), 'ledger.1.jsonl', 'T-1')).to.throw(/the ledger record at byte 1\d+, its last, is whole but not as written/);
     });
   }
 
@@ -128,7 +154,11 @@ describe('ledger records', () => {
       }
       let nextValid: number | null = null;
       for (let later = at + 1; at < bytes.length && later < bytes.length && nextValid === null; later++) if (intactAt(bytes, later) !== null) nextValid = later;
-      return { bodies, end: at, nextValid };
+      // What is left after the last intact record was all written (no zero, and a newline last or the length its prefix says): damage, not a tear.
+      const tail = bytes.subarray(at);
+      const declared = /^\{"crc32":"[0-9a-f]{8}","bytes":"([0-9]{10})","change":/.exec(tail.toString('latin1', 0, 50));
+      const whole = tail.length > 0 && !tail.includes(0) && (tail[tail.length - 1] === 0x0a || (declared !== null && tail.length === 52 + Number(declared[1])));
+      return { bodies, end: at, nextValid, whole };
     };
     /** A ledger of a few records of several sizes (notes with characters of 2 to 4 UTF-8 bytes among them), then 0 to 2 changes of its bytes. */
     const damagedLedger = (seed: number) => {
@@ -171,8 +201,9 @@ describe('ledger records', () => {
         } catch (error) {
           read = (error as { details: Record<string, unknown> }).details;
         }
-        if (expected.nextValid === null) expect(read, `seed ${seed}`).to.deep.equal({ records: expected.bodies.map((body) => JSON.parse(body)), end: expected.end });
-        else expect(read, `seed ${seed}`).to.deep.include({ cause: 'EINVALID', offset: 100 + expected.end, next_valid_offset: 100 + expected.nextValid });
+        if (expected.nextValid !== null) expect(read, `seed ${seed}`).to.deep.include({ cause: 'EINVALID', offset: 100 + expected.end, next_valid_offset: 100 + expected.nextValid });
+        else if (expected.whole) expect(read, `seed ${seed}`).to.deep.equal({ cause: 'EINVALID', path: 'ledger.1.jsonl', offset: 100 + expected.end });
+        else expect(read, `seed ${seed}`).to.deep.equal({ records: expected.bodies.map((body) => JSON.parse(body)), end: expected.end });
       }
     });
 

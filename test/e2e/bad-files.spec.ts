@@ -42,6 +42,13 @@ describe('damaged state files (spec 9: the reader accepts only a valid schema 1)
     writeFileSync(file, bytes);
   };
 
+  /** Flips a bit of the last ledger record's change set: a commit already reported, not a torn write. */
+  const flipInLastRecord = (file: string) => {
+    const bytes = readFileSync(file);
+    bytes[bytes.lastIndexOf('"title":"A task"') + 10] ^= 0x01;
+    writeFileSync(file, bytes);
+  };
+
   const damages: [string, () => void][] = [
     ['a truncated checkpoint', () => truncateSync(checkpoint(), Math.floor(readFileSync(checkpoint()).length / 2))],
     ['an empty checkpoint', () => writeFileSync(checkpoint(), '')],
@@ -52,6 +59,7 @@ describe('damaged state files (spec 9: the reader accepts only a valid schema 1)
     ['a missing ledger', () => rmSync(ledger())],
     ['a ledger shorter than the checkpoint says', () => edit((state) => (state.ledger.bytes = 1e9))],
     ['a damaged ledger record followed by valid ones', () => zeroRecord(ledger(), 1)],
+    ['a bit flipped in the last ledger record (its commit reported)', () => flipInLastRecord(ledger())],
   ];
 
   for (const [damage, apply] of damages) {
