@@ -119,6 +119,15 @@ describe('checkpoint positions kept in ledger records', function () {
     'each position one off': (record) => positionsOf(record, (position) => position + 1),
     'each node given position 0': (record) => positionsOf(record, () => 0),
     'past the last node': (record) => positionsOf(record, () => 1_000_000),
+    'rotated among the record\'s nodes (each another node\'s)': (record) => {
+      const at = (record.checkpoint_positions as { at: (string | number)[] } | undefined)?.at ?? [];
+      const positions = at.filter((_, index) => index % 2 === 1);
+      for (let index = 1; index < at.length; index += 2) at[index] = positions[((index - 1) / 2 + 1) % positions.length]!;
+    },
+    'each id listed again with a wrong position': (record) => {
+      const at = (record.checkpoint_positions as { at: (string | number)[] } | undefined)?.at ?? [];
+      for (const [index, value] of [...at.entries()]) if (index % 2 === 1) at.push(at[index - 1]!, (value as number) + 7);
+    },
     'kept for another checkpoint': (record) => {
       const kept = record.checkpoint_positions as { of?: string } | undefined;
       if (kept) kept.of = `${kept.of}x`;
@@ -131,8 +140,22 @@ describe('checkpoint positions kept in ledger records', function () {
     },
   };
 
+  /**
+   * A commit whose note (about 40 KB) takes the tail past the threshold, so that it writes a new
+   * checkpoint from the graph it read: what that rewrite carries on is answered from next.
+   */
+  async function rewriteCheckpoint(root: string): Promise<void> {
+    const before = checkpointPosition(bufferSource(readFileSync(path.join(stateDir(root), 'tasks.json'))))!.bytes;
+    await open(root).transact((graph) => {
+      const work = new GraphDraft(graph, NOW, 'bob');
+      addNote(work, 'T-2-2', 'x'.repeat(40_000));
+      return { result: null, changes: work.changes() };
+    });
+    expect(checkpointPosition(bufferSource(readFileSync(path.join(stateDir(root), 'tasks.json'))))!.bytes).to.be.greaterThan(before);
+  }
+
   for (const seed of [1, 2, 3]) {
-    it(`seed ${seed}: a random tail read with its positions, without them, and with them wrong or damaged answers as derived afresh`, async () => {
+    it(`seed ${seed}: a random tail read with its positions, without them, and with them wrong or damaged answers as derived afresh, before and after a checkpoint rewrite`, async () => {
       const written = path.join(tempDir(), 'written');
       await project(written);
       await tail(written, seed, 80);
@@ -142,11 +165,17 @@ describe('checkpoint positions kept in ledger records', function () {
       cpSync(written, base, { recursive: true });
       const expected = await answers(base);
       expect(expected.answers).to.have.nested.property('read', expected.fresh);
+      await rewriteCheckpoint(base);
+      const rewritten = await answers(base);
+      expect(rewritten.answers).to.have.nested.property('read', rewritten.fresh);
       for (const [name, change] of Object.entries(VARIANTS)) {
         const root = path.join(tempDir(), name.replace(/\W+/g, '-'));
         cpSync(written, root, { recursive: true });
         rewriteTail(root, change);
         expect(await answers(root), name).to.deep.equal(expected);
+        // The rewrite reads the graph those positions were taken for: what it saves answers as the undamaged tail's.
+        await rewriteCheckpoint(root);
+        expect(await answers(root), `${name}, rewritten`).to.deep.equal(rewritten);
       }
     });
   }
