@@ -87,6 +87,13 @@ interface CheckpointMember {
    */
   fields_crc32?: string;
   edges_crc32?: string;
+  /**
+   * The CRC-32 of this line before it (from `"checkpoint":{` to the comma before its own name), its
+   * last member: the ledger position, the lines' lengths and the requests remembered are covered
+   * by no other checksum, and a position moved to a later record boundary skipped the commits
+   * between (a wrong answer, exit 0). Absent in a file written before it (read unchecked, as then).
+   */
+  member_crc32?: string;
   /** The requests the graph answered recently (request-window.ts), oldest first; absent when none. */
   requests?: RememberedRequest[];
 }
@@ -326,10 +333,35 @@ function* encodeSlices(copy: CheckpointCopy, ledger: LedgerRef | ChangeSetsRef, 
   const lineBytes = { ids: idsLine.length, ...(slots ? { slots: slots.line.length } : {}), heads: headsLine.length, edges: edgesLine.length };
   const requests = copy.requests.length > 0 ? { requests: copy.requests } : {};
   const slotLayout = slots ? { slot_layout: slots.layout } : {};
-  const member = JSON.stringify({ note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: headsCrc, line_crc32: [lineCrcs.start, lineCrcs.end, lineCrcs.crc], ...requests, ...slotLayout, fields_crc32: eightHexDigits(crc32(Buffer.from(head.slice(0, -1)))), edges_crc32: edgesCrc });
+  const member = { note: noteFor(ledger), ledger, lines: lineBytes, heads_rules: STATUS_RULES_VERSION, heads_crc32: headsCrc, line_crc32: [lineCrcs.start, lineCrcs.end, lineCrcs.crc], ...requests, ...slotLayout, fields_crc32: eightHexDigits(crc32(Buffer.from(head.slice(0, -1)))), edges_crc32: edgesCrc };
   yield;
-  const top = `${head.slice(0, -1)},\n${CHECKPOINT_MEMBER}${member.slice(0, -1)},\n`;
+  const top = `${head.slice(0, -1)},\n${memberLine(member)}\n`;
   return [Buffer.from(top), idsLine, ...(slots ? [slots.line] : []), headsLine, edgesLine, Buffer.from(NODES_LINE), ...lines, Buffer.from(END)];
+}
+
+/** The name of line 2's last member, its own CRC-32 (`member_crc32`), as it follows the rest of the line. */
+const MEMBER_CRC = ',"member_crc32":"';
+
+/**
+ * Line 2 of a checkpoint, without its newline: the checkpoint member's fields (`member`, as it
+ * reads them; any `member_crc32` it holds is left out), then `member_crc32`, the CRC-32 of the line
+ * before it, then the comma the following lines' members need. Exported for tests that edit line 2
+ * as a release that writes it would.
+ */
+export function memberLine(member: Readonly<Record<string, unknown>>): string {
+  const { member_crc32: _written, ...fields } = member;
+  const before = `${CHECKPOINT_MEMBER}${JSON.stringify(fields).slice(0, -1)}`;
+  return `${before}${MEMBER_CRC}${eightHexDigits(crc32(Buffer.from(before)))}",`;
+}
+
+/**
+ * Whether line 2 (`line`, its comma and newline excluded) is as written: when it saves
+ * `member_crc32`, the line ends with that member and its checksum is the line's before it.
+ */
+function memberLineHolds(line: Buffer, saved: unknown): boolean {
+  if (saved === undefined) return true;
+  const at = line.length - MEMBER_CRC.length - 9;
+  return typeof saved === 'string' && at > 0 && line.toString('latin1', at, at + MEMBER_CRC.length) === MEMBER_CRC && line[line.length - 1] === 0x22 && eightHexDigits(crc32(line.subarray(0, at))) === saved;
 }
 
 /** Whether `section` holds the `,\n` that separates two node lines at `at`. */
@@ -531,6 +563,7 @@ export function decodeCheckpoint(source: ByteSource, path: string, readRef: (val
   if (!Array.isArray(log) || log.length !== 0) throw invalidFile(path, 'its log is not the empty list a checkpoint keeps (the log is in the ledger)');
   const checkpoint = parseLine(top, headEnd! + 1, memberEnd, '{', '}}', path, 'its checkpoint line').checkpoint as Partial<CheckpointMember> | undefined;
   if (typeof checkpoint !== 'object' || checkpoint === null) throw invalidFile(path, 'its second line is not the checkpoint member');
+  if (!memberLineHolds(top.subarray(headEnd! + 1, memberEnd - 1), checkpoint.member_crc32)) throw invalidFile(path, 'its second line is not as written (its CRC-32 differs)');
   if (checkpoint.fields_crc32 !== undefined && checkpoint.fields_crc32 !== eightHexDigits(crc32(top.subarray(0, headEnd! - 1)))) throw invalidFile(path, 'its first line is not as written (its CRC-32 differs)');
   // A file of release 0.1.0 (or of main before the slot table) lists its ids on line 2 itself.
   const idsInline = 'ids' in checkpoint;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { memberLine } from '../../adapters/checkpoint-file.js';
 import { crc32 } from '../../adapters/crc32.js';
 import { HEADS_DIRECTORY_START, headsLine } from '../../adapters/heads-line.js';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
@@ -114,7 +115,7 @@ describe('a checkpoint whose derived data was edited with its checksums recomput
     member.heads_crc32 = step.value.crc;
     const lineChecksums = step.value.bounds.get('line_crc32')!;
     member.line_crc32 = [lineChecksums.start, lineChecksums.end, lineChecksums.crc];
-    lines[1] = `"checkpoint":${JSON.stringify(member).slice(0, -1)},`;
+    lines[1] = memberLine(member);
     return lines.join('\n');
   }
 

@@ -4,7 +4,7 @@ import sinon from 'sinon';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bufferSource, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, readCheckpoint } from '../../adapters/checkpoint-file.js';
+import { bufferSource, copyForCheckpoint, decodeCheckpoint, encodeCheckpoint, encodeCheckpointInSlices, memberLine, readCheckpoint } from '../../adapters/checkpoint-file.js';
 import { crc32 } from '../../adapters/crc32.js';
 import { nodeFileSystem } from '../../adapters/file-system.js';
 import { SavedHeadsLine } from '../../adapters/heads-line.js';
@@ -465,9 +465,26 @@ describe('checkpoint file', () => {
     });
   }
 
+  const remembered = { id: 'req-1', fingerprint: 'f'.repeat(64), at: '2026-01-01T00:00:00.000Z', answer: { status: 200, body: { ok: true } } };
+  for (const [name, from, to] of [
+    // A digit of the position changed to another record's end: the commits between were skipped, exit 0.
+    ['the ledger position', '"bytes":42}', '"bytes":47}'],
+    ["a remembered request's id (a retry of it would apply again)", '"id":"req-1"', '"id":"req-7"'],
+    ["a remembered request's answer", '"status":200', '"status":500'],
+    ['the length of a line after it', /"heads":(\d)/, '"heads":1$1'],
+  ] as const) {
+    it(`refuses a checkpoint whose second line was edited in place (${name}) with STORAGE_ERROR`, () => {
+      const text = encodeCheckpoint(projectState(graphOf(3), null, [remembered]), ledger).toString('utf8');
+      const edited = text.replace(from, to);
+      expect(edited).to.not.equal(text);
+      expect(() => decodeCheckpoint(bufferSource(Buffer.from(edited)), temp.file)).to.throw(/second line is not as written/).that.satisfies(isInvalid);
+      expect(decodeCheckpoint(bufferSource(Buffer.from(text)), temp.file).ledger).to.deep.equal(ledger);
+    });
+  }
+
   it('reads a checkpoint written before the first line and the edges had checksums (an earlier release) unchecked, as then', () => {
     const lines = encodeCheckpoint(graphOf(3), ledger).toString('utf8').split('\n');
-    lines[1] = lines[1]!.replace(/,"fields_crc32":"[0-9a-f]{8}","edges_crc32":"[0-9a-f]{8}"/, '');
+    lines[1] = lines[1]!.replace(/,"fields_crc32":"[0-9a-f]{8}","edges_crc32":"[0-9a-f]{8}","member_crc32":"[0-9a-f]{8}"/, '');
     expect(lines[1]).to.not.include('fields_crc32');
     writeFileSync(temp.file, lines.join('\n').replace('"desc":"A"', '"desc":"B"'));
     const sut = readCheckpoint(temp.file);
@@ -624,7 +641,7 @@ function fixLayout(text: string): string {
   lines[3] = slots.line.toString('latin1', 0, slots.line.length - 1);
   member.checkpoint.slot_layout = slots.layout;
   member.checkpoint.lines = Object.fromEntries(['ids', 'slots', 'heads', 'edges'].map((name, at) => [name, Buffer.byteLength(lines[2 + at]!) + 1]));
-  lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
+  lines[1] = memberLine(member.checkpoint);
   return lines.join('\n');
 }
 
@@ -687,7 +704,7 @@ describe('checkpoint file: node heads (status buckets) saved with the graph', ()
     lines[4] = `"heads":${JSON.stringify(columns)}},`;
     const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
     member.checkpoint.heads_crc32 = crc32(Buffer.from(lines[4])).toString(16).padStart(8, '0');
-    lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
+    lines[1] = memberLine(member.checkpoint);
     writeFileSync(temp.file, fixLayout(lines.join('\n')));
     const decoded = decodeCheckpoint(bufferSource(readFileSync(temp.file)), temp.file).graph as ProjectState;
     expect(statusOf(decoded)).to.deep.equal(expected);
@@ -984,7 +1001,7 @@ describe('checkpoint file: a node found by position (the slot table, issue 28)',
       const lines = encodeCheckpoint(graph, ledger).toString('utf8').split('\n');
       const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
       edit(member);
-      lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
+      lines[1] = memberLine(member.checkpoint);
       const file = Buffer.from(lines.join('\n'));
       const sut = decodeCheckpoint(bufferSource(file), temp.file);
       expect(nodeOf(sut.graph, 'T-12')).to.deep.equal(graph.nodes['T-12']);
@@ -997,7 +1014,7 @@ describe('checkpoint file: a node found by position (the slot table, issue 28)',
     const lines = encodeCheckpoint(graph, ledger).toString('utf8').split('\n');
     const member = JSON.parse(`{${lines[1]!.slice(0, -1)}}}`);
     const { ids, ends } = JSON.parse(`{${lines[2]!.slice(0, -1)}}`);
-    const { slot_layout: _layout, lines: lengths, ...rest } = member.checkpoint;
+    const { slot_layout: _layout, lines: lengths, member_crc32: _crc, ...rest } = member.checkpoint;
     const earlier = { ...rest, lines: { heads: lengths.heads, edges: lengths.edges }, ids, ends };
     const old = [lines[0], `"checkpoint":${JSON.stringify(earlier).slice(0, -1)},`, ...lines.slice(4)].join('\n');
     writeFileSync(temp.file, old);

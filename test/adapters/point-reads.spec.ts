@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sinon from 'sinon';
+import { memberLine } from '../../adapters/checkpoint-file.js';
 import { stateDirectoryLock } from '../../adapters/flock-project-lock.js';
 import { crc32 } from '../../adapters/crc32.js';
 import { SavedEndpoints } from '../../adapters/edge-endpoints.js';
@@ -179,7 +180,11 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     for (const [name, edit, read] of [
       ['without the section', (file: string) => withoutSection(file, 'knowledge_scopes'), 'knowledge section'],
       ['with a value renamed in a bucket', (file: string) => file.replace(/("knowledge_scopes":\["[0-9a-f]{32}.*?)"chain-4"/, '$1"chain-X"'), 'knowledge section'],
-      ['beside heads of other rules', (file: string) => file.replace(/"heads_rules":\d+/, '"heads_rules":999'), 'nodes'],
+      ['beside heads of other rules', (file: string) => {
+        const lines = file.split('\n');
+        lines[1] = memberLine({ ...JSON.parse(`{${lines[1]!.slice(0, -1)}}}`).checkpoint, heads_rules: 999 });
+        return lines.join('\n');
+      }, 'nodes'],
     ] as const) {
       const edited = edit(text);
       expect(edited, name).to.not.equal(text);
@@ -204,7 +209,7 @@ describe('point reads of a checkpointed graph with a ledger tail', () => {
     expect(heads).to.not.equal(lines[4]);
     lines[4] = heads;
     const directory = Buffer.from(heads.slice(0, heads.indexOf('}') + 1), 'latin1');
-    lines[1] = lines[1]!.replace(/"heads_crc32":"[0-9a-f]{8}"/, `"heads_crc32":"${crc32(directory).toString(16).padStart(8, '0')}"`);
+    lines[1] = memberLine({ ...JSON.parse(`{${lines[1]!.slice(0, -1)}}}`).checkpoint, heads_crc32: crc32(directory).toString(16).padStart(8, '0') });
     writeFileSync(checkpointFile(), lines.join('\n'));
     const naming = sinon.spy(SavedHeadsLine.prototype, 'knowledgeNaming');
     try {
@@ -709,7 +714,7 @@ function withoutSection(text: string, omitted: string): string {
   const crcs = rebuilt.bounds.get('line_crc32')!;
   Object.assign(member.checkpoint, { heads_crc32: rebuilt.crc, line_crc32: [crcs.start, crcs.end, crcs.crc] });
   member.checkpoint.lines.heads = rebuilt.line.length;
-  lines[1] = `${JSON.stringify(member).slice(1, -2)},`;
+  lines[1] = memberLine(member.checkpoint);
   return lines.join('\n');
 }
 

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { encodeCheckpoint, readCheckpoint } from '../../adapters/checkpoint-file.js';
+import { encodeCheckpoint, memberLine, readCheckpoint } from '../../adapters/checkpoint-file.js';
 import { headsOf } from '../../adapters/head-columns.js';
 import { bucketSections, headsLine } from '../../adapters/heads-line.js';
 import { GraphIndex } from '../../domain/graph-index.js';
@@ -90,6 +90,6 @@ function rewriteHeadsLine(file: string, edit: (line: Record<string, any>, ids: s
     member.heads_rules = rules;
     member.heads_crc32 = step.value.crc;
   }
-  lines[1] = `"checkpoint":${JSON.stringify(member).slice(0, -1)},`;
+  lines[1] = memberLine(member);
   writeFileSync(file, lines.join('\n'));
 }
