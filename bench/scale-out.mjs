@@ -8,7 +8,10 @@
 // core count: server CPU per mutation (every server process), database CPU per mutation (every
 // process of the cluster), mutations per commit, and database statements (each a round trip) per
 // commit and per mutation, counted by pg_stat_statements. Writes bench/results/scale-out.{json,md}.
-// Options: --seconds N per step (default 3), --only files-1,postgresql-2 (some setups),
+// Options: --seconds N per step (default 3), --rounds N (every step runs once a round, rounds one
+// after the other, so each files step has its PostgreSQL steps beside it; with more than one, a
+// table gives each setup's rate over files round by round and the median: the figure to read on a
+// machine where one step swings by a third between identical runs; default 1), --only files-1,postgresql-2 (some setups),
 // --agents 32 (some agent counts; default 32,128), --nodes 1000,10000 (project sizes; default
 // 1000), --projects 1,16 (projects per setup; default 1), --route owner (every agent of a
 // project on its owning process, as an owner-aware balancer would send them, so nothing is
@@ -70,6 +73,7 @@ import { parseArgs, promisify } from 'node:util';
 import { createRequire } from 'node:module';
 import { execFile } from 'node:child_process';
 import { buildState } from './generate.mjs';
+import { median } from './measure.mjs';
 import { openCpuCaps, quotaOf } from './cpu-cap.mjs';
 import { agentLoad, call, childrenCpuMsOf, childrenOf, contextSwitchesOf, cpuMsOf, cpuPressureMs, systemCpuMsOf, envFileOf, ledgerRecords, liveTeamClaims, machineCpuMs, runTaskdag, schedMsOf, startServer } from './server-driver.mjs';
 
@@ -110,6 +114,7 @@ const { values: options } = parseArgs({
     'cpu-period-us': { type: 'string', default: '100000' },
     'cpu-weight': { type: 'string', default: '10' },
     'cpu-prof-dir': { type: 'string' },
+    rounds: { type: 'string', default: '1' },
   },
 });
 // Kept after the run: made here, so a directory that does not exist yet is no reason to fail a long run at its first dump.
@@ -128,6 +133,8 @@ if (!['spread', 'owner', 'follow'].includes(options.route)) throw new Error(`--r
 /** The builds each setup runs on, one after the other: this one last. */
 const BUILDS = [...(options.baseline ? [{ build: 'before', root: path.resolve(options.baseline) }] : []), { build: options.baseline ? 'after' : 'this', root: ROOT }];
 const SECONDS = Number(options.seconds);
+const ROUNDS = Number(options.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds: ${options.rounds} is not a whole number of rounds from 1`);
 const AGENTS = options.agents ? options.agents.split(',').map(Number) : [32, 128];
 const SETUPS = [
   { store: 'files', processes: 1 },
@@ -148,7 +155,7 @@ const log = (message) => process.stderr.write(`[bench:scale-out] ${message}\n`);
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'taskdag-scale-out-'));
 // pg_stat_statements counts every statement the servers send, each one round trip.
 const cluster = SETUPS.some(({ store }) => store === 'postgresql') ? privateCluster(['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000']) : null;
-const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seconds_per_step: SECONDS, route: options.route, per_process: options['per-process'], rate_per_process: options['rate-per-process'], rate: RATE ?? null, callgrind: options.callgrind, sizes: SIZES, steps: [] };
+const report = { machine: { cpus: os.cpus().length, load: [os.loadavg()] }, seconds_per_step: SECONDS, rounds: ROUNDS, route: options.route, per_process: options['per-process'], rate_per_process: options['rate-per-process'], rate: RATE ?? null, callgrind: options.callgrind, sizes: SIZES, steps: [] };
 // The database cluster (its postmaster's backends are born in its group) and this process, the load generator, weigh as much as the servers.
 if (caps && cluster) caps.confine([process.pid, postmasterPid(), ...childrenOf(postmasterPid())], { weight: CPU_WEIGHT });
 let servers = [];
@@ -164,6 +171,7 @@ for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once
 /** The text of each statement pg_stat_statements counted, by `statement:<queryid>`. */
 const statementTexts = new Map();
 try {
+  for (let round = 1; round <= ROUNDS; round++) {
   for (const nodes of SIZES) {
     for (const projectsEach of PROJECT_COUNTS) {
       for (const cpuPerProcess of CAPS) {
@@ -171,16 +179,16 @@ try {
         for (const agentsEach of AGENTS) {
           const [projects, agents] = options['per-process'] ? [projectsEach * setup.processes, agentsEach * setup.processes] : [projectsEach, agentsEach];
           for (const { build, root } of BUILDS) {
-            const started = await startSetup(setup, nodes, projects, `${nodes}-${projects}-${setup.store}-${setup.processes}-${agents}-${build}-${cpuPerProcess ?? 'uncapped'}`, root);
+            const started = await startSetup(setup, nodes, projects, `${nodes}-${projects}-${setup.store}-${setup.processes}-${agents}-${build}-${cpuPerProcess ?? 'uncapped'}${ROUNDS > 1 ? `-round-${round}` : ''}`, root);
             servers = started.servers;
             // Capped before any request: the warm-up compiles each process's hot code at the rate the cap allows.
             started.groups = caps ? servers.map((child) => caps.confine([child.pid], { share: cpuPerProcess, weight: CPU_WEIGHT })) : null;
             const bearer = (await call(servers[0].port, null, 'POST', '/v1/auth/login', { password: started.password })).body.bearer;
             const step = await loadStep(servers, bearer, started, agents);
-            report.steps.push({ build, nodes, projects, ...setup, agents, cpu_per_process: cpuPerProcess, ...step });
+            report.steps.push({ round, build, nodes, projects, ...setup, agents, cpu_per_process: cpuPerProcess, ...step });
             report.machine.load.push(os.loadavg());
             log(
-              `${build} build, ${nodes} nodes × ${projects} project(s), ${setup.store} × ${setup.processes} process(es)${cpuPerProcess === null ? '' : ` capped at ${cpuPerProcess} of a core each`}, ${agents} agents: ${step.mutations_per_second} durable mutations/s, ` +
+              `${ROUNDS > 1 ? `round ${round}: ` : ''}${build} build, ${nodes} nodes × ${projects} project(s), ${setup.store} × ${setup.processes} process(es)${cpuPerProcess === null ? '' : ` capped at ${cpuPerProcess} of a core each`}, ${agents} agents: ${step.mutations_per_second} durable mutations/s, ` +
                 `p50 ${step.p50_ms} ms, p99 ${step.p99_ms} ms, server CPU ${step.server_cpu_us_per_mutation} µs/mutation (by process ${step.server_cpu_us_per_mutation_by_process.join(', ')}), forwarded ${step.forwarded_share}, database CPU ${step.database_cpu_us_per_mutation ?? '-'} µs/mutation, ` +
                 `${step.mutations_per_commit} mutations/commit, ${step.log_bytes_per_mutation} bytes of change sets a mutation, checkpoint saved in the window: ${step.checkpoint_saved_in_window ? 'yes' : 'no'}, ${step.statements_per_commit ?? '-'} statements/commit, ${step.statements_per_mutation ?? '-'} statements/mutation, load ${os.loadavg()[0].toFixed(1)}` +
                 (step.instructions_per_mutation ? `, ${step.instructions_per_mutation} instructions/mutation (by process ${step.instructions_per_mutation_by_process.join(', ')}), ${step.compiler_instructions_per_mutation} of them the optimizing compiler, ${step.major_gc_instructions_per_mutation} full collections, idle ${step.idle_instructions_per_second_by_process.join(', ')} instructions/s, takeovers ${step.takeovers_in_window}, kept up ${step.kept_up}` : '') +
@@ -196,6 +204,7 @@ try {
       }
       }
     }
+  }
   }
 } finally {
   await stopAll(servers);
@@ -649,12 +658,51 @@ function statementBreakdown(counted) {
     .sort((a, b) => b.per_commit - a.per_commit);
 }
 
+/** The step's rate over the files step of the same round, build, size, projects, agents and cap (undefined: none ran). */
+function overFiles(result) {
+  const keyOf = (step) => `${step.round}-${step.build}-${step.nodes}-${step.projects}-${step.agents}-${step.cpu_per_process}`;
+  const files = new Map(result.steps.filter((step) => step.store === 'files').map((step) => [keyOf(step), step.mutations_per_second]));
+  return (step) => {
+    const baseline = files.get(keyOf(step));
+    return baseline ? step.mutations_per_second / baseline : undefined;
+  };
+}
+
+/**
+ * With --rounds: each setup's rate over files, round by round, and their median. One 5 s step
+ * swings by a third between identical runs on a shared machine; the median of rounds run in
+ * turn (files, then PostgreSQL, of each size, in every round) is the figure to read.
+ */
+function roundsTable(result) {
+  if (result.rounds < 2) return [];
+  const ratioOf = overFiles(result);
+  const setups = new Map();
+  for (const step of result.steps) {
+    const key = `${step.build}|${step.nodes}|${step.projects}|${step.store}|${step.processes}|${step.agents}|${step.cpu_per_process ?? 'none'}`;
+    if (!setups.has(key)) setups.set(key, []);
+    setups.get(key).push(step);
+  }
+  const rows = [...setups].map(([key, steps]) => {
+    const ratios = steps.map(ratioOf).filter((ratio) => ratio !== undefined);
+    const spread = ratios.length ? `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : '-';
+    return `| ${key.split('|').join(' | ')} | ${Math.round(median(steps.map((step) => step.mutations_per_second)))} | ${steps.map((step) => step.mutations_per_second).join(', ')} | ${spread} | ${ratios.map((ratio) => ratio.toFixed(2)).join(', ') || '-'} |`;
+  });
+  return [
+    `Over ${result.rounds} rounds (each round runs every step once, in order):`,
+    '',
+    '| build | nodes | projects | store | processes | agents | cap | median durable mutations/s | by round | × files, median (range) | × files by round |',
+    '| --- | ---: | ---: | --- | ---: | ---: | --- | ---: | --- | ---: | --- |',
+    ...rows,
+    '',
+  ];
+}
+
 function markdown(result) {
-  const files = Object.fromEntries(result.steps.filter((step) => step.store === 'files').map((step) => [`${step.build}-${step.nodes}-${step.projects}-${step.agents}-${step.cpu_per_process}`, step.mutations_per_second]));
+  const ratioOf = overFiles(result);
   const or = (value) => value ?? '-';
   const rows = result.steps.map((step) => {
-    const baseline = files[`${step.build}-${step.nodes}-${step.projects}-${step.agents}-${step.cpu_per_process}`];
-    return `| ${step.build} | ${step.nodes} | ${step.projects} | ${step.store} | ${step.processes}${step.cpu_per_process === null ? '' : ` (cap ${step.cpu_per_process})`} | ${step.agents} | ${step.mutations_per_second} | ${baseline ? `${(step.mutations_per_second / baseline).toFixed(2)}×` : '-'} | ${step.p50_ms} | ${step.p99_ms} | ${step.forwarded_share} | ${step.server_cpu_us_per_mutation} | ${step.server_cpu_us_per_mutation_by_process.join(' + ')} | ${step.owners ? step.owners.projects_by_process.join(' + ') : '-'} | ${step.time.server_main_threads.map(({ running, waiting }) => `${running}/${waiting}`).join(' + ')} | ${step.time.machine_busy_cores} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} | ${or(step.statements_per_mutation)} |`;
+    const ratio = ratioOf(step);
+    return `| ${result.rounds > 1 ? `${step.round} | ` : ''}${step.build} | ${step.nodes} | ${step.projects} | ${step.store} | ${step.processes}${step.cpu_per_process === null ? '' : ` (cap ${step.cpu_per_process})`} | ${step.agents} | ${step.mutations_per_second} | ${ratio === undefined ? '-' : `${ratio.toFixed(2)}×`} | ${step.p50_ms} | ${step.p99_ms} | ${step.forwarded_share} | ${step.server_cpu_us_per_mutation} | ${step.server_cpu_us_per_mutation_by_process.join(' + ')} | ${step.owners ? step.owners.projects_by_process.join(' + ') : '-'} | ${step.time.server_main_threads.map(({ running, waiting }) => `${running}/${waiting}`).join(' + ')} | ${step.time.machine_busy_cores} | ${or(step.database_cpu_us_per_mutation)} | ${step.mutations_per_commit} | ${or(step.statements_per_commit)} | ${or(step.statements_per_mutation)} |`;
   });
   const loads = result.machine.load.map((load) => load[0].toFixed(1));
   const thousands = (value) => Math.round(value / 1_000).toLocaleString('en-US');
@@ -699,8 +747,9 @@ function markdown(result) {
     '',
     ...instructionTable,
     ...scalingTable,
-    '| build | nodes | projects | store | processes | agents | durable mutations/s | × files, same build, size, projects and agents | p50 ms | p99 ms | share forwarded | server CPU µs a mutation | by process | projects owned, by process | main thread running/waiting for a core, by process | busy cores of the machine | database CPU µs a mutation | mutations a commit | statements a commit | statements a mutation |',
-    '| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...roundsTable(result),
+    `| ${result.rounds > 1 ? 'round | ' : ''}build | nodes | projects | store | processes | agents | durable mutations/s | × files, same build, size, projects and agents | p50 ms | p99 ms | share forwarded | server CPU µs a mutation | by process | projects owned, by process | main thread running/waiting for a core, by process | busy cores of the machine | database CPU µs a mutation | mutations a commit | statements a commit | statements a mutation |`,
+    `| ${result.rounds > 1 ? '---: | ' : ''}--- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
     ...rows,
     '',
   ].join('\n');
