@@ -100,6 +100,63 @@ export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) 
 }
 
 /**
+ * One pooled connection kept checked out while statements follow one another (a project's
+ * commits under load), so that each is written to its socket as it is asked for. `pool.query`
+ * hands its connection over on a later tick, after every callback already queued: a group
+ * commit's INSERT then waited for the answers of the group before it to be written (BENCHMARKS.md,
+ * "twelfth pass"). The connection goes back to the pool once a turn of the event loop passes with
+ * nothing more to send, or at once when someone waits for a connection; one that failed is
+ * discarded. One statement at a time: the caller sends the next once the last has answered.
+ * Errors are the driver's own, as `pool.query` gives them.
+ */
+export class HeldConnection {
+  private client: PoolClient | null = null;
+  private loss: { happened(): boolean; stop(): void } | null = null;
+  private giveBack: NodeJS.Immediate | null = null;
+
+  constructor(private readonly pool: Pool) {}
+
+  async query<R extends import('pg').QueryResultRow>(config: import('pg').QueryConfig): Promise<import('pg').QueryResult<R>> {
+    if (this.giveBack) clearImmediate(this.giveBack);
+    this.giveBack = null;
+    if (this.client && this.loss!.happened()) this.release(true);
+    const client = this.client ?? (await this.checkOut());
+    try {
+      return await client.query<R>(config);
+    } catch (error) {
+      if (isConnectionLost(error)) this.release(true);
+      throw error;
+    } finally {
+      this.giveBackWhenIdle();
+    }
+  }
+
+  private async checkOut(): Promise<PoolClient> {
+    const client = await this.pool.connect();
+    this.client = client;
+    this.loss = watchForLoss(client);
+    return client;
+  }
+
+  private giveBackWhenIdle(): void {
+    if (!this.client) return;
+    if (this.pool.waitingCount > 0) return this.release(false);
+    this.giveBack = setImmediate(() => {
+      this.giveBack = null;
+      this.release(false);
+    });
+  }
+
+  private release(broken: boolean): void {
+    if (!this.client) return;
+    this.loss!.stop();
+    this.client.release(broken || this.loss!.happened());
+    this.client = null;
+    this.loss = null;
+  }
+}
+
+/**
  * A statement sent on every commit or read: each connection prepares it once, by its name, and
  * then only binds its values, so the database parses and plans it once a connection, not once a
  * call.

@@ -16,7 +16,7 @@ import { invalidFile } from '../storage-error.js';
 import { piecesSource } from '../pieces-source.js';
 import { contentPieces, contentPiecesInSlices, dropCheckpoints, newestCheckpoint, saveCheckpointPieces } from './pg-checkpoint-pieces.js';
 import { pluginTableOf, type PluginRow } from './pg-plugin-rows.js';
-import { codeOf, commitOutcomeUnknown, databaseError, isConnectionLost, queryFresh, withTransaction, type PreparedStatement } from './pg-pool.js';
+import { codeOf, commitOutcomeUnknown, databaseError, HeldConnection, isConnectionLost, queryFresh, withTransaction, type PreparedStatement } from './pg-pool.js';
 import { PgSnapshotStore } from './pg-snapshot-store.js';
 import { isOwnedElsewhere, OwnedElsewhere } from '../../application/ports/project-owners.js';
 import type { CommitFence } from './pg-project-owners.js';
@@ -161,6 +161,8 @@ export class PgProjectStore implements ProjectStore {
   private proof: { number: number; state: Cached } | null = null;
   /** The check under way or about to start, if any: the reads that need one meanwhile wait for it, then share the next. */
   private checking: Promise<void> | null = null;
+  /** The connection the appends go out on, kept while commits follow one another. */
+  private readonly commits: HeldConnection;
 
   /**
    * `owners`: the project's commits need its lease (a server with PostgreSQL, docs/scaling.md),
@@ -174,6 +176,7 @@ export class PgProjectStore implements ProjectStore {
   ) {
     this.location = `postgresql:taskdag_projects/${projectId}`;
     this.snapshots = new PgSnapshotStore(pool, projectId, this.location);
+    this.commits = new HeldConnection(pool);
   }
 
   /** A commit announced on the revision channel: the next transaction catches up first if it is newer than the state in hand. */
@@ -336,7 +339,7 @@ export class PgProjectStore implements ProjectStore {
       try {
         const number = ++this.proofsSent;
         const values = [this.projectId, current.row.incarnation, base, changes.revision, text, REVISION_CHANNEL, event];
-        const appended = await this.pool.query(fence === null ? { ...APPEND, values } : { ...APPEND_FENCED, values: [...values, fence] });
+        const appended = await this.commits.query(fence === null ? { ...APPEND, values } : { ...APPEND_FENCED, values: [...values, fence] });
         if (appended.rows.length === 0) {
           if (lost && (await this.landed(current, base, text))) return true;
           this.owners!.fenced(this.projectId, fence!);

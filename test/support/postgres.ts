@@ -195,24 +195,28 @@ export function statementsOf(pool: import('pg').Pool): () => number {
  */
 export function watchStatements(pool: import('pg').Pool, seen: (args: unknown[]) => ((answer: unknown) => void) | void): void {
   const watched = (query: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
+    // pool.query sends its statement through a client, with a callback: counted by the pool.
+    if (typeof args[args.length - 1] === 'function') return query(...args);
     const answered = seen(args);
     const answer = query(...args);
     answered?.(answer);
     return answer;
   };
   (pool as unknown as { query: unknown }).query = watched(pool.query.bind(pool) as (...args: unknown[]) => unknown);
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<import('pg').PoolClient>;
-  // pool.query checks a client out with a callback, already counted; a transaction's client counts each statement.
+  // A transaction's client, or a held one (pg-pool.ts HeldConnection), counts each statement.
   const counted = new WeakSet<import('pg').PoolClient>();
+  const watch = (client: import('pg').PoolClient) => {
+    // A pooled client comes back again: watched once.
+    if (counted.has(client)) return;
+    counted.add(client);
+    (client as unknown as { query: unknown }).query = watched(client.query.bind(client) as (...args: unknown[]) => unknown);
+  };
+  // The clients checked out already (a held connection kept between commits) and those handed out from now on.
+  for (const client of (pool as unknown as { _clients: import('pg').PoolClient[] })._clients) watch(client);
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<import('pg').PoolClient>;
   (pool as unknown as { connect: unknown }).connect = (...args: unknown[]) => {
     if (args.length > 0) return connect(...args);
-    return connect().then((client) => {
-      // A pooled client comes back again: counted once.
-      if (counted.has(client)) return client;
-      counted.add(client);
-      (client as unknown as { query: unknown }).query = watched(client.query.bind(client) as (...args: unknown[]) => unknown);
-      return client;
-    });
+    return connect().then((client) => (watch(client), client));
   };
 }
 

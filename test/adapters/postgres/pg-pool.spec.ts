@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Pool, PoolClient } from 'pg';
-import { databaseError, openPool, withTransaction } from '../../../adapters/postgres/pg-pool.js';
+import { databaseError, HeldConnection, isConnectionLost, openPool, withTransaction } from '../../../adapters/postgres/pg-pool.js';
 import { DomainError } from '../../../domain/errors.js';
 import { rejectionOf } from '../../support/failures.js';
 import { CLUSTER_PASSWORD, freshDatabase, testPostgres } from '../../support/postgres.js';
@@ -90,5 +90,82 @@ describe('database failures as STORAGE_ERROR', function () {
     }
     const timeout = databaseError(new Error('timeout exceeded when trying to connect')) as DomainError;
     expect([timeout.code, timeout.details]).to.deep.equal(['STORAGE_ERROR', { cause: 'ETIMEDOUT' }]);
+  });
+});
+
+describe('a held connection (the appends of a project under load)', function () {
+  this.timeout(60_000);
+  const pidOf = async (held: HeldConnection) => (await held.query<{ pid: number }>({ text: 'SELECT pg_backend_pid() AS pid' })).rows[0]!.pid;
+  const aTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('sends each statement as it is asked for, ahead of callbacks already queued, on one connection until a turn passes with nothing to send', async () => {
+    const pool = openPool(freshDatabase(), 4);
+    const order: string[] = [];
+    const watched = new WeakSet<object>();
+    pool.on('acquire', (client) => {
+      const stream = (client as unknown as { connection: { stream: { write: (...args: unknown[]) => boolean } } }).connection.stream;
+      if (watched.has(stream)) return;
+      watched.add(stream);
+      const write = stream.write.bind(stream);
+      stream.write = (...args: unknown[]) => (order.push('written'), write(...args));
+    });
+    try {
+      const held = new HeldConnection(pool);
+      const first = await pidOf(held);
+      expect(pool.totalCount - pool.idleCount, 'kept after its statement').to.equal(1);
+      order.length = 0;
+      void Promise.resolve().then(() => order.push('callback queued before'));
+      const second = held.query<{ pid: number }>({ text: 'SELECT pg_backend_pid() AS pid' });
+      expect(order).to.deep.equal(['written']);
+      expect((await second).rows[0]!.pid).to.equal(first);
+      await aTurn();
+      await aTurn();
+      expect(pool.idleCount, 'given back a turn after the last statement').to.equal(pool.totalCount);
+      // pool.query, for contrast: its connection is handed over on a later tick, after the callbacks queued.
+      order.length = 0;
+      void Promise.resolve().then(() => order.push('callback queued before'));
+      const pooled = pool.query('SELECT 1');
+      await pooled;
+      expect(order).to.deep.equal(['callback queued before', 'written']);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('gives its connection back at once when someone waits for one', async () => {
+    const pool = openPool(freshDatabase(), 1);
+    try {
+      const held = new HeldConnection(pool);
+      const statement = pidOf(held);
+      const waiting = pool.connect();
+      expect(pool.waitingCount).to.equal(1);
+      await statement;
+      expect(pool.waitingCount, 'handed over as the statement answered').to.equal(0);
+      (await waiting).release();
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('discards a connection the database ended between statements, and sends the next on a fresh one', async () => {
+    const pool = openPool(freshDatabase(), 4);
+    try {
+      const held = new HeldConnection(pool);
+      const first = await pidOf(held);
+      await pool.query('SELECT pg_terminate_backend($1)', [first]);
+      let next: number | null = null;
+      for (let attempt = 1; next === null; attempt++) {
+        try {
+          next = await pidOf(held);
+        } catch (error) {
+          // The end may reach the driver only with the statement: a lost connection, once.
+          expect(isConnectionLost(error), String(error)).to.equal(true);
+          expect(attempt).to.equal(1);
+        }
+      }
+      expect(next).to.not.equal(first);
+    } finally {
+      await pool.end();
+    }
   });
 });
