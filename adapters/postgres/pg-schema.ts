@@ -285,6 +285,19 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX taskdag_hearings_project ON taskdag_hearings (project);
   `,
+  // 12: change sets are compressed with lz4 where the database has it (PostgreSQL 14 and later
+  // built with it, the probe the checkpoint pieces' saves make): compressing a commit's 8 KB with
+  // the default, pglz, was a fifth of the database's CPU a commit, and every commit waits for it
+  // (BENCHMARKS.md, "twelfth pass"). Only the column's setting changes: each value stored says how
+  // it was compressed, so the rows stored before stay as they are and read as before, and a
+  // database without lz4 keeps pglz. The statement is run as text, as PostgreSQL 12 and 13 do not parse it.
+  `
+  DO $$ BEGIN
+    IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)) THEN
+      EXECUTE 'ALTER TABLE taskdag_change_sets ALTER COLUMN change SET COMPRESSION lz4';
+    END IF;
+  END $$;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

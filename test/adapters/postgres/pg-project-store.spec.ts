@@ -530,6 +530,40 @@ describe('PostgreSQL schema migrations', function () {
     }
   });
 
+  it('migrates a database of schema 11: its change sets stay compressed as they were and load as before, and those committed after are compressed with lz4 (schema 12)', async () => {
+    const url = freshDatabase();
+    const pool = openPool(url);
+    const compressions = async () =>
+      (await pool.query<{ revision: number; compression: string }>("SELECT revision::int, pg_column_compression(change) AS compression FROM taskdag_change_sets WHERE project = 'p' ORDER BY revision")).rows;
+    try {
+      expect(await migrate(pool, 11)).to.have.length(11);
+      // Long enough that the database compresses it (over 2 KB), as a group commit's change set is, and compressible.
+      const body = 'a body that compresses well, as JSON of nodes does. '.repeat(100);
+      const state = sampleState();
+      setNode(state, 'T-1', { ...nodeOf(state, 'T-1')!, body } as GraphNode);
+      const store = new PgProjectStoreFactory(pool).open('p');
+      await store.replace(state);
+      expect(await compressions()).to.deep.equal([{ revision: state.revision, compression: 'pglz' }]);
+
+      expect(await migrate(pool)).to.deep.equal(Array.from({ length: SCHEMA_VERSION - 11 }, (_, index) => index + 12));
+      await store.transact((graph) => {
+        const draft = new GraphDraft(graph, NOW, 'alice');
+        draft.putNode({ ...draft.requireNode('T-1'), body: `${body} again` } as GraphNode);
+        draft.record({ op: 'edit', node: 'T-1' });
+        return { result: null, changes: draft.changes() };
+      });
+      expect(await compressions()).to.deep.equal([
+        { revision: state.revision, compression: 'pglz' },
+        { revision: state.revision + 1, compression: 'lz4' },
+      ]);
+      const loaded = await new PgProjectStoreFactory(pool).open('p').readState((read) => structuredClone(plainGraph(read)));
+      expect(nodeOf(loaded, 'T-1')!.body).to.equal(`${body} again`);
+      expect(loaded.log.slice(0, -1)).to.deep.equal(state.log);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('refuses a database whose schema is newer than this program knows, changing nothing', async () => {
     const url = freshDatabase();
     const pool = openPool(url);
