@@ -284,10 +284,12 @@ function signed64(value: bigint): number[] {
 }
 
 /**
- * The module's bytes as the build assembled them for the command line's programs
- * (scripts/build.mjs); undefined elsewhere, where they are assembled on first use.
+ * The module's bytes in base64, as the build assembled them for the command line's programs
+ * (scripts/build.mjs); undefined elsewhere, where they are assembled on first use. A string, not
+ * a list of numbers: esbuild hoists a list to the bundle's top level, where every command made its
+ * 1,700 elements at start-up, `status` or not; a string literal costs nothing until it is decoded.
  */
-declare const TASKDAG_CLAIM_ALERTS_MODULE: number[] | undefined;
+declare const TASKDAG_CLAIM_ALERTS_MODULE: string | undefined;
 
 interface ModuleExports {
   alerts(at: number, end: number, out: number, o: number, cutoffLength: number, holderLength: number, now: bigint, count: number): number;
@@ -319,7 +321,7 @@ export type ClaimAlertsRenderer = (section: Uint8Array, cutoff: string, nowMilli
 /** The module's renderer; null where WebAssembly is not there (`node --jitless`). */
 export function claimAlertsRenderer(): ClaimAlertsRenderer | null {
   if (typeof WebAssembly !== 'object') return null;
-  const code = typeof TASKDAG_CLAIM_ALERTS_MODULE === 'object' ? new Uint8Array(TASKDAG_CLAIM_ALERTS_MODULE) : claimAlertsModule();
+  const code = typeof TASKDAG_CLAIM_ALERTS_MODULE === 'string' ? Buffer.from(TASKDAG_CLAIM_ALERTS_MODULE, 'base64') : claimAlertsModule();
   const memory = new WebAssembly.Memory({ initial: 1 });
   const imports = { env: { memory } };
   let modules = 0;

@@ -124,7 +124,7 @@ const cliProgram = (entry, outfile, plugins) =>
     define: {
       TASKDAG_VERSION: JSON.stringify(version),
       TASKDAG_CRC32_MODULE: JSON.stringify([...createRequire(import.meta.url)('../build/adapters/crc32-wasm.js').crc32Module()]),
-      TASKDAG_CLAIM_ALERTS_MODULE: JSON.stringify([...createRequire(import.meta.url)('../build/adapters/claim-alerts-wasm.js').claimAlertsModule()]),
+      TASKDAG_CLAIM_ALERTS_MODULE: JSON.stringify(Buffer.from(createRequire(import.meta.url)('../build/adapters/claim-alerts-wasm.js').claimAlertsModule()).toString('base64')),
     },
   });
 
