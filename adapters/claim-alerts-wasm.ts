@@ -31,8 +31,8 @@
 import { STALE_CLAIM_TEXT } from '../domain/alerts.js';
 import { isPlainJsonString } from '../domain/json-text.js';
 import {
-  aligned, BLOCK, body, BR, BR_IF, CALL, constant, ELSE, END, FUNC, get, I32, I32_ADD, I32_EQ, I32_GE_S, I32_GE_U, I32_GT_U, I32_LOAD16_U, I32_LOAD8_U, I32_LT_S, I32_LT_U, I32_MUL, I32_SHL, I32_SHR_U, I64_AND, I64_CTZ, I64_LOAD, I64_NE, I64_STORE, I64_XOR, SELECT,
-  I32_NE, I32_STORE, I32_STORE16, I32_STORE8, I32_SUB, I32_WRAP_I64, I64, I64_ADD, I64_CONST, I64_DIV_U, I64_EXTEND_I32_U, I64_GT_U, I64_LT_S, I64_LT_U, I64_MUL, I64_REM_U, I64_SUB, IF, LOOP,
+  aligned, BLOCK, body, BR, BR_IF, CALL, constant, constant64, ELSE, END, FUNC, get, I32, I32_ADD, I32_EQ, I32_GE_S, I32_GE_U, I32_GT_U, I32_LOAD16_U, I32_LOAD8_U, I32_LT_S, I32_LT_U, I32_MUL, I32_SHL, I32_SHR_U, I64_AND, I64_CTZ, I64_LOAD, I64_NE, I64_STORE, I64_XOR, SELECT,
+  I32_NE, I32_STORE, I32_STORE16, I32_STORE8, I32_SUB, I32_WRAP_I64, I64, I64_ADD, I64_DIV_U, I64_EXTEND_I32_U, I64_GT_U, I64_LT_S, I64_LT_U, I64_MUL, I64_REM_U, I64_SUB, IF, LOOP,
   MEMORY_COPY, name, RETURN, section, set, tee, vector, VOID, WASM_HEADER,
 } from './wasm-assembly.js';
 
@@ -95,7 +95,6 @@ function functionBodies(): [number[], number[]] {
    * takes of the budget (ENTRIES_A_MODULE). `depth`: the blocks and loops within $entry.
    */
   const failOut = (depth = 0) => [BR_IF, depth + 2];
-  const i64 = (value: number | bigint) => [I64_CONST, ...signed64(BigInt.asIntN(64, BigInt(value)))];
   /** The byte offset of the lowest nonzero byte of local `word` (nonzero). */
   const lowestByte = [...get(word), I64_CTZ, I32_WRAP_I64, ...constant(3), I32_SHR_U];
   const byteAt = (local: number, offset = 0) => [...get(local), I32_LOAD8_U, ...aligned(0, offset)];
@@ -113,7 +112,7 @@ function functionBodies(): [number[], number[]] {
     for (let at = 0; at < bytes.length; at += 8) {
       let word = 0n;
       for (let byte = Math.min(bytes.length, at + 8) - 1; byte >= at; byte--) word = (word << 8n) | BigInt(bytes[byte]!);
-      stores.push(...get(o), ...i64(word), I64_STORE, ...aligned(0, at));
+      stores.push(...get(o), ...constant64(word), I64_STORE, ...aligned(0, at));
     }
     return [...stores, ...get(o), ...constant(bytes.length), I32_ADD, ...set(o)];
   };
@@ -128,9 +127,9 @@ function functionBodies(): [number[], number[]] {
     ...get(start), ...set(k),
     BLOCK, VOID,
     LOOP, VOID,
-    ...get(k), I64_LOAD, ...aligned(0), ...i64(0x2222222222222222n), I64_XOR, ...tee(word),
-    ...i64(0x0101010101010101n), I64_SUB, ...get(word), ...i64(-1), I64_XOR, I64_AND, ...i64(0x8080808080808080n), I64_AND, ...tee(word),
-    ...i64(0), I64_NE, BR_IF, 1,
+    ...get(k), I64_LOAD, ...aligned(0), ...constant64(0x2222222222222222n), I64_XOR, ...tee(word),
+    ...constant64(0x0101010101010101n), I64_SUB, ...get(word), ...constant64(-1), I64_XOR, I64_AND, ...constant64(0x8080808080808080n), I64_AND, ...tee(word),
+    ...constant64(0), I64_NE, BR_IF, 1,
     ...get(k), ...constant(8), I32_ADD, ...tee(k), ...get(end), I32_GE_U, ...failOut(2),
     BR, 0,
     END,
@@ -141,22 +140,22 @@ function functionBodies(): [number[], number[]] {
   const between = (stop: number) => [...get(stop), I32_LOAD16_U, ...aligned(0, 1), ...constant(COMMA | (QUOTE << 8)), I32_NE, ...failOut()];
   const write = body([[2, I64]], [
     // The age, exact in JavaScript's numbers, written backwards before SCRATCH: digits, then the sign.
-    ...get(now), ...get(negative), IF, I64, ...i64(0), ...get(millis), I64_SUB, ELSE, ...get(millis), END, I64_SUB, ...set(age),
-    ...get(age), ...i64(0), I64_LT_S, ...tee(negative),
-    IF, VOID, ...i64(0), ...get(age), I64_SUB, ...set(age), END,
-    ...get(age), ...i64(EXACT_LIMIT), I64_GT_U, ...failIf,
+    ...get(now), ...get(negative), IF, I64, ...constant64(0), ...get(millis), I64_SUB, ELSE, ...get(millis), END, I64_SUB, ...set(age),
+    ...get(age), ...constant64(0), I64_LT_S, ...tee(negative),
+    IF, VOID, ...constant64(0), ...get(age), I64_SUB, ...set(age), END,
+    ...get(age), ...constant64(EXACT_LIMIT), I64_GT_U, ...failIf,
     // Two digits a turn from DIGIT_PAIRS down to the last one or two.
     ...constant(SCRATCH), ...set(p),
     BLOCK, VOID,
     LOOP, VOID,
-    ...get(age), ...i64(100), I64_LT_U, BR_IF, 1,
+    ...get(age), ...constant64(100), I64_LT_U, BR_IF, 1,
     ...get(p), ...constant(2), I32_SUB, ...tee(p),
-    ...get(age), ...i64(100), I64_REM_U, I32_WRAP_I64, ...constant(1), I32_SHL, I32_LOAD16_U, ...aligned(0, DIGIT_PAIRS), I32_STORE16, ...aligned(0),
-    ...get(age), ...i64(100), I64_DIV_U, ...set(age),
+    ...get(age), ...constant64(100), I64_REM_U, I32_WRAP_I64, ...constant(1), I32_SHL, I32_LOAD16_U, ...aligned(0, DIGIT_PAIRS), I32_STORE16, ...aligned(0),
+    ...get(age), ...constant64(100), I64_DIV_U, ...set(age),
     BR, 0,
     END,
     END,
-    ...get(age), ...i64(10), I64_LT_U,
+    ...get(age), ...constant64(10), I64_LT_U,
     IF, VOID,
     ...get(p), ...constant(1), I32_SUB, ...tee(p), ...get(age), I32_WRAP_I64, ...constant(ZERO), I32_ADD, I32_STORE8, ...aligned(0),
     ELSE,
@@ -196,19 +195,19 @@ function functionBodies(): [number[], number[]] {
     ...get(timeEnd), ...constant(2), I32_ADD, ...set(k),
     ...byteAt(k), ...constant(MINUS), I32_EQ, ...tee(negative),
     ...get(k), I32_ADD, ...set(k),
-    ...i64(0), ...set(millis), ...constant(0), ...set(digits),
+    ...constant64(0), ...set(millis), ...constant(0), ...set(digits),
     // Two digits a turn (a turn is what the loop's length takes of the budget), the last one alone.
     BLOCK, VOID,
     LOOP, VOID,
     ...byteAt(k), ...constant(ZERO), I32_SUB, ...tee(c), ...constant(10), I32_GE_U, BR_IF, 1,
     ...byteAt(k, 1), ...constant(ZERO), I32_SUB, ...tee(i), ...constant(10), I32_GE_U,
     IF, VOID,
-    ...get(millis), ...i64(10), I64_MUL, ...get(c), I64_EXTEND_I32_U, I64_ADD, ...set(millis),
+    ...get(millis), ...constant64(10), I64_MUL, ...get(c), I64_EXTEND_I32_U, I64_ADD, ...set(millis),
     ...get(k), ...constant(1), I32_ADD, ...set(k),
     ...get(digits), ...constant(1), I32_ADD, ...set(digits),
     BR, 2,
     END,
-    ...get(millis), ...i64(100), I64_MUL, ...get(c), ...constant(10), I32_MUL, ...get(i), I32_ADD, I64_EXTEND_I32_U, I64_ADD, ...set(millis),
+    ...get(millis), ...constant64(100), I64_MUL, ...get(c), ...constant(10), I32_MUL, ...get(i), I32_ADD, I64_EXTEND_I32_U, I64_ADD, ...set(millis),
     ...get(k), ...constant(2), I32_ADD, ...set(k),
     ...get(digits), ...constant(2), I32_ADD, ...tee(digits), ...constant(16), I32_GT_U, ...failOut(2),
     BR, 0,
@@ -217,7 +216,7 @@ function functionBodies(): [number[], number[]] {
     ...get(digits), ...constant(16), I32_GT_U, ...failOut(),
     ...get(digits), ...constant(0), I32_EQ, ...failOut(),
     ...byteAt(k), ...constant(CLOSE_BRACKET), I32_NE, ...failOut(),
-    ...get(millis), ...i64(MILLIS_LIMIT), I64_GT_U, ...failOut(),
+    ...get(millis), ...constant64(MILLIS_LIMIT), I64_GT_U, ...failOut(),
     // Past the cutoff (compared as JavaScript compares the strings: the first byte that differs, else
     // the longer is greater), none after it is stale. Eight bytes a step to the first difference
     // (the cutoff has zeros after it, the time the rest of its entry).
@@ -226,7 +225,7 @@ function functionBodies(): [number[], number[]] {
     BLOCK, VOID,
     LOOP, VOID,
     ...get(time), ...get(i), I32_ADD, I64_LOAD, ...aligned(0), ...get(i), I64_LOAD, ...aligned(0, CUTOFF), I64_XOR, ...tee(word),
-    ...i64(0), I64_NE,
+    ...constant64(0), I64_NE,
     IF, VOID, ...get(i), ...lowestByte, I32_ADD, ...set(i), BR, 2, END,
     ...get(i), ...constant(8), I32_ADD, ...tee(i), ...get(least), I32_LT_U, BR_IF, 0,
     END,
@@ -269,18 +268,6 @@ function functionBodies(): [number[], number[]] {
     ...constant(-1),
   ]);
   return [alerts, write];
-}
-
-/** Signed LEB128 of a 64-bit constant (wasm-assembly's `signed` goes by 32-bit steps). */
-function signed64(value: bigint): number[] {
-  const bytes: number[] = [];
-  for (;;) {
-    const low = Number(value & 0x7fn);
-    value >>= 7n;
-    const last = (value === 0n && (low & 0x40) === 0) || (value === -1n && (low & 0x40) !== 0);
-    bytes.push(last ? low : low | 0x80);
-    if (last) return bytes;
-  }
 }
 
 /**

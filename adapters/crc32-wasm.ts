@@ -91,9 +91,9 @@
  *   (memory (export "memory") 1)
  */
 import {
-  aligned, BLOCK, body, BR, BR_IF, CALL, constant, ELSE, END, FUNC, get, I32, I32_ADD, I32_AND, I32_GE_U, I32_GT_U, I32_LOAD, I32_LOAD16_U, I32_LOAD8_U,
-  I32_LT_U, I32_NE, I32_OR, I32_SHL, I32_SHR_U, I32_STORE, I32_SUB, I32_WRAP_I64, I32_XOR, I64, I64_ADD, I64_CONST, I64_EXTEND_I32_U, I64_GT_U, I64_MUL, IF,
-  LOOP, name, section, set, signed, tee, vector, VOID, WASM_HEADER,
+  aligned, BLOCK, body, BR, BR_IF, CALL, constant, constant64, ELSE, END, FUNC, get, I32, I32_ADD, I32_AND, I32_GE_U, I32_GT_U, I32_LOAD, I32_LOAD16_U, I32_LOAD8_U,
+  I32_LT_U, I32_NE, I32_OR, I32_SHL, I32_SHR_U, I32_STORE, I32_SUB, I32_WRAP_I64, I32_XOR, I64, I64_ADD, I64_EXTEND_I32_U, I64_GT_U, I64_MUL, IF,
+  LOOP, name, section, set, tee, vector, VOID, WASM_HEADER,
 } from './wasm-assembly.js';
 import { CRC_AT, CRC_DIGITS, LENGTH_AT, LENGTH_DIGITS, RECORD_PREFIX, RECORD_SUFFIX } from './record-prefix.js';
 
@@ -185,7 +185,6 @@ function recordsCode(): number[] {
   const CRC32_FUNCTION = 1;
   /** A branch out of `$done` from `depth` blocks inside it. */
   const done = (depth: number) => [BR_IF, depth];
-  const i64 = (value: number) => [I64_CONST, ...signed(value)];
   const lengthAsI32 = [...get(length), I32_WRAP_I64];
   return body([[5, I32], [1, I64]], [
     BLOCK, VOID,
@@ -205,14 +204,14 @@ function recordsCode(): number[] {
     ...get(checksum), ...constant(4), I32_SHL, ...get(byte), I32_OR, ...set(checksum),
     ...get(index), ...constant(1), I32_ADD, ...tee(index), ...get(at), ...constant(CRC_DIGITS), I32_ADD, I32_LT_U, BR_IF, 0,
     END,
-    ...i64(0), ...set(length), ...get(at), ...set(index),
+    ...constant64(0), ...set(length), ...get(at), ...set(index),
     LOOP, VOID,
     ...get(index), I32_LOAD8_U, ...aligned(0, LENGTH_AT), ...constant(0x30), I32_SUB, ...tee(byte), ...constant(10), I32_GE_U, ...done(2),
-    ...get(length), ...i64(10), I64_MUL, ...get(byte), I64_EXTEND_I32_U, I64_ADD, ...set(length),
+    ...get(length), ...constant64(10), I64_MUL, ...get(byte), I64_EXTEND_I32_U, I64_ADD, ...set(length),
     ...get(index), ...constant(1), I32_ADD, ...tee(index), ...get(at), ...constant(LENGTH_DIGITS), I32_ADD, I32_LT_U, BR_IF, 0,
     END,
     ...get(at), ...constant(RECORD_PREFIX.length), I32_ADD, ...set(bodyStart),
-    ...get(length), ...i64(RECORD_SUFFIX.length), I64_ADD, ...get(end), ...get(bodyStart), I32_SUB, I64_EXTEND_I32_U, I64_GT_U, ...done(1),
+    ...get(length), ...constant64(RECORD_SUFFIX.length), I64_ADD, ...get(end), ...get(bodyStart), I32_SUB, I64_EXTEND_I32_U, I64_GT_U, ...done(1),
     ...get(bodyStart), ...lengthAsI32, I32_ADD, I32_LOAD16_U, ...aligned(0), ...constant(RECORD_SUFFIX.charCodeAt(0) | (RECORD_SUFFIX.charCodeAt(1) << 8)), I32_NE, ...done(1),
     ...get(bodyStart), ...lengthAsI32, ...constant(0), CALL, CRC32_FUNCTION, ...get(checksum), I32_NE, ...done(1),
     ...get(out), ...get(count), ...constant(2), I32_SHL, I32_ADD, ...lengthAsI32, I32_STORE, ...aligned(2),

@@ -99,12 +99,14 @@ export function unsigned(value: number): number[] {
   return bytes;
 }
 
-export function signed(value: number): number[] {
+export function signed(value: number | bigint): number[] {
+  // In BigInt steps: a 64-bit constant (constant64) does not fit a number's 32-bit shifts.
+  let rest = BigInt(value);
   const bytes: number[] = [];
   for (;;) {
-    const low = value & 0x7f;
-    value >>= 7;
-    const last = (value === 0 && (low & 0x40) === 0) || (value === -1 && (low & 0x40) !== 0);
+    const low = Number(rest & 0x7fn);
+    rest >>= 7n;
+    const last = (rest === 0n && (low & 0x40) === 0) || (rest === -1n && (low & 0x40) !== 0);
     bytes.push(last ? low : low | 0x80);
     if (last) return bytes;
   }
@@ -114,6 +116,8 @@ export const get = (local: number) => [LOCAL_GET, local];
 export const set = (local: number) => [LOCAL_SET, local];
 export const tee = (local: number) => [LOCAL_TEE, local];
 export const constant = (value: number) => [I32_CONST, ...signed(value)];
+/** An i64 constant, `value` taken as 64 bits: a mask such as 0x8080808080808080n is written as the negative number it is. */
+export const constant64 = (value: number | bigint) => [I64_CONST, ...signed(BigInt.asIntN(64, BigInt(value)))];
 /** A memory access's alignment (log2 of bytes) and offset. */
 export const aligned = (log2: number, offset = 0) => [log2, ...unsigned(offset)];
 /** A SIMD instruction. */
