@@ -60,7 +60,6 @@ export const I32_WRAP_I64 = 0xa7;
 
 // 64-bit integers (a ledger record's length: ten decimal digits; a claim's time in milliseconds; eight bytes at a time).
 export const I64_CONST = 0x42;
-export const I64_EQZ = 0x50;
 export const I64_NE = 0x52;
 export const I64_LT_S = 0x53;
 export const I64_LT_U = 0x54;
