@@ -31,13 +31,19 @@
 import { STALE_CLAIM_TEXT } from '../domain/alerts.js';
 import { isPlainJsonString } from '../domain/json-text.js';
 import {
-  aligned, BLOCK, body, BR, BR_IF, CALL, constant, constant64, ELSE, END, FUNC, get, I32, I32_ADD, I32_EQ, I32_GE_S, I32_GE_U, I32_GT_U, I32_LOAD16_U, I32_LOAD8_U, I32_LT_S, I32_LT_U, I32_MUL, I32_SHL, I32_SHR_U, I64_AND, I64_CTZ, I64_LOAD, I64_NE, I64_STORE, I64_XOR, SELECT,
-  I32_NE, I32_STORE, I32_STORE16, I32_STORE8, I32_SUB, I32_WRAP_I64, I64, I64_ADD, I64_DIV_U, I64_EXTEND_I32_U, I64_GT_U, I64_LT_S, I64_LT_U, I64_MUL, I64_REM_U, I64_SUB, IF, LOOP,
-  MEMORY_COPY, name, RETURN, section, set, tee, vector, VOID, WASM_HEADER,
+  aligned, BLOCK, body, BR, BR_IF, CALL, CODE_SECTION, constant, constant64, ELSE, END, EXPORT_SECTION, FUNCTION_SECTION, functionExport, functionType, get,
+  I32, I32_ADD, I32_EQ, I32_GE_S, I32_GE_U, I32_GT_U, I32_LOAD16_U, I32_LOAD8_U, I32_LT_S, I32_LT_U, I32_MUL, I32_NE, I32_SHL, I32_SHR_U, I32_STORE,
+  I32_STORE16, I32_STORE8, I32_SUB, I32_WRAP_I64, I64, I64_ADD, I64_AND, I64_CTZ, I64_DIV_U, I64_EXTEND_I32_U, I64_GT_U, I64_LOAD, I64_LT_S, I64_LT_U, I64_MUL,
+  I64_NE, I64_REM_U, I64_STORE, I64_SUB, I64_XOR, IF, IMPORT_SECTION, LOOP, MEMORY_COPY, memoryImport, reserveMemory, RETURN, section, SELECT, set, tee,
+  TYPE_SECTION, vector, VOID, WASM_HEADER,
 } from './wasm-assembly.js';
 
-/** $write's parameters: $alerts' parameters and its locals up to the claim's time in milliseconds. */
-const WRITE_PARAMETERS = 22;
+/** $alerts' parameters: $at, $end, $out, $o, $cutoffLength, $holderLength, $now, $count. */
+const ALERTS_PARAMETERS = [I32, I32, I32, I32, I32, I32, I64, I32];
+/** $alerts' locals, as runs of [count, type]: $id to $least, then $millis, $age, $word. */
+const ALERTS_LOCALS: Array<[number, number]> = [[13, I32], [3, I64]];
+/** $write's parameters: $alerts' parameters and its locals up to $millis, the claim's time in milliseconds. */
+const WRITE_PARAMETERS = [...ALERTS_PARAMETERS, ...new Array<number>(13).fill(I32), I64];
 
 type Piece = keyof typeof STALE_CLAIM_TEXT;
 /** The fixed text of one alert, all its pieces. */
@@ -56,7 +62,6 @@ const SECTION = HOLDER + HOLDER_LIMIT;
 /** A claim time in milliseconds a date can hold (ECMAScript: ±8.64e15), and the largest age JavaScript subtracts exactly. */
 const MILLIS_LIMIT = 8.64e15;
 const EXACT_LIMIT = Number.MAX_SAFE_INTEGER;
-const PAGE = 64 * 1024;
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -69,20 +74,16 @@ const ZERO = 0x30;
 export function claimAlertsModule(): Uint8Array<ArrayBuffer> {
   return new Uint8Array([
     ...WASM_HEADER,
-    // type 0 is $alerts' (i32, i32, i32, i32, i32, i32, i64, i32) -> i32, type 1 $write's: the same and 13 i32 and an i64 more
-    ...section(1, vector([
-      [FUNC, 8, I32, I32, I32, I32, I32, I32, I64, I32, 1, I32],
-      [FUNC, WRITE_PARAMETERS, I32, I32, I32, I32, I32, I32, I64, ...new Array<number>(14).fill(I32), I64, 1, I32],
-    ])),
+    ...section(TYPE_SECTION, vector([functionType(ALERTS_PARAMETERS, [I32]), functionType(WRITE_PARAMETERS, [I32])])),
     // the memory, imported: every instance writes into the same one
-    ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x00, 1]])),
-    ...section(3, vector([[0], [1]])),
-    ...section(7, vector([[...name('alerts'), 0x00, 0]])),
-    ...section(10, vector(functionBodies())),
+    ...section(IMPORT_SECTION, vector([memoryImport(1)])),
+    ...section(FUNCTION_SECTION, vector([[0], [1]])),
+    ...section(EXPORT_SECTION, vector([functionExport('alerts', 0)])),
+    ...section(CODE_SECTION, vector(functionBodies())),
   ]);
 }
 
-/** The bodies of $alerts and $write, which share the names of their locals (the first WRITE_PARAMETERS: its parameters). */
+/** The bodies of $alerts and $write, which share the names of their locals ($write's parameters: the first of $alerts' locals). */
 function functionBodies(): [number[], number[]] {
   const [at, end, out, o, cutoffLength, holderLength, now, count] = [0, 1, 2, 3, 4, 5, 6, 7];
   const [id, idEnd, by, byEnd, time, timeEnd, k, c, negative, digits, p, i, least] = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20];
@@ -175,7 +176,7 @@ function functionBodies(): [number[], number[]] {
     ...piece('close'),
     ...get(o),
   ]);
-  const alerts = body([[13, I32], [3, I64]], [
+  const alerts = body(ALERTS_LOCALS, [
     BLOCK, VOID, // $fail
     BLOCK, VOID, // $stop: a claim past the cutoff, or the section's end
     LOOP, VOID, // $entry
@@ -252,7 +253,7 @@ function functionBodies(): [number[], number[]] {
     END,
     END,
     // The alert, written by $write (function 1), which takes these locals as its parameters.
-    ...Array.from({ length: WRITE_PARAMETERS }, (_, local) => get(local)).flat(), CALL, 1, ...tee(o), ...constant(0), I32_LT_S, ...failOut(),
+    ...WRITE_PARAMETERS.flatMap((_, local) => get(local)), CALL, 1, ...tee(o), ...constant(0), I32_LT_S, ...failOut(),
     END, // $skip
     // The next entry after ",", or the section's end after "]".
     ...get(k), ...constant(1), I32_ADD, ...tee(at), I32_LOAD8_U, ...aligned(0), ...constant(COMMA), I32_EQ,
@@ -331,7 +332,7 @@ export function claimAlertsRenderer(): ClaimAlertsRenderer | null {
     // At most: every entry of the shortest kind (12 bytes, `["","","",0]`) an alert of the fixed text, two ages, its strings twice.
     const out = SECTION + claims.length + 8;
     const limit = out + 1 + 2 * claims.length + (Math.floor(claims.length / 12) + 1) * (FIXED_LENGTH + 2 * 17 + 1 + 8);
-    if (limit > memory.buffer.byteLength) memory.grow(Math.ceil((limit - memory.buffer.byteLength) / PAGE));
+    reserveMemory(memory, limit);
     const heap = new Uint8Array(memory.buffer);
     heap.fill(0, CUTOFF, CUTOFF + CUTOFF_LIMIT);
     heap.set(Buffer.from(cutoff, 'latin1'), CUTOFF);

@@ -91,9 +91,10 @@
  *   (memory (export "memory") 1)
  */
 import {
-  aligned, BLOCK, body, BR, BR_IF, CALL, constant, constant64, ELSE, END, FUNC, get, I32, I32_ADD, I32_AND, I32_GE_U, I32_GT_U, I32_LOAD, I32_LOAD16_U, I32_LOAD8_U,
-  I32_LT_U, I32_NE, I32_OR, I32_SHL, I32_SHR_U, I32_STORE, I32_SUB, I32_WRAP_I64, I32_XOR, I64, I64_ADD, I64_EXTEND_I32_U, I64_GT_U, I64_MUL, IF,
-  LOOP, name, section, set, tee, vector, VOID, WASM_HEADER,
+  aligned, BLOCK, body, BR, BR_IF, CALL, CODE_SECTION, constant, constant64, ELSE, END, EXPORT_SECTION, FUNCTION_SECTION, functionExport, functionType, get,
+  I32, I32_ADD, I32_AND, I32_GE_U, I32_GT_U, I32_LOAD, I32_LOAD16_U, I32_LOAD8_U, I32_LT_U, I32_NE, I32_OR, I32_SHL, I32_SHR_U, I32_STORE, I32_SUB,
+  I32_WRAP_I64, I32_XOR, I64, I64_ADD, I64_EXTEND_I32_U, I64_GT_U, I64_MUL, IF, LOOP, MEMORY_SECTION, memoryExport, reserveMemory, section, set, START_SECTION,
+  tee, TYPE_SECTION, vector, VOID, WASM_HEADER,
 } from './wasm-assembly.js';
 import { CRC_AT, CRC_DIGITS, LENGTH_AT, LENGTH_DIGITS, RECORD_PREFIX, RECORD_SUFFIX } from './record-prefix.js';
 
@@ -101,7 +102,6 @@ import { CRC_AT, CRC_DIGITS, LENGTH_AT, LENGTH_DIGITS, RECORD_PREFIX, RECORD_SUF
 const DATA = 4096;
 /** Where tables 1 to 3 of the listing start in the module's memory (table 0 at 0). */
 const [TABLE_1, TABLE_2, TABLE_3] = [1024, 2048, 3072];
-const PAGE = 64 * 1024;
 /** The shortest record: its prefix, an empty change set and its suffix (a bound on how many lengths `records` stores). */
 const SHORTEST_RECORD = RECORD_PREFIX.length + RECORD_SUFFIX.length;
 
@@ -109,13 +109,13 @@ const SHORTEST_RECORD = RECORD_PREFIX.length + RECORD_SUFFIX.length;
 export function crc32Module(): Uint8Array<ArrayBuffer> {
   return new Uint8Array([
     ...WASM_HEADER,
-    // types: 0 is () -> (), 1 is (i32, i32, i32) -> i32
-    ...section(1, vector([[FUNC, 0, 0], [FUNC, 3, I32, I32, I32, 1, I32]])),
-    ...section(3, vector([[0], [1], [1]])),
-    ...section(5, vector([[0x00, 1]])),
-    ...section(7, vector([[...name('crc32'), 0x00, 1], [...name('records'), 0x00, 2], [...name('memory'), 0x02, 0]])),
-    ...section(8, [0]),
-    ...section(10, vector([tableCode(), crc32Code(), recordsCode()])),
+    ...section(TYPE_SECTION, vector([functionType([], []), functionType([I32, I32, I32], [I32])])),
+    ...section(FUNCTION_SECTION, vector([[0], [1], [1]])),
+    // one memory: no maximum, at least 1 page
+    ...section(MEMORY_SECTION, vector([[0x00, 1]])),
+    ...section(EXPORT_SECTION, vector([functionExport('crc32', 1), functionExport('records', 2), memoryExport('memory', 0)])),
+    ...section(START_SECTION, [0]),
+    ...section(CODE_SECTION, vector([tableCode(), crc32Code(), recordsCode()])),
   ]);
 }
 
@@ -285,10 +285,8 @@ export function wasmChecks(): WasmChecks | null {
   const exports = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes())).exports as unknown as ModuleExports;
   /** `data` copied to DATA, the memory grown first to hold it and `after` bytes beyond it. */
   const copyIn = (data: Uint8Array, after: number) => {
-    const { memory } = exports;
-    const missing = DATA + data.length + after - memory.buffer.byteLength;
-    if (missing > 0) memory.grow(Math.ceil(missing / PAGE));
-    new Uint8Array(memory.buffer, DATA, data.length).set(data);
+    reserveMemory(exports.memory, DATA + data.length + after);
+    new Uint8Array(exports.memory.buffer, DATA, data.length).set(data);
   };
   return {
     crc32(data, previous) {

@@ -1,6 +1,7 @@
 import {
-  aligned, BLOCK, body, BR_IF, constant, END, FUNC, get, I32, I32_ADD, I32_GE_U, I32_LT_U, I32X4_MUL, I32X4_SHR_U, lanes, LOOP, name, section, set, simd, tee,
-  V128, V128_LOAD, V128_STORE, V128_XOR, vector, VOID, WASM_HEADER,
+  aligned, BLOCK, body, BR_IF, CODE_SECTION, constant, END, EXPORT_SECTION, FUNCTION_SECTION, functionExport, functionType, get, I32, I32_ADD, I32_GE_U,
+  I32_LT_U, I32X4_MUL, I32X4_SHR_U, IMPORT_SECTION, lanes, LOOP, memoryImport, PAGE, reserveMemory, section, set, simd, tee, TYPE_SECTION, V128, V128_LOAD,
+  V128_STORE, V128_XOR, vector, VOID, WASM_HEADER,
 } from './wasm-assembly.js';
 
 /**
@@ -28,7 +29,6 @@ import {
 /** Bytes taken in a step. */
 const STEP = 32;
 const CHECKSUM_BYTES = 16;
-const PAGE = 64 * 1024;
 /** Odd multipliers, one a lane (the 32-bit constants of xxHash): multiplying by an odd number is one-to-one. */
 const ODD: [number, number, number, number] = [0x9e3779b1, 0x85ebca77, 0xc2b2ae3d, 0x27d4eb2f];
 
@@ -49,13 +49,11 @@ export function laneChecksumModule(): Uint8Array<ArrayBuffer> {
   ]);
   return new Uint8Array([
     ...WASM_HEADER,
-    // types: 0 is (i32, i32, i32) -> ()
-    ...section(1, vector([[FUNC, 3, I32, I32, I32, 0]])),
-    // imports: env.memory, at least 0 pages
-    ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x00, 0]])),
-    ...section(3, vector([[0]])),
-    ...section(7, vector([[...name('checksum'), 0x00, 0]])),
-    ...section(10, vector([checksum])),
+    ...section(TYPE_SECTION, vector([functionType([I32, I32, I32], [])])),
+    ...section(IMPORT_SECTION, vector([memoryImport(0)])),
+    ...section(FUNCTION_SECTION, vector([[0]])),
+    ...section(EXPORT_SECTION, vector([functionExport('checksum', 0)])),
+    ...section(CODE_SECTION, vector([checksum])),
   ]);
 }
 
@@ -103,9 +101,7 @@ export function checksumArea(capacity: number, assembled: () => Uint8Array<Array
       return bytes;
     },
     reserve(length) {
-      if (length <= bytes.length) return;
-      memory.grow(Math.ceil((length - bytes.length) / PAGE));
-      bytes = new Uint8Array(memory.buffer);
+      if (reserveMemory(memory, length)) bytes = new Uint8Array(memory.buffer);
     },
     checksum(start, end) {
       const padded = start + Math.ceil((end - start) / STEP) * STEP;

@@ -1,13 +1,26 @@
 /**
- * What the project's small WebAssembly modules (crc32-wasm.ts, lane-checksum.ts) are assembled
- * from: the binary format's opcodes they use and its encodings (WebAssembly core specification and
- * its fixed-width SIMD extension), so that each module is written as the listing in its comment.
+ * What the project's small WebAssembly modules (crc32-wasm.ts, lane-checksum.ts,
+ * claim-alerts-wasm.ts) are assembled from: the binary format's sections, opcodes and encodings
+ * they use (WebAssembly core specification and its fixed-width SIMD extension), so that each module
+ * is written as the listing in its comment; and how the memory they run in is grown.
  */
 
 /** The magic number and version every module starts with. */
 export const WASM_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 
 // Plain constants, not destructured arrays: a bundle that uses none of them leaves them out.
+
+// Sections, by id, in the order a module holds them.
+export const TYPE_SECTION = 1;
+export const IMPORT_SECTION = 2;
+export const FUNCTION_SECTION = 3;
+export const MEMORY_SECTION = 5;
+export const EXPORT_SECTION = 7;
+export const START_SECTION = 8;
+export const CODE_SECTION = 10;
+
+/** A memory's size is counted in pages of 64 KiB. */
+export const PAGE = 64 * 1024;
 
 // Types.
 export const I32 = 0x7f;
@@ -143,4 +156,24 @@ export function body(locals: ReadonlyArray<readonly [count: number, type: number
 
 export function name(text: string): number[] {
   return [...unsigned(text.length), ...Buffer.from(text, 'latin1')];
+}
+
+/** A function type of the type section: its parameters' value types, then its results'. */
+export function functionType(parameters: readonly number[], results: readonly number[]): number[] {
+  return [FUNC, ...unsigned(parameters.length), ...parameters, ...unsigned(results.length), ...results];
+}
+
+/** An entry of the import section: memory `env.memory`, of at least `pages` pages. */
+export const memoryImport = (pages: number) => [...name('env'), ...name('memory'), 0x02, 0x00, ...unsigned(pages)];
+
+/** Entries of the export section: function or memory `index` under the name `exported`. */
+export const functionExport = (exported: string, index: number) => [...name(exported), 0x00, ...unsigned(index)];
+export const memoryExport = (exported: string, index: number) => [...name(exported), 0x02, ...unsigned(index)];
+
+/** Grows `memory` to hold at least `bytes` bytes; whether it grew (its buffer is then a new one). */
+export function reserveMemory(memory: WebAssembly.Memory, bytes: number): boolean {
+  const missing = bytes - memory.buffer.byteLength;
+  if (missing <= 0) return false;
+  memory.grow(Math.ceil(missing / PAGE));
+  return true;
 }
