@@ -8,25 +8,29 @@
  * TurboFan compiling the loop (BENCHMARKS.md, eleventh pass). Liftoff compiles the module as it is
  * made, and the copies are `memory.copy`: no object made per claim, no collection.
  *
- *   (func $alerts (export "alerts") (param $at i32) (param $end i32) (param $out i32)
- *       (param $cutoffLength i32) (param $holderLength i32) (param $now i64) (result i32)
- *     ;; the section's bytes are at $at..$end, zeros after them; the alerts go from $out; returns
- *     ;; where they end, or -1 where the section is not entries this module writes alerts of (a
- *     ;; claim time of null, entries of three strings or whole heads as earlier releases wrote
- *     ;; them, a backslash, a time in milliseconds past what a date holds): the caller writes them then.
- *     (i32.store8 $out "[")
- *     "[" at $at, then "]" or entries separated by ",", each:
+ *   (import "env" "memory" (memory 1))     ;; one memory, which every numbered copy of the module writes into
+ *   (func $alerts (export "alerts") (param $at i32) (param $end i32) (param $out i32) (param $o i32)
+ *       (param $cutoffLength i32) (param $holderLength i32) (param $now i64) (param $count i32) (result i32)
+ *     ;; the section's bytes run to $end, zeros after them; the alerts so far from $out (the caller
+ *     ;; wrote "[" before it) to $o. Takes $count entries from $at, then returns $o, the next entry's
+ *     ;; position at STATE for the next copy to go on from; at the section's end or its first claim
+ *     ;; past the cutoff, writes "]", 0 at STATE and returns the end; returns -1 where the section is
+ *     ;; not entries this module writes alerts of (a claim time of null, entries of three strings or
+ *     ;; whole heads as earlier releases wrote them, a backslash, a time in milliseconds past what a
+ *     ;; date holds, an age past what JavaScript subtracts exactly): the caller writes them then.
+ *     entries separated by ",", then "]", each:
  *       ["<id>","<by>","<at>",<ms>]        ;; each string up to the next quote, never a backslash
  *       stop (the rest are younger) when <at> > the cutoff, byte by byte as JavaScript compares them
  *       skip it when a holder is given ($holderLength >= 0) and <by> is not it
- *       age = $now - <ms>, written in decimal (with "-" below zero) at SCRATCH, then copied:
- *       [","] open <id> by <by> at <at> age <age> message <id> held <by> for <age> close
- *         ;; the pieces of STALE_CLAIM_TEXT as i64 stores of their bytes, the strings and age by memory.copy
- *     (i32.store8 "]") and the end
- *   (memory (export "memory") 1)
+ *       $o = (call $write <$alerts' parameters and its locals up to <ms>>)
+ *   (func $write (param ...) (result i32)  ;; one alert at $o; returns where it ends, or -1
+ *     age = $now - <ms>, written in decimal (with "-" below zero) before SCRATCH, then copied:
+ *     [","] open <id> by <by> at <at> age <age> message <id> held <by> for <age> close
+ *       ;; the pieces of STALE_CLAIM_TEXT as i64 stores of their bytes, the strings and age by memory.copy
  *
- * Memory: DIGIT_PAIRS at 0 ("00" to "99", written by `claimAlertsRenderer`), SCRATCH below 320, the cutoff
- * at CUTOFF, the holder at HOLDER, the section at SECTION, then eight zeros, then the alerts.
+ * Memory: DIGIT_PAIRS at 0 ("00" to "99", written by `claimAlertsRenderer`), STATE, SCRATCH (an age's
+ * digits go below it), the cutoff at CUTOFF, the holder at HOLDER, the section at SECTION, then eight
+ * zeros, then the alerts.
  */
 import { STALE_CLAIM_TEXT } from '../domain/alerts.js';
 import { isPlainJsonString } from '../domain/json-text.js';
@@ -54,7 +58,8 @@ const DIGIT_PAIRS = 0;
 const STATE = 288;
 /** The digits of an age are written backwards from here (at most 16 digits and a sign). */
 const SCRATCH = 320;
-const CUTOFF = 320;
+/** The cutoff's bytes, then zeros: from SCRATCH up, where an age's digits go down from. */
+const CUTOFF = SCRATCH;
 const CUTOFF_LIMIT = 64;
 const HOLDER = CUTOFF + CUTOFF_LIMIT;
 const HOLDER_LIMIT = 128;
