@@ -42,16 +42,7 @@ import {
   TYPE_SECTION, vector, VOID, WASM_HEADER,
 } from './wasm-assembly.js';
 
-/** $alerts' parameters: $at, $end, $out, $o, $cutoffLength, $holderLength, $now, $count. */
-const ALERTS_PARAMETERS = [I32, I32, I32, I32, I32, I32, I64, I32];
-/** $alerts' locals, as runs of [count, type]: $id to $least, then $millis, $age, $word. */
-const ALERTS_LOCALS: Array<[number, number]> = [[13, I32], [3, I64]];
-/** $write's parameters: $alerts' parameters and its locals up to $millis, the claim's time in milliseconds. */
-const WRITE_PARAMETERS = [...ALERTS_PARAMETERS, ...new Array<number>(13).fill(I32), I64];
-
 type Piece = keyof typeof STALE_CLAIM_TEXT;
-/** The fixed text of one alert, all its pieces. */
-const FIXED_LENGTH = Object.values(STALE_CLAIM_TEXT).join('').length;
 /** "00" to "99", where an age's digits are read two at a time. */
 const DIGIT_PAIRS = 0;
 /** Where a call that did its `count` entries leaves the position of the next (0: the alerts are written). */
@@ -77,22 +68,29 @@ const ZERO = 0x30;
 
 /** The module of the listing above. */
 export function claimAlertsModule(): Uint8Array<ArrayBuffer> {
+  const functions = alertsAndWrite();
   return new Uint8Array([
     ...WASM_HEADER,
-    ...section(TYPE_SECTION, vector([functionType(ALERTS_PARAMETERS, [I32]), functionType(WRITE_PARAMETERS, [I32])])),
+    ...section(TYPE_SECTION, vector(functions.map(({ parameters }) => functionType(parameters, [I32])))),
     // the memory, imported: every instance writes into the same one
     ...section(IMPORT_SECTION, vector([memoryImport(1)])),
     ...section(FUNCTION_SECTION, vector([[0], [1]])),
     ...section(EXPORT_SECTION, vector([functionExport('alerts', 0)])),
-    ...section(CODE_SECTION, vector(functionBodies())),
+    ...section(CODE_SECTION, vector(functions.map(({ body: code }) => code))),
   ]);
 }
 
-/** The bodies of $alerts and $write, which share the names of their locals ($write's parameters: the first of $alerts' locals). */
-function functionBodies(): [number[], number[]] {
+/**
+ * $alerts and $write (functions 0 and 1, of types 0 and 1), which share the names of their locals:
+ * $write's parameters are $alerts' parameters and its locals up to $millis. Made here, not at the
+ * file's top level, which every command that loads the program runs.
+ */
+function alertsAndWrite(): Array<{ parameters: number[]; body: number[] }> {
   const [at, end, out, o, cutoffLength, holderLength, now, count] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const alertsParameters = [I32, I32, I32, I32, I32, I32, I64, I32];
   const [id, idEnd, by, byEnd, time, timeEnd, k, c, negative, digits, p, i, least] = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20];
   const [millis, age, word] = [21, 22, 23];
+  const writeParameters = [...alertsParameters, ...new Array<number>(13).fill(I32), I64];
   /** Fails (returns -1) unless the condition on the stack is zero: $write's one failure. */
   const failIf = [IF, VOID, ...constant(-1), RETURN, END];
   /**
@@ -181,7 +179,7 @@ function functionBodies(): [number[], number[]] {
     ...piece('close'),
     ...get(o),
   ]);
-  const alerts = body(ALERTS_LOCALS, [
+  const alerts = body([[13, I32], [3, I64]], [
     BLOCK, VOID, // $fail
     BLOCK, VOID, // $stop: a claim past the cutoff, or the section's end
     LOOP, VOID, // $entry
@@ -258,7 +256,7 @@ function functionBodies(): [number[], number[]] {
     END,
     END,
     // The alert, written by $write (function 1), which takes these locals as its parameters.
-    ...WRITE_PARAMETERS.flatMap((_, local) => get(local)), CALL, 1, ...tee(o), ...constant(0), I32_LT_S, ...failOut(),
+    ...writeParameters.flatMap((_, local) => get(local)), CALL, 1, ...tee(o), ...constant(0), I32_LT_S, ...failOut(),
     END, // $skip
     // The next entry after ",", or the section's end after "]".
     ...get(k), ...constant(1), I32_ADD, ...tee(at), I32_LOAD8_U, ...aligned(0), ...constant(COMMA), I32_EQ,
@@ -273,7 +271,7 @@ function functionBodies(): [number[], number[]] {
     END, // $fail
     ...constant(-1),
   ]);
-  return [alerts, write];
+  return [{ parameters: alertsParameters, body: alerts }, { parameters: writeParameters, body: write }];
 }
 
 /**
@@ -318,6 +316,8 @@ export function claimAlertsRenderer(): ClaimAlertsRenderer | null {
   const memory = new WebAssembly.Memory({ initial: 1 });
   const imports = { env: { memory } };
   let modules = 0;
+  /** The fixed text of one alert, all its pieces. */
+  const fixedLength = Object.values(STALE_CLAIM_TEXT).join('').length;
   /** A module of its own: the code, then a custom section (id 0, 2 bytes: an empty name and its number). */
   const instance = () => {
     const numbered = new Uint8Array(code.length + 4);
@@ -336,7 +336,7 @@ export function claimAlertsRenderer(): ClaimAlertsRenderer | null {
     if (holderBytes && (holderBytes.length > HOLDER_LIMIT || !isPlainJsonString(holder!))) return null;
     // At most: every entry of the shortest kind (12 bytes, `["","","",0]`) an alert of the fixed text, two ages, its strings twice.
     const out = SECTION + claims.length + 8;
-    const limit = out + 1 + 2 * claims.length + (Math.floor(claims.length / 12) + 1) * (FIXED_LENGTH + 2 * 17 + 1 + 8);
+    const limit = out + 1 + 2 * claims.length + (Math.floor(claims.length / 12) + 1) * (fixedLength + 2 * 17 + 1 + 8);
     reserveMemory(memory, limit);
     const heap = new Uint8Array(memory.buffer);
     heap.fill(0, CUTOFF, CUTOFF + CUTOFF_LIMIT);
