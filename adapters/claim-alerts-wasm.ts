@@ -278,7 +278,8 @@ function alertsAndWrite(): Array<{ parameters: number[]; body: number[] }> {
  * The module's bytes in base64, as the build assembled them for the command line's programs
  * (scripts/build.mjs); undefined elsewhere, where they are assembled on first use. A string, not
  * a list of numbers: esbuild hoists a list to the bundle's top level, where every command made its
- * 1,700 elements at start-up, `status` or not; a string literal costs nothing until it is decoded.
+ * 1,700 elements at start-up, `status` or not; a string literal costs nothing until it is decoded,
+ * and esbuild folds `typeof` of it, so the programs keep no code that assembles the module.
  */
 declare const TASKDAG_CLAIM_ALERTS_MODULE: string | undefined;
 

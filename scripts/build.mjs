@@ -106,6 +106,14 @@ function importsDefaultOnly(importer, specifier) {
 const typanionAsModule = { typanion: 'typanion/lib/index.mjs' };
 
 /**
+ * A define of a WebAssembly module's bytes, assembled by `assemble` of build/adapters/`file`.js: a
+ * string of base64, which costs nothing until it is decoded, and whose `typeof` esbuild folds, so
+ * that a bundle keeps no code to assemble the module. A list of numbers is hoisted by esbuild to
+ * the bundle's top level, made by every command that loads it, and leaves the assembly code in.
+ */
+const assembledModule = (file, assemble) => JSON.stringify(Buffer.from(createRequire(import.meta.url)(`../build/adapters/${file}.js`)[assemble]()).toString('base64'));
+
+/**
  * A program of the CLI: a native addon cannot be bundled (fs-ext is loaded from node_modules on
  * first lock); tweetnacl serves only `server init` here, so left in node_modules it costs other
  * commands nothing; the CLI's file I/O is synchronous, where graceful-fs adds nothing but its
@@ -124,7 +132,7 @@ const cliProgram = (entry, outfile, plugins) =>
     define: {
       TASKDAG_VERSION: JSON.stringify(version),
       TASKDAG_CRC32_MODULE: JSON.stringify([...createRequire(import.meta.url)('../build/adapters/crc32-wasm.js').crc32Module()]),
-      TASKDAG_CLAIM_ALERTS_MODULE: JSON.stringify(Buffer.from(createRequire(import.meta.url)('../build/adapters/claim-alerts-wasm.js').claimAlertsModule()).toString('base64')),
+      TASKDAG_CLAIM_ALERTS_MODULE: assembledModule('claim-alerts-wasm', 'claimAlertsModule'),
     },
   });
 
@@ -188,7 +196,7 @@ await build({
   plugins: [builtinDefaultsAsIs],
   define: {
     // The code caches' checksum module, assembled here once rather than at every start-up.
-    TASKDAG_LANE_CHECKSUM_MODULE: JSON.stringify([...createRequire(import.meta.url)('../build/adapters/lane-checksum.js').laneChecksumModule()]),
+    TASKDAG_LANE_CHECKSUM_MODULE: assembledModule('lane-checksum', 'laneChecksumModule'),
     TASKDAG_VERSION: JSON.stringify(version), TASKDAG_READ_COMMANDS: JSON.stringify(readCommands), TASKDAG_GRAPH_READS: JSON.stringify(graphReads), TASKDAG_POINT_COMMANDS: JSON.stringify(pointCommands),
   },
   banner: { js: '#!/usr/bin/env node' },

@@ -99,12 +99,15 @@ export const MOST_CACHE_BYTES = 4 * 1024 * 1024;
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /**
- * The lane checksum's WebAssembly module as the build assembled it for the executable
- * (scripts/build.mjs): assembled at each start-up, it cost about 3 M instructions, more than
- * the check itself. Anywhere else (the build's warm-up, the tests) it is assembled here.
+ * The lane checksum's WebAssembly module in base64, as the build assembled it for the executable
+ * (scripts/build.mjs, `assembledModule`): assembled at each start-up, it cost about 3 M
+ * instructions, more than the check itself. Anywhere else (the build's warm-up, the tests) it is
+ * assembled here. A string, which esbuild folds `typeof` of: the executable then holds no code that
+ * assembles it.
  */
-declare const TASKDAG_LANE_CHECKSUM_MODULE: number[] | undefined;
-const checksumModule = typeof TASKDAG_LANE_CHECKSUM_MODULE === 'object' ? () => new Uint8Array(TASKDAG_LANE_CHECKSUM_MODULE) : laneChecksumModule;
+declare const TASKDAG_LANE_CHECKSUM_MODULE: string | undefined;
+const checksumModule =
+  typeof TASKDAG_LANE_CHECKSUM_MODULE === 'string' ? () => Buffer.from(TASKDAG_LANE_CHECKSUM_MODULE, 'base64') as Uint8Array<ArrayBuffer> : laneChecksumModule;
 
 /**
  * A bundle with its stamp line appended: the checksum of its text, which a cache made from it is
