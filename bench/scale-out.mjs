@@ -250,6 +250,10 @@ async function startSetup({ store, processes }, nodes, projects, name, buildRoot
       await new FsProjectStore(id, location, stateDirectoryLock(location)).replace(state);
     }
   }
+  // What seeding wrote is flushed before the servers start, on either store: the database's
+  // checkpointer and the kernel's writeback would otherwise write it out during the window.
+  if (cluster) cluster.sql('postgres', 'CHECKPOINT');
+  await run('sync');
   const profiles = options['cpu-prof-dir'] ? path.join(path.resolve(options['cpu-prof-dir']), name) : null;
   if (profiles) mkdirSync(profiles, { recursive: true });
   const nodeArgs = profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : [];
