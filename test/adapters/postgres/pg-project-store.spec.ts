@@ -209,7 +209,7 @@ describe('PgProjectStore across processes', function () {
     // 36 commits of 600 KB before its second checkpoint: tens of seconds on a loaded machine.
     this.timeout(180_000);
     // Bodies of fixed bytes: where content-defined cuts fall is then the same on every run (random
-    // bodies put the pieces around a change past the bound below about once in twenty runs).
+    // bodies put the pieces around a change past the bound below now and then: once in this pass's runs).
     for (let index = 0; index < 8; index++) await change(db.first, (draft) => addTask(draft, `T-big-${index}`, { body: seededBody(`T-big-${index}`) }));
     await db.first.checkpointed();
     const first = sql("SELECT revision || '|' || bytes FROM taskdag_checkpoint_manifests WHERE project = 'p'").split('|').map(Number);
